@@ -1,0 +1,161 @@
+/**
+ * Handshake classification: timings + whatever security information exists → class, TLS version and
+ * resumption, each with how it is known. Pure and deterministic; the rules and their blind spots are
+ * documented in shared/README.md ("Classification").
+ */
+import type { EvidenceSource, HandshakeClass, Protocol, TlsVersion, Transport } from '../constants';
+import { measurePhases, normaliseProtocol, transportOf, type ConnectionTiming, type Phases } from './timing';
+
+/** What the browser (Firefox getSecurityInfo, CDP securityDetails, NetLog) or the site told us. */
+export interface SecurityInfo {
+  /** `observed` for the browser's own report, `server-timing` for the site's Server-Timing header. */
+  source: 'observed' | 'server-timing';
+  tlsVersion?: TlsVersion | null;
+  /** Only when the source says so explicitly (NetLog is_resumed, Server-Timing). */
+  resumed?: boolean | null;
+  cipher?: string;
+  /** Key exchange group. Firefox omits it on a TLS 1.2 session resumed by ticket: see below. */
+  group?: string | null;
+  signatureScheme?: string;
+  certChainLength?: number;
+  /**
+   * Set when the source reports key-exchange details for every full handshake (Firefox's
+   * getSecurityInfo does), so that an absent `group` on TLS 1.2 means an abbreviated handshake.
+   */
+  reportsKeyExchange?: boolean;
+}
+
+export interface HandshakeHistory {
+  /** Milliseconds since this client last completed a handshake with the same host, if it saw one. */
+  msSincePriorHandshake?: number | null;
+  /** How long a session ticket is assumed usable (default: DEFAULT_TICKET_LIFETIME_MS). */
+  ticketLifetimeMs?: number;
+}
+
+export interface ClassifyInput {
+  timing: ConnectionTiming;
+  security?: SecurityInfo | null;
+  history?: HandshakeHistory | null;
+}
+
+export interface Classification {
+  protocol: Protocol;
+  transport: Transport;
+  handshakeClass: HandshakeClass;
+  tlsVersion: TlsVersion | null;
+  tlsVersionSource: EvidenceSource;
+  resumed: boolean | null;
+  resumedSource: EvidenceSource;
+  phases: Phases;
+  /** Round trips spent in the TLS phase, measured against the TCP handshake (null when not countable). */
+  tlsRoundTrips: number | null;
+  /** Why the class is `unknown`, for the accuracy report and the popup. */
+  unknownReason?: UnknownReason;
+}
+
+export type UnknownReason = 'rtt-too-small' | 'more-than-two-round-trips' | 'less-than-half-round-trip';
+
+/**
+ * Below this TCP connect time the round-trip estimate is dominated by scheduling and crypto CPU time,
+ * so round trips cannot be counted (loopback, same-host proxies).
+ */
+export const MIN_RTT_ESTIMATE_MS = 2;
+/** Conservative session ticket lifetime: nginx's default ssl_session_timeout is 5 min, many CDNs use hours. */
+export const DEFAULT_TICKET_LIFETIME_MS = 5 * 60_000;
+/** Round-trip count boundaries: half way between whole round trips, tolerant of server CPU time. */
+const ONE_RTT_FROM = 0.5;
+const TWO_RTT_FROM = 1.6;
+const MORE_THAN_TWO_FROM = 2.6;
+
+export function classifyHandshake({ timing, security, history }: ClassifyInput): Classification {
+  const protocol = normaliseProtocol(timing.nextHopProtocol);
+  const transport = transportOf(protocol);
+  const phases = measurePhases(timing);
+
+  // The request left before the connection was established: early data (TLS 1.3 0-RTT over TCP, or
+  // QUIC 0-RTT). Only a resumed TLS 1.3 session can do that.
+  const earlyData = timing.requestStart > 0 && timing.requestStart < timing.connectEnd;
+
+  let handshakeClass: HandshakeClass;
+  let tlsRoundTrips: number | null = null;
+  let unknownReason: UnknownReason | undefined;
+  if (earlyData) {
+    handshakeClass = '0rtt';
+    tlsRoundTrips = 0;
+  } else if (transport === 'quic') {
+    // QUIC has no separate TCP phase to estimate the RTT from; its handshake is 1 RTT by design
+    // (a Retry or version negotiation adds one, which we cannot see).
+    handshakeClass = '1rtt';
+    tlsRoundTrips = 1;
+  } else if (phases.tcp < MIN_RTT_ESTIMATE_MS) {
+    handshakeClass = 'unknown';
+    unknownReason = 'rtt-too-small';
+  } else {
+    // TCP's handshake costs exactly one round trip: use it as this path's RTT.
+    tlsRoundTrips = phases.tls / phases.tcp;
+    if (tlsRoundTrips >= MORE_THAN_TWO_FROM) {
+      handshakeClass = 'unknown';
+      unknownReason = 'more-than-two-round-trips';
+    } else if (tlsRoundTrips >= TWO_RTT_FROM) handshakeClass = 'full-2rtt';
+    else if (tlsRoundTrips >= ONE_RTT_FROM) handshakeClass = '1rtt';
+    else {
+      handshakeClass = 'unknown';
+      unknownReason = 'less-than-half-round-trip';
+    }
+    tlsRoundTrips = Math.round(tlsRoundTrips * 100) / 100;
+  }
+
+  const version = tlsVersionOf(security, transport, handshakeClass);
+  const resumption = resumptionOf(security, version.tlsVersion, handshakeClass, history);
+
+  return {
+    protocol,
+    transport,
+    handshakeClass,
+    ...version,
+    ...resumption,
+    phases,
+    tlsRoundTrips,
+    ...(unknownReason ? { unknownReason } : {}),
+  };
+}
+
+function tlsVersionOf(
+  security: SecurityInfo | null | undefined,
+  transport: Transport,
+  handshakeClass: HandshakeClass,
+): { tlsVersion: TlsVersion | null; tlsVersionSource: EvidenceSource } {
+  if (security?.tlsVersion) return { tlsVersion: security.tlsVersion, tlsVersionSource: security.source };
+  // QUIC carries TLS 1.3 only (RFC 9001); early data exists only in TLS 1.3 (RFC 8446 §2.3).
+  if (transport === 'quic' || handshakeClass === '0rtt') return { tlsVersion: '1.3', tlsVersionSource: 'implied' };
+  // Two round trips: a full TLS 1.2 handshake without False Start. A TLS 1.3 HelloRetryRequest costs
+  // two as well, so this stays an inference.
+  if (handshakeClass === 'full-2rtt') return { tlsVersion: '1.2', tlsVersionSource: 'inferred' };
+  return { tlsVersion: null, tlsVersionSource: 'unknown' };
+}
+
+function resumptionOf(
+  security: SecurityInfo | null | undefined,
+  tlsVersion: TlsVersion | null,
+  handshakeClass: HandshakeClass,
+  history: HandshakeHistory | null | undefined,
+): { resumed: boolean | null; resumedSource: EvidenceSource } {
+  if (security && typeof security.resumed === 'boolean') return { resumed: security.resumed, resumedSource: security.source };
+  // 0-RTT needs a pre-shared key from an earlier session.
+  if (handshakeClass === '0rtt') return { resumed: true, resumedSource: 'implied' };
+  // Firefox reports the key exchange group of every full handshake; a TLS 1.2 ticket resumption has
+  // no key exchange, so the group is absent. (TLS 1.3 resumption uses PSK-DHE: it looks like a full one.)
+  if (security?.reportsKeyExchange && tlsVersion === '1.2') {
+    return { resumed: !security.group, resumedSource: 'observed' };
+  }
+  // An abbreviated TLS 1.2 handshake costs one round trip; two mean a full one.
+  if (handshakeClass === 'full-2rtt') return { resumed: false, resumedSource: 'inferred' };
+  const lifetime = history?.ticketLifetimeMs ?? DEFAULT_TICKET_LIFETIME_MS;
+  const since = history?.msSincePriorHandshake;
+  if (typeof since === 'number' && since >= 0 && since <= lifetime) {
+    // A recent handshake with this host makes a resumption attempt likely, not certain: the server
+    // may refuse the ticket.
+    return { resumed: true, resumedSource: 'inferred' };
+  }
+  return { resumed: null, resumedSource: 'unknown' };
+}

@@ -1,0 +1,2 @@
+export * from './timing';
+export * from './classify';

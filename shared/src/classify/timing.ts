@@ -1,0 +1,79 @@
+/**
+ * What a Navigation or Resource Timing entry says about the connection behind it. Pure functions over
+ * plain numbers: the extension feeds them PerformanceResourceTiming fields, the lab feeds them recorded
+ * fixtures, the synthetic runner feeds them what it read from the page.
+ */
+import { roundPhase, type EntryType, type Protocol, type Transport } from '../constants';
+
+/** The subset of a PerformanceResourceTiming / PerformanceNavigationTiming entry that we read. */
+export interface ConnectionTiming {
+  entryType: EntryType;
+  nextHopProtocol: string;
+  startTime: number;
+  fetchStart: number;
+  domainLookupStart: number;
+  domainLookupEnd: number;
+  connectStart: number;
+  secureConnectionStart: number;
+  connectEnd: number;
+  requestStart: number;
+  responseStart: number;
+}
+
+/**
+ * - `new`: this fetch opened a new TLS connection: a handshake we can measure.
+ * - `reused`: an existing connection carried it (connectStart == connectEnd, the spec sets both to
+ *   domainLookupEnd / fetchStart). Not a handshake.
+ * - `opaque`: cross-origin without Timing-Allow-Origin: every connection field is 0. Counted, not measured.
+ * - `insecure`: a new connection without TLS (secureConnectionStart == 0): out of scope.
+ * - `invalid`: fields out of order (clock or browser bug); never turned into a record.
+ */
+export type ConnectionKind = 'new' | 'reused' | 'opaque' | 'insecure' | 'invalid';
+
+export function connectionKind(t: ConnectionTiming): ConnectionKind {
+  if (t.connectStart === 0 && t.connectEnd === 0 && t.requestStart === 0 && t.responseStart === 0) return 'opaque';
+  if (t.connectEnd === t.connectStart) return 'reused';
+  if (t.secureConnectionStart === 0) return 'insecure';
+  const ordered =
+    t.domainLookupStart <= t.domainLookupEnd &&
+    t.domainLookupEnd <= t.connectStart &&
+    t.connectStart <= t.secureConnectionStart &&
+    t.secureConnectionStart <= t.connectEnd &&
+    t.requestStart > 0 &&
+    t.responseStart >= t.requestStart;
+  return ordered ? 'new' : 'invalid';
+}
+
+export interface Phases {
+  dns: number;
+  tcp: number;
+  tls: number;
+  connect: number;
+  ttfb: number;
+}
+
+const clampPhase = (ms: number) => roundPhase(Math.min(Math.max(ms, 0), 60_000));
+
+/** Phase durations of a `new` connection, rounded to 0.1 ms and clamped to the schema's bounds. */
+export function measurePhases(t: ConnectionTiming): Phases {
+  return {
+    dns: clampPhase(t.domainLookupEnd - t.domainLookupStart),
+    tcp: clampPhase(t.secureConnectionStart - t.connectStart),
+    tls: clampPhase(t.connectEnd - t.secureConnectionStart),
+    connect: clampPhase(t.connectEnd - t.connectStart),
+    ttfb: clampPhase(t.responseStart - t.requestStart),
+  };
+}
+
+/** nextHopProtocol → our closed set. Draft h3 tokens (h3-29 …) count as h3. */
+export function normaliseProtocol(nextHopProtocol: string): Protocol {
+  const p = nextHopProtocol.trim().toLowerCase();
+  if (p === 'http/1.1' || p === 'http/1.0') return 'http/1.1';
+  if (p === 'h2') return 'h2';
+  if (p === 'h3' || p.startsWith('h3-') || p === 'quic') return 'h3';
+  return 'other';
+}
+
+export function transportOf(protocol: Protocol): Transport {
+  return protocol === 'h3' ? 'quic' : 'tcp';
+}

@@ -1,0 +1,119 @@
+/**
+ * The handshake record, version 1: the single source of validation (collector) and types (everyone).
+ *
+ * Every object is closed (`additionalProperties: false`): the collector's validator is configured to
+ * *remove* unknown properties rather than reject them, so newer clients can add fields without breaking
+ * older collectors, and nothing we did not design for is ever stored. Every string and number is
+ * bounded. Field-by-field documentation lives in shared/README.md.
+ */
+import { Type, type Static } from 'typebox';
+import {
+  BROWSERS,
+  EFFECTIVE_TYPES,
+  ENTRY_TYPES,
+  HANDSHAKE_CLASSES,
+  MAX_PHASE_MS,
+  MAX_RECORDS_PER_BATCH,
+  MAX_TS,
+  MIN_TS,
+  OSES,
+  PROTOCOLS,
+  RECORD_SOURCES,
+  SCHEMA_VERSION,
+  TLS_VERSIONS,
+  TRANSPORTS,
+  EVIDENCE_SOURCES,
+} from './constants';
+
+/** A closed set of strings, from the `as const` arrays in constants.ts. */
+const oneOf = <T extends readonly string[]>(values: T, description: string) =>
+  Type.Enum([...values] as [...T], { description });
+
+/** Lower-case LDH hostname (IDNA A-labels), no trailing dot, no port. */
+export const HOSTNAME_PATTERN =
+  '^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
+export const Hostname = Type.String({ minLength: 1, maxLength: 253, pattern: HOSTNAME_PATTERN });
+
+/** A phase duration in milliseconds (0.1 ms resolution: senders and the collector round to it). */
+const Phase = (description: string) => Type.Number({ minimum: 0, maximum: MAX_PHASE_MS, description });
+
+/** Identifier-like token such as a cipher suite or group name from Firefox's security info. */
+const Token = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 96, pattern: '^[A-Za-z0-9_.+-]+$', description });
+
+export const EpochMs = Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: 'Epoch milliseconds (UTC).' });
+
+export const HandshakeRecord = Type.Object(
+  {
+    ts: Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: 'When the connection started, epoch ms.' }),
+    site: Type.Union([Hostname, Type.Null()], {
+      description: 'Registered site hostname the measurement belongs to, or null when the site is not registered.',
+    }),
+    entryType: oneOf(ENTRY_TYPES, 'Which timing entry measured the connection.'),
+    protocol: oneOf(PROTOCOLS, 'Application protocol (nextHopProtocol, normalised).'),
+    transport: oneOf(TRANSPORTS, 'tcp for TLS over TCP, quic for HTTP/3.'),
+    tlsVersion: Type.Union([oneOf(TLS_VERSIONS, 'TLS version'), Type.Null()], {
+      description: 'Negotiated TLS version, or null when unknown.',
+    }),
+    tlsVersionSource: oneOf(EVIDENCE_SOURCES, 'How tlsVersion is known.'),
+    resumed: Type.Union([Type.Boolean(), Type.Null()], {
+      description: 'Whether the TLS session was resumed, or null when unknown.',
+    }),
+    resumedSource: oneOf(EVIDENCE_SOURCES, 'How resumed is known.'),
+    handshakeClass: oneOf(HANDSHAKE_CLASSES, 'Round trips the TLS handshake cost before the request could go.'),
+    dns: Phase('domainLookupEnd - domainLookupStart'),
+    tcp: Phase('secureConnectionStart - connectStart (0 for QUIC)'),
+    tls: Phase('connectEnd - secureConnectionStart'),
+    connect: Phase('connectEnd - connectStart'),
+    ttfb: Phase('responseStart - requestStart'),
+    cipher: Type.Optional(Token('Cipher suite (Firefox or synthetic runner).')),
+    group: Type.Optional(Token('Key exchange group, e.g. X25519MLKEM768 (Firefox or synthetic runner).')),
+    signatureScheme: Type.Optional(Token('Signature scheme of the server certificate (Firefox).')),
+    certChainLength: Type.Optional(Type.Integer({ minimum: 0, maximum: 16, description: 'Certificates sent by the server.' })),
+    browser: oneOf(BROWSERS, 'Browser family.'),
+    browserMajor: Type.Integer({ minimum: 0, maximum: 999, description: 'Browser major version.' }),
+    os: oneOf(OSES, 'Operating system family.'),
+    effectiveType: Type.Optional(
+      Type.Union([oneOf(EFFECTIVE_TYPES, 'Network Information effectiveType'), Type.Null()], {
+        description: 'navigator.connection.effectiveType when the browser exposes it.',
+      }),
+    ),
+    rttHint: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 0, maximum: 10_000 }), Type.Null()], {
+        description: 'navigator.connection.rtt (ms, rounded to 25 ms by the browser) when exposed.',
+      }),
+    ),
+    source: oneOf(RECORD_SOURCES, 'rum for real users, synthetic for the lab and the synthetic runner.'),
+    clientToken: Type.String({
+      minLength: 8,
+      maxLength: 64,
+      pattern: '^[A-Za-z0-9_-]+$',
+      description: 'Random token that rotates daily; only used to count distinct clients.',
+    }),
+  },
+  { additionalProperties: false, description: 'One new TLS connection, as measured by one client.' },
+);
+export type HandshakeRecord = Static<typeof HandshakeRecord>;
+
+export const Agent = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.@/-]+$' }),
+    version: Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_.+-]+$' }),
+  },
+  { additionalProperties: false, description: 'What produced the batch: extension or synthetic runner, and its version.' },
+);
+export type Agent = Static<typeof Agent>;
+
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+export const HandshakeBatch = Type.Object(
+  {
+    v: Type.Literal(SCHEMA_VERSION, { description: 'Schema version.' }),
+    batchId: Type.String({ pattern: UUID_PATTERN, description: 'UUID; idempotency key: resend with the same id.' }),
+    sentAt: EpochMs,
+    agent: Agent,
+    records: Type.Array(HandshakeRecord, { minItems: 1, maxItems: MAX_RECORDS_PER_BATCH }),
+  },
+  { additionalProperties: false, description: 'Records sent together by one client.' },
+);
+export type HandshakeBatch = Static<typeof HandshakeBatch>;
