@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+// Installs, from Debian's packages, the system programs the tests need when they are absent:
+// Chromium and Firefox ESR (browser tests), nginx and Caddy (the TLS lab), certutil (lab CA in the
+// Firefox profile), openssl (lab certificates). Does nothing when everything is present.
+// Usage: node scripts/ensure-system-deps.mjs [--check]   (--check: report only, exit 1 when missing)
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const needs = [
+  { bin: '/usr/bin/chromium', pkg: 'chromium' },
+  { bin: '/usr/bin/firefox-esr', pkg: 'firefox-esr' },
+  { bin: '/usr/sbin/nginx', pkg: 'nginx-light' },
+  { bin: '/usr/bin/caddy', pkg: 'caddy' },
+  { bin: '/usr/bin/certutil', pkg: 'libnss3-tools' },
+  { bin: '/usr/bin/openssl', pkg: 'openssl' },
+];
+
+const missing = needs.filter((n) => !existsSync(n.bin));
+if (missing.length === 0) process.exit(0);
+
+const pkgs = missing.map((m) => m.pkg);
+console.log(`ensure-system-deps: missing ${missing.map((m) => m.bin).join(', ')}`);
+if (process.argv.includes('--check')) process.exit(1);
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+const sudo = isRoot ? [] : spawnSync('sudo', ['-n', 'true']).status === 0 ? ['sudo', '-n'] : null;
+if (!sudo) {
+  console.error(`ensure-system-deps: not root and no password-less sudo; install: apt-get install -y ${pkgs.join(' ')}`);
+  process.exit(1);
+}
+const run = (args) => {
+  const [cmd, ...rest] = [...sudo, ...args];
+  execFileSync(cmd, rest, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+};
+console.log(`ensure-system-deps: apt-get install ${pkgs.join(' ')}`);
+run(['apt-get', 'update', '-qq']);
+run(['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...pkgs]);
+const still = needs.filter((n) => !existsSync(n.bin));
+if (still.length) {
+  console.error(`ensure-system-deps: still missing after install: ${still.map((m) => m.bin).join(', ')}`);
+  process.exit(1);
+}
