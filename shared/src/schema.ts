@@ -6,7 +6,7 @@
  * older collectors, and nothing we did not design for is ever stored. Every string and number is
  * bounded. Field-by-field documentation lives in shared/README.md.
  */
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TEnum } from 'typebox';
 import {
   BROWSERS,
   EFFECTIVE_TYPES,
@@ -26,8 +26,8 @@ import {
 } from './constants';
 
 /** A closed set of strings, from the `as const` arrays in constants.ts. */
-const oneOf = <T extends readonly string[]>(values: T, description: string) =>
-  Type.Enum([...values] as [...T], { description });
+const oneOf = <T extends readonly string[]>(values: T, description: string): TEnum<[...T]> =>
+  Type.Enum<[...T]>([...values], { description });
 
 /** Lower-case LDH hostname (IDNA A-labels), no trailing dot, no port. */
 export const HOSTNAME_PATTERN =

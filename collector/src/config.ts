@@ -1,0 +1,99 @@
+/**
+ * Configuration from environment variables, validated once at start. A bad value stops the process
+ * with a message naming the variable, never a silent default.
+ */
+import { isAbsolute, resolve } from 'node:path';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  clickhouse: { url: string; username: string; password: string; database: string } | null;
+  retentionDays: number;
+  flushIntervalMs: number;
+  flushMaxRows: number;
+  /** Rows held in memory waiting for the store before ingest answers 503. */
+  maxBufferedRows: number;
+  /** Request body as sent (compressed or not), bytes. */
+  bodyLimitBytes: number;
+  /** Request body after gunzip, bytes. */
+  inflatedLimitBytes: number;
+  geoipDb: string | null;
+  geoipOverrides: string | null;
+  adminToken: string | null;
+  /** Cells with fewer distinct clients than this are suppressed in query results. */
+  minClientsPerCell: number;
+  trustProxy: boolean;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function str(env: Env, name: string): string | null {
+  const v = env[name]?.trim();
+  return v ? v : null;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const host = str(env, 'HOST') ?? '127.0.0.1';
+  const dataDir = str(env, 'DATA_DIR') ?? './data';
+  const url = str(env, 'CLICKHOUSE_URL');
+  if (url) {
+    try {
+      const u = new URL(url);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
+    } catch {
+      throw new ConfigError(`CLICKHOUSE_URL must be an http(s) URL, got "${url}"`);
+    }
+  }
+  const database = str(env, 'CLICKHOUSE_DATABASE') ?? 'tlsrum';
+  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
+    throw new ConfigError(`CLICKHOUSE_DATABASE must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got "${database}"`);
+  }
+  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const adminToken = str(env, 'ADMIN_TOKEN');
+  if (adminToken && adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
+  const trust = str(env, 'TRUST_PROXY') ?? 'false';
+  if (trust !== 'true' && trust !== 'false') throw new ConfigError(`TRUST_PROXY must be true or false, got "${trust}"`);
+  const abs = (p: string | null) => (p === null ? null : isAbsolute(p) ? p : resolve(cwd, p));
+  const bodyLimitBytes = int(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024);
+  const inflatedLimitBytes = int(env, 'INFLATED_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
+  if (inflatedLimitBytes < bodyLimitBytes) throw new ConfigError('INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES');
+
+  return {
+    host,
+    port: int(env, 'PORT', 8787, 0, 65535),
+    dataDir: abs(dataDir)!,
+    clickhouse: url
+      ? { url, username: str(env, 'CLICKHOUSE_USER') ?? 'default', password: env.CLICKHOUSE_PASSWORD ?? '', database }
+      : null,
+    retentionDays: int(env, 'RETENTION_DAYS', 395, 1, 36500),
+    flushIntervalMs: int(env, 'FLUSH_INTERVAL_MS', 1000, 10, 60_000),
+    flushMaxRows: int(env, 'FLUSH_MAX_ROWS', 10_000, 1, 100_000),
+    maxBufferedRows: int(env, 'MAX_BUFFERED_ROWS', 500_000, 1, 10_000_000),
+    bodyLimitBytes,
+    inflatedLimitBytes,
+    geoipDb: abs(str(env, 'GEOIP_DB')),
+    geoipOverrides: abs(str(env, 'GEOIP_OVERRIDES')),
+    adminToken,
+    minClientsPerCell: int(env, 'MIN_CLIENTS_PER_CELL', 20, 1, 1_000_000),
+    trustProxy: trust === 'true',
+    logLevel,
+  };
+}

@@ -1,0 +1,41 @@
+/**
+ * The one error handler: every error leaves as `{statusCode, error, message}` with the right 4xx, and
+ * a 5xx never carries internals (no stack, no store message) to the client — those go to the log.
+ */
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance } from 'fastify';
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    let status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
+    let message = err.message;
+    if (err.validation) {
+      status = 400;
+    } else if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
+      status = 400;
+      message = 'body is not valid JSON';
+    } else if (typeof err.code === 'string' && err.code.startsWith('Z_')) {
+      // zlib: the body claimed gzip but is not (or is truncated).
+      status = 400;
+      message = 'body is not valid gzip';
+    }
+    if (status >= 500) {
+      request.log.error({ err }, 'request failed');
+      message = 'internal error';
+    } else {
+      request.log.info({ status, code: err.code, reason: message }, 'request refused');
+    }
+    const headers = (err as { headers?: Record<string, string> }).headers;
+    if (headers) reply.headers(headers);
+    return reply.status(status).send({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
+  });
+
+  app.setNotFoundHandler((_request, reply) =>
+    reply.status(404).send({ statusCode: 404, error: 'Not Found', message: 'no such route' }),
+  );
+}
+
+/** An error with a status and extra response headers (e.g. Retry-After), handled above. */
+export function httpError(statusCode: number, message: string, headers?: Record<string, string>): FastifyError {
+  return Object.assign(new Error(message), { statusCode, headers, code: `TLSRUM_${statusCode}` }) as unknown as FastifyError;
+}

@@ -1,0 +1,51 @@
+/**
+ * Opens the store, applies migrations and retention, and keeps trying in the background when the store
+ * is not reachable at start (a ClickHouse server still booting): meanwhile ingest and queries answer
+ * 503 + Retry-After and /readyz says unavailable, rather than the process dying or data being dropped.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config';
+import { openStore, type Store } from '../store/clients';
+import { applyRetention, migrate } from '../store/migrate';
+
+export interface StoreStatus {
+  ready: boolean;
+  /** Resolves when migrations are applied (the first time). */
+  whenReady: Promise<void>;
+  stop(): void;
+}
+
+export function prepareStore(
+  store: Store,
+  config: Pick<Config, 'retentionDays'>,
+  log: FastifyBaseLogger,
+  retryMs = 5000,
+): StoreStatus {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let resolveReady!: () => void;
+  const status: StoreStatus = {
+    ready: false,
+    whenReady: new Promise((r) => (resolveReady = r)),
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+  const attempt = async () => {
+    try {
+      const applied = await migrate(store.ingest);
+      if (applied.length) log.info({ applied }, 'migrations applied');
+      if (await applyRetention(store.ingest, config.retentionDays)) log.info({ days: config.retentionDays }, 'retention set');
+      status.ready = true;
+      resolveReady();
+    } catch (err) {
+      log.error({ err: { message: (err as Error).message } }, `store not ready; retrying in ${retryMs} ms`);
+      if (!stopped) timer = setTimeout(attempt, retryMs);
+    }
+  };
+  void attempt();
+  return status;
+}
+
+export { openStore, type Store };

@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { MAX_TS, MIN_TS } from '@tlsrum/shared';
+import { querySummary } from '../queries/summary';
+import { httpError } from '../plugins/error-handler';
+import { ErrorResponse } from '../schemas/responses';
+
+const Cell = Type.Object({ records: Type.Optional(Type.Integer()), suppressed: Type.Optional(Type.Boolean()) });
+
+const summary: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/summary',
+    {
+      schema: {
+        summary: 'Record counts by protocol and TLS version (small cells suppressed)',
+        querystring: Type.Object({
+          from: Type.Optional(Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: 'epoch ms, inclusive' })),
+          to: Type.Optional(Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: 'epoch ms, exclusive' })),
+        }),
+        response: {
+          200: Type.Object({
+            records: Type.Integer(),
+            byProtocol: Type.Record(Type.String(), Cell),
+            byTlsVersion: Type.Record(Type.String(), Cell),
+          }),
+          400: ErrorResponse,
+          503: ErrorResponse,
+        },
+      },
+    },
+    async (request) => {
+      const from = request.query.from ?? MIN_TS;
+      const to = request.query.to ?? MAX_TS;
+      if (from >= to) throw httpError(400, 'querystring/from must be before querystring/to');
+      if (!app.storeStatus.ready) throw httpError(503, 'the store is not reachable yet', { 'retry-after': '5' });
+      return querySummary(app.store.query, { from, to }, app.config.minClientsPerCell);
+    },
+  );
+};
+
+export default summary;

@@ -1,0 +1,78 @@
+/**
+ * Numbered SQL migrations (src/store/migrations/NNNN_name.sql), applied in order at start-up and
+ * recorded in `schema_migrations`. Each statement is idempotent (IF NOT EXISTS), so a crash between a
+ * statement and its record, or two collectors starting at once, is harmless: running twice is safe.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ClickHouseClient } from '@clickhouse/client';
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f))
+    .sort()
+    .map((file) => ({
+      version: Number(file.slice(0, 4)),
+      name: file.slice(5, -4),
+      statements: splitStatements(readFileSync(`${dir}/${file}`, 'utf8')),
+    }));
+}
+
+/** Splits on `;` at the end of a line; strips `--` comment lines. Our migrations keep to that form. */
+export function splitStatements(sql: string): string[] {
+  return sql
+    .split('\n')
+    .filter((line) => !line.trim().startsWith('--'))
+    .join('\n')
+    .split(/;\s*(?:\n|$)/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+export async function migrate(client: ClickHouseClient, migrations = loadMigrations()): Promise<number[]> {
+  await client.command({
+    query: `CREATE TABLE IF NOT EXISTS schema_migrations
+            (version UInt32, name String, appliedAt DateTime('UTC') DEFAULT now())
+            ENGINE = ReplacingMergeTree ORDER BY version`,
+  });
+  const done = new Set(
+    (await (await client.query({ query: 'SELECT version FROM schema_migrations FINAL', format: 'JSONEachRow' })).json<{ version: number }>()).map(
+      (r) => Number(r.version),
+    ),
+  );
+  const applied: number[] = [];
+  for (const m of migrations) {
+    if (done.has(m.version)) continue;
+    for (const statement of m.statements) await client.command({ query: statement });
+    await client.insert({ table: 'schema_migrations', values: [{ version: m.version, name: m.name }], format: 'JSONEachRow' });
+    applied.push(m.version);
+  }
+  return applied;
+}
+
+/** Keeps the handshakes table's TTL equal to the configured retention without rewriting old parts. */
+export async function applyRetention(client: ClickHouseClient, days: number): Promise<boolean> {
+  if (!Number.isInteger(days) || days < 1) throw new RangeError(`retention must be a positive whole number of days, got ${days}`);
+  const rows = await (
+    await client.query({
+      query: "SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = 'handshakes'",
+      format: 'JSONEachRow',
+    })
+  ).json<{ q: string }>();
+  const wanted = `TTL toDateTime(ts) + toIntervalDay(${days})`;
+  if (rows[0]?.q.includes(wanted)) return false;
+  await client.command({
+    // DDL takes no bound parameters; `days` is a validated integer from the configuration, not input.
+    query: `ALTER TABLE handshakes MODIFY ${wanted}`,
+    clickhouse_settings: { materialize_ttl_after_modify: 0 },
+  });
+  return true;
+}

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config';
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({}, '/srv/tlsrum');
+    expect(c).toMatchObject({ host: '127.0.0.1', port: 8787, dataDir: '/srv/tlsrum/data', clickhouse: null, flushMaxRows: 10_000, flushIntervalMs: 1000, bodyLimitBytes: 262_144, inflatedLimitBytes: 1_048_576, minClientsPerCell: 20 });
+  });
+  it('reads a ClickHouse server configuration', () => {
+    const c = loadConfig({ CLICKHOUSE_URL: 'https://ch.internal:8443', CLICKHOUSE_USER: 'ingest', CLICKHOUSE_PASSWORD: 's', CLICKHOUSE_DATABASE: 'rum' });
+    expect(c.clickhouse).toEqual({ url: 'https://ch.internal:8443', username: 'ingest', password: 's', database: 'rum' });
+  });
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ PORT: '70000' }, /PORT must be between 0 and 65535/],
+    [{ FLUSH_MAX_ROWS: '0' }, /FLUSH_MAX_ROWS must be between/],
+    [{ CLICKHOUSE_URL: 'tcp://x:9000' }, /CLICKHOUSE_URL must be an http\(s\) URL/],
+    [{ CLICKHOUSE_DATABASE: 'x;drop' }, /CLICKHOUSE_DATABASE must be an identifier/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16/],
+    [{ TRUST_PROXY: 'yes' }, /TRUST_PROXY must be true or false/],
+    [{ BODY_LIMIT_BYTES: '2000000', INFLATED_LIMIT_BYTES: '1000000' }, /INFLATED_LIMIT_BYTES must be at least/],
+  ])('refuses %o with a message naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

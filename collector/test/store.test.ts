@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { loadMigrations, migrate, splitStatements } from '../src/store/migrate';
+import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir } from './helpers';
+
+describe('store', () => {
+  it('applies migrations once; running them again changes nothing', async () => {
+    const dir = tempDir();
+    const store = openStore({ dataDir: dir, clickhouse: null });
+    try {
+      expect(await migrate(store.ingest)).toEqual(loadMigrations().map((m) => m.version));
+      expect(await migrate(store.ingest)).toEqual([]);
+      const rs = await store.query.query({ query: 'SELECT version FROM schema_migrations FINAL ORDER BY version', format: 'JSONEachRow' });
+      expect((await rs.json<{ version: number }>()).map((r) => r.version)).toEqual([1, 2]);
+      // Statements are idempotent too: a crash after a statement but before its record is harmless.
+      for (const m of loadMigrations()) for (const s of m.statements) await store.ingest.command({ query: s });
+    } finally {
+      await store.close();
+      removeDir(dir);
+    }
+  });
+
+  it('splits migration files into statements, ignoring comments', () => {
+    expect(splitStatements('-- c\nCREATE TABLE a (x UInt8) ENGINE = Memory;\n\nSELECT 1;\n')).toEqual([
+      'CREATE TABLE a (x UInt8) ENGINE = Memory',
+      'SELECT 1',
+    ]);
+  });
+
+  it('flushes buffered rows on shutdown, and the data survives a restart', async () => {
+    const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
+    try {
+      const batch = makeBatch(makeRecords(250));
+      expect((await postBatch(t.app, batch, { gzip: true })).statusCode).toBe(202);
+      expect(t.app.writeBuffer.size).toBe(250); // still buffered: the interval is a minute
+      await t.close();
+      const store = openStore({ dataDir: t.dataDir, clickhouse: null });
+      expect(await countRows(store)).toBe(250);
+      await store.close();
+      const again = await startApp({}, t.dataDir);
+      expect(await countRows(again.app.store)).toBe(250);
+      await again.close();
+    } finally {
+      removeDir(t.dataDir);
+    }
+  });
+
+  it('flushes at FLUSH_MAX_ROWS without waiting for the interval', async () => {
+    const t = await startApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100' });
+    try {
+      await postBatch(t.app, makeBatch(makeRecords(120)), { gzip: true });
+      await t.app.writeBuffer.flush();
+      expect(await countRows(t.app.store)).toBe(120);
+    } finally {
+      await t.close();
+      removeDir(t.dataDir);
+    }
+  });
+
+  it('answers 503 with Retry-After when the buffer is full, and keeps what it acknowledged', async () => {
+    const t = await startApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100000', MAX_BUFFERED_ROWS: '5' });
+    try {
+      expect((await postBatch(t.app, makeBatch(makeRecords(5)))).statusCode).toBe(202);
+      const full = await postBatch(t.app, makeBatch(makeRecords(1)));
+      expect(full.statusCode).toBe(503);
+      expect(Number(full.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      await t.app.writeBuffer.flush();
+      expect(await countRows(t.app.store)).toBe(5);
+      expect((await postBatch(t.app, makeBatch(makeRecords(1)))).statusCode).toBe(202);
+    } finally {
+      await t.close();
+      removeDir(t.dataDir);
+    }
+  });
+
+  it('never stores or logs the client IP address', async () => {
+    const t = await startApp();
+    const ips = ['203.0.113.77', '2001:db8::77', '8.8.4.4'];
+    try {
+      for (const ip of ips) expect((await postBatch(t.app, makeBatch(makeRecords(3)), { ip, gzip: true })).statusCode).toBe(202);
+      await t.app.inject({ url: '/v1/handshakes?from=203.0.113.77', remoteAddress: '203.0.113.77' });
+      await t.app.writeBuffer.flush();
+      // Every column of every row, as text.
+      const rs = await t.app.store.query.query({ query: 'SELECT * FROM handshakes', format: 'JSONEachRow' });
+      const stored = JSON.stringify(await rs.json());
+      const tables = await t.app.store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase()", format: 'JSONEachRow' });
+      let everything = stored;
+      for (const { name } of await tables.json<{ name: string }>()) {
+        everything += JSON.stringify(await (await t.app.store.query.query({ query: `SELECT * FROM ${name}`, format: 'JSONEachRow' })).json());
+      }
+      expect(stored).toContain('"country":"US"');
+      for (const ip of ips) {
+        expect(everything).not.toContain(ip);
+        expect(t.logs()).not.toContain(ip);
+      }
+      expect(t.logs()).toContain('"route":"/v1/handshakes"');
+    } finally {
+      await t.close();
+      removeDir(t.dataDir);
+    }
+  });
+});
