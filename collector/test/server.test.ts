@@ -62,14 +62,14 @@ describe('collector process', () => {
     // Visible in the summary once flushed (≤ 1 s by default); poll rather than sleep.
     let records = 0;
     for (let i = 0; i < 50 && records < 500; i++) {
-      records = (await (await fetch(`${first.url}/v1/summary`)).json()).records;
+      records = ((await (await fetch(`${first.url}/v1/summary`)).json()) as { records: number }).records;
       if (records < 500) await new Promise((r) => setTimeout(r, 100));
     }
     expect(records).toBe(500);
     expect(await stop(first.proc)).toBe(0);
 
     const second = await startServer({ DATA_DIR: dataDir });
-    const summary = await (await fetch(`${second.url}/v1/summary`)).json();
+    const summary = (await (await fetch(`${second.url}/v1/summary`)).json()) as { records: number };
     expect(summary.records).toBe(500);
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
