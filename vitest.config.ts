@@ -3,5 +3,6 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: ['shared', 'collector'],
+    reporters: ['default', './scripts/vitest-summary-reporter.ts'],
   },
 });

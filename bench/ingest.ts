@@ -1,0 +1,180 @@
+/**
+ * Ingest benchmark. A load generator (autocannon, in this process) sends gzip batches of 20 records over
+ * 50 connections, first to a bare node:http server that only reads the body (the ceiling), then to the
+ * real collector with its real store (each a separate process), each for BENCH_SECONDS after a warm-up.
+ * Reports records/s of both and their ratio, latency, the collector's CPU and peak RSS, and checks that
+ * the records stored equal the records acknowledged.
+ *
+ *   pnpm bench:ingest            BENCH_SECONDS=30 BENCH_WARMUP_SECONDS=5 by default
+ *   BENCH_PROFILE_DIR=/tmp/prof  also writes a V8 CPU profile of the collector there (see BENCHMARKS.md)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import autocannon from 'autocannon';
+import { openStore } from '../collector/src/store/clients';
+import { makeBenchBatch, rng, uuid } from './lib/records';
+import { cpuSeconds, peakRssMiB, startTs, stop, type Child } from './lib/processes';
+import { machine, printResult, printTable, round } from './lib/report';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
+const CONNECTIONS = 50;
+const RECORDS_PER_BATCH = 20;
+const TEMPLATES = 2000;
+
+/**
+ * Every request needs its own batchId (the collector stores a resent batch once). Gzipping 20 records
+ * per request would load the generator's core, so each body is two gzip members: a tiny fresh one
+ * with the batch id, then one of TEMPLATES pre-compressed record arrays. Multi-member gzip is valid
+ * gzip (RFC 1952 §2.2); the collector inflates it like any other body.
+ */
+interface Body {
+  batchId: string;
+  body: Buffer;
+}
+
+function bodyFactory(): () => Body {
+  const r = rng(42);
+  const tails = Array.from({ length: TEMPLATES }, () => {
+    const { batchId: _id, v: _v, ...rest } = makeBenchBatch(r, RECORDS_PER_BATCH);
+    return gzipSync(JSON.stringify(rest).slice(1)); // without the leading "{"
+  });
+  let i = 0;
+  const ids = rng(7);
+  return () => {
+    const batchId = uuid(ids);
+    return { batchId, body: Buffer.concat([gzipSync(`{"v":1,"batchId":"${batchId}",`, { level: 1 }), tails[i++ % TEMPLATES]!]) };
+  };
+}
+
+interface LoadResult {
+  requestsPerSec: number;
+  recordsPerSec: number;
+  accepted: number;
+  responses2xx: number;
+  non2xx: number;
+  errors: number;
+  p50: number;
+  p99: number;
+}
+
+/** Batch ids the server acknowledged with 202 (responses that arrived before the run ended). */
+const acknowledgedIds = new Set<string>();
+
+async function load(url: string, seconds: number, nextBody: () => Body, track = false): Promise<LoadResult> {
+  let accepted = 0;
+  const result = await autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        path: '/v1/handshakes',
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        // autocannon's context is per connection, and a connection has one request in flight.
+        setupRequest: (req, context) => {
+          const next = nextBody();
+          (context as { batchId?: string }).batchId = next.batchId;
+          return { ...req, body: next.body };
+        },
+        onResponse: (status, body, context) => {
+          if (status !== 202) return;
+          const n = (JSON.parse(body) as { accepted: number }).accepted;
+          accepted += n;
+          if (track && n > 0) acknowledgedIds.add((context as { batchId: string }).batchId);
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSec: result.requests.average,
+    recordsPerSec: accepted / seconds,
+    accepted,
+    responses2xx: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  };
+}
+
+async function measure(child: Child, nextBody: () => Body, track = false) {
+  const warm = await load(child.url, WARMUP, nextBody, track);
+  const pid = child.proc.pid!;
+  const cpu0 = cpuSeconds(pid);
+  const run = await load(child.url, SECONDS, nextBody, track);
+  const cpu = (cpuSeconds(pid) - cpu0) / SECONDS;
+  return { warm, run, cpuCores: cpu, rssMiB: peakRssMiB(pid) };
+}
+
+async function main() {
+  const nextBody = bodyFactory();
+  console.log(`ingest benchmark: ${CONNECTIONS} connections, gzip batches of ${RECORDS_PER_BATCH}, ${WARMUP} s warm-up + ${SECONDS} s each; ${machine()}`);
+
+  const bare = await startTs('bench/lib/bare-server.ts', {});
+  const ceiling = await measure(bare, nextBody);
+  await stop(bare);
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-ingest-'));
+  try {
+    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    const collector = await startTs('collector/src/server.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000' }, '/readyz', profile);
+    const real = await measure(collector, nextBody, true);
+    const exitCode = await stop(collector); // SIGTERM: drains everything acknowledged
+    const store = openStore({ dataDir, clickhouse: null });
+    const rs = await store.query.query({
+      query: 'SELECT toString(batchId) AS id, count() AS n FROM handshakes GROUP BY batchId',
+      format: 'JSONEachRow',
+    });
+    const storedBatches = new Map((await rs.json<{ id: string; n: number }>()).map((r) => [r.id, Number(r.n)]));
+    await store.close();
+
+    // Exactly once: every acknowledged batch is stored with all its records, and no batch twice.
+    const acknowledged = acknowledgedIds.size * RECORDS_PER_BATCH;
+    let lost = 0;
+    for (const id of acknowledgedIds) lost += RECORDS_PER_BATCH - Math.min(RECORDS_PER_BATCH, storedBatches.get(id) ?? 0);
+    let duplicated = 0;
+    let stored = 0;
+    for (const n of storedBatches.values()) {
+      stored += n;
+      duplicated += Math.max(0, n - RECORDS_PER_BATCH);
+    }
+    const batches = storedBatches.size;
+    // Batches in flight when the load stopped are stored but their 202 was never read: not counted as acknowledged.
+    const inFlightAtStop = batches - [...acknowledgedIds].filter((id) => storedBatches.has(id)).length;
+    const ratio = real.run.recordsPerSec / ceiling.run.recordsPerSec;
+
+    printTable('results (measured run)', [
+      { server: 'bare node:http (ceiling)', 'records/s': Math.round(ceiling.run.recordsPerSec), 'req/s': Math.round(ceiling.run.requestsPerSec), 'p50 ms': ceiling.run.p50, 'p99 ms': ceiling.run.p99, 'non-2xx': ceiling.run.non2xx, errors: ceiling.run.errors, 'CPU cores': round(ceiling.cpuCores), 'peak RSS MiB': Math.round(ceiling.rssMiB) },
+      { server: 'collector + store', 'records/s': Math.round(real.run.recordsPerSec), 'req/s': Math.round(real.run.requestsPerSec), 'p50 ms': real.run.p50, 'p99 ms': real.run.p99, 'non-2xx': real.run.non2xx, errors: real.run.errors, 'CPU cores': round(real.cpuCores), 'peak RSS MiB': Math.round(real.rssMiB) },
+    ]);
+    printTable('durability (records)', [{ acknowledged, stored, 'batches stored': batches, 'stored, 202 unread at stop': inFlightAtStop, lost, duplicated, 'collector exit': String(exitCode) }]);
+    console.log(`\nratio collector/ceiling: ${round(ratio, 3)} (goal ≥ 0.5); p99 ${real.run.p99} ms (goal < 100); RSS ${Math.round(real.rssMiB)} MiB (goal < 1024); lost ${lost} (goal 0)`);
+    printResult({
+      bench: 'ingest',
+      ratio: round(ratio, 3),
+      recordsPerSec: Math.round(real.run.recordsPerSec),
+      baselineRecordsPerSec: Math.round(ceiling.run.recordsPerSec),
+      p50Ms: real.run.p50,
+      p99Ms: real.run.p99,
+      cpuCores: round(real.cpuCores),
+      rssMiB: Math.round(real.rssMiB),
+      acknowledged,
+      stored,
+      lost,
+      duplicated,
+      non2xx: real.run.non2xx,
+      seconds: SECONDS,
+    });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,21 @@
+/** Prints a human table, then (last line) one JSON object with the figures. */
+export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
+  console.log(`\n${title}`);
+  if (!rows.length) return;
+  const cols = Object.keys(rows[0]!);
+  const width = cols.map((c) => Math.max(c.length, ...rows.map((r) => String(r[c] ?? '').length)));
+  const line = (cells: string[]) => cells.map((s, i) => s.padStart(width[i]!)).join('  ');
+  console.log(line(cols));
+  console.log(width.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(cols.map((c) => String(r[c] ?? ''))));
+}
+
+export function printResult(result: Record<string, unknown>): void {
+  console.log(JSON.stringify(result));
+}
+
+export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+export function machine(): string {
+  return `${process.platform} ${process.arch}, node ${process.version}`;
+}
