@@ -40,8 +40,15 @@ function probes(schema: Schema): { inside: unknown[]; outside: unknown[] } {
       outside.push(typeof s.const === 'number' ? s.const + 1 : `${String(s.const)}x`);
     }
     if (s.type === 'integer' || s.type === 'number') {
-      if (s.minimum !== undefined) inside.push(s.minimum), outside.push(s.minimum - (s.type === 'integer' ? 1 : 0.1));
-      if (s.maximum !== undefined) inside.push(s.maximum), outside.push(s.maximum + (s.type === 'integer' ? 1 : 0.1));
+      const step = s.type === 'integer' ? 1 : 0.1;
+      if (s.minimum !== undefined) {
+        inside.push(s.minimum);
+        outside.push(s.minimum - step);
+      }
+      if (s.maximum !== undefined) {
+        inside.push(s.maximum);
+        outside.push(s.maximum + step);
+      }
       if (s.type === 'integer') outside.push((s.minimum ?? 0) + 0.5);
       outside.push(String(s.minimum ?? 0));
     }
@@ -50,7 +57,10 @@ function probes(schema: Schema): { inside: unknown[]; outside: unknown[] } {
       if (s.minLength) outside.push('');
       outside.push(12);
     }
-    if (s.type === 'boolean') inside.push(true, false), outside.push('true');
+    if (s.type === 'boolean') {
+      inside.push(true, false);
+      outside.push('true');
+    }
   }
   return { inside, outside };
 }
