@@ -24,7 +24,7 @@ export function tempDir(prefix = 'tlsrum-test-'): string {
 
 /** A collector on a real embedded store in `dataDir` (a fresh temporary folder by default). */
 export async function startApp(env: Record<string, string> = {}, dataDir = tempDir()): Promise<TestApp> {
-  const overrides = join(dataDir, '..', `${dataDir.split('/').pop()}-geo.txt`);
+  const overrides = geoOverridesFileFor(dataDir);
   writeFileSync(overrides, '127.0.0.0/8 DE\n::1/128 DE\n');
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', GEOIP_OVERRIDES: overrides, MIN_CLIENTS_PER_CELL: '1', ...env });
   let logText = '';
@@ -35,8 +35,12 @@ export async function startApp(env: Record<string, string> = {}, dataDir = tempD
   return { app, dataDir, logs: () => logText, close: () => app.close() };
 }
 
+/** Beside the data folder, not in it: the store owns its folder. */
+const geoOverridesFileFor = (dataDir: string) => `${dataDir}-geo.txt`;
+
 export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+  rmSync(geoOverridesFileFor(dir), { force: true });
 }
 
 const base = example.records[0] as HandshakeRecord;
