@@ -23,15 +23,14 @@ import {
   TLS_VERSIONS,
   TRANSPORTS,
   EVIDENCE_SOURCES,
+  HOSTNAME_PATTERN,
 } from './constants';
+
 
 /** A closed set of strings, from the `as const` arrays in constants.ts. */
 const oneOf = <T extends readonly string[]>(values: T, description: string): TEnum<[...T]> =>
   Type.Enum<[...T]>([...values], { description });
 
-/** Lower-case LDH hostname (IDNA A-labels), no trailing dot, no port. */
-export const HOSTNAME_PATTERN =
-  '^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
 export const Hostname = Type.String({ minLength: 1, maxLength: 253, pattern: HOSTNAME_PATTERN });
 
 /** A phase duration in milliseconds (0.1 ms resolution: senders and the collector round to it). */
