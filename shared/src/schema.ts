@@ -7,6 +7,9 @@
  * bounded. Field-by-field documentation lives in shared/README.md.
  */
 import { Type, type Static, type TEnum } from 'typebox';
+// Re-exported for modules that read it from the schema (hostname.ts); defined in constants.ts so the
+// extension can use it without TypeBox.
+export { HOSTNAME_PATTERN } from './constants';
 import {
   BROWSERS,
   EFFECTIVE_TYPES,

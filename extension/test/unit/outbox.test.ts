@@ -16,7 +16,7 @@ interface Call {
 /** A collector stand-in that answers from a script and records what it received. */
 function scriptedFetch(answers: Array<number | [number, Record<string, string>] | 'network-error'>) {
   const calls: Call[] = [];
-  const fetch = (async (url: string, init: RequestInit) => {
+  const fetch: typeof globalThis.fetch = (async (url: string, init: RequestInit) => {
     const body = Buffer.from(init.body as Uint8Array);
     calls.push({ url, headers: init.headers as Record<string, string>, batch: JSON.parse(gunzipSync(body).toString()) as HandshakeBatch });
     const next = answers.shift() ?? 202;
