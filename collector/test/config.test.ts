@@ -27,7 +27,7 @@ describe('loadConfig', () => {
   });
   it('reads a ClickHouse server configuration', () => {
     const c = loadConfig({ CLICKHOUSE_URL: 'https://ch.internal:8443', CLICKHOUSE_USER: 'ingest', CLICKHOUSE_PASSWORD: 's', CLICKHOUSE_DATABASE: 'rum' });
-    expect(c.clickhouse).toEqual({ url: 'https://ch.internal:8443', username: 'ingest', password: 's', database: 'rum' });
+    expect(c.clickhouse).toEqual({ url: 'https://ch.internal:8443', username: 'ingest', password: 's', database: 'rum', cluster: null });
   });
   it.each([
     [{ PORT: 'eighty' }, /PORT must be a whole number/],
