@@ -5,10 +5,16 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config';
 import { createCountryLookup, type CountryLookup } from './geo/country';
-import { RecentBatches } from './ingest/recent-batches';
+import { Readable } from 'node:stream';
+import type { RecentBatches } from './ingest/recent-batches';
+import { IngestPipeline } from './ingest/pipeline';
 import { SiteRegistry } from './ingest/site-registry';
-import { WriteBuffer } from './ingest/write-buffer';
 import { installErrorHandler } from './plugins/error-handler';
+import { installCors } from './plugins/cors';
+import { installMetrics } from './plugins/metrics';
+import { installRateLimit } from './plugins/rate-limit';
+import { installSecurityHeaders } from './plugins/security-headers';
+import { installUnderPressure } from './plugins/under-pressure';
 import { installRequestBody } from './plugins/request-body';
 import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
 import healthRoutes from './routes/health';
@@ -22,7 +28,9 @@ declare module 'fastify' {
     config: Config;
     store: Store;
     storeStatus: StoreStatus;
-    writeBuffer: WriteBuffer;
+    /** The durable ingest path (spool + flusher); `writeBuffer` is the same object, kept for old callers. */
+    ingest: IngestPipeline;
+    writeBuffer: IngestPipeline;
     recentBatches: RecentBatches;
     sites: SiteRegistry;
     countryOf: CountryLookup;
@@ -59,25 +67,65 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.setValidatorCompiler(validatorCompiler);
   installErrorHandler(app);
   installRequestBody(app, config);
+  installMetrics(app);
+  // Hardening (issue 8): headers, CORS, per-address rate limit, load shedding — before any route.
+  await installSecurityHeaders(app);
+  await installCors(app, config.corsOrigins);
+  await installRateLimit(app, config.rateLimitPerMinute);
+  await installUnderPressure(app, config);
 
   const ownsStore = !options.store;
   const store = options.store ?? openStore(config);
   const storeStatus = prepareStore(store, config, app.log);
   const sites = new SiteRegistry(store.query);
-  const writeBuffer = new WriteBuffer({
-    client: store.ingest,
-    flushIntervalMs: config.flushIntervalMs,
-    flushMaxRows: config.flushMaxRows,
+  const m = app.ingestMetrics;
+  const ingest = new IngestPipeline({
+    spoolDir: config.spoolDir,
+    spoolMaxBytes: config.spoolMaxBytes,
     maxBufferedRows: config.maxBufferedRows,
-    onFlushed: (rows, ms) => app.log.debug({ rows, ms }, 'flushed'),
-    onError: (err, attempt) => app.log.error({ err: { message: (err as Error).message }, attempt }, 'insert failed; will retry'),
+    flushMaxRows: config.flushMaxRows,
+    flushIntervalMs: config.flushIntervalMs,
+    recentBatches: config.recentBatches,
+    whenReady: storeStatus.whenReady,
+    insert: async (content, token) => {
+      // Pre-serialised JSONEachRow from the spool, sent as is. The ingest client does nothing else after
+      // start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
+      const result = await store.ingest.exec({
+        query: 'INSERT INTO handshakes FORMAT JSONEachRow',
+        values: Readable.from([Buffer.from(content.rows)], { objectMode: false }),
+        clickhouse_settings: { insert_deduplication_token: token, insert_deduplicate: 1 },
+      });
+      for await (const _ of result.stream) void _;
+    },
+    onFlushed: (segment, ms) => {
+      m.flushDuration.observe(ms / 1000);
+      m.rowsFlushed.inc({}, segment.rows);
+      app.log.debug({ rows: segment.rows, ms: Math.round(ms) }, 'flushed');
+    },
+    onStoreError: (err, attempt, retryInMs) => {
+      m.storeErrors.inc();
+      app.log.error({ err: { message: (err as Error).message }, attempt, retryInMs }, 'insert failed; will retry');
+    },
   });
+  if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
+  app.registry.gauge('tlsrum_spool_bytes', 'Bytes of accepted batches in the spool, not yet in the store.', [], () => [[{}, ingest.spool.bytes]]);
+  app.registry.gauge('tlsrum_spool_rows', 'Records in the spool, not yet in the store.', [], () => [[{}, ingest.size]]);
+  app.registry.gauge('tlsrum_spool_segments', 'Sealed spool segments waiting for the store.', [], () => [[{}, ingest.spool.sealedCount]]);
+  app.registry.gauge('tlsrum_spool_oldest_age_seconds', 'Age of the oldest record in the spool.', [], () => [[{}, ingest.spool.oldestAgeMs() / 1000]]);
+  app.registry.gauge('tlsrum_spool_max_bytes', 'Spool cap: ingest answers 503 above it.', [], () => [[{}, config.spoolMaxBytes]]);
+  app.registry.counter('tlsrum_spool_fsyncs_total', 'Group commits: one fdatasync for every batch written in the round.', [], () => [
+    [{}, ingest.spool.fsyncs],
+  ]);
+  app.registry.gauge('tlsrum_store_consecutive_failures', 'Failed inserts in a row (0 when the store is healthy).', [], () => [
+    [{}, ingest.flusher.consecutiveFailures],
+  ]);
 
   app.decorate('config', config);
   app.decorate('store', store);
   app.decorate('storeStatus', storeStatus);
-  app.decorate('writeBuffer', writeBuffer);
-  app.decorate('recentBatches', new RecentBatches());
+  app.decorate('ingest', ingest);
+  app.decorate('writeBuffer', ingest);
+  app.decorate('recentBatches', ingest.recent);
   app.decorate('sites', sites);
   app.decorate('countryOf', options.countryOf ?? createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 
@@ -94,8 +142,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.addHook('onClose', async () => {
     storeStatus.stop();
     sites.stop();
-    await writeBuffer.close();
-    if (writeBuffer.size > 0) app.log.error({ rows: writeBuffer.size }, 'shutdown with rows not flushed');
+    // Graceful shutdown drains the spool into the store; what a failing store leaves stays on disk and
+    // is replayed at the next start, so nothing acknowledged is lost either way.
+    await ingest.close(config.shutdownDrainMs);
+    if (ingest.size > 0) app.log.warn({ rows: ingest.size }, 'shutdown before the store took every row: kept in the spool for the next start');
     if (ownsStore) await store.close();
   });
 

@@ -2,13 +2,14 @@
  * Configuration from environment variables, validated once at start. A bad value stops the process
  * with a message naming the variable, never a silent default.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
 
 export interface Config {
   host: string;
   port: number;
   dataDir: string;
-  clickhouse: { url: string; username: string; password: string; database: string } | null;
+  /** `cluster`: the ClickHouse cluster name (CLICKHOUSE_CLUSTER); tables then live ON CLUSTER (docs/cluster.md). */
+  clickhouse: { url: string; username: string; password: string; database: string; cluster: string | null } | null;
   retentionDays: number;
   flushIntervalMs: number;
   flushMaxRows: number;
@@ -25,6 +26,23 @@ export interface Config {
   minClientsPerCell: number;
   trustProxy: boolean;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  // --- hardening (issue 8) ---
+  /** Write-ahead spool for accepted batches (segment files), default DATA_DIR/spool. */
+  spoolDir: string;
+  /** Bytes of spooled batches waiting for the store before ingest answers 503. */
+  spoolMaxBytes: number;
+  /** Batch ids remembered for the duplicate check (also journaled to survive restarts). */
+  recentBatches: number;
+  /** How long a graceful shutdown keeps trying to move the spool into the store. */
+  shutdownDrainMs: number;
+  /** Requests per minute per client address on the ingest route; 0 = no limit. */
+  rateLimitPerMinute: number;
+  /** Event-loop delay above which the collector answers 503; 0 = not checked. */
+  maxEventLoopDelayMs: number;
+  /** V8 heap use above which the collector answers 503; 0 = not checked. */
+  maxHeapUsedBytes: number;
+  /** Origins allowed cross-origin (CORS): exact origins, or `moz-extension://*` / `chrome-extension://*`. */
+  corsOrigins: string[];
 }
 
 export class ConfigError extends Error {
@@ -65,6 +83,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got "${database}"`);
   }
+  const cluster = str(env, 'CLICKHOUSE_CLUSTER');
+  if (cluster && !url) throw new ConfigError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL (a cluster is a set of servers, not the embedded store)');
+  if (cluster && !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(cluster)) {
+    throw new ConfigError(`CLICKHOUSE_CLUSTER must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got "${cluster}"`);
+  }
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const adminToken = str(env, 'ADMIN_TOKEN');
@@ -81,7 +104,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     port: int(env, 'PORT', 8787, 0, 65535),
     dataDir: abs(dataDir)!,
     clickhouse: url
-      ? { url, username: str(env, 'CLICKHOUSE_USER') ?? 'default', password: env.CLICKHOUSE_PASSWORD ?? '', database }
+      ? { url, username: str(env, 'CLICKHOUSE_USER') ?? 'default', password: env.CLICKHOUSE_PASSWORD ?? '', database, cluster }
       : null,
     retentionDays: int(env, 'RETENTION_DAYS', 395, 1, 36500),
     flushIntervalMs: int(env, 'FLUSH_INTERVAL_MS', 1000, 10, 60_000),
@@ -95,5 +118,40 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     minClientsPerCell: int(env, 'MIN_CLIENTS_PER_CELL', 20, 1, 1_000_000),
     trustProxy: trust === 'true',
     logLevel,
+    spoolDir: abs(str(env, 'SPOOL_DIR')) ?? join(abs(dataDir)!, 'spool'),
+    spoolMaxBytes: int(env, 'SPOOL_MAX_BYTES', 512 * 1024 * 1024, 64 * 1024, 1024 ** 4),
+    recentBatches: int(env, 'RECENT_BATCHES', 200_000, 1, 10_000_000),
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000),
+    maxEventLoopDelayMs: int(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
+    maxHeapUsedBytes: int(env, 'MAX_HEAP_USED_BYTES', 0, 0, 1024 ** 4),
+    corsOrigins: corsOrigins(env),
   };
+}
+
+/**
+ * CORS_ORIGINS: comma-separated. `chrome-extension://<32 letters a-p>` for a Chromium extension id,
+ * `moz-extension://*` for Firefox (its add-on UUID is random per install, so it cannot be listed),
+ * or an http(s) origin such as a dashboard served elsewhere.
+ */
+function corsOrigins(env: Env): string[] {
+  const raw = str(env, 'CORS_ORIGINS');
+  if (!raw) return [];
+  return raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+    .map((o) => {
+      const ok =
+        /^chrome-extension:\/\/(?:[a-p]{32}|\*)$/.test(o) ||
+        /^moz-extension:\/\/(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\*)$/.test(o) ||
+        /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/.test(o) ||
+        /^https?:\/\/\[[0-9a-f:]+\](?::\d{1,5})?$/.test(o);
+      if (!ok) {
+        throw new ConfigError(
+          `CORS_ORIGINS: "${o}" is not an origin (chrome-extension://ID, moz-extension://UUID or moz-extension://*, http(s)://host[:port])`,
+        );
+      }
+      return o;
+    });
 }

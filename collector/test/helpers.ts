@@ -73,7 +73,7 @@ export function postBatch(app: FastifyInstance, body: unknown, opts: { gzip?: bo
 
 /** Rows of `handshakes` read through a separate client, as an operator would. */
 export async function storedRows(app: FastifyInstance, where = '1'): Promise<Record<string, unknown>[]> {
-  await app.writeBuffer.flush();
+  await app.ingest.flush();
   const rs = await app.store.query.query({ query: `SELECT * FROM handshakes WHERE ${where} ORDER BY ts`, format: 'JSONEachRow' });
   return rs.json<Record<string, unknown>>();
 }
@@ -84,3 +84,14 @@ export async function countRows(store: Store | FastifyInstance['store']): Promis
 }
 
 export { openStore };
+
+/** The value of one series in the exposition text (undefined when absent). */
+export function metricValue(text: string, series: string): number | undefined {
+  for (const line of text.split('\n')) {
+    if (line.startsWith('#')) continue;
+    const sp = line.lastIndexOf(' ');
+    if (line.slice(0, sp) === series) return Number(line.slice(sp + 1));
+  }
+  return undefined;
+}
+

@@ -31,7 +31,7 @@ describe('store', () => {
     try {
       const batch = makeBatch(makeRecords(250));
       expect((await postBatch(t.app, batch, { gzip: true })).statusCode).toBe(202);
-      expect(t.app.writeBuffer.size).toBe(250); // still buffered: the interval is a minute
+      expect(t.app.ingest.size).toBe(250); // still buffered: the interval is a minute
       await t.close();
       const store = openStore({ dataDir: t.dataDir, clickhouse: null });
       expect(await countRows(store)).toBe(250);
@@ -48,7 +48,7 @@ describe('store', () => {
     const t = await startApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100' });
     try {
       await postBatch(t.app, makeBatch(makeRecords(120)), { gzip: true });
-      await t.app.writeBuffer.flush();
+      await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(120);
     } finally {
       await t.close();
@@ -63,7 +63,7 @@ describe('store', () => {
       const full = await postBatch(t.app, makeBatch(makeRecords(1)));
       expect(full.statusCode).toBe(503);
       expect(Number(full.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-      await t.app.writeBuffer.flush();
+      await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(5);
       expect((await postBatch(t.app, makeBatch(makeRecords(1)))).statusCode).toBe(202);
     } finally {
@@ -78,7 +78,7 @@ describe('store', () => {
     try {
       for (const ip of ips) expect((await postBatch(t.app, makeBatch(makeRecords(3)), { ip, gzip: true })).statusCode).toBe(202);
       await t.app.inject({ url: '/v1/handshakes?from=203.0.113.77', remoteAddress: '203.0.113.77' });
-      await t.app.writeBuffer.flush();
+      await t.app.ingest.flush();
       // Every column of every row, as text.
       const rs = await t.app.store.query.query({ query: 'SELECT * FROM handshakes', format: 'JSONEachRow' });
       const stored = JSON.stringify(await rs.json());

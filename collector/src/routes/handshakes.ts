@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { HandshakeBatch } from '@tlsrum/shared';
+import { HandshakeBatch, MAX_RECORDS_PER_BATCH } from '@tlsrum/shared';
+import { normalizeBatchSites } from '../ingest/hostname';
+import { SpoolFullError } from '../ingest/pipeline';
 import { toRow } from '../ingest/to-row';
 import { httpError } from '../plugins/error-handler';
 import { ErrorResponse } from '../schemas/responses';
@@ -9,6 +11,10 @@ import { ErrorResponse } from '../schemas/responses';
 export const MAX_CLOCK_SKEW_MS = 24 * 3600_000;
 
 const handshakes: FastifyPluginAsyncTypebox = async (app) => {
+  const m = app.ingestMetrics;
+  const unavailable = (retryAfter: number) =>
+    httpError(503, 'the collector cannot take more records now; retry later', { 'retry-after': String(retryAfter) });
+
   app.post(
     '/v1/handshakes',
     {
@@ -20,31 +26,52 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           400: ErrorResponse,
           413: ErrorResponse,
           415: ErrorResponse,
+          429: ErrorResponse,
           503: ErrorResponse,
         },
       },
+      // Per client address; only when RATE_LIMIT_PER_MINUTE > 0 (plugins/rate-limit.ts registers the plugin).
+      config: { rateLimit: {} },
+      // Hostnames are normalised (lower case, IDNA) before the schema checks their form.
+      preValidation: async (request) => normalizeBatchSites(request.body, MAX_RECORDS_PER_BATCH),
     },
     async (request, reply) => {
       const batch = request.body;
+      const n = batch.records.length;
       const now = Date.now();
       batch.records.forEach((r, i) => {
         if (Math.abs(r.ts - now) > MAX_CLOCK_SKEW_MS) {
           throw httpError(400, `body/records/${i}/ts must be within 24 h of the collector's clock`);
         }
       });
-      if (app.recentBatches.has(batch.batchId)) {
-        return reply.status(202).send({ accepted: 0, duplicate: true });
-      }
-      if (!app.storeStatus.ready || !app.writeBuffer.accepts(batch.records.length)) {
-        const retryAfter = app.storeStatus.ready ? app.writeBuffer.retryAfterSeconds() : 5;
-        throw httpError(503, 'the collector cannot take more records now; retry later', { 'retry-after': String(retryAfter) });
-      }
-      // The IP is used for this lookup and goes no further.
+      const reject = (reason: 'not_ready' | 'spool_full' | 'spool_error', retryAfter: number) => {
+        request.rejectReason = reason;
+        m.recordsRejected.inc({ reason }, n);
+        return unavailable(retryAfter);
+      };
+      if (!app.storeStatus.ready) throw reject('not_ready', 5);
+      if (!app.ingest.isDuplicate(batch.batchId) && !app.ingest.accepts(n)) throw reject('spool_full', app.ingest.retryAfterSeconds());
+      // The IP is used for this lookup and goes no further: rows hold the country only.
       const country = app.countryOf(request.ip);
       const ctx = { batch, country, receivedAt: now, isRegisteredSite: app.sites.has };
-      app.writeBuffer.add(batch.batchId, batch.records.map((r) => toRow(r, ctx)));
-      app.recentBatches.add(batch.batchId);
-      return reply.status(202).send({ accepted: batch.records.length });
+      let rows = '';
+      for (const r of batch.records) rows += JSON.stringify(toRow(r, ctx)) + '\n';
+      let result;
+      try {
+        result = await app.ingest.submit(batch.batchId, rows, n);
+      } catch (err) {
+        if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());
+        request.log.error({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code } }, 'spool write failed');
+        throw reject('spool_error', 5);
+      }
+      if (result.status === 'duplicate') {
+        request.rejectReason = 'duplicate';
+        m.recordsRejected.inc({ reason: 'duplicate' }, n);
+        return reply.status(202).send({ accepted: 0, duplicate: true });
+      }
+      m.batchesAccepted.inc();
+      m.recordsAccepted.inc({}, n);
+      return reply.status(202).send({ accepted: n });
     },
   );
 };

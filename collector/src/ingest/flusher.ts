@@ -1,0 +1,146 @@
+/**
+ * Moves sealed spool segments into the store, oldest first, one insert per segment, and deletes a
+ * segment's file only after its insert succeeded. A failing store is retried with exponential backoff
+ * (250 ms doubling to 30 s) while ingest keeps appending to the spool.
+ *
+ * Each insert carries `insert_deduplication_token` = SHA-256 of the segment's batch ids; the table keeps
+ * the tokens of its last inserts (`non_replicated_deduplication_window`), so an insert that reached the
+ * store but whose success we never saw (crash, timeout) is dropped by the store when it is retried.
+ */
+import { createHash } from 'node:crypto';
+import { Spool, type SealedSegment, type SegmentContent } from './spool';
+
+export interface FlusherOptions {
+  insert: (content: SegmentContent, dedupToken: string) => Promise<void>;
+  /** Migrations done: nothing is inserted before. */
+  whenReady: Promise<void>;
+  onFlushed?: (segment: SealedSegment, content: SegmentContent, ms: number) => void | Promise<void>;
+  onError?: (err: unknown, attempt: number, retryInMs: number) => void;
+}
+
+export const MIN_BACKOFF_MS = 250;
+export const MAX_BACKOFF_MS = 30_000;
+
+export class Flusher {
+  private running: Promise<void> | null = null;
+  private failures = 0;
+  private retryAt = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private ready = false;
+  private stopped = false;
+
+  constructor(
+    private readonly spool: Spool,
+    private readonly opts: FlusherOptions,
+  ) {
+    spool.onSealed = () => this.wake();
+    void opts.whenReady.then(() => {
+      this.ready = true;
+      this.wake();
+    });
+  }
+
+  /** Consecutive failed inserts (0 when the store is healthy). */
+  get consecutiveFailures(): number {
+    return this.failures;
+  }
+
+  /** Seconds a client should wait before retrying while the spool is full. */
+  retryAfterSeconds(): number {
+    return Math.min(60, Math.max(1, Math.ceil((this.retryAt - Date.now()) / 1000)));
+  }
+
+  private backoffMs(): number {
+    return Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 10));
+  }
+
+  private wake(): void {
+    if (!this.ready || this.stopped || this.retryTimer || Date.now() < this.retryAt) return;
+    void this.run();
+  }
+
+  /** Inserts sealed segments until none is left or one fails. One run at a time. */
+  private run(): Promise<void> {
+    if (this.running) return this.running;
+    this.running = this.drainOnce().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async drainOnce(): Promise<void> {
+    for (let seg = this.spool.peek(); seg; seg = this.spool.peek()) {
+      const started = performance.now();
+      let content: SegmentContent;
+      try {
+        content = await Spool.read(seg);
+        await this.opts.insert(content, dedupToken(content.batchIds));
+        // If the delete fails the segment is inserted again later: the store drops the repeat.
+        await this.spool.remove(seg);
+      } catch (err) {
+        this.failures += 1;
+        const wait = this.backoffMs();
+        this.retryAt = Date.now() + wait;
+        this.opts.onError?.(err, this.failures, wait);
+        if (!this.stopped && !this.retryTimer) {
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = null;
+            this.wake();
+          }, wait);
+        }
+        return;
+      }
+      this.failures = 0;
+      this.retryAt = 0;
+      try {
+        await this.opts.onFlushed?.(seg, content, performance.now() - started);
+      } catch {
+        // Bookkeeping only (journal, metrics): the rows are stored.
+      }
+    }
+  }
+
+  /** Seals the active segment and tries to insert everything now, ignoring any backoff wait. */
+  async flushNow(): Promise<void> {
+    await this.opts.whenReady;
+    await this.spool.requestSeal();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.retryAt = 0;
+    await this.running;
+    await this.run();
+  }
+
+  /**
+   * Graceful shutdown: after the spool is closed, keeps inserting (with backoff) until the spool is
+   * empty or the deadline passes. What is left stays on disk and is replayed at the next start.
+   */
+  async drain(deadlineMs: number): Promise<void> {
+    const until = Date.now() + deadlineMs;
+    // A store that never became ready will not become ready now (its retries stop with the app):
+    // the spool stays on disk for the next start.
+    if (!this.ready) return this.stop();
+    while (this.spool.peek() && Date.now() < until) {
+      if (this.retryTimer) clearTimeout(this.retryTimer);
+      this.retryTimer = null;
+      const wait = Math.max(0, this.retryAt - Date.now());
+      if (wait > 0) await sleep(Math.min(wait, until - Date.now()));
+      if (Date.now() >= until) break;
+      await this.running;
+      await this.run();
+    }
+    this.stop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+}
+
+export function dedupToken(batchIds: string[]): string {
+  return createHash('sha256').update(batchIds.join(',')).digest('hex');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,39 @@
+/**
+ * Metrics: one registry per app (`app.registry`, for other plugins to add series), the collector's own
+ * series (`app.ingestMetrics`), response counting, and `GET /metrics` in the Prometheus text format.
+ */
+import type { FastifyInstance } from 'fastify';
+import { collectorMetrics, type CollectorMetrics, type RejectReason } from '../metrics/collector-metrics';
+import { PROMETHEUS_CONTENT_TYPE, Registry } from '../metrics/registry';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    registry: Registry;
+    ingestMetrics: CollectorMetrics;
+  }
+  interface FastifyRequest {
+    /** Why an ingest request was not stored, when the status alone does not say (503, duplicate). */
+    rejectReason?: RejectReason;
+  }
+}
+
+const STATUS_REASON: Record<number, RejectReason> = { 400: 'invalid', 413: 'too_large', 415: 'unsupported', 429: 'rate_limited', 503: 'pressure' };
+
+export function installMetrics(app: FastifyInstance): void {
+  const registry = new Registry();
+  const m = collectorMetrics(registry);
+  app.decorate('registry', registry);
+  app.decorate('ingestMetrics', m);
+  app.decorateRequest('rejectReason', undefined);
+
+  app.addHook('onResponse', async (request, reply) => {
+    m.responses.inc({ status: String(reply.statusCode) });
+    if (request.routeOptions.url !== '/v1/handshakes' || request.method !== 'POST') return;
+    const reason = request.rejectReason ?? STATUS_REASON[reply.statusCode];
+    if (reason) m.batchesRejected.inc({ reason });
+  });
+
+  app.get('/metrics', async (_request, reply) =>
+    reply.header('content-type', PROMETHEUS_CONTENT_TYPE).header('cache-control', 'no-store').send(registry.render()),
+  );
+}
