@@ -36,12 +36,13 @@ export class DelayQueue<T> {
 
   private schedule(): void {
     if (this.timer || this.items.length === 0) return;
-    const wait = Math.max(0, this.items[0]!.due - performance.now());
+    // Node truncates fractional delays: round up so that nothing is released early.
+    const wait = Math.max(0, Math.ceil(this.items[0]!.due - performance.now()));
     this.timer = setTimeout(() => {
       this.timer = null;
       const now = performance.now();
-      // Release everything due (setTimeout may fire up to ~1 ms late; never early by more than a tick).
-      while (this.items.length && this.items[0]!.due <= now + 0.5) {
+      // Release everything due (setTimeout may fire ~1 ms late, never early).
+      while (this.items.length && this.items[0]!.due <= now) {
         const { arrived, item } = this.items.shift()!;
         this.held.push(now - arrived);
         this.release(item);
@@ -49,6 +50,13 @@ export class DelayQueue<T> {
       this.schedule();
     }, wait);
   }
+}
+
+/** Calls fn no earlier than `ms` after `since` (performance.now() time base). */
+export function atLeastAfter(since: number, ms: number, fn: () => void): void {
+  const left = since + ms - performance.now();
+  if (left <= 0) return fn();
+  setTimeout(() => atLeastAfter(since, ms, fn), Math.ceil(left));
 }
 
 export function summarise(values: readonly number[]): { n: number; min: number; max: number; mean: number } {

@@ -6,7 +6,7 @@
  * One JSON line per connection goes to the log, with the delays actually applied.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { DelayQueue, summarise } from './delay-queue';
+import { atLeastAfter, DelayQueue, summarise } from './delay-queue';
 
 export interface SocksProxyOptions {
   profile: string;
@@ -150,8 +150,7 @@ function connectUpstream(
   upstream.once('connect', () => {
     upstreamLocalPort = upstream.localPort;
     // The TCP handshake is one round trip: the browser learns "connected" one RTT after asking.
-    const wait = Math.max(0, opts.rttMs - (performance.now() - t0));
-    setTimeout(() => {
+    atLeastAfter(t0, opts.rttMs, () => {
       connectHeldMs = performance.now() - t0;
       if (client.destroyed) return finish('client-gone');
       client.write(REPLY(0));
@@ -170,7 +169,7 @@ function connectUpstream(
         toClient.push(b);
       });
       upstream.on('end', () => toClient.push(null));
-    }, wait);
+    });
   });
   upstream.on('error', (e: NodeJS.ErrnoException) => {
     if (!upstreamLocalPort) return fail(5, `upstream: ${e.code ?? e.message}`, host, port);
