@@ -121,7 +121,7 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-ingest-'));
   try {
     const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-    const collector = await startTs('collector/src/server.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000' }, '/readyz', profile);
+    const collector = await startTs('collector/src/server.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' }, '/readyz', profile);
     const real = await measure(collector, nextBody, true);
     const exitCode = await stop(collector); // SIGTERM: drains everything acknowledged
     const store = openStore({ dataDir, clickhouse: null });
