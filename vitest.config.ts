@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['shared', 'collector'],
+    projects: ['shared', 'collector', 'extension'],
     reporters: ['default', './scripts/vitest-summary-reporter.ts'],
   },
 });

@@ -10,7 +10,11 @@ import type { RecentBatches } from './ingest/recent-batches';
 import { IngestPipeline } from './ingest/pipeline';
 import { SiteRegistry } from './ingest/site-registry';
 import { installErrorHandler } from './plugins/error-handler';
+import { installCors } from './plugins/cors';
 import { installMetrics } from './plugins/metrics';
+import { installRateLimit } from './plugins/rate-limit';
+import { installSecurityHeaders } from './plugins/security-headers';
+import { installUnderPressure } from './plugins/under-pressure';
 import { installRequestBody } from './plugins/request-body';
 import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
 import healthRoutes from './routes/health';
@@ -70,6 +74,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installErrorHandler(app);
   installRequestBody(app, config);
   installMetrics(app);
+  // Hardening (issue 8): headers, CORS, per-address rate limit, load shedding — before any route.
+  await installSecurityHeaders(app);
+  await installCors(app, config.corsOrigins);
+  await installRateLimit(app, config.rateLimitPerMinute);
+  await installUnderPressure(app, config);
 
   const ownsStore = !options.store;
   const store = options.store ?? openStore(config);

@@ -9,7 +9,8 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
-  clickhouse: { url: string; username: string; password: string; database: string } | null;
+  /** `cluster`: the ClickHouse cluster name (CLICKHOUSE_CLUSTER); tables then live ON CLUSTER (docs/cluster.md). */
+  clickhouse: { url: string; username: string; password: string; database: string; cluster: string | null } | null;
   retentionDays: number;
   flushIntervalMs: number;
   flushMaxRows: number;
@@ -88,6 +89,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
     throw new ConfigError(`CLICKHOUSE_DATABASE must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got "${database}"`);
   }
+  const cluster = str(env, 'CLICKHOUSE_CLUSTER');
+  if (cluster && !url) throw new ConfigError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL (a cluster is a set of servers, not the embedded store)');
+  if (cluster && !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(cluster)) {
+    throw new ConfigError(`CLICKHOUSE_CLUSTER must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got "${cluster}"`);
+  }
   const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
   const adminToken = str(env, 'ADMIN_TOKEN');
@@ -104,7 +110,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     port: int(env, 'PORT', 8787, 0, 65535),
     dataDir: abs(dataDir)!,
     clickhouse: url
-      ? { url, username: str(env, 'CLICKHOUSE_USER') ?? 'default', password: env.CLICKHOUSE_PASSWORD ?? '', database }
+      ? { url, username: str(env, 'CLICKHOUSE_USER') ?? 'default', password: env.CLICKHOUSE_PASSWORD ?? '', database, cluster }
       : null,
     retentionDays: int(env, 'RETENTION_DAYS', 395, 1, 36500),
     flushIntervalMs: int(env, 'FLUSH_INTERVAL_MS', 1000, 10, 60_000),

@@ -6,9 +6,28 @@ describe('loadConfig', () => {
     const c = loadConfig({}, '/srv/tlsrum');
     expect(c).toMatchObject({ host: '127.0.0.1', port: 8787, dataDir: '/srv/tlsrum/data', clickhouse: null, flushMaxRows: 10_000, flushIntervalMs: 1000, bodyLimitBytes: 262_144, inflatedLimitBytes: 1_048_576, minClientsPerCell: 20 });
   });
+  it('has the documented hardening defaults', () => {
+    const c = loadConfig({}, '/srv/tlsrum');
+    expect(c).toMatchObject({
+      spoolDir: '/srv/tlsrum/data/spool',
+      spoolMaxBytes: 512 * 1024 * 1024,
+      recentBatches: 200_000,
+      shutdownDrainMs: 10_000,
+      rateLimitPerMinute: 600,
+      maxEventLoopDelayMs: 1000,
+      maxHeapUsedBytes: 0,
+      corsOrigins: [],
+    });
+    expect(loadConfig({ DATA_DIR: '/d', SPOOL_DIR: 'sp' }, '/w').spoolDir).toBe('/w/sp');
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0', MAX_EVENT_LOOP_DELAY_MS: '0' })).toMatchObject({ rateLimitPerMinute: 0, maxEventLoopDelayMs: 0 });
+  });
+  it('reads CORS origins: Chromium extension ids, any Firefox extension, web origins', () => {
+    const c = loadConfig({ CORS_ORIGINS: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop, moz-extension://*,https://dash.example.net:8443' });
+    expect(c.corsOrigins).toEqual(['chrome-extension://abcdefghijklmnopabcdefghijklmnop', 'moz-extension://*', 'https://dash.example.net:8443']);
+  });
   it('reads a ClickHouse server configuration', () => {
     const c = loadConfig({ CLICKHOUSE_URL: 'https://ch.internal:8443', CLICKHOUSE_USER: 'ingest', CLICKHOUSE_PASSWORD: 's', CLICKHOUSE_DATABASE: 'rum' });
-    expect(c.clickhouse).toEqual({ url: 'https://ch.internal:8443', username: 'ingest', password: 's', database: 'rum' });
+    expect(c.clickhouse).toEqual({ url: 'https://ch.internal:8443', username: 'ingest', password: 's', database: 'rum', cluster: null });
   });
   it.each([
     [{ PORT: 'eighty' }, /PORT must be a whole number/],
@@ -20,6 +39,11 @@ describe('loadConfig', () => {
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16/],
     [{ TRUST_PROXY: 'yes' }, /TRUST_PROXY must be true or false/],
     [{ BODY_LIMIT_BYTES: '2000000', INFLATED_LIMIT_BYTES: '1000000' }, /INFLATED_LIMIT_BYTES must be at least/],
+    [{ CORS_ORIGINS: '*' }, /CORS_ORIGINS: "\*" is not an origin/],
+    [{ CORS_ORIGINS: 'https://example.com/path' }, /CORS_ORIGINS/],
+    [{ CORS_ORIGINS: 'chrome-extension://short' }, /CORS_ORIGINS/],
+    [{ SPOOL_MAX_BYTES: '10' }, /SPOOL_MAX_BYTES must be between/],
+    [{ RATE_LIMIT_PER_MINUTE: '-1' }, /RATE_LIMIT_PER_MINUTE must be a whole number/],
   ])('refuses %o with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -63,6 +63,18 @@ describe('POST /v1/handshakes', () => {
     expect(JSON.stringify(rows)).not.toMatch(/secret|198\.51\.100\.9/);
   });
 
+  it('normalises hostnames (case, trailing dot, IDNA) before the registered-site check', async () => {
+    await t.app.sites.register('xn--bcher-kva.example');
+    const batch = makeBatch([
+      ...makeRecords(1, { site: 'WWW.Example.COM.' }),
+      ...makeRecords(1, { site: 'Bücher.example' }),
+      ...makeRecords(1, { site: 'ｗｗｗ.example.com' }),
+    ]);
+    expect((await postBatch(t.app, batch)).statusCode).toBe(202);
+    const rows = await storedRows(t.app, `batchId = '${batch.batchId}'`);
+    expect(rows.map((r) => r.site).sort()).toEqual(['www.example.com', 'www.example.com', 'xn--bcher-kva.example']);
+  });
+
   it('nulls the hostname of a site that is not registered', async () => {
     const batch = makeBatch(makeRecords(1, { site: 'unregistered.example.org' }));
     expect((await postBatch(t.app, batch)).statusCode).toBe(202);
@@ -94,7 +106,8 @@ describe('POST /v1/handshakes refuses bad input with the right status', () => {
     ['a negative phase', withRecord({ dns: -1 }), 'body/records/0/dns'],
     ['a phase given as a string', withRecord({ ttfb: '12' }), 'body/records/0/ttfb'],
     ['an unknown protocol', withRecord({ protocol: 'spdy/3' }), 'body/records/0/protocol'],
-    ['an upper-case hostname', withRecord({ site: 'WWW.EXAMPLE.COM' }), 'body/records/0/site'],
+    ['a hostname with a query', withRecord({ site: 'www.example.com?q=1' }), 'body/records/0/site'],
+    ['an IP address as hostname', withRecord({ site: '192.0.2.1' }), 'body/records/0/site'],
     ['a hostname with a path', withRecord({ site: 'example.com/a' }), 'body/records/0/site'],
     ['a too long client token', withRecord({ clientToken: 'x'.repeat(65) }), 'body/records/0/clientToken'],
     ['a fractional browser version', withRecord({ browserMajor: 1.5 }), 'body/records/0/browserMajor'],

@@ -10,6 +10,15 @@ export const PHASE_RESOLUTION_MS = 0.1;
 export const MIN_TS = 1_577_836_800_000;
 export const MAX_TS = 4_102_444_800_000;
 
+/** Lower-case LDH hostname (IDNA A-labels), no trailing dot, no port. */
+export const HOSTNAME_PATTERN =
+  '^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
+const HOSTNAME_RE = new RegExp(HOSTNAME_PATTERN);
+/** True for a hostname the schema accepts as `site` (at most 253 characters). */
+export function isValidHostname(host: string): boolean {
+  return host.length >= 1 && host.length <= 253 && HOSTNAME_RE.test(host);
+}
+
 export const ENTRY_TYPES = ['navigation', 'resource'] as const;
 export const PROTOCOLS = ['http/1.1', 'h2', 'h3', 'other'] as const;
 export const TRANSPORTS = ['tcp', 'quic'] as const;

@@ -1,3 +1,4 @@
 export * from './constants';
 export * from './schema';
+export * from './hostname';
 export * from './classify/index';

@@ -7,6 +7,9 @@
  * bounded. Field-by-field documentation lives in shared/README.md.
  */
 import { Type, type Static, type TEnum } from 'typebox';
+// Re-exported for modules that read it from the schema (hostname.ts); defined in constants.ts so the
+// extension can use it without TypeBox.
+export { HOSTNAME_PATTERN } from './constants';
 import {
   BROWSERS,
   EFFECTIVE_TYPES,
@@ -23,15 +26,14 @@ import {
   TLS_VERSIONS,
   TRANSPORTS,
   EVIDENCE_SOURCES,
+  HOSTNAME_PATTERN,
 } from './constants';
+
 
 /** A closed set of strings, from the `as const` arrays in constants.ts. */
 const oneOf = <T extends readonly string[]>(values: T, description: string): TEnum<[...T]> =>
   Type.Enum<[...T]>([...values], { description });
 
-/** Lower-case LDH hostname (IDNA A-labels), no trailing dot, no port. */
-export const HOSTNAME_PATTERN =
-  '^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
 export const Hostname = Type.String({ minLength: 1, maxLength: 253, pattern: HOSTNAME_PATTERN });
 
 /** A phase duration in milliseconds (0.1 ms resolution: senders and the collector round to it). */

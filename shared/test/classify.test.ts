@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyHandshake, connectionKind, measurePhases, type ConnectionTiming } from '../src/index';
+import { classifyHandshake, connectionKind, measurePhases, MIN_RTT_ESTIMATE_MS, parseTlsServerTiming, tlsFromServerTiming, type ConnectionTiming } from '../src/index';
 
 /** A timing entry for a new connection on a path with the given RTT and TLS round trips. */
 function entry(rtt: number, tlsRounds: number, overrides: Partial<ConnectionTiming> = {}): ConnectionTiming {
@@ -88,5 +88,40 @@ describe('classifyHandshake with security information', () => {
   it('Server-Timing from the site is the source of truth for version and resumption', () => {
     const c = classifyHandshake({ timing: entry(80, 2), security: { source: 'server-timing', tlsVersion: '1.3', resumed: true } });
     expect(c).toMatchObject({ tlsVersion: '1.3', tlsVersionSource: 'server-timing', resumed: true, resumedSource: 'server-timing' });
+  });
+});
+
+describe('connectionKind: reuse versus sub-resolution phases', () => {
+  it('a new loopback connection whose phases round to 0 ms (Firefox) is new, not reused', () => {
+    const t = entry(50, 1, { fetchStart: 5, domainLookupStart: 5, domainLookupEnd: 7, connectStart: 7, secureConnectionStart: 7, connectEnd: 7, requestStart: 7, responseStart: 9 });
+    expect(connectionKind(t)).toBe('new');
+    expect(classifyHandshake({ timing: t })).toMatchObject({ handshakeClass: 'unknown', unknownReason: 'rtt-too-small' });
+  });
+  it('pooled onto an open connection after a DNS lookup (no TLS start) is reused', () => {
+    const t = entry(50, 1, { fetchStart: 5, domainLookupStart: 5, domainLookupEnd: 9, connectStart: 9, secureConnectionStart: 0, connectEnd: 9 });
+    expect(connectionKind(t)).toBe('reused');
+  });
+});
+
+describe('minimum RTT estimate', () => {
+  it(`a TCP connect under ${MIN_RTT_ESTIMATE_MS} ms is not divided by`, () => {
+    expect(classifyHandshake({ timing: entry(MIN_RTT_ESTIMATE_MS - 1, 2) })).toMatchObject({ handshakeClass: 'unknown', unknownReason: 'rtt-too-small', tlsRoundTrips: null });
+    expect(classifyHandshake({ timing: entry(MIN_RTT_ESTIMATE_MS, 2) })).toMatchObject({ handshakeClass: 'full-2rtt' });
+  });
+});
+
+describe('Server-Timing tls metric', () => {
+  it('reads nginx $ssl_protocol $ssl_session_reused', () => {
+    expect(parseTlsServerTiming('TLSv1.3 r')).toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: true });
+    expect(parseTlsServerTiming('TLSv1.2 .')).toEqual({ source: 'server-timing', tlsVersion: '1.2', resumed: false });
+    expect(parseTlsServerTiming('TLSv1.3')).toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: null });
+  });
+  it('ignores what it does not know', () => {
+    expect(parseTlsServerTiming('TLSv1.1 r')).toEqual({ source: 'server-timing', tlsVersion: null, resumed: true });
+    expect(parseTlsServerTiming('whatever')).toBeNull();
+    expect(parseTlsServerTiming('')).toBeNull();
+    expect(parseTlsServerTiming(undefined)).toBeNull();
+    expect(tlsFromServerTiming([{ name: 'db', description: 'TLSv1.3 r' }])).toBeNull();
+    expect(tlsFromServerTiming([{ name: 'tls', description: 'TLSv1.2 r' }])).toMatchObject({ tlsVersion: '1.2', resumed: true });
   });
 });

@@ -9,7 +9,7 @@ import { createGunzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { httpError } from './error-handler';
 
-export function installRequestBody(app: FastifyInstance, limits: { bodyLimitBytes: number }): void {
+export function installRequestBody(app: FastifyInstance, limits: { bodyLimitBytes: number; inflatedLimitBytes: number }): void {
   // Only JSON is ever accepted; Fastify answers 415 for any other content type.
   app.removeContentTypeParser('text/plain');
 
@@ -28,7 +28,15 @@ export function installRequestBody(app: FastifyInstance, limits: { bodyLimitByte
     const gunzip = createGunzip();
     counted.on('error', (err) => gunzip.destroy(err));
     gunzip.on('error', () => counted.unpipe(gunzip));
-    const inflated = counted.pipe(gunzip) as Readable & { receivedEncodedLength?: number };
+    // The inflated bytes are capped here too, not only by Fastify's bodyLimit: the stream errors at the
+    // limit and the gunzip is destroyed, so a gzip bomb stops inflating within one chunk of the limit.
+    const capped = byteCap(limits.inflatedLimitBytes);
+    gunzip.on('error', (err) => capped.destroy(err));
+    capped.on('error', () => {
+      gunzip.destroy();
+      counted.destroy();
+    });
+    const inflated = counted.pipe(gunzip).pipe(capped) as Readable & { receivedEncodedLength?: number };
     // Fastify compares receivedEncodedLength with Content-Length: it must describe the bytes sent.
     counted.on('data', (chunk: Buffer) => {
       inflated.receivedEncodedLength = (inflated.receivedEncodedLength ?? 0) + chunk.length;

@@ -34,9 +34,9 @@ export function prepareStore(
   };
   const attempt = async () => {
     try {
-      const applied = await migrate(store.ingest);
+      const applied = await migrate(store.ingest, undefined, store.cluster);
       if (applied.length) log.info({ applied }, 'migrations applied');
-      if (await applyRetention(store.ingest, config.retentionDays)) log.info({ days: config.retentionDays }, 'retention set');
+      if (await applyRetention(store.ingest, config.retentionDays, store.cluster)) log.info({ days: config.retentionDays }, 'retention set');
       status.ready = true;
       resolveReady();
     } catch (err) {

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { HandshakeBatch } from '@tlsrum/shared';
+import { HandshakeBatch, MAX_RECORDS_PER_BATCH } from '@tlsrum/shared';
+import { normalizeBatchSites } from '../ingest/hostname';
 import { SpoolFullError } from '../ingest/pipeline';
 import { toRow } from '../ingest/to-row';
 import { httpError } from '../plugins/error-handler';
@@ -29,6 +30,10 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           503: ErrorResponse,
         },
       },
+      // Per client address; only when RATE_LIMIT_PER_MINUTE > 0 (plugins/rate-limit.ts registers the plugin).
+      config: { rateLimit: {} },
+      // Hostnames are normalised (lower case, IDNA) before the schema checks their form.
+      preValidation: async (request) => normalizeBatchSites(request.body, MAX_RECORDS_PER_BATCH),
     },
     async (request, reply) => {
       const batch = request.body;

@@ -7,11 +7,14 @@ import { mkdirSync } from 'node:fs';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import { createChdbConnection } from 'chdb/connection';
 import type { Config } from '../config';
+import type { ClusterLayout } from './cluster';
 
 export interface Store {
   ingest: ClickHouseClient;
   query: ClickHouseClient;
   kind: 'embedded' | 'server';
+  /** Set when the tables live on a ClickHouse cluster (Distributed `handshakes` over `handshakes_local`). */
+  cluster: ClusterLayout | null;
   /** Database holding the tables (server); the embedded engine uses its default database. */
   database: string;
   close(): Promise<void>;
@@ -28,12 +31,22 @@ export const SESSION_SETTINGS: ClickHouseSettings = {
 
 export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'>): Store {
   if (config.clickhouse) {
-    const { url, username, password, database } = config.clickhouse;
-    const make = () =>
-      createClient({ url, username, password, database, clickhouse_settings: SESSION_SETTINGS, application: 'tlsrum-collector' });
+    const { url, username, password, database, cluster } = config.clickhouse;
+    // On a cluster an insert into the Distributed table returns only once every shard has its rows, so
+    // an insert that succeeded is stored (not queued on one node) and a retried one is deduplicated
+    // by the shards' own replicated deduplication.
+    const settings: ClickHouseSettings = cluster ? { ...SESSION_SETTINGS, insert_distributed_sync: 1 } : SESSION_SETTINGS;
+    const make = () => createClient({ url, username, password, database, clickhouse_settings: settings, application: 'tlsrum-collector' });
     const ingest = make();
     const query = make();
-    return { ingest, query, kind: 'server', database, close: () => closeBoth(ingest, query) };
+    return {
+      ingest,
+      query,
+      kind: 'server',
+      database,
+      cluster: cluster ? { cluster, database } : null,
+      close: () => closeBoth(ingest, query),
+    };
   }
   mkdirSync(config.dataDir, { recursive: true });
   // createChdbConnection's return type is not the client's declared `connection` type (platform notes).
@@ -44,7 +57,7 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'>): Store
     });
   const ingest = make();
   const query = make();
-  return { ingest, query, kind: 'embedded', database: 'default', close: () => closeBoth(ingest, query) };
+  return { ingest, query, kind: 'embedded', database: 'default', cluster: null, close: () => closeBoth(ingest, query) };
 }
 
 async function closeBoth(a: ClickHouseClient, b: ClickHouseClient): Promise<void> {

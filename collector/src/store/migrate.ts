@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '@clickhouse/client';
+import { clusterMigrations, schemaMigrationsDdl, type ClusterLayout } from './cluster';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -37,9 +38,16 @@ export function splitStatements(sql: string): string[] {
     .filter(Boolean);
 }
 
-export async function migrate(client: ClickHouseClient, migrations = loadMigrations()): Promise<number[]> {
+/**
+ * Applies what is not yet applied. With a cluster layout, the same migrations are translated to
+ * ON CLUSTER DDL (store/cluster.ts) and the migration log itself is replicated to every node.
+ */
+export async function migrate(client: ClickHouseClient, migrations = loadMigrations(), cluster: ClusterLayout | null = null): Promise<number[]> {
+  if (cluster) migrations = clusterMigrations(migrations, cluster);
   await client.command({
-    query: `CREATE TABLE IF NOT EXISTS schema_migrations
+    query: cluster
+      ? schemaMigrationsDdl(cluster)
+      : `CREATE TABLE IF NOT EXISTS schema_migrations
             (version UInt32, name String, appliedAt DateTime('UTC') DEFAULT now())
             ENGINE = ReplacingMergeTree ORDER BY version`,
   });
@@ -59,11 +67,12 @@ export async function migrate(client: ClickHouseClient, migrations = loadMigrati
 }
 
 /** Keeps the handshakes table's TTL equal to the configured retention without rewriting old parts. */
-export async function applyRetention(client: ClickHouseClient, days: number): Promise<boolean> {
+export async function applyRetention(client: ClickHouseClient, days: number, cluster: ClusterLayout | null = null): Promise<boolean> {
   if (!Number.isInteger(days) || days < 1) throw new RangeError(`retention must be a positive whole number of days, got ${days}`);
   const rows = await (
     await client.query({
-      query: "SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = 'handshakes'",
+      query: "SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = {table:String}",
+      query_params: { table: cluster ? 'handshakes_local' : 'handshakes' },
       format: 'JSONEachRow',
     })
   ).json<{ q: string }>();
@@ -71,7 +80,7 @@ export async function applyRetention(client: ClickHouseClient, days: number): Pr
   if (rows[0]?.q.includes(wanted)) return false;
   await client.command({
     // DDL takes no bound parameters; `days` is a validated integer from the configuration, not input.
-    query: `ALTER TABLE handshakes MODIFY ${wanted}`,
+    query: cluster ? `ALTER TABLE ${cluster.database}.handshakes_local ON CLUSTER ${cluster.cluster} MODIFY ${wanted}` : `ALTER TABLE handshakes MODIFY ${wanted}`,
     clickhouse_settings: { materialize_ttl_after_modify: 0 },
   });
   return true;

@@ -56,10 +56,11 @@ export interface Classification {
 export type UnknownReason = 'rtt-too-small' | 'more-than-two-round-trips' | 'less-than-half-round-trip';
 
 /**
- * Below this TCP connect time the round-trip estimate is dominated by scheduling and crypto CPU time,
- * so round trips cannot be counted (loopback, same-host proxies).
+ * Below this TCP connect time the round-trip estimate is dominated by scheduling, the server's crypto
+ * CPU time (≈ 1–3 ms for a full handshake) and, in Firefox, whole-millisecond timings: dividing by it
+ * counts noise (loopback, same-host proxies, a CDN edge a few km away). Such paths are `unknown`.
  */
-export const MIN_RTT_ESTIMATE_MS = 2;
+export const MIN_RTT_ESTIMATE_MS = 10;
 /** Conservative session ticket lifetime: nginx's default ssl_session_timeout is 5 min, many CDNs use hours. */
 export const DEFAULT_TICKET_LIFETIME_MS = 5 * 60_000;
 /** Round-trip count boundaries: half way between whole round trips, tolerant of server CPU time. */

@@ -1,2 +1,3 @@
 export * from './timing';
 export * from './classify';
+export * from './server-timing';

@@ -22,17 +22,28 @@ export interface ConnectionTiming {
 
 /**
  * - `new`: this fetch opened a new TLS connection: a handshake we can measure.
- * - `reused`: an existing connection carried it (connectStart == connectEnd, the spec sets both to
- *   domainLookupEnd / fetchStart). Not a handshake.
+ * - `reused`: no connection was set up for this fetch. Either an existing connection carried it
+ *   (connectStart == connectEnd == fetchStart: the spec sets the connection fields to fetchStart), or the
+ *   browser pooled it onto an open HTTP/2 or HTTP/3 connection after a DNS lookup (connectStart ==
+ *   connectEnd == domainLookupEnd, and no TLS start of its own). Not a handshake.
  * - `opaque`: cross-origin without Timing-Allow-Origin: every connection field is 0. Counted, not measured.
  * - `insecure`: a new connection without TLS (secureConnectionStart == 0): out of scope.
  * - `invalid`: fields out of order (clock or browser bug); never turned into a record.
+ *
+ * connectStart == connectEnd alone does not mean reuse: Firefox reports whole milliseconds, so a new
+ * loopback connection can show connectStart == secureConnectionStart == connectEnd. When that instant
+ * differs from fetchStart and a TLS start is reported, it is a new connection with phases below the
+ * clock's resolution.
  */
 export type ConnectionKind = 'new' | 'reused' | 'opaque' | 'insecure' | 'invalid';
 
 export function connectionKind(t: ConnectionTiming): ConnectionKind {
   if (t.connectStart === 0 && t.connectEnd === 0 && t.requestStart === 0 && t.responseStart === 0) return 'opaque';
-  if (t.connectEnd === t.connectStart) return 'reused';
+  if (t.connectEnd === t.connectStart) {
+    if (t.connectStart === t.fetchStart) return 'reused';
+    // Pooled after DNS: the connection fields collapse onto domainLookupEnd and no TLS started.
+    if (t.secureConnectionStart === 0 || t.secureConnectionStart < t.connectStart) return 'reused';
+  }
   if (t.secureConnectionStart === 0) return 'insecure';
   const ordered =
     t.domainLookupStart <= t.domainLookupEnd &&

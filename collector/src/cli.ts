@@ -1,0 +1,65 @@
+/**
+ * Operator commands: `pnpm collector <command>` (from the repository root).
+ *
+ *   migrate                          apply pending migrations to the configured store (DATA_DIR or CLICKHOUSE_URL)
+ *   migrate --print                  print the single-node DDL instead of applying it
+ *   migrate --cluster NAME --print   print the ON CLUSTER DDL (Replicated local tables + Distributed tables)
+ *   migrate --cluster NAME           apply that DDL through CLICKHOUSE_URL (any node of the cluster)
+ *   options: --database DB (default CLICKHOUSE_DATABASE or tlsrum), --out FILE (write instead of stdout)
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from './config';
+import { clusterStatements, printClusterScript, type ClusterLayout } from './store/cluster';
+import { openStore } from './store/clients';
+import { loadMigrations, migrate } from './store/migrate';
+
+const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]`;
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      cluster: { type: 'string' },
+      database: { type: 'string' },
+      print: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help || positionals[0] !== 'migrate' || positionals.length > 1) {
+    out(`${USAGE}\n`);
+    return values.help ? 0 : 2;
+  }
+  const migrations = loadMigrations();
+  const database = values.database ?? env.CLICKHOUSE_DATABASE ?? 'tlsrum';
+  const layout: ClusterLayout | null = values.cluster ? { cluster: values.cluster, database } : null;
+  const emit = (text: string) => (values.out ? writeFileSync(values.out, text) : out(text));
+
+  if (values.print) {
+    if (layout) emit(printClusterScript(migrations, layout));
+    else emit(migrations.flatMap((m) => [`-- ${String(m.version).padStart(4, '0')}_${m.name}`, ...m.statements.map((s) => `${s};\n`)]).join('\n'));
+    return 0;
+  }
+  if (layout) clusterStatements(migrations, layout); // fail on an untranslatable migration before connecting
+  const config = loadConfig({ ...env, ...(layout ? { CLICKHOUSE_CLUSTER: layout.cluster, CLICKHOUSE_DATABASE: database } : {}) });
+  const store = openStore(config);
+  try {
+    const applied = await migrate(store.ingest, migrations, store.cluster);
+    out(applied.length ? `applied migrations ${applied.join(', ')}\n` : 'schema up to date\n');
+  } finally {
+    await store.close();
+  }
+  return 0;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: Error) => {
+      process.stderr.write(`${err instanceof ConfigError || err.name === 'ClusterDdlError' || err.name === 'TypeError' ? err.message : err.stack}\n`);
+      process.exit(1);
+    },
+  );
+}

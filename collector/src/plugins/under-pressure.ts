@@ -1,0 +1,31 @@
+/**
+ * Load shedding (@fastify/under-pressure): when the event loop lags more than MAX_EVENT_LOOP_DELAY_MS
+ * or the V8 heap exceeds MAX_HEAP_USED_BYTES, requests are answered 503 + Retry-After instead of
+ * queueing up until everything times out. Health, readiness and metrics are always answered, so the
+ * operator can see why. Each limit is off at 0.
+ */
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance } from 'fastify';
+import { httpError } from './error-handler';
+
+const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics']);
+export const PRESSURE_RETRY_AFTER_S = 10;
+
+export async function installUnderPressure(
+  app: FastifyInstance,
+  limits: { maxEventLoopDelayMs: number; maxHeapUsedBytes: number },
+): Promise<void> {
+  if (limits.maxEventLoopDelayMs <= 0 && limits.maxHeapUsedBytes <= 0) return;
+  const shed = app.registry.counter('tlsrum_pressure_rejections_total', 'Requests answered 503 under memory or event-loop pressure.', ['type']);
+  await app.register(underPressure, {
+    maxEventLoopDelay: limits.maxEventLoopDelayMs,
+    maxHeapUsedBytes: limits.maxHeapUsedBytes,
+    retryAfter: PRESSURE_RETRY_AFTER_S,
+    pressureHandler: async (request, _reply, type) => {
+      if (ALWAYS_ANSWERED.has(request.routeOptions.url ?? '')) return;
+      shed.inc({ type: String(type) });
+      request.rejectReason = 'pressure';
+      throw httpError(503, 'the collector is overloaded; retry later', { 'retry-after': String(PRESSURE_RETRY_AFTER_S) });
+    },
+  });
+}

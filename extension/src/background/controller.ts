@@ -1,0 +1,264 @@
+/**
+ * The background's state machine: settings, measurements → records → outbox, alarms and content
+ * script registration. `index.ts` wires it to the browser's events.
+ */
+import type { HandshakeRecord } from '@tlsrum/shared';
+import { isValidHostname } from '@tlsrum/shared/constants';
+import { DEFAULT_TICKET_LIFETIME_MS } from '@tlsrum/shared/classify';
+import type { FieldPercentiles, Measurement, Message, NetworkHints, PageCounts, Replies, State } from '../messages';
+import { api, VERSION } from '../lib/browser';
+import { currentClientToken } from '../lib/client-token';
+import { AGENT_NAME, FETCH_TIMEOUT_MS, FLUSH_PERIOD_MINUTES, MAX_HISTORY_HOSTS, MAX_RECENT, PAUSE_MS } from '../lib/constants';
+import { detectEnvironment, type Environment } from '../lib/environment';
+import { Outbox } from '../lib/outbox';
+import { buildRecord } from '../lib/record';
+import { isCollecting, isPaused, loadSettings, normaliseCollectorUrl, normaliseHost, saveSettings, type Settings } from '../lib/settings';
+import { Mutex, readKey, type KeyValueArea } from '../lib/storage';
+import { syncContentScript } from './content-scripts';
+import type { SecurityInfoCache } from './firefox-security';
+import { RegisteredSites } from './sites';
+
+type Counts = PageCounts & { measured: number };
+type Recent = State['recent'];
+
+export const ALARM_FLUSH = 'flush';
+export const ALARM_RETRY = 'retry';
+export const ALARM_RESUME = 'resume';
+
+export class Controller {
+  readonly outbox: Outbox;
+  private readonly sites: RegisteredSites;
+  private readonly mutex = new Mutex();
+  private env: Environment | null = null;
+
+  constructor(
+    private readonly area: KeyValueArea,
+    private readonly securityInfo: SecurityInfoCache | null,
+  ) {
+    this.sites = new RegisteredSites(area);
+    this.outbox = new Outbox({
+      area,
+      agent: { name: AGENT_NAME, version: VERSION },
+      collectorUrl: async () => (await loadSettings(area)).collectorUrl,
+      onRetryScheduled: (when) => void api.alarms.create(ALARM_RETRY, { when: Math.max(when, Date.now() + 1_000) }),
+    });
+  }
+
+  settings(): Promise<Settings> {
+    return loadSettings(this.area);
+  }
+
+  async collecting(): Promise<boolean> {
+    return isCollecting(await this.settings());
+  }
+
+  /** Brings registrations and alarms in line with the settings (at start-up and after every change). */
+  async sync(): Promise<void> {
+    const s = await this.settings();
+    await syncContentScript(s);
+    if (s.optedIn) {
+      if (!(await api.alarms.get(ALARM_FLUSH))) await api.alarms.create(ALARM_FLUSH, { periodInMinutes: FLUSH_PERIOD_MINUTES });
+      if (isPaused(s)) await api.alarms.create(ALARM_RESUME, { when: s.pausedUntil });
+    } else {
+      await api.alarms.clearAll();
+    }
+  }
+
+  async onAlarm(name: string): Promise<void> {
+    if (name === ALARM_RESUME) await this.sync();
+    if ((name === ALARM_FLUSH || name === ALARM_RETRY) && (await this.settings()).optedIn) await this.outbox.flush();
+  }
+
+  async handle(message: Message, sender: chrome.runtime.MessageSender): Promise<Replies[Message['type']]> {
+    // Only our own extension pages may change settings or read the queue; content scripts only report.
+    const fromPage = typeof sender.url === 'string' && sender.url.startsWith(api.runtime.getURL(''));
+    if (message.type === 'measurements') return this.onMeasurements(message.measurements, message.counts, message.network, sender);
+    if (!fromPage) throw new Error(`message ${message.type} is not accepted from ${sender.url ?? 'unknown'}`);
+    switch (message.type) {
+      case 'get-state':
+        return this.state();
+      case 'set-opt-in':
+        return this.setOptIn(message.optedIn);
+      case 'pause':
+        return this.update((s) => ({ ...s, pausedUntil: Date.now() + Math.min(Math.max(message.minutes, 1) * 60_000, 24 * PAUSE_MS) }));
+      case 'resume':
+        return this.update((s) => ({ ...s, pausedUntil: 0 }));
+      case 'set-excluded': {
+        const host = normaliseHost(message.host);
+        if (!host) throw new Error(`not a hostname: "${message.host}"`);
+        return this.update((s) => ({
+          ...s,
+          excludedHosts: message.excluded ? [...new Set([...s.excludedHosts, host])].sort() : s.excludedHosts.filter((h) => h !== host),
+        }));
+      }
+      case 'set-collector': {
+        const url = normaliseCollectorUrl(message.url);
+        return this.update((s) => ({ ...s, collectorUrl: url }));
+      }
+      case 'flush': {
+        const r = await this.outbox.flush({ force: true });
+        return { sent: r.sent, ok: r.ok, error: r.error };
+      }
+      case 'get-field':
+        return this.field();
+    }
+  }
+
+  private async setOptIn(optedIn: boolean): Promise<State> {
+    const state = await this.update((s) => ({ ...s, optedIn, optedInAt: optedIn ? Date.now() : null, pausedUntil: 0 }));
+    if (optedIn) {
+      void this.sites.get(state.settings.collectorUrl, { refresh: true }).catch(() => undefined);
+    } else {
+      // Consent withdrawn: nothing that waits is sent.
+      await this.outbox.clear();
+      await this.area.set({ recent: [], history: {} });
+    }
+    return this.state();
+  }
+
+  private async update(change: (s: Settings) => Settings): Promise<State> {
+    await this.mutex.run(async () => saveSettings(this.area, change(await this.settings())));
+    await this.sync();
+    return this.state();
+  }
+
+  async state(): Promise<State> {
+    const [settings, q, counts, recent] = await Promise.all([
+      this.settings(),
+      this.outbox.state(),
+      readKey<Counts>(this.area, 'counts', { opaque: 0, reused: 0, skipped: 0, measured: 0 }),
+      readKey<Recent>(this.area, 'recent', []),
+    ]);
+    return {
+      settings,
+      paused: isPaused(settings),
+      queue: {
+        records: [...(q.pending?.records ?? []), ...q.records],
+        pending: q.pending ? { batchId: q.pending.batchId, records: q.pending.records.length, attempt: q.attempt } : null,
+        dropped: q.dropped,
+        rejected: q.rejected,
+        expired: q.expired,
+        sent: q.sent,
+        nextAttemptAt: q.nextAttemptAt,
+        lastError: q.lastError,
+      },
+      counts,
+      recent,
+    };
+  }
+
+  private environment(): Environment {
+    const nav = navigator as Navigator & { userAgentData?: { brands?: { brand: string; version: string }[]; platform?: string } };
+    this.env ??= detectEnvironment(nav.userAgent, nav.userAgentData);
+    return this.env;
+  }
+
+  private async onMeasurements(
+    measurements: Measurement[],
+    counts: PageCounts,
+    network: NetworkHints,
+    sender: chrome.runtime.MessageSender,
+  ): Promise<Replies['measurements']> {
+    const settings = await this.settings();
+    if (!isCollecting(settings)) return { accepted: 0 };
+    const pageHost = pageHostOf(sender);
+    if (pageHost && settings.excludedHosts.includes(pageHost)) return { accepted: 0 };
+    const valid = (Array.isArray(measurements) ? measurements : []).filter(isMeasurement).sort((a, b) => a.startEpochMs - b.startEpochMs);
+    const sites = await this.sites.get(settings.collectorUrl);
+    const clientToken = await currentClientToken(this.area);
+    const tabId = sender.tab?.id ?? -1;
+
+    const records = await this.mutex.run(async () => {
+      const history = await readKey<Record<string, number>>(this.area, 'history', {});
+      const recent = await readKey<Recent>(this.area, 'recent', []);
+      const total = await readKey<Counts>(this.area, 'counts', { opaque: 0, reused: 0, skipped: 0, measured: 0 });
+      const out: HandshakeRecord[] = [];
+      for (const m of valid) {
+        const priorEnd = history[m.host];
+        const since = typeof priorEnd === 'number' && m.startEpochMs > priorEnd ? m.startEpochMs - priorEnd : null;
+        const { record } = buildRecord(m, {
+          env: this.environment(),
+          site: sites.has(m.host) ? m.host : null,
+          clientToken,
+          network,
+          observed: this.securityInfo?.find(tabId, m.host, m.responseEpochMs) ?? null,
+          history: { msSincePriorHandshake: since },
+        });
+        history[m.host] = m.startEpochMs + (m.timing.connectEnd - m.timing.connectStart);
+        out.push(record);
+        recent.unshift({ host: m.host, record });
+      }
+      total.opaque += nonNegative(counts?.opaque);
+      total.reused += nonNegative(counts?.reused);
+      total.skipped += nonNegative(counts?.skipped);
+      total.measured += out.length;
+      await this.area.set({ history: pruneHistory(history), recent: recent.slice(0, MAX_RECENT), counts: total });
+      return out;
+    });
+    if (records.length === 0) return { accepted: 0 };
+    const waiting = await this.outbox.enqueue(records);
+    if (waiting >= settings.flushAt) void this.outbox.flush().catch(() => undefined);
+    return { accepted: records.length };
+  }
+
+  /**
+   * Field percentiles per handshake class from the collector's query API (`GET /v1/compare`), when
+   * the collector has one; the popup shows "not available" otherwise.
+   */
+  private async field(): Promise<FieldPercentiles> {
+    const { collectorUrl } = await this.settings();
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
+    try {
+      const res = await fetch(`${collectorUrl}/v1/compare?dimensions=handshakeClass&source=rum`, { signal: controller.signal, credentials: 'omit' });
+      if (!res.ok) return { available: false, byClass: {}, note: `the collector answered ${res.status}` };
+      const body = (await res.json()) as { rows?: unknown[] };
+      const byClass: FieldPercentiles['byClass'] = {};
+      for (const row of Array.isArray(body.rows) ? body.rows : []) {
+        const r = row as { handshakeClass?: string; records?: number; suppressed?: boolean; tls?: { p50?: number; p75?: number } };
+        if (r.suppressed || !r.handshakeClass || typeof r.tls?.p50 !== 'number' || typeof r.tls?.p75 !== 'number') continue;
+        byClass[r.handshakeClass as keyof FieldPercentiles['byClass']] = { p50: r.tls.p50, p75: r.tls.p75, records: Number(r.records ?? 0) };
+      }
+      return { available: Object.keys(byClass).length > 0, byClass };
+    } catch (err) {
+      return { available: false, byClass: {}, note: (err as Error).message };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+const nonNegative = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0);
+
+function pageHostOf(sender: chrome.runtime.MessageSender): string | null {
+  const url = sender.tab?.url ?? sender.url;
+  if (!url) return null;
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps the newest hosts, and only those within a ticket lifetime (the hint's only use). */
+function pruneHistory(history: Record<string, number>): Record<string, number> {
+  const cutoff = Date.now() - DEFAULT_TICKET_LIFETIME_MS;
+  const kept = Object.entries(history)
+    .filter(([, t]) => t >= cutoff)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, MAX_HISTORY_HOSTS);
+  return Object.fromEntries(kept);
+}
+
+const TIMING_FIELDS = ['startTime', 'fetchStart', 'domainLookupStart', 'domainLookupEnd', 'connectStart', 'secureConnectionStart', 'connectEnd', 'requestStart', 'responseStart'] as const;
+
+/** A content script runs beside untrusted pages: check what it sends before using it. */
+function isMeasurement(m: unknown): m is Measurement {
+  if (!m || typeof m !== 'object') return false;
+  const x = m as Measurement;
+  if (typeof x.host !== 'string' || !isValidHostname(x.host)) return false;
+  if (!Number.isFinite(x.startEpochMs) || !Number.isFinite(x.responseEpochMs)) return false;
+  const t = x.timing;
+  if (!t || (t.entryType !== 'navigation' && t.entryType !== 'resource') || typeof t.nextHopProtocol !== 'string') return false;
+  return TIMING_FIELDS.every((f) => typeof t[f] === 'number' && Number.isFinite(t[f]) && t[f] >= 0);
+}

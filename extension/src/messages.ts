@@ -1,0 +1,96 @@
+/**
+ * Every message exchanged between the content script, the extension pages and the background, as one
+ * discriminated union. Only the background stores or uploads anything; the others ask it.
+ */
+import type { HandshakeRecord } from '@tlsrum/shared';
+import type { ConnectionTiming } from '@tlsrum/shared/classify';
+import type { HandshakeClass } from '@tlsrum/shared/constants';
+import { api } from './lib/browser';
+import type { Settings } from './lib/settings';
+
+/** One new TLS connection seen by the content script. The URL never leaves the page: only its hostname. */
+export interface Measurement {
+  host: string;
+  timing: ConnectionTiming;
+  /** epoch ms of the entry's start (performance.timeOrigin + startTime). */
+  startEpochMs: number;
+  /** epoch ms when the response started (for joining Firefox's security info). */
+  responseEpochMs: number;
+  /** The `tls` Server-Timing metric, when the site sends one (exposed only with Timing-Allow-Origin). */
+  serverTiming?: { name: string; description: string }[];
+}
+
+/** What the content script counted on one page without measuring. */
+export interface PageCounts {
+  /** Cross-origin entries without Timing-Allow-Origin: connection fields are zeros. */
+  opaque: number;
+  reused: number;
+  /** Plain-HTTP connections (no TLS) and entries with fields out of order. */
+  skipped: number;
+}
+
+export interface NetworkHints {
+  effectiveType: string | null;
+  rttHint: number | null;
+}
+
+export type Message =
+  | { type: 'measurements'; measurements: Measurement[]; counts: PageCounts; network: NetworkHints }
+  | { type: 'get-state' }
+  | { type: 'set-opt-in'; optedIn: boolean }
+  | { type: 'pause'; minutes: number }
+  | { type: 'resume' }
+  | { type: 'set-excluded'; host: string; excluded: boolean }
+  | { type: 'set-collector'; url: string }
+  | { type: 'flush' }
+  | { type: 'get-field' };
+
+export interface QueueSummary {
+  /** Records waiting, exactly as they will be sent. */
+  records: HandshakeRecord[];
+  /** The batch being (re)sent, with its id. */
+  pending: { batchId: string; records: number; attempt: number } | null;
+  dropped: number;
+  rejected: number;
+  expired: number;
+  sent: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+}
+
+export interface State {
+  settings: Settings;
+  paused: boolean;
+  queue: QueueSummary;
+  counts: PageCounts & { measured: number };
+  recent: { host: string; record: HandshakeRecord }[];
+}
+
+export interface FieldPercentiles {
+  available: boolean;
+  /** p50/p75 of `tls` per handshake class over the collector's field data. */
+  byClass: Partial<Record<HandshakeClass, { p50: number; p75: number; records: number }>>;
+  note?: string;
+}
+
+export interface Replies {
+  measurements: { accepted: number };
+  'get-state': State;
+  'set-opt-in': State;
+  pause: State;
+  resume: State;
+  'set-excluded': State;
+  'set-collector': State;
+  flush: { sent: number; ok: boolean; error: string | null };
+  'get-field': FieldPercentiles;
+}
+
+export type MessageOf<T extends Message['type']> = Extract<Message, { type: T }>;
+
+/** Sends a message to the background and types its reply. */
+export async function ask<T extends Message['type']>(message: MessageOf<T>): Promise<Replies[T]> {
+  const reply = (await api.runtime.sendMessage(message)) as Replies[T] | { failed: string } | undefined;
+  if (reply === undefined) throw new Error('the background did not answer');
+  if (typeof reply === 'object' && reply !== null && 'failed' in reply) throw new Error(reply.failed);
+  return reply as Replies[T];
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { Value } from 'typebox/value';
+import { HandshakeRecord } from '@tlsrum/shared';
+import { emptyCounts, measureEntries, type TimingEntryLike } from '../../src/content/measure';
+import { fromFirefox } from '../../src/background/firefox-security';
+import { detectEnvironment } from '../../src/lib/environment';
+import { buildRecord } from '../../src/lib/record';
+
+const origin = Date.parse('2026-11-23T08:00:00Z');
+
+function entry(overrides: Partial<TimingEntryLike> = {}): TimingEntryLike {
+  return {
+    name: 'https://Static.Example.com:8443/path/to/app.js?user=42#frag',
+    entryType: 'resource',
+    nextHopProtocol: 'h2',
+    startTime: 100,
+    fetchStart: 100,
+    domainLookupStart: 101,
+    domainLookupEnd: 110,
+    connectStart: 110,
+    secureConnectionStart: 150,
+    connectEnd: 191,
+    requestStart: 191.5,
+    responseStart: 240,
+    serverTiming: [],
+    ...overrides,
+  };
+}
+
+const reused = entry({ domainLookupStart: 100, domainLookupEnd: 100, connectStart: 100, secureConnectionStart: 0, connectEnd: 100 });
+const opaque = entry({ nextHopProtocol: '', domainLookupStart: 0, domainLookupEnd: 0, connectStart: 0, secureConnectionStart: 0, connectEnd: 0, requestStart: 0, responseStart: 0 });
+
+describe('content script measurement', () => {
+  it('keeps only the hostname of a new TLS connection, counts reused and opaque entries', () => {
+    const counts = emptyCounts();
+    const out = measureEntries(
+      [entry(), reused, opaque, entry({ name: 'http://plain.example.com/x' }), entry({ name: 'data:,x' }), entry({ entryType: 'paint' })],
+      origin,
+      counts,
+    );
+    expect(out).toHaveLength(1);
+    expect(out[0]!.host).toBe('static.example.com');
+    expect(JSON.stringify(out)).not.toMatch(/path|user=42|frag|8443/);
+    expect(out[0]!.startEpochMs).toBe(origin + 110);
+    expect(counts).toEqual({ opaque: 1, reused: 1, skipped: 0 });
+  });
+
+  it('keeps the tls Server-Timing metric only', () => {
+    const out = measureEntries(
+      [entry({ serverTiming: [{ name: 'db', description: 'users' }, { name: 'tls', description: 'TLSv1.3 r' }] })],
+      origin,
+      emptyCounts(),
+    );
+    expect(out[0]!.serverTiming).toEqual([{ name: 'tls', description: 'TLSv1.3 r' }]);
+  });
+});
+
+const env = detectEnvironment('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36', {
+  brands: [{ brand: 'Chromium', version: '156' }],
+  platform: 'Linux',
+});
+const ctx = { env, site: null, clientToken: 'abcdefgh12345678', network: { effectiveType: '4g', rttHint: 50 } };
+
+describe('buildRecord', () => {
+  it('builds a schema-valid record from a Chromium measurement', () => {
+    const [m] = measureEntries([entry()], origin, emptyCounts());
+    const { record } = buildRecord(m!, ctx);
+    expect(Value.Check(HandshakeRecord, record)).toBe(true);
+    expect(record).toMatchObject({
+      ts: origin + 110,
+      site: null,
+      protocol: 'h2',
+      handshakeClass: '1rtt',
+      tlsVersion: null,
+      tcp: 40,
+      tls: 41,
+      browser: 'chromium',
+      browserMajor: 156,
+      os: 'linux',
+      source: 'rum',
+    });
+  });
+
+  it('joins Firefox security info, and lets Server-Timing override version and resumption', () => {
+    const observed = fromFirefox({
+      state: 'secure',
+      protocolVersion: 'TLSv1.2',
+      cipherSuite: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
+      keaGroupName: 'x25519',
+      signatureSchemeName: 'ECDSA-P256-SHA256',
+      certificates: [{}, {}],
+    });
+    const [m] = measureEntries([entry()], origin, emptyCounts());
+    const fx = buildRecord(m!, { ...ctx, observed }).record;
+    expect(Value.Check(HandshakeRecord, fx)).toBe(true);
+    expect(fx).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'observed', resumed: false, resumedSource: 'observed', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', group: 'x25519', certChainLength: 2 });
+
+    const [withSt] = measureEntries([entry({ serverTiming: [{ name: 'tls', description: 'TLSv1.2 r' }] })], origin, emptyCounts());
+    const st = buildRecord(withSt!, { ...ctx, observed }).record;
+    expect(st).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'server-timing', resumed: true, resumedSource: 'server-timing', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256' });
+  });
+
+  it('leaves out values that do not fit the schema instead of sending them', () => {
+    const [m] = measureEntries([entry()], origin, emptyCounts());
+    const { record } = buildRecord(m!, { ...ctx, network: { effectiveType: '5g', rttHint: -3 }, observed: { source: 'observed', tlsVersion: '1.3', cipher: 'bad cipher name', certChainLength: 99 } });
+    expect(Value.Check(HandshakeRecord, record)).toBe(true);
+    expect(record).toMatchObject({ effectiveType: null, rttHint: null });
+    expect(record).not.toHaveProperty('cipher');
+    expect(record).not.toHaveProperty('certChainLength');
+  });
+});
+
+describe('detectEnvironment', () => {
+  it('names the browser family and OS as the schema does', () => {
+    expect(detectEnvironment('Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0')).toEqual({ browser: 'firefox', browserMajor: 153, os: 'linux' });
+    expect(detectEnvironment('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36 Edg/140.0.0.0')).toMatchObject({ browser: 'edge', browserMajor: 140, os: 'windows' });
+    expect(detectEnvironment('x', { brands: [{ brand: 'Google Chrome', version: '141' }], platform: 'macOS' })).toMatchObject({ browser: 'chrome', browserMajor: 141, os: 'macos' });
+  });
+});
