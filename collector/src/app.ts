@@ -17,6 +17,8 @@ import { installSecurityHeaders } from './plugins/security-headers';
 import { installUnderPressure } from './plugins/under-pressure';
 import { installRequestBody } from './plugins/request-body';
 import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
+import { installAlerts } from './plugins/alerts';
+import alertRoutes from './routes/alerts';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
 import siteRoutes from './routes/sites';
@@ -160,6 +162,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(handshakeRoutes);
   await app.register(summaryRoutes);
   await app.register(siteRoutes);
+  installAlerts(app);
+  await app.register(alertRoutes);
   await app.register(compareRoutes);
   await app.register(timeseriesRoutes);
   await app.register(mapRoutes);

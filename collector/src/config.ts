@@ -4,8 +4,11 @@
  */
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { AlertConfigError, loadAlertConfig, type AlertConfig } from './alerts/config';
 
 export interface Config {
+  /** Regression alerts (ALERT_* variables, alerts/config.ts). */
+  alerts: AlertConfig;
   host: string;
   port: number;
   dataDir: string;
@@ -105,7 +108,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const inflatedLimitBytes = int(env, 'INFLATED_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
   if (inflatedLimitBytes < bodyLimitBytes) throw new ConfigError('INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES');
 
+  const minClientsPerCell = int(env, 'MIN_CLIENTS_PER_CELL', 20, 1, 1_000_000);
+  let alerts: AlertConfig;
+  try {
+    alerts = loadAlertConfig(env, minClientsPerCell);
+  } catch (err) {
+    if (err instanceof AlertConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+
   return {
+    alerts,
     host,
     port: int(env, 'PORT', 8787, 0, 65535),
     dataDir: abs(dataDir)!,
@@ -121,7 +134,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     geoipDb: abs(str(env, 'GEOIP_DB')),
     geoipOverrides: abs(str(env, 'GEOIP_OVERRIDES')),
     adminToken,
-    minClientsPerCell: int(env, 'MIN_CLIENTS_PER_CELL', 20, 1, 1_000_000),
+    minClientsPerCell,
     trustProxy: trust === 'true',
     logLevel,
     spoolDir: abs(str(env, 'SPOOL_DIR')) ?? join(abs(dataDir)!, 'spool'),
