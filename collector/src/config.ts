@@ -47,6 +47,8 @@ export interface Config {
   maxHeapUsedBytes: number;
   /** Origins allowed cross-origin (CORS): exact origins, or `moz-extension://*` / `chrome-extension://*`. */
   corsOrigins: string[];
+  /** A request (headers and body) must arrive whole within this time: slow-loris bodies are cut off. */
+  requestTimeoutMs: number;
   // --- dashboard and query API (issue 7) ---
   /** The built dashboard served at `/` (default: dashboard/dist of this repository). */
   dashboardDir: string;
@@ -145,6 +147,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxEventLoopDelayMs: int(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
     maxHeapUsedBytes: int(env, 'MAX_HEAP_USED_BYTES', 0, 0, 1024 ** 4),
     corsOrigins: corsOrigins(env),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 500, 600_000),
     dashboardDir: abs(str(env, 'DASHBOARD_DIR')) ?? DEFAULT_DASHBOARD_DIR,
   };
 }
