@@ -122,8 +122,8 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
   const chunk = opts.chunk ?? 250_000;
   const base = {
     seed: opts.seed ?? 1,
-    // About 15 records per client and day, so a country's cells clear the suppression threshold.
-    clients: Math.max(50, Math.round(opts.records / days / 15)),
+    // About 15 records per client over the range (a client's token also rotates daily).
+    clients: Math.max(50, Math.round(opts.records / 15)),
     days,
     start,
     end,
