@@ -2,5 +2,5 @@ import type { NormalizedOptions } from './options';
 import type { VisitResult } from './types';
 
 export async function firefoxRun(_o: NormalizedOptions, _emit: (v: VisitResult) => void): Promise<string> {
-  throw new Error('firefox: not implemented yet');
+  throw new Error('the Firefox runner is not in this version yet: use --browser chromium');
 }
