@@ -19,6 +19,7 @@ import { installRequestBody } from './plugins/request-body';
 import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
 import { installAlerts } from './plugins/alerts';
 import alertRoutes from './routes/alerts';
+import whatifRoutes from './routes/whatif';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
 import siteRoutes from './routes/sites';
@@ -162,5 +163,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(siteRoutes);
   installAlerts(app);
   await app.register(alertRoutes);
+  await app.register(whatifRoutes);
   return app;
 }
