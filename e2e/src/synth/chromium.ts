@@ -62,6 +62,8 @@ export function chromiumArgs(o: NormalizedOptions, netLogPath: string): string[]
     '--net-log-capture-mode=Default',
   ];
   const rules = Object.entries(o.hostResolver).map(([pattern, address]) => `MAP ${pattern} ${address}`);
+  // The rules apply to IP literals too: the proxy's own address must stay reachable.
+  if (o.proxy) rules.push(`EXCLUDE ${new URL(o.proxy).hostname}`);
   if (o.blockOtherHosts) rules.push('MAP * ~NOTFOUND');
   if (rules.length) args.push(`--host-resolver-rules=${rules.join(', ')}`);
   if (o.spkiHashes.length) args.push(`--ignore-certificate-errors-spki-list=${o.spkiHashes.join(',')}`);
