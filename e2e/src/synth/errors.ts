@@ -22,6 +22,7 @@ export function describeNavigationError(err: unknown): string {
       ERR_SSL_PROTOCOL_ERROR: 'TLS handshake failed',
       ERR_PROXY_CONNECTION_FAILED: 'the proxy is unreachable',
       ERR_SOCKS_CONNECTION_FAILED: 'the SOCKS proxy could not connect',
+      ERR_UNSAFE_PORT: 'browsers refuse this port',
     };
     return `unreachable: ${net[1]}${hint[net[1]!] ? ` (${hint[net[1]!]})` : ''}`;
   }
