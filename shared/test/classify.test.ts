@@ -125,3 +125,9 @@ describe('Server-Timing tls metric', () => {
     expect(tlsFromServerTiming([{ name: 'tls', description: 'TLSv1.2 r' }])).toMatchObject({ tlsVersion: '1.2', resumed: true });
   });
 });
+
+describe('connectionKind: what Firefox shows a content script', () => {
+  it('a cross-origin entry without Timing-Allow-Origin has timings but no protocol: opaque', () => {
+    expect(connectionKind(entry(50, 1, { nextHopProtocol: '' }))).toBe('opaque');
+  });
+});

@@ -260,5 +260,7 @@ function isMeasurement(m: unknown): m is Measurement {
   if (!Number.isFinite(x.startEpochMs) || !Number.isFinite(x.responseEpochMs)) return false;
   const t = x.timing;
   if (!t || (t.entryType !== 'navigation' && t.entryType !== 'resource') || typeof t.nextHopProtocol !== 'string') return false;
-  return TIMING_FIELDS.every((f) => typeof t[f] === 'number' && Number.isFinite(t[f]) && t[f] >= 0);
+  // Firefox reports a navigation's fetchStart before timeOrigin (negative) after a redirect or a
+  // slow unload: only finiteness is required of it and startTime.
+  return TIMING_FIELDS.every((f) => typeof t[f] === 'number' && Number.isFinite(t[f]) && (t[f] >= 0 || f === 'fetchStart' || f === 'startTime'));
 }
