@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Installs, from Debian's packages, the system programs the tests need when they are absent:
 // Chromium and Firefox ESR (browser tests), nginx and Caddy (the TLS lab), certutil (lab CA in the
-// Firefox profile), openssl (lab certificates). Does nothing when everything is present.
+// Firefox profile), openssl (lab certificates), nginx's stream module (the lab's no-ALPN server).
+// Does nothing when everything is present.
 // Usage: node scripts/ensure-system-deps.mjs [--check]   (--check: report only, exit 1 when missing)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,6 +11,9 @@ const needs = [
   { bin: '/usr/bin/chromium', pkg: 'chromium' },
   { bin: '/usr/bin/firefox-esr', pkg: 'firefox-esr' },
   { bin: '/usr/sbin/nginx', pkg: 'nginx-light' },
+  // The lab's TLS 1.2 server without ALPN is nginx's stream module terminating TLS (the http module
+  // always answers ALPN http/1.1, which lets browsers use False Start).
+  { bin: '/usr/lib/nginx/modules/ngx_stream_module.so', pkg: 'libnginx-mod-stream' },
   { bin: '/usr/bin/caddy', pkg: 'caddy' },
   { bin: '/usr/bin/certutil', pkg: 'libnss3-tools' },
   { bin: '/usr/bin/openssl', pkg: 'openssl' },

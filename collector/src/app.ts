@@ -17,6 +17,8 @@ import { installSecurityHeaders } from './plugins/security-headers';
 import { installUnderPressure } from './plugins/under-pressure';
 import { installRequestBody } from './plugins/request-body';
 import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
+import { installAlerts } from './plugins/alerts';
+import alertRoutes from './routes/alerts';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
 import siteRoutes from './routes/sites';
@@ -60,8 +62,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.inflatedLimitBytes,
     trustProxy: config.trustProxy,
-    // Slow-loris: a request must arrive whole within this time.
-    requestTimeout: 30_000,
+    // Slow-loris: a request must arrive whole within this time, its headers within 10 s (at most); Node
+    // checks both only every connectionsCheckingInterval, so that interval follows the timeout.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(10_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -153,5 +160,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(handshakeRoutes);
   await app.register(summaryRoutes);
   await app.register(siteRoutes);
+  installAlerts(app);
+  await app.register(alertRoutes);
   return app;
 }

@@ -3,8 +3,11 @@
  * with a message naming the variable, never a silent default.
  */
 import { isAbsolute, join, resolve } from 'node:path';
+import { AlertConfigError, loadAlertConfig, type AlertConfig } from './alerts/config';
 
 export interface Config {
+  /** Regression alerts (ALERT_* variables, alerts/config.ts). */
+  alerts: AlertConfig;
   host: string;
   port: number;
   dataDir: string;
@@ -43,6 +46,8 @@ export interface Config {
   maxHeapUsedBytes: number;
   /** Origins allowed cross-origin (CORS): exact origins, or `moz-extension://*` / `chrome-extension://*`. */
   corsOrigins: string[];
+  /** A request (headers and body) must arrive whole within this time: slow-loris bodies are cut off. */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -99,7 +104,17 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const inflatedLimitBytes = int(env, 'INFLATED_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
   if (inflatedLimitBytes < bodyLimitBytes) throw new ConfigError('INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES');
 
+  const minClientsPerCell = int(env, 'MIN_CLIENTS_PER_CELL', 20, 1, 1_000_000);
+  let alerts: AlertConfig;
+  try {
+    alerts = loadAlertConfig(env, minClientsPerCell);
+  } catch (err) {
+    if (err instanceof AlertConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
+
   return {
+    alerts,
     host,
     port: int(env, 'PORT', 8787, 0, 65535),
     dataDir: abs(dataDir)!,
@@ -115,7 +130,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     geoipDb: abs(str(env, 'GEOIP_DB')),
     geoipOverrides: abs(str(env, 'GEOIP_OVERRIDES')),
     adminToken,
-    minClientsPerCell: int(env, 'MIN_CLIENTS_PER_CELL', 20, 1, 1_000_000),
+    minClientsPerCell,
     trustProxy: trust === 'true',
     logLevel,
     spoolDir: abs(str(env, 'SPOOL_DIR')) ?? join(abs(dataDir)!, 'spool'),
@@ -126,6 +141,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxEventLoopDelayMs: int(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
     maxHeapUsedBytes: int(env, 'MAX_HEAP_USED_BYTES', 0, 0, 1024 ** 4),
     corsOrigins: corsOrigins(env),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 500, 600_000),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * Moves sealed spool segments into the store, oldest first, one insert per segment, and deletes a
  * segment's file only after its insert succeeded. A failing store is retried with exponential backoff
- * (250 ms doubling to 30 s) while ingest keeps appending to the spool.
+ * (250 ms doubling to 8 s) while ingest keeps appending to the spool.
  *
  * Each insert carries `insert_deduplication_token` = SHA-256 of the segment's batch ids; the table keeps
  * the tokens of its last inserts (`non_replicated_deduplication_window`), so an insert that reached the
@@ -19,7 +19,8 @@ export interface FlusherOptions {
 }
 
 export const MIN_BACKOFF_MS = 250;
-export const MAX_BACKOFF_MS = 30_000;
+// Capped low: one failed insert every 8 s costs nothing, and the spool drains soon after the store is back.
+export const MAX_BACKOFF_MS = 8_000;
 
 export class Flusher {
   private running: Promise<void> | null = null;

@@ -1,0 +1,71 @@
+/**
+ * Regression alerts in the app: the evaluator (alerts/evaluator.ts) scheduled once the store and the
+ * site list are ready, the optional webhook, and the Prometheus series on `/metrics`.
+ */
+import type { FastifyInstance } from 'fastify';
+import { AlertEvaluator } from '../alerts/evaluator';
+import { Webhook } from '../alerts/webhook';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    alerts: AlertEvaluator;
+  }
+}
+
+export function installAlerts(app: FastifyInstance): void {
+  const config = app.config.alerts;
+  const webhook = config.webhookUrl
+    ? new Webhook({
+        url: config.webhookUrl,
+        retries: config.webhookRetries,
+        timeoutMs: config.webhookTimeoutMs,
+        onFailed: (err, attempts) => app.log.error({ err: { message: err.message }, attempts }, 'alert webhook gave up'),
+      })
+    : null;
+  const evaluator = new AlertEvaluator({
+    client: app.store.query,
+    sites: () => app.sites.list(),
+    config,
+    webhook,
+    onEvent: (e) => app.log.warn({ site: e.alert.site, check: e.alert.check, window: e.alert.window, event: e.event }, e.summary),
+    onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'alert evaluation failed'),
+  });
+  app.decorate('alerts', evaluator);
+
+  const r = app.registry;
+  const byCheck = (check: string, value: (s: ReturnType<AlertEvaluator['list']>[number]) => number | null) => () =>
+    evaluator
+      .list()
+      .filter((s) => s.check === check)
+      .flatMap((s) => {
+        const v = value(s);
+        return v === null ? [] : [[{ site: s.site, window: s.window }, v] as [Record<string, string>, number]];
+      });
+  r.gauge('tlsrum_site_resumption_ratio', 'Share of resumed handshakes among those with a known resumption state, per site and window.', ['site', 'window'], byCheck('resumption_drop', (s) => s.current));
+  r.gauge('tlsrum_site_tls13_ratio', 'Share of TLS 1.3 among handshakes with a known version, per site and window.', ['site', 'window'], byCheck('tls13_drop', (s) => s.current));
+  r.gauge('tlsrum_site_h3_ratio', 'Share of HTTP/3 connections, per site and window.', ['site', 'window'], byCheck('h3_drop', (s) => s.current));
+  r.gauge('tlsrum_site_tls_p75_seconds', 'p75 of the TLS handshake phase, per site and window.', ['site', 'window'], byCheck('tls_p75_rise', (s) => (s.current === null ? null : s.current / 1000)));
+  r.gauge('tlsrum_site_connect_p75_seconds', 'p75 of connect (TCP + TLS), per site and window.', ['site', 'window'], byCheck('connect_p75_rise', (s) => (s.current === null ? null : s.current / 1000)));
+  r.gauge('tlsrum_site_alert_firing', '1 while a regression check fires for a site and window, else 0 (absent without enough data).', ['site', 'window', 'check'], () =>
+    evaluator
+      .list()
+      .filter((s) => s.status !== 'insufficient_data')
+      .map((s) => [{ site: s.site, window: s.window, check: s.check }, s.status === 'firing' ? 1 : 0] as [Record<string, string>, number]),
+  );
+  r.counter('tlsrum_alert_evaluations_total', 'Completed alert evaluations (every site and window).', [], () => [[{}, evaluator.evaluations]]);
+  r.counter('tlsrum_alert_webhook_deliveries_total', 'Alert webhook deliveries by outcome.', ['outcome'], () => [
+    [{ outcome: 'delivered' }, webhook?.delivered ?? 0],
+    [{ outcome: 'failed' }, webhook?.failed ?? 0],
+  ]);
+
+  // The first evaluation needs the registered sites: read them first (the registry's own start may not
+  // have finished yet).
+  void app.storeStatus.whenReady
+    .then(() => (config.intervalMs > 0 ? app.sites.refresh() : undefined))
+    .then(() => evaluator.start())
+    .catch((err: Error) => app.log.error({ err: { message: err.message } }, 'alert evaluation could not start'));
+  app.addHook('onClose', async () => {
+    await evaluator.stop();
+    await webhook?.close();
+  });
+}

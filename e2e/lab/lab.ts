@@ -1,0 +1,230 @@
+/**
+ * Starts and stops the whole lab: lab CA, nginx (five TCP configurations), Caddy (HTTP/3), and the
+ * delaying proxies, all on loopback high ports, everything (config, certificates, logs, pids) inside
+ * one lab folder. Stops what it started by process id and waits until each process has exited.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { makeLabCa, type LabCa } from './ca';
+import { renderCaddyfile } from './caddy-conf';
+import { renderNginxConf, type NginxPorts } from './nginx-conf';
+import { pagePath, writePages } from './pages';
+import { freePort } from './ports';
+import { RTT_PROFILES, geoipOverrides, type RttProfile } from './profiles';
+import type { ProxiesConfig } from './proxies-main';
+import { LAB_DOMAIN, SERVERS, hostOf, type ServerId } from './servers';
+
+export const NGINX_BIN = '/usr/sbin/nginx';
+export const CADDY_BIN = '/usr/bin/caddy';
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+export const DEFAULT_LAB_DIR = resolve(HERE, '..', '.lab');
+
+export interface LabOptions {
+  /** Everything the lab writes goes here (default e2e/.lab). Emptied at start. */
+  dir?: string;
+  profiles?: readonly RttProfile[];
+  /** Start Caddy and the UDP relays (default true). */
+  quic?: boolean;
+  /** Extra host names the proxies may reach (e.g. the collector), mapped to an address. */
+  extraHosts?: Record<string, string>;
+}
+
+export interface LabState {
+  dir: string;
+  startedAt: string;
+  supervisorPid: number;
+  pids: Record<string, number>;
+  ports: Record<ServerId, number>;
+  socks: Record<string, number>;
+  /** Per profile: the UDP relay address in front of Caddy's QUIC port (same port as Caddy). */
+  udp: Record<string, string>;
+  ca: LabCa;
+  profiles: RttProfile[];
+  logs: { dir: string; proxy: string; geoipOverrides: string };
+  urls: Record<ServerId, string>;
+}
+
+export interface RunningLab extends LabState {
+  stop(): Promise<void>;
+}
+
+export function stateFile(dir: string): string {
+  return join(dir, 'state.json');
+}
+
+function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((res) => {
+    const t = setTimeout(() => res(false), ms);
+    child.once('exit', () => {
+      clearTimeout(t);
+      res(true);
+    });
+  });
+}
+
+async function waitTcp(port: number, ms: number, what: string, child: ChildProcess, errLog: () => string): Promise<void> {
+  const { connect } = await import('node:net');
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode}: ${errLog()}`);
+    const ok = await new Promise<boolean>((res) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => (s.destroy(), res(true)));
+      s.once('error', () => res(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not listen on ${port} within ${ms} ms: ${errLog()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
+  const dir = resolve(opts.dir ?? DEFAULT_LAB_DIR);
+  const profiles = [...(opts.profiles ?? RTT_PROFILES)];
+  const quic = opts.quic ?? true;
+  if (existsSync(stateFile(dir))) {
+    const old = JSON.parse(readFileSync(stateFile(dir), 'utf8')) as LabState;
+    if (isAlive(old.supervisorPid) && old.supervisorPid !== process.pid) {
+      throw new Error(`a lab is already running from ${dir} (pid ${old.supervisorPid}); stop it first: pnpm lab stop`);
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+  for (const sub of ['logs', 'tmp', 'www', 'ca', 'caddy-storage']) mkdirSync(join(dir, sub), { recursive: true });
+
+  const names = [...SERVERS.map((s) => `*.${s.id}.${LAB_DOMAIN}`), `*.${LAB_DOMAIN}`];
+  const ca = makeLabCa(join(dir, 'ca'), names);
+
+  const nginxPorts: NginxPorts = {
+    't12-noalpn': await freePort(),
+    noalpnBackend: await freePort(),
+    't12-h2': await freePort(),
+    't13-h2': await freePort(),
+    't13-notix': await freePort(),
+    't13-0rtt': await freePort(),
+  };
+  const h3Port = await freePort(true);
+  const ports = { ...nginxPorts, h3: h3Port } as Record<ServerId, number> & NginxPorts;
+  const www = join(dir, 'www');
+  writePages(www, ports);
+
+  const children: { name: string; child: ChildProcess }[] = [];
+  const stopAll = async () => {
+    for (const { child } of [...children].reverse()) {
+      if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(child.pid, 'SIGTERM');
+    }
+    for (const { name, child } of children) {
+      if (!(await waitExit(child, 5000)) && child.pid) {
+        console.error(`lab: ${name} (pid ${child.pid}) ignored SIGTERM; sending SIGKILL`);
+        process.kill(child.pid, 'SIGKILL');
+        await waitExit(child, 2000);
+      }
+    }
+  };
+
+  try {
+    writeFileSync(join(dir, 'nginx.conf'), renderNginxConf(dir, www, ca, nginxPorts));
+    const nginx = spawn(NGINX_BIN, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'logs', 'nginx-error.log'), '-g', 'daemon off;'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let nginxErr = '';
+    nginx.stderr!.on('data', (b: Buffer) => (nginxErr += b.toString()));
+    children.push({ name: 'nginx', child: nginx });
+    const nginxErrLog = () => nginxErr + tail(join(dir, 'logs', 'nginx-error.log'));
+    for (const s of SERVERS.filter((x) => x.software !== 'caddy')) await waitTcp(ports[s.id], 10_000, 'nginx', nginx, nginxErrLog);
+
+    if (quic) {
+      writeFileSync(join(dir, 'Caddyfile'), renderCaddyfile(dir, www, ca, h3Port));
+      const caddy = spawn(CADDY_BIN, ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        // Caddy writes nothing outside the lab folder: its HOME-derived data/config dirs point inside too.
+        env: { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, 'caddy-storage'), XDG_CONFIG_HOME: join(dir, 'caddy-storage') },
+      });
+      let caddyErr = '';
+      caddy.stderr!.on('data', (b: Buffer) => (caddyErr = (caddyErr + b.toString()).slice(-4000)));
+      children.push({ name: 'caddy', child: caddy });
+      await waitTcp(h3Port, 15_000, 'caddy', caddy, () => caddyErr);
+    }
+
+    const proxyLog = join(dir, 'logs', 'proxy.log');
+    const relayAddresses = Object.fromEntries(profiles.map((p, i) => [p.name, `127.0.1.${10 + i}`]));
+    const proxiesCfg: ProxiesConfig = {
+      profiles,
+      labAddress: '127.0.0.1',
+      extraHosts: opts.extraHosts ?? {},
+      logFile: proxyLog,
+      ...(quic ? { quic: { targetPort: h3Port, relayAddresses } } : {}),
+    };
+    writeFileSync(join(dir, 'proxies.json'), JSON.stringify(proxiesCfg, null, 2));
+    const proxies = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'proxies-main.ts'), join(dir, 'proxies.json')], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: HERE,
+    });
+    children.push({ name: 'proxies', child: proxies });
+    let proxiesErr = '';
+    proxies.stderr!.on('data', (b: Buffer) => (proxiesErr = (proxiesErr + b.toString()).slice(-4000)));
+    const ready = await new Promise<{ socks: Record<string, number>; udp: Record<string, string> }>((res, rej) => {
+      const t = setTimeout(() => rej(new Error(`proxies not ready within 20 s: ${proxiesErr}`)), 20_000);
+      createInterface({ input: proxies.stdout! }).once('line', (line) => {
+        clearTimeout(t);
+        try {
+          res(JSON.parse(line));
+        } catch {
+          rej(new Error(`proxies: unexpected output ${line} ${proxiesErr}`));
+        }
+      });
+      proxies.once('exit', (code) => rej(new Error(`proxies exited (${code}): ${proxiesErr}`)));
+    });
+
+    const geo = join(dir, 'geoip-overrides.txt');
+    writeFileSync(geo, geoipOverrides(profiles));
+    const state: LabState = {
+      dir,
+      startedAt: new Date().toISOString(),
+      supervisorPid: process.pid,
+      pids: Object.fromEntries(children.map(({ name, child }) => [name, child.pid ?? 0])),
+      ports,
+      socks: ready.socks,
+      udp: ready.udp,
+      ca,
+      profiles,
+      logs: { dir: join(dir, 'logs'), proxy: proxyLog, geoipOverrides: geo },
+      urls: Object.fromEntries(SERVERS.map((s) => [s.id, `https://${hostOf('a', s.id)}:${ports[s.id]}${pagePath(s.id)}`])) as Record<ServerId, string>,
+    };
+    writeFileSync(stateFile(dir), JSON.stringify(state, null, 2));
+    let stopped = false;
+    return {
+      ...state,
+      stop: async () => {
+        if (stopped) return;
+        stopped = true;
+        await stopAll();
+        rmSync(stateFile(dir), { force: true });
+      },
+    };
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+}
+
+export function isAlive(pid: number): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').slice(-2000);
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * A delaying UDP relay for QUIC: datagrams from each client address wait RTT/2, go to the target from
+ * a socket bound to the profile's loopback address, and the answers wait RTT/2 on the way back.
+ * QUIC's handshake round trips then cost the injected RTT. One JSON line per flow on close.
+ */
+import { createSocket, type Socket } from 'node:dgram';
+import { DelayQueue, summarise } from './delay-queue';
+
+export interface UdpRelayOptions {
+  profile: string;
+  rttMs: number;
+  sourceAddress: string;
+  listenAddress: string;
+  listenPort: number;
+  targetAddress: string;
+  targetPort: number;
+  log: (line: string) => void;
+}
+
+interface Flow {
+  started: number;
+  upstream: Socket;
+  toServer: DelayQueue<Buffer>;
+  toClient: DelayQueue<Buffer>;
+  packetsUp: number;
+  packetsDown: number;
+  idle: NodeJS.Timeout;
+}
+
+const FLOW_IDLE_MS = 30_000;
+
+export async function startUdpRelay(opts: UdpRelayOptions): Promise<{ port: number; close(): Promise<void> }> {
+  const sock = createSocket({ type: 'udp4' });
+  const flows = new Map<string, Flow>();
+  const half = opts.rttMs / 2;
+  const endFlow = (key: string) => {
+    const f = flows.get(key);
+    if (!f) return;
+    flows.delete(key);
+    clearTimeout(f.idle);
+    f.toServer.clear();
+    f.toClient.clear();
+    f.upstream.close();
+    opts.log(
+      JSON.stringify({
+        t: f.started,
+        profile: opts.profile,
+        rttMs: opts.rttMs,
+        transport: 'udp',
+        client: key,
+        target: `${opts.targetAddress}:${opts.targetPort}`,
+        source: opts.sourceAddress,
+        up: { packets: f.packetsUp, ...summarise(f.toServer.held) },
+        down: { packets: f.packetsDown, ...summarise(f.toClient.held) },
+      }),
+    );
+  };
+  sock.on('message', (msg, rinfo) => {
+    const key = `${rinfo.address}:${rinfo.port}`;
+    let f = flows.get(key);
+    if (!f) {
+      const upstream = createSocket({ type: 'udp4' });
+      upstream.bind({ address: opts.sourceAddress, port: 0 });
+      const flow: Flow = {
+        started: Date.now(),
+        upstream,
+        toServer: new DelayQueue<Buffer>(half, (b) => upstream.send(b, opts.targetPort, opts.targetAddress)),
+        toClient: new DelayQueue<Buffer>(half, (b) => sock.send(b, rinfo.port, rinfo.address)),
+        packetsUp: 0,
+        packetsDown: 0,
+        idle: setTimeout(() => endFlow(key), FLOW_IDLE_MS),
+      };
+      upstream.on('message', (b) => {
+        flow.packetsDown++;
+        flow.toClient.push(b);
+      });
+      upstream.on('error', () => endFlow(key));
+      flows.set(key, flow);
+      f = flow;
+    }
+    f.packetsUp++;
+    f.idle.refresh();
+    f.toServer.push(msg);
+  });
+  await new Promise<void>((res, rej) => {
+    sock.once('error', rej);
+    sock.bind({ address: opts.listenAddress, port: opts.listenPort }, () => res());
+  });
+  return {
+    port: sock.address().port,
+    close: async () => {
+      for (const k of [...flows.keys()]) endFlow(k);
+      await new Promise<void>((res) => sock.close(() => res()));
+    },
+  };
+}
