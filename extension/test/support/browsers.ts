@@ -31,6 +31,8 @@ export interface LaunchOptions {
   extensionDir?: string | null;
   /** SOCKS5 proxy port (RTT emulation for fixture recording). */
   socksPort?: number;
+  /** Extra Chromium command-line flags. */
+  chromiumArgs?: string[];
 }
 
 export async function launchChromium(o: LaunchOptions): Promise<LaunchedBrowser> {
@@ -48,7 +50,8 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedBrowser>
     `--host-resolver-rules=${o.hosts.map((h) => `MAP ${h} 127.0.0.1`).join(',')}`,
     `--ignore-certificate-errors-spki-list=${o.certs.spki.join(',')}`,
   ];
-  if (o.socksPort) args.push(`--proxy-server=socks5://127.0.0.1:${o.socksPort}`, '--proxy-bypass-list=<-loopback>');
+  if (o.socksPort) args.push(`--proxy-server=socks5://127.0.0.1:${o.socksPort}`);
+  args.push(...(o.chromiumArgs ?? []));
   const browser = await puppeteer.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,

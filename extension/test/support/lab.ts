@@ -62,7 +62,11 @@ export interface ServerSpec {
   tao: boolean;
   /** Server-Timing: tls;desc="$ssl_protocol $ssl_session_reused". */
   serverTiming: boolean;
+  /** Server-Timing: ed;desc="$ssl_early_data" ("1" when the request came as TLS 1.3 early data). */
+  earlyDataTiming?: boolean;
   earlyData?: boolean;
+  /** `ssl_ecdh_curve`; a group browsers send no key share for forces a HelloRetryRequest (TLS 1.3, 2 RTT). */
+  ecdhCurve?: string;
   /** Session tickets (default on). */
   tickets?: boolean;
   /** Server-side session cache for TLS 1.2 session ids (default on). */
@@ -109,9 +113,11 @@ export async function startNginx(dir: string, certs: Certs, specs: ServerSpec[])
     ssl_session_cache ${s.sessionCache === false ? 'off' : `shared:${s.host.replace(/\W/g, '_')}:1m`};
     keepalive_timeout ${s.keepalive ?? '60s'};
     ssl_early_data ${s.earlyData ? 'on' : 'off'};
+    ${s.ecdhCurve ? `ssl_ecdh_curve ${s.ecdhCurve};` : ''}
     root ${www};
     ${s.tao ? 'add_header Timing-Allow-Origin "*" always;' : ''}
     ${s.serverTiming ? `add_header Server-Timing 'tls;desc="$ssl_protocol $ssl_session_reused"' always;` : ''}
+    ${s.earlyDataTiming ? `add_header Server-Timing 'ed;desc="$ssl_early_data"' always;` : ''}
     add_header Cache-Control "no-store" always;
     location / { try_files $uri $uri/index.html =404; }
   }`;
