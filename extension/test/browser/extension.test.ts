@@ -83,6 +83,12 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     expect(JSON.stringify(queued)).not.toContain('b.lab.test');
     expect(JSON.stringify(queued)).not.toContain(SECRET);
 
+    // The popup shows the same records, exactly as they will be sent.
+    const popup = await extensionPage(b, 'popup/index.html');
+    await popup.waitForFunction(() => document.getElementById('count')!.textContent === '2');
+    expect(JSON.parse(await popup.$eval('#queue', (el) => el.textContent ?? ''))).toEqual(queued);
+    await popup.close();
+
     expect(await sendNow(b)).toBe('Sent 2.');
     const rows = await collector.rows();
     expect(rows).toHaveLength(2);
@@ -117,5 +123,30 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     expect(rows.filter((r) => r.batchId === batchId)).toHaveLength(1);
     const after = await readStorage(ext);
     expect(after.outbox).toMatchObject({ records: [], pending: null, sent: 3, dropped: 0, rejected: 0 });
+  });
+
+  it('pause and exclude take the content script away; resume and include bring it back', async () => {
+    type Registered = { id: string; excludeMatches?: string[] }[];
+    const registered = () =>
+      ext.evaluate(() => ((globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome).scripting.getRegisteredContentScripts()) as Promise<Registered>;
+    const send = (message: Record<string, unknown>) =>
+      ext.evaluate((m) => ((globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome).runtime.sendMessage(m), message);
+
+    expect(await registered()).toHaveLength(1);
+    await send({ type: 'pause', minutes: 60 });
+    expect(await registered()).toEqual([]);
+    expect((await readStorage(ext)).settings!.pausedUntil).toBeGreaterThan(Date.now());
+    await send({ type: 'resume' });
+    expect(await registered()).toHaveLength(1);
+
+    await send({ type: 'set-excluded', host: 'a.lab.test', excluded: true });
+    expect((await registered())[0]!.excludeMatches).toEqual(['https://a.lab.test/*']);
+    const measuredBefore = (await readStorage(ext)).counts!.measured;
+    await new Promise((r) => setTimeout(r, IDLE_CLOSE_WAIT_MS));
+    await visit(b, pageUrl(nginx.url));
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect((await readStorage(ext)).counts!.measured).toBe(measuredBefore);
+    await send({ type: 'set-excluded', host: 'a.lab.test', excluded: false });
+    expect((await registered())[0]!.excludeMatches ?? []).toEqual([]);
   });
 });
