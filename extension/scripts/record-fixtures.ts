@@ -8,7 +8,12 @@
  * the client's flights, see test/support/socks-delay.ts). On loopback there is no RTT to count against:
  * the expected class is `unknown`.
  *
- * Usage: pnpm --filter @tlsrum/extension record-fixtures [rttMs]     (default 200 ms: large against the scheduling noise of a busy machine; about two minutes)
+ * Firefox sends no TLS early data through a proxy, so for Firefox a third pass goes through a plain TCP
+ * relay with the same delays (`relay` fixtures): the kernel answers the TCP handshake there, so the TCP
+ * phase is ~0 and no RTT estimate exists, but the early-data entry's shape is recorded.
+ *
+ * Usage: pnpm --filter @tlsrum/extension record-fixtures [rttMs] [chromium|firefox]
+ *        (default 200 ms: large against the scheduling noise of a busy machine; both browsers, ~3 min)
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
@@ -17,7 +22,7 @@ import type { ConnectionTiming } from '@tlsrum/shared/classify';
 import type { HandshakeClass } from '@tlsrum/shared/constants';
 import { launch, type BrowserName } from '../test/support/browsers';
 import { makeCerts, startNginx, tempLabDir, type ServerSpec } from '../test/support/lab';
-import { startDelayProxy } from '../test/support/socks-delay';
+import { startDelayProxy, startDelayRelay, type DelayProxy } from '../test/support/socks-delay';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = resolve(root, '../shared/test/fixtures');
@@ -49,6 +54,8 @@ export interface Fixture {
   browserVersion: string;
   /** Added round-trip time, or null for direct loopback. */
   rttMs: number | null;
+  /** How the delay was added: SOCKS5 proxy (TCP handshake delayed too), plain relay (not), or none. */
+  path: 'proxy' | 'relay' | 'loopback';
   visit: 'cold' | 'warm';
   server: { protocols: string; http2: boolean; earlyData: boolean };
   /** nginx's own account of the connection, and the proxy's count of round trips before the request. */
@@ -64,10 +71,20 @@ function expectedClass(truth: Fixture['truth'], rttMs: number | null): Handshake
   return truth.roundTrips === 0 ? '0rtt' : truth.roundTrips === 1 ? '1rtt' : truth.roundTrips === 2 ? 'full-2rtt' : null;
 }
 
-async function record(name: BrowserName, rttMs: number | null, labDir: string, nginx: Awaited<ReturnType<typeof startNginx>>, certs: ReturnType<typeof makeCerts>): Promise<Fixture[]> {
-  const proxy = rttMs === null ? null : await startDelayProxy(rttMs, (h) => (h.endsWith('.lab.test') || h === '127.0.0.1' ? '127.0.0.1' : null));
+async function record(
+  name: BrowserName,
+  path: Fixture['path'],
+  rttMs: number | null,
+  labDir: string,
+  nginx: Awaited<ReturnType<typeof startNginx>>,
+  certs: ReturnType<typeof makeCerts>,
+  servers: Server[] = SERVERS,
+): Promise<Fixture[]> {
+  const proxy = path === 'proxy' && rttMs !== null ? await startDelayProxy(rttMs, (h) => (h.endsWith('.lab.test') || h === '127.0.0.1' ? '127.0.0.1' : null)) : null;
+  const relays = new Map<string, DelayProxy>();
+  if (path === 'relay' && rttMs !== null) for (const s of servers) relays.set(s.host, await startDelayRelay(rttMs, s.host, nginx.ports[s.host]!));
   const b = await launch(name, {
-    profileDir: join(labDir, `profile-${name}-${rttMs ?? 'loopback'}`),
+    profileDir: join(labDir, `profile-${name}-${path}`),
     certs,
     hosts: [WARMUP, ...SERVERS].map((s) => s.host),
     ...(proxy ? { socksPort: proxy.port } : {}),
@@ -84,10 +101,12 @@ async function record(name: BrowserName, rttMs: number | null, labDir: string, n
       // Let the servers close the previous visit's connections (keepalive 1 s): the warm visit opens
       // new ones and may resume.
       if (visit === 'warm') await new Promise((r) => setTimeout(r, 1_600));
-      for (const s of SERVERS) {
+      for (const s of servers) {
         const page = await b.browser.newPage();
-        const before = proxy?.seen.length ?? 0;
-        await page.goto(nginx.url(s.host, '/index.html'), { waitUntil: 'load' });
+        const wire = proxy ?? relays.get(s.host) ?? null;
+        const before = wire?.seen.length ?? 0;
+        const relay = relays.get(s.host);
+        await page.goto(relay ? `https://${s.host}:${relay.port}/index.html` : nginx.url(s.host, '/index.html'), { waitUntil: 'load' });
         const raw = await page.evaluate(() => {
           const e = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
           return {
@@ -108,8 +127,8 @@ async function record(name: BrowserName, rttMs: number | null, labDir: string, n
         await page.close();
         const { serverTiming, ...timing } = raw;
         const tls = serverTiming.find((m) => m.name === 'tls')?.description.split(' ') ?? [];
-        const conns = proxy ? proxy.seen.slice(before).filter((c) => c.host === s.host || c.host === '127.0.0.1') : [];
-        if (proxy && conns.length !== 1) console.warn(`${name} ${s.host} ${visit}: ${conns.length} connections through the proxy`);
+        const conns = wire ? wire.seen.slice(before).filter((c) => c.host === s.host || c.host === '127.0.0.1') : [];
+        if (wire && conns.length !== 1) console.warn(`${name} ${s.host} ${visit}: ${conns.length} connections through the proxy`);
         const truth = {
           tlsVersion: tls[0] === 'TLSv1.3' ? ('1.3' as const) : tls[0] === 'TLSv1.2' ? ('1.2' as const) : null,
           resumed: tls[1] === 'r',
@@ -117,10 +136,11 @@ async function record(name: BrowserName, rttMs: number | null, labDir: string, n
           roundTrips: conns.length === 1 ? conns[0]!.roundTripsBeforeData : null,
         };
         out.push({
-          id: `${name}-${rttMs === null ? 'loopback' : `rtt${rttMs}`}-${s.host.split('.')[0]}-${visit}`,
+          id: `${name}-${path === 'loopback' ? 'loopback' : `${path === 'relay' ? 'relay-' : ''}rtt${rttMs}`}-${s.host.split('.')[0]}-${visit}`,
           browser: name,
           browserVersion,
           rttMs,
+          path,
           visit,
           server: { protocols: s.protocols, http2: s.http2, earlyData: !!s.earlyData },
           truth,
@@ -133,6 +153,7 @@ async function record(name: BrowserName, rttMs: number | null, labDir: string, n
   } finally {
     await b.close();
     await proxy?.close();
+    for (const r of relays.values()) await r.close();
   }
   return out;
 }
@@ -143,8 +164,14 @@ try {
   const nginx = await startNginx(join(lab.dir, 'nginx'), certs, [WARMUP, ...SERVERS]);
   try {
     mkdirSync(outDir, { recursive: true });
-    for (const name of ['chromium', 'firefox'] as const) {
-      const fixtures = [...(await record(name, RTT, lab.dir, nginx, certs)), ...(await record(name, null, lab.dir, nginx, certs))];
+    const only = process.argv[3] as BrowserName | undefined;
+    for (const name of only ? [only] : (['chromium', 'firefox'] as const)) {
+      const fixtures = [
+        ...(await record(name, 'proxy', RTT, lab.dir, nginx, certs)),
+        ...(await record(name, 'loopback', null, lab.dir, nginx, certs)),
+        // Firefox's TCP early data, which it does not send through a proxy.
+        ...(name === 'firefox' ? await record(name, 'relay', RTT, lab.dir, nginx, certs, SERVERS.filter((s) => s.earlyData)) : []),
+      ];
       const file = join(outDir, `${name}.json`);
       writeFileSync(file, `${JSON.stringify({ recordedAt: new Date().toISOString(), rttMs: RTT, fixtures }, null, 1)}\n`);
       for (const f of fixtures) {

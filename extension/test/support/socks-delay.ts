@@ -165,3 +165,48 @@ function flightWatcher(truth: ConnectionTruth) {
     },
   };
 }
+
+/**
+ * A plain TCP relay to one upstream port with the same per-direction delay and wire truth, for a
+ * browser connecting without a proxy (Firefox sends no TLS early data through a proxy). The TCP
+ * handshake itself is not delayed (the kernel answers it): entries then show a near-zero TCP phase.
+ */
+export async function startDelayRelay(rttMs: number, host: string, upstreamPort: number): Promise<DelayProxy> {
+  const sockets = new Set<Socket>();
+  const seen: ConnectionTruth[] = [];
+  const half = rttMs / 2;
+  const server: Server = createServer((client) => {
+    client.setNoDelay(true);
+    const upstream = connect(upstreamPort, '127.0.0.1');
+    upstream.setNoDelay(true);
+    const truth: ConnectionTruth = { host, openedAt: Date.now(), roundTripsBeforeData: null };
+    seen.push(truth);
+    const watch = flightWatcher(truth);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => s.destroy());
+    }
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => setTimeout(() => client.destroy(), half));
+    client.on('data', (d: Buffer) => {
+      watch.fromClient(d);
+      setTimeout(() => upstream.writable && upstream.write(d), half);
+    });
+    upstream.on('data', (d: Buffer) => {
+      watch.fromServer();
+      setTimeout(() => client.writable && client.write(d), half);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    port: (server.address() as { port: number }).port,
+    seen,
+    connections: () => seen.length,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
