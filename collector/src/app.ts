@@ -62,8 +62,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.inflatedLimitBytes,
     trustProxy: config.trustProxy,
-    // Slow-loris: a request must arrive whole within this time.
-    requestTimeout: 30_000,
+    // Slow-loris: a request must arrive whole within this time, its headers within 10 s (at most); Node
+    // checks both only every connectionsCheckingInterval, so that interval follows the timeout.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(10_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

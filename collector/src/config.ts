@@ -46,6 +46,8 @@ export interface Config {
   maxHeapUsedBytes: number;
   /** Origins allowed cross-origin (CORS): exact origins, or `moz-extension://*` / `chrome-extension://*`. */
   corsOrigins: string[];
+  /** A request (headers and body) must arrive whole within this time: slow-loris bodies are cut off. */
+  requestTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -139,6 +141,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxEventLoopDelayMs: int(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
     maxHeapUsedBytes: int(env, 'MAX_HEAP_USED_BYTES', 0, 0, 1024 ** 4),
     corsOrigins: corsOrigins(env),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 500, 600_000),
   };
 }
 
