@@ -1,5 +1,6 @@
 /** Markdown report of one accuracy run. Every figure is computed from the samples of that run. */
 import { SERVERS } from '../lab/servers';
+import type { ZeroRttProbe } from './firefox-probe';
 import type { MatrixResult } from './run';
 import type { Sample } from './samples';
 import { accuracy, ARMS, bySource, confusion, STRONG_SOURCES, summarise, timing, unknownShare, type Field, type Summary } from './score';
@@ -40,7 +41,7 @@ const quantile = (xs: number[], q: number) => {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
 };
 
-export function renderReport(result: MatrixResult, meta: ReportMeta): { markdown: string; summary: Summary } {
+export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { firefoxZeroRtt?: ZeroRttProbe } = {}): { markdown: string; summary: Summary } {
   const { samples } = result;
   const summary = summarise(samples);
   const out: string[] = [];
@@ -197,8 +198,33 @@ export function renderReport(result: MatrixResult, meta: ReportMeta): { markdown
     '- **HTTP/3**: resumption and 0-RTT are known only to the client (Caddy logs no TLS state for h3); Chromium pools the `b.`/`c.` h3 origins onto the page\'s QUIC connection (same address, certificate valid for all), so h3 yields one connection per visit.',
   );
   out.push(
-    '- **TCP 0-RTT**: Chromium does not send TLS early data over TCP, so the `t13-0rtt` server shows 1-RTT resumptions in Chromium; its 0-RTT path needs Firefox (not in this matrix yet).',
+    '- **TCP 0-RTT**: Chromium does not send TLS early data over TCP, so the `t13-0rtt` server shows 1-RTT resumptions in Chromium; its 0-RTT path needs Firefox (see the Firefox section when the run included it).',
   );
+  const ff = extras.firefoxZeroRtt;
+  if (ff) {
+    out.push('');
+    out.push(`## Firefox and TCP 0-RTT (${ff.browser}, direct to \`t13-0rtt\`, no injected delay)`);
+    out.push('');
+    if (ff.error) out.push(`The probe failed: ${ff.error}`);
+    else {
+      const early = ff.rows.filter((r) => r.serverEarlyData);
+      const earlyKinds: Record<string, number> = {};
+      for (const r of early) earlyKinds[r.kind] = (earlyKinds[r.kind] ?? 0) + 1;
+      out.push(
+        `${ff.rows.length} timing entries over ${new Set(ff.rows.map((r) => r.visit)).size} visits; the server logged early data for ${early.length} of them. ` +
+          `What the page's timing entries say about those: ${Object.entries(earlyKinds).map(([k, n]) => `${k}: ${n}`).join(', ') || '–'}. ` +
+          'An entry whose connection fields are all equal (`connectStart == connectEnd`) looks exactly like a reused connection, so RUM skips it: ' +
+          'in Firefox a TCP 0-RTT connection cannot be told apart from connection reuse by Resource Timing alone (through the SOCKS proxy Firefox sent no early data at all).',
+      );
+      out.push('');
+      out.push(
+        table(
+          ['visit', 'host', 'entry', 'kind', 'server: early data', 'server: resumed', 'RUM class', 'requestStart', 'connectEnd'],
+          ff.rows.map((r) => [r.visit, r.host, r.entryType, r.kind, String(r.serverEarlyData), String(r.serverResumed), r.rumClass ?? '–', r.requestStart.toFixed(0), r.connectEnd.toFixed(0)]),
+        ),
+      );
+    }
+  }
   if (result.unjoined.length || result.errors.length) {
     out.push('');
     out.push('## Not joined / failed');

@@ -9,7 +9,7 @@ import type { RttProfile } from '../lab/profiles';
 import { hostOf, serverOfHost, SERVERS, type ServerId } from '../lab/servers';
 import { runSynthetic, type ConnectionObservation, type VisitResult } from '../src/synth/index';
 import { expectedOf, type Arm, type ClaimedFields, type Sample } from './samples';
-import { readProxyLog, readTruth, truthKey } from './truth';
+import { connectionId, parseLabConn, ProxyLog, readTruth } from './truth';
 
 export interface MatrixOptions {
   profiles: RttProfile[];
@@ -84,7 +84,7 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
 
 export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: string } }, errors: string[] = []): Omit<MatrixResult, 'browserVersion'> {
   const truth = readTruth(lab.logs.dir);
-  const proxy = readProxyLog(lab.logs.proxy);
+  const proxy = new ProxyLog(lab.logs.proxy);
   const samples: Sample[] = [];
   const unjoined: MatrixResult['unjoined'] = [];
   const counts = { opaque: 0, reused: 0, failedVisits: 0, visits: raw.length };
@@ -106,10 +106,10 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         continue;
       }
       const serverId = where.server.id;
-      const port = labConnPort(c);
-      const t = port != null ? truth.get(truthKey(serverId, port)) : undefined;
-      if (!t) {
-        unjoined.push({ arm: 'synthetic', server: serverId, host: c.host, why: port == null ? 'no X-Lab-Conn header' : `no server log line for port ${port}` });
+      const lc = parseLabConn(c.responseHeaders['x-lab-conn']);
+      const t = lc ? truth.lookup(serverId, lc, c.connectStartEpochMs) : null;
+      if (!lc || !t) {
+        unjoined.push({ arm: 'synthetic', server: serverId, host: c.host, why: lc ? `no server log line for ${lc.addr}:${lc.port}` : 'no X-Lab-Conn header' });
         continue;
       }
       // HTTP/3: Caddy logs no TLS state, so the truth is the client's own: NetLog's is_resumed where it
@@ -119,7 +119,7 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         ? { ...t, from: 'client-h3' as const, earlyData: clientEarly, resumed: typeof c.netlog?.isResumed === 'boolean' ? c.netlog.isResumed : clientEarly ? true : null }
         : t;
       const expected = expectedOf(truthH3, where.server.alpn === null, null);
-      const proxyLine = proxy.get(`${serverId === 'h3' ? 'udp' : 'tcp'}:${port}`) ?? null;
+      const proxyLine = proxy.lookup(serverId === 'h3' ? 'udp' : 'tcp', lc.addr, lc.port, c.connectStartEpochMs);
       const base = {
         browser: visit.browser,
         mode,
@@ -129,7 +129,7 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         server: serverId,
         host: c.host,
         entryType: c.entryType,
-        connection: truthKey(serverId, port!),
+        connection: connectionId(t),
         truth: truthH3,
         expected,
         proxy: proxyLine,
@@ -160,13 +160,6 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
     }
   }
   return { samples, unjoined, counts, errors };
-}
-
-/** `X-Lab-Conn: <client port> [<nginx connection>]`: the port the server saw. */
-function labConnPort(c: ConnectionObservation): number | null {
-  const v = c.responseHeaders['x-lab-conn'];
-  const port = v ? Number(v.trim().split(/\s+/)[0]) : NaN;
-  return Number.isInteger(port) && port > 0 ? port : null;
 }
 
 function claimedOfRecord(c: ConnectionObservation): ClaimedFields {
