@@ -14,10 +14,12 @@ import { classifyHandshake, connectionKind, type ConnectionTiming } from '@tlsru
 import type { RunningLab } from '../lab/lab';
 import { hostOf } from '../lab/servers';
 import { READ_PAGE_ENTRIES, type PageEntry } from '../src/synth/page-entries';
-import { parseLabConn, readTruth, type LabConn } from './truth';
+import { connectionId, parseLabConn, readTruth, type LabConn } from './truth';
 
 export interface ZeroRttProbeRow {
   visit: number;
+  /** The server-side connection the entry's response came over (null when not joined). */
+  connection: string | null;
   host: string;
   entryType: string;
   kind: string;
@@ -89,6 +91,7 @@ export async function firefoxZeroRttProbe(lab: RunningLab, visits = 3): Promise<
       const kind = connectionKind(timing);
       return {
         visit,
+        connection: t ? connectionId(t) : null,
         host: new URL(entry.url).hostname,
         entryType: timing.entryType,
         kind,

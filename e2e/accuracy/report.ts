@@ -207,19 +207,22 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     out.push('');
     if (ff.error) out.push(`The probe failed: ${ff.error}`);
     else {
-      const early = ff.rows.filter((r) => r.serverEarlyData);
-      const earlyKinds: Record<string, number> = {};
-      for (const r of early) earlyKinds[r.kind] = (earlyKinds[r.kind] ?? 0) + 1;
+      // The entry that opened each connection (the first one seen on it) is where RUM would see 0-RTT.
+      const opening = new Map<string, (typeof ff.rows)[number]>();
+      for (const r of ff.rows) if (r.connection && !opening.has(r.connection)) opening.set(r.connection, r);
+      const early = [...opening.values()].filter((r) => r.serverEarlyData);
+      const seenAs = early.map((r) => `${r.entryType} ${r.kind}${r.rumClass ? ` → ${r.rumClass}` : ''} (requestStart ${r.requestStart.toFixed(0)}, connectEnd ${r.connectEnd.toFixed(0)})`);
+      const recognised = early.filter((r) => r.rumClass === '0rtt').length;
       out.push(
-        `${ff.rows.length} timing entries over ${new Set(ff.rows.map((r) => r.visit)).size} visits; the server logged early data for ${early.length} of them. ` +
-          `What the page's timing entries say about those: ${Object.entries(earlyKinds).map(([k, n]) => `${k}: ${n}`).join(', ') || '–'}. ` +
-          'An entry whose connection fields are all equal (`connectStart == connectEnd`) looks exactly like a reused connection, so RUM skips it: ' +
-          'in Firefox a TCP 0-RTT connection cannot be told apart from connection reuse by Resource Timing alone (through the SOCKS proxy Firefox sent no early data at all).',
+        `${opening.size} connections over ${new Set(ff.rows.map((r) => r.visit)).size} visits (Firefox coalesces the lab's origins onto one HTTP/2 connection when they resolve to the same address); ` +
+          `the server logged early data on ${early.length}. The entries that opened them: ${seenAs.join('; ') || '–'}. ` +
+          `${recognised} of ${early.length} recognised as \`0rtt\` by the timing rule (\`requestStart < connectEnd\`): Firefox's Resource Timing reports whole milliseconds and, for a 0-RTT connection, a request start equal to (not before) the connection end, or connection fields that look like a reused connection. ` +
+          'In Firefox, TCP 0-RTT cannot be told apart from a 1-RTT resumption or from connection reuse by timing alone; through the SOCKS proxy Firefox sent no early data at all.',
       );
       out.push('');
       out.push(
         table(
-          ['visit', 'host', 'entry', 'kind', 'server: early data', 'server: resumed', 'RUM class', 'requestStart', 'connectEnd'],
+          ['visit', 'host', 'entry', 'kind', 'server: early data on its connection', 'server: resumed', 'RUM class', 'requestStart', 'connectEnd'],
           ff.rows.map((r) => [r.visit, r.host, r.entryType, r.kind, String(r.serverEarlyData), String(r.serverResumed), r.rumClass ?? '–', r.requestStart.toFixed(0), r.connectEnd.toFixed(0)]),
         ),
       );

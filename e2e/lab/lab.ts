@@ -229,13 +229,20 @@ function raisePriority(pids: (number | undefined)[]): void {
   }
 }
 
+/** True while the process exists and has not exited (an exited child not yet reaped is a zombie: dead). */
 export function isAlive(pid: number): boolean {
   if (!pid) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    // /proc/PID/stat: "pid (comm) STATE …"; comm may contain spaces or parentheses.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }
 
