@@ -19,10 +19,17 @@ import { installRequestBody } from './plugins/request-body';
 import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
 import { installAlerts } from './plugins/alerts';
 import alertRoutes from './routes/alerts';
+import whatifRoutes from './routes/whatif';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
 import siteRoutes from './routes/sites';
 import summaryRoutes from './routes/summary';
+import compareRoutes from './routes/compare';
+import timeseriesRoutes from './routes/timeseries';
+import mapRoutes from './routes/map';
+import phasesRoutes from './routes/phases';
+import { installDashboard } from './plugins/dashboard';
+import { installDocs } from './plugins/docs';
 import { validatorCompiler } from './schemas/validation';
 
 declare module 'fastify' {
@@ -62,8 +69,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.inflatedLimitBytes,
     trustProxy: config.trustProxy,
-    // Slow-loris: a request must arrive whole within this time.
-    requestTimeout: 30_000,
+    // Slow-loris: a request must arrive whole within this time, its headers within 10 s (at most); Node
+    // checks both only every connectionsCheckingInterval, so that interval follows the timeout.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(10_000, config.requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -151,11 +163,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (ownsStore) await store.close();
   });
 
+  await installDocs(app);
   await app.register(healthRoutes);
   await app.register(handshakeRoutes);
   await app.register(summaryRoutes);
   await app.register(siteRoutes);
   installAlerts(app);
   await app.register(alertRoutes);
+  await app.register(whatifRoutes);
+  await app.register(compareRoutes);
+  await app.register(timeseriesRoutes);
+  await app.register(mapRoutes);
+  await app.register(phasesRoutes);
+  await installDashboard(app, config.dashboardDir);
   return app;
 }

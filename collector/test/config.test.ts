@@ -17,6 +17,7 @@ describe('loadConfig', () => {
       maxEventLoopDelayMs: 1000,
       maxHeapUsedBytes: 0,
       corsOrigins: [],
+      requestTimeoutMs: 30_000,
     });
     expect(loadConfig({ DATA_DIR: '/d', SPOOL_DIR: 'sp' }, '/w').spoolDir).toBe('/w/sp');
     expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0', MAX_EVENT_LOOP_DELAY_MS: '0' })).toMatchObject({ rateLimitPerMinute: 0, maxEventLoopDelayMs: 0 });

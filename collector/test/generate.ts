@@ -33,6 +33,8 @@ export interface Traffic {
   resumedTls: number;
   tls13Share: number;
   h3Share: number;
+  /** Share of connections with a DNS lookup (of rtt / 2 ms); default 0.5. */
+  dnsShare?: number;
   /** Multiplicative jitter half-width: each phase × (1 ± jitter). */
   jitter?: number;
   seed: number;
@@ -62,7 +64,7 @@ export function generate(t: Traffic): HandshakeRow[] {
       resumed,
       resumedSource: 'server-timing',
       handshakeClass: resumed || tls13 ? '1rtt' : 'full-2rtt',
-      dns: r() < 0.5 ? 0 : noisy(t.rtt / 2),
+      dns: r() < (t.dnsShare ?? 0.5) ? noisy(t.rtt / 2) : 0,
       tcp,
       tls,
       connect: round(tcp + tls),

@@ -25,7 +25,7 @@ async function startServer(env: Record<string, string>): Promise<{ proc: ChildPr
   const port = await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: collectorDir,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', MIN_CLIENTS_PER_CELL: '1', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', MIN_CLIENTS_PER_CELL: '1', MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -105,7 +105,7 @@ async function startServerNoWait(env: Record<string, string>) {
   const port = await freePort();
   const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
     cwd: collectorDir,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
     stdio: 'ignore',
   });
   const url = `http://127.0.0.1:${port}`;

@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
+import { drainPending } from 'chdb';
 import { createChdbConnection } from 'chdb/connection';
 import type { Config } from '../config';
 import type { ClusterLayout } from './cluster';
@@ -57,7 +58,19 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'>): Store
     });
   const ingest = make();
   const query = make();
-  return { ingest, query, kind: 'embedded', database: 'default', cluster: null, close: () => closeBoth(ingest, query) };
+  return {
+    ingest,
+    query,
+    kind: 'embedded',
+    database: 'default',
+    cluster: null,
+    // close() returns while a query of a background task (site refresh, alert evaluation) may still run
+    // on a libuv thread; until it ends the engine refuses another data folder in this process.
+    close: async () => {
+      await closeBoth(ingest, query);
+      await drainPending();
+    },
+  };
 }
 
 async function closeBoth(a: ClickHouseClient, b: ClickHouseClient): Promise<void> {

@@ -1,0 +1,256 @@
+/**
+ * Round-trip accounting and what-if, pure: measured connections of one region in, the round trips they
+ * spend today and what their time to first byte would become under each scenario out.
+ *
+ * Time to first byte of a new connection = dns + set-up before the request can leave + ttfb, where the
+ * set-up is the measured `connect` (for 0-RTT: only the TCP part, since the request rides with the
+ * handshake). A scenario changes only how many round trips the set-up costs; each connection saves
+ * (round trips today − round trips in the scenario) × its path RTT, everything else (DNS, server time,
+ * crypto CPU, the response) stays as measured. The path RTT is the connection's own TCP handshake time
+ * (TCP costs exactly one round trip); QUIC connections have none and take the region's median TCP time.
+ * Percentiles are then taken over the region's own, shifted, distribution.
+ */
+
+export interface Connection {
+  dns: number;
+  tcp: number;
+  tls: number;
+  connect: number;
+  ttfb: number;
+  transport: 'tcp' | 'quic';
+  tlsVersion: '1.2' | '1.3' | null;
+  handshakeClass: 'full-2rtt' | '1rtt' | '0rtt' | 'unknown';
+  resumed: boolean | null;
+  /** The same client connected to the same site earlier within the ticket lifetime. */
+  repeat: boolean;
+}
+
+export type ScenarioName = 'tls13' | 'resumption' | 'zero_rtt' | 'http3' | 'combined_handshake';
+export const SCENARIOS: readonly ScenarioName[] = ['tls13', 'resumption', 'zero_rtt', 'http3', 'combined_handshake'];
+
+export const ASSUMPTIONS: Record<ScenarioName, string> = {
+  tls13:
+    'Every full TLS 1.2 handshake (2 round trips before the request) becomes a full TLS 1.3 handshake (1 round trip). Resumed and TLS 1.3 handshakes are unchanged.',
+  resumption:
+    'Every repeat connection (the same client token connected to the site earlier within the ticket lifetime) that did a full handshake resumes instead: a handshake of 2 round trips (TLS 1.2 full, or TLS 1.3 with a HelloRetryRequest) drops to 1; TLS 1.3 resumption costs 1 round trip like a full TLS 1.3 handshake, so there it saves CPU and bytes but no round trip.',
+  zero_rtt:
+    'Every repeat connection sends its request as TLS 1.3 / QUIC 0-RTT early data: no round trip for the TLS handshake before the request (TCP keeps its 1). Only safe for idempotent requests: servers accept early data for GET-like requests only (RFC 8470).',
+  http3:
+    "Every TCP connection becomes QUIC: TCP + TLS round trips are replaced by the QUIC handshake's, taken from the region's own HTTP/3 connections (median of their handshake time ÷ RTT) when it has enough of them, else 1 round trip. Already-HTTP/3 connections are unchanged; no 0-RTT.",
+  combined_handshake:
+    'Transport and crypto handshakes are combined into one round trip over TCP (as TCP Fast Open + TLS 1.3 or TCPLS-style research prototypes propose): any connection spending more than 1 round trip before its request spends 1.',
+};
+
+export const GENERAL_ASSUMPTIONS = [
+  'Time to first byte (TTFB) here is dns + connection set-up before the request + ttfb (responseStart − requestStart) of new connections; reused connections are not records and are not counted.',
+  "A connection's RTT is its own TCP handshake time (TCP costs exactly one round trip); QUIC connections and TCP times under 10 ms use the region's median TCP handshake time.",
+  'Only the round trips before the request change; DNS, server think time, crypto CPU and the response are kept as measured, so the savings are round-trip counts × RTT.',
+  'Repeat connections are recognised by the rotating client token, so repeats across a token rotation count as first visits: the resumption and 0-RTT savings are lower bounds.',
+];
+
+/** TLS round trips before the request can leave, by class (unknown: counted from tls ÷ RTT). */
+export function tlsRoundTrips(c: Connection, rtt: number): number {
+  switch (c.handshakeClass) {
+    case 'full-2rtt':
+      return 2;
+    case '1rtt':
+      return 1;
+    case '0rtt':
+      return 0;
+    default:
+      return rtt > 0 ? Math.min(3, Math.max(0, Math.round(c.tls / rtt))) : 1;
+  }
+}
+
+export const tcpRoundTrips = (c: Connection): number => (c.transport === 'tcp' ? 1 : 0);
+
+/** Measured time to first byte of the connection, ms. */
+export function firstByte(c: Connection): number {
+  const setup = c.handshakeClass === '0rtt' ? c.tcp : c.connect;
+  return c.dns + setup + c.ttfb;
+}
+
+export const MIN_RTT_MS = 10;
+
+export interface RegionModel {
+  /** Median TCP handshake time of the region's TCP connections (null when there are none usable). */
+  regionRtt: number | null;
+  /** QUIC handshake round trips seen in the region's h3 connections (null when too few). */
+  quicRoundTrips: number | null;
+}
+
+const median = (xs: number[]): number | null => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+/** Needed before the region's own QUIC handshake cost replaces the 1-round-trip design value. */
+export const MIN_QUIC_SAMPLES = 30;
+
+export function regionModel(conns: readonly Connection[]): RegionModel {
+  const regionRtt = median(conns.filter((c) => c.transport === 'tcp' && c.tcp >= MIN_RTT_MS).map((c) => c.tcp));
+  const quic = conns.filter((c) => c.transport === 'quic' && c.handshakeClass !== '0rtt');
+  const quicRoundTrips =
+    regionRtt && quic.length >= MIN_QUIC_SAMPLES ? Math.max(1, Math.round((median(quic.map((c) => c.tls / regionRtt))! ) * 10) / 10) : null;
+  return { regionRtt, quicRoundTrips };
+}
+
+export function rttOf(c: Connection, m: RegionModel): number | null {
+  if (c.transport === 'tcp' && c.tcp >= MIN_RTT_MS) return c.tcp;
+  return m.regionRtt;
+}
+
+/** Round trips spent before the request today, and in a scenario. */
+export function roundTripsToday(c: Connection, rtt: number): number {
+  return tcpRoundTrips(c) + tlsRoundTrips(c, rtt);
+}
+
+export function roundTripsIn(s: ScenarioName, c: Connection, rtt: number, m: RegionModel): number {
+  const today = roundTripsToday(c, rtt);
+  const tls = tlsRoundTrips(c, rtt);
+  switch (s) {
+    case 'tls13':
+      // A TLS 1.3 handshake taking 2 round trips (HelloRetryRequest) stays as it is.
+      return c.handshakeClass === 'full-2rtt' && c.tlsVersion !== '1.3' ? tcpRoundTrips(c) + 1 : today;
+    case 'resumption':
+      return c.repeat && c.resumed !== true && tls > 1 ? tcpRoundTrips(c) + 1 : today;
+    case 'zero_rtt':
+      return c.repeat ? tcpRoundTrips(c) : today;
+    case 'http3':
+      return c.transport === 'tcp' ? Math.min(today, m.quicRoundTrips ?? 1) : today;
+    case 'combined_handshake':
+      return Math.min(today, 1);
+  }
+}
+
+export interface Quantiles {
+  p50: number;
+  p75: number;
+}
+
+/** Linear-interpolated quantile (type 7), as ClickHouse's quantileExactInclusive. */
+export function quantile(sorted: readonly number[], q: number): number {
+  if (!sorted.length) return NaN;
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.min(sorted.length - 1, lo + 1);
+  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
+}
+
+const quantiles = (xs: number[]): Quantiles => {
+  const s = [...xs].sort((a, b) => a - b);
+  const r = (x: number) => Math.round(x * 10) / 10;
+  return { p50: r(quantile(s, 0.5)), p75: r(quantile(s, 0.75)) };
+};
+
+export interface ScenarioResult {
+  scenario: ScenarioName;
+  ttfb: Quantiles;
+  saving: Quantiles;
+  /** Share of connections whose set-up gets shorter. */
+  affected: number;
+  /** Mean round trips saved per connection. */
+  roundTripsSaved: number;
+  assumption: string;
+}
+
+export interface Accounting {
+  connections: number;
+  /** Median of the connections' RTTs, ms. */
+  rttMs: number | null;
+  /** Mean round trips per new connection before the request can leave, by phase. */
+  roundTrips: { dns: number; tcp: number; tls: number; total: number };
+  /** Share of connections by handshake class and the TLS round trips each costs. */
+  tlsByClass: Record<Connection['handshakeClass'], { share: number; roundTrips: number | null }>;
+  /** Share of connections that were repeats (could have resumed). */
+  repeatShare: number;
+  /** Mean time per connection in each set-up phase, ms. */
+  meanMs: { dns: number; tcp: number; tls: number };
+  ttfb: Quantiles;
+}
+
+export interface RegionResult {
+  accounting: Accounting;
+  /** Ranked by p75 saving, largest first. */
+  scenarios: ScenarioResult[];
+  /** QUIC handshake round trips measured in the region (one region only; null when too few h3 connections). */
+  quicRoundTrips: number | null;
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * Accounting and scenarios over connections that may come from several regions: each connection is
+ * modelled with its own region's RTT and QUIC cost (`regionOf`; one region when omitted). Connections of
+ * a region without any usable RTT are left out. Null when none is left.
+ */
+export function analyse(all: readonly Connection[], regionOf: (c: Connection) => string = () => ''): RegionResult | null {
+  const groups = new Map<string, Connection[]>();
+  for (const c of all) {
+    const k = regionOf(c);
+    const g = groups.get(k);
+    if (g) g.push(c);
+    else groups.set(k, [c]);
+  }
+  const conns: Connection[] = [];
+  const models: RegionModel[] = [];
+  for (const g of groups.values()) {
+    const m = regionModel(g);
+    if (m.regionRtt === null) continue;
+    for (const c of g) {
+      conns.push(c);
+      models.push(m);
+    }
+  }
+  if (!conns.length) return null;
+  const single = groups.size === 1 ? models[0]! : null;
+  const rtts = conns.map((c, i) => rttOf(c, models[i]!)!);
+  const today = conns.map(firstByte);
+  const tlsRounds = conns.map((c, i) => tlsRoundTrips(c, rtts[i]!));
+  const classes = ['full-2rtt', '1rtt', '0rtt', 'unknown'] as const;
+  const tlsByClass = Object.fromEntries(
+    classes.map((k) => {
+      const idx = conns.map((c, i) => (c.handshakeClass === k ? i : -1)).filter((i) => i >= 0);
+      return [k, { share: r2(idx.length / conns.length), roundTrips: idx.length ? r2(mean(idx.map((i) => tlsRounds[i]!))) : null }];
+    }),
+  ) as Accounting['tlsByClass'];
+  // A DNS lookup is one round trip to the resolver (not the server's RTT): counted when it happened.
+  const dnsRounds = mean(conns.map((c) => (c.dns > 0 ? 1 : 0)));
+  const tcpRounds = mean(conns.map(tcpRoundTrips));
+  const tlsMean = mean(tlsRounds);
+  const accounting: Accounting = {
+    connections: conns.length,
+    rttMs: Math.round(median(rtts)! * 10) / 10,
+    roundTrips: { dns: r2(dnsRounds), tcp: r2(tcpRounds), tls: r2(tlsMean), total: r2(dnsRounds + tcpRounds + tlsMean) },
+    tlsByClass,
+    repeatShare: r2(mean(conns.map((c) => (c.repeat ? 1 : 0)))),
+    meanMs: { dns: r2(mean(conns.map((c) => c.dns))), tcp: r2(mean(conns.map((c) => c.tcp))), tls: r2(mean(conns.map((c) => c.tls))) },
+    ttfb: quantiles(today),
+  };
+  const scenarios = SCENARIOS.map((s): ScenarioResult => {
+    let affected = 0;
+    let saved = 0;
+    const after = conns.map((c, i) => {
+      const rtt = rtts[i]!;
+      const rounds = roundTripsToday(c, rtt) - roundTripsIn(s, c, rtt, models[i]!);
+      if (rounds > 0) {
+        affected++;
+        saved += rounds;
+      }
+      return Math.max(0, today[i]! - Math.max(0, rounds) * rtt);
+    });
+    const ttfb = quantiles(after);
+    return {
+      scenario: s,
+      ttfb,
+      saving: { p50: r2(accounting.ttfb.p50 - ttfb.p50), p75: r2(accounting.ttfb.p75 - ttfb.p75) },
+      affected: r2(affected / conns.length),
+      roundTripsSaved: r2(saved / conns.length),
+      assumption: ASSUMPTIONS[s],
+    };
+  }).sort((a, b) => b.saving.p75 - a.saving.p75 || b.saving.p50 - a.saving.p50 || SCENARIOS.indexOf(a.scenario) - SCENARIOS.indexOf(b.scenario));
+  return { accounting, scenarios, quicRoundTrips: single ? single.quicRoundTrips : null };
+}

@@ -1,0 +1,90 @@
+/**
+ * The connections behind the what-if: one row per new connection in [from, to) of a site (or of every
+ * site), with its region and whether it is a repeat — the same client token connected to the same site
+ * earlier within the ticket lifetime (looking back that far before `from`, so the range's first hour
+ * is not all "first visits"). Bound parameters only. At most `limit` rows, the most recent ones.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import type { Connection } from './model';
+
+export interface WhatIfQuery {
+  site: string | null;
+  from: number;
+  to: number;
+  source: string | null;
+  country: string | null;
+  ticketLifetimeMs: number;
+  limit: number;
+}
+
+export interface RegionConnection extends Connection {
+  country: string;
+}
+
+const SQL = `
+SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat
+FROM (
+  SELECT
+    ts, country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed,
+    toUnixTimestamp64Milli(ts)
+      - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
+      <= {lifetime:Int64} AS repeat
+  FROM handshakes
+  WHERE ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
+    AND ({site:String} = '*' OR site = {site:String})
+    AND ({source:String} = '' OR source = {source:String})
+    AND ({country:String} = '' OR country = {country:String})
+    AND clientToken != ''
+)
+WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
+ORDER BY ts DESC
+LIMIT {limit:UInt32}`;
+
+const CLIENTS_SQL = `
+SELECT country, uniqExact(clientToken) AS clients, count() AS connections
+FROM handshakes
+WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
+  AND ({site:String} = '*' OR site = {site:String})
+  AND ({source:String} = '' OR source = {source:String})
+  AND ({country:String} = '' OR country = {country:String})
+GROUP BY country`;
+
+type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean];
+
+function params(q: WhatIfQuery) {
+  return {
+    site: q.site ?? '*',
+    source: q.source ?? '',
+    country: q.country ?? '',
+    from: q.from,
+    to: q.to,
+    lookFrom: q.from - q.ticketLifetimeMs,
+    lifetime: q.ticketLifetimeMs,
+    limit: q.limit,
+  };
+}
+
+export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery): Promise<RegionConnection[]> {
+  const rs = await client.query({ query: SQL, query_params: params(q), format: 'JSONCompactEachRow' });
+  const rows = await rs.json<Row>();
+  return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat]) => ({
+    country,
+    dns: Number(dns),
+    tcp: Number(tcp),
+    tls: Number(tls),
+    connect: Number(connect),
+    ttfb: Number(ttfb),
+    transport: transport === 'quic' ? 'quic' : 'tcp',
+    tlsVersion: tlsVersion === '1.2' || tlsVersion === '1.3' ? tlsVersion : null,
+    handshakeClass: (['full-2rtt', '1rtt', '0rtt'].includes(handshakeClass) ? handshakeClass : 'unknown') as Connection['handshakeClass'],
+    resumed: resumed === null ? null : Boolean(resumed),
+    repeat: Boolean(Number(repeat)),
+  }));
+}
+
+/** Distinct clients and connections per country over the whole range (for small-cell suppression). */
+export async function queryRegionClients(client: ClickHouseClient, q: WhatIfQuery): Promise<Map<string, { clients: number; connections: number }>> {
+  const rs = await client.query({ query: CLIENTS_SQL, query_params: params(q), format: 'JSONEachRow' });
+  const rows = await rs.json<{ country: string; clients: number; connections: number }>();
+  return new Map(rows.map((r) => [r.country, { clients: Number(r.clients), connections: Number(r.connections) }]));
+}

@@ -1,0 +1,60 @@
+/**
+ * The what-if answer for a site: the whole site and each region (country), each with its round-trip
+ * accounting and the scenarios ranked by p75 saving, and every assumption stated. Regions with fewer
+ * distinct clients than the small-cell threshold are returned as suppressed, without numbers.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS, type RegionResult } from './model';
+import { queryConnections, queryRegionClients, type WhatIfQuery } from './query';
+
+export interface WhatIfRegion {
+  country: string;
+  /** Absent when suppressed. */
+  connections?: number;
+  suppressed?: true;
+  /** Present unless suppressed or without a usable RTT. */
+  result?: RegionResult | null;
+}
+
+export interface WhatIfReport {
+  site: string | null;
+  from: number;
+  to: number;
+  /** Connections analysed (shown regions only); `sampled` when the range held more than `limit`. */
+  connections: number;
+  sampled: boolean;
+  ticketLifetimeHours: number;
+  assumptions: { general: string[]; scenarios: typeof ASSUMPTIONS };
+  overall: RegionResult | null;
+  overallSuppressed?: true;
+  regions: WhatIfRegion[];
+}
+
+export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClients: number): Promise<WhatIfReport> {
+  const [conns, clients] = await Promise.all([queryConnections(client, q), queryRegionClients(client, q)]);
+  const total = [...clients.values()].reduce((a, r) => a + r.connections, 0);
+  const allowed = new Set([...clients].filter(([, r]) => r.clients >= minClients).map(([c]) => c));
+  const shown = conns.filter((c) => allowed.has(c.country));
+  const totalClients = [...clients.values()].reduce((a, r) => a + r.clients, 0);
+  const regions: WhatIfRegion[] = [...clients]
+    .sort((a, b) => b[1].connections - a[1].connections || a[0].localeCompare(b[0]))
+    .map(([country, r]) =>
+      allowed.has(country)
+        ? { country, connections: r.connections, result: analyse(shown.filter((c) => c.country === country)) }
+        : { country, suppressed: true as const },
+    );
+  // The whole site counts only regions that are shown, so no suppressed cell can be recovered by difference.
+  const overallOk = allowed.size > 0 && totalClients >= minClients;
+  return {
+    site: q.site,
+    from: q.from,
+    to: q.to,
+    connections: shown.length,
+    sampled: conns.length < total,
+    ticketLifetimeHours: q.ticketLifetimeMs / 3_600_000,
+    assumptions: { general: GENERAL_ASSUMPTIONS, scenarios: ASSUMPTIONS },
+    overall: overallOk ? analyse(shown, (c) => (c as (typeof shown)[number]).country) : null,
+    ...(overallOk ? {} : { overallSuppressed: true as const }),
+    regions,
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * What-if: with known RTTs, every scenario saves exactly (round trips saved) × RTT, in the pure model
+ * and through GET /v1/whatif on a real store (per region, each with its own RTT).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyse, firstByte, regionModel, SCENARIOS, type Connection, type ScenarioName } from '../src/whatif/model';
+import { generate, insertRows } from './generate';
+import { removeDir, startApp, type TestApp } from './helpers';
+
+/** A TLS 1.2 full handshake on a path of exactly `rtt` ms: TCP 1 RTT, TLS 2 RTT, no DNS, server 10 ms. */
+const tls12full = (rtt: number, repeat: boolean): Connection => ({
+  dns: 0,
+  tcp: rtt,
+  tls: 2 * rtt,
+  connect: 3 * rtt,
+  ttfb: rtt + 10,
+  transport: 'tcp',
+  tlsVersion: '1.2',
+  handshakeClass: 'full-2rtt',
+  resumed: false,
+  repeat,
+});
+
+const savings = (r: ReturnType<typeof analyse>) =>
+  Object.fromEntries(r!.scenarios.map((s) => [s.scenario, s.saving])) as Record<ScenarioName, { p50: number; p75: number }>;
+
+describe('what-if model', () => {
+  it('saves round-trip counts × RTT for TLS 1.2 full handshakes', () => {
+    // 80 % repeat connections, so p50 and p75 both fall on repeat connections.
+    const conns = Array.from({ length: 100 }, (_, i) => tls12full(50, i % 5 !== 0));
+    const r = analyse(conns)!;
+    expect(firstByte(conns[0]!)).toBe(3 * 50 + 60);
+    expect(r.accounting.ttfb).toEqual({ p50: 210, p75: 210 });
+    expect(r.accounting.roundTrips).toEqual({ dns: 0, tcp: 1, tls: 2, total: 3 });
+    expect(r.accounting.tlsByClass['full-2rtt']).toEqual({ share: 1, roundTrips: 2 });
+    expect(r.accounting.repeatShare).toBe(0.8);
+    expect(savings(r)).toEqual({
+      tls13: { p50: 50, p75: 50 }, // 2 → 1 TLS round trip
+      resumption: { p50: 50, p75: 50 }, // repeat: abbreviated TLS 1.2 handshake, 1 round trip
+      zero_rtt: { p50: 100, p75: 100 }, // repeat: no TLS round trip before the request
+      http3: { p50: 100, p75: 100 }, // TCP 1 + TLS 2 → QUIC 1
+      combined_handshake: { p50: 100, p75: 100 }, // TCP + TLS in 1
+    });
+    // Ranked by p75 saving, ties in the scenario order.
+    expect(r.scenarios.map((s) => s.scenario)).toEqual(['zero_rtt', 'http3', 'combined_handshake', 'tls13', 'resumption']);
+    const byName = Object.fromEntries(r.scenarios.map((s) => [s.scenario, s]));
+    expect(byName.tls13!.affected).toBe(1);
+    expect(byName.resumption!.affected).toBe(0.8);
+    expect(byName.zero_rtt!.roundTripsSaved).toBe(1.6);
+    for (const s of SCENARIOS) expect(byName[s]!.assumption.length).toBeGreaterThan(40);
+  });
+
+  it('uses each connection’s own RTT, and the region’s for QUIC', () => {
+    const rtts = [20, 40, 60, 80, 100];
+    const conns = rtts.flatMap((rtt) => Array.from({ length: 20 }, () => tls12full(rtt, false)));
+    const r = analyse(conns)!;
+    // Today's first byte 4·RTT + 10 → TLS 1.3 saves one RTT of each connection: 4·RTT+10 → 3·RTT+10.
+    const sorted = conns.map((c) => 4 * c.tcp + 10).sort((a, b) => a - b);
+    expect(r.accounting.ttfb.p50).toBe(sorted[49]! + (sorted[50]! - sorted[49]!) * 0.5);
+    expect(savings(r).tls13).toEqual({ p50: 60, p75: 80 });
+    expect(r.accounting.rttMs).toBe(60);
+    // A QUIC connection has no TCP phase: it is modelled with the region's median TCP time.
+    const quic: Connection = { ...tls12full(0, false), transport: 'quic', tcp: 0, tls: 60, connect: 60, ttfb: 70, tlsVersion: '1.3', handshakeClass: '1rtt' };
+    expect(regionModel([...conns, quic]).regionRtt).toBe(60);
+  });
+
+  it('takes the QUIC handshake cost from the region’s own h3 connections', () => {
+    const rtt = 50;
+    const tcp = Array.from({ length: 50 }, () => tls12full(rtt, false));
+    // QUIC handshakes here take 2 RTT (e.g. a certificate chain over the anti-amplification limit).
+    const h3 = Array.from({ length: 40 }, (): Connection => ({ ...tls12full(rtt, false), transport: 'quic', tcp: 0, tls: 2 * rtt, connect: 2 * rtt, tlsVersion: '1.3', handshakeClass: '1rtt' }));
+    const r = analyse([...tcp, ...h3])!;
+    expect(r.quicRoundTrips).toBe(2);
+    const only = analyse(tcp)!;
+    expect(only.quicRoundTrips).toBeNull();
+    // Every TCP connection: 3 → 2 round trips with this region's QUIC; the h3 ones are unchanged.
+    const http3 = r.scenarios.find((s) => s.scenario === 'http3')!;
+    expect(http3.roundTripsSaved).toBeCloseTo((50 * 1) / 90, 2);
+    expect(savings(only).http3).toEqual({ p50: 100, p75: 100 });
+  });
+
+  it('leaves what a scenario cannot improve alone', () => {
+    const base = tls12full(40, true);
+    const conns: Connection[] = [
+      // TLS 1.3 with HelloRetryRequest: 2 round trips, but already TLS 1.3.
+      ...Array.from({ length: 10 }, () => ({ ...base, tlsVersion: '1.3' as const })),
+      // TLS 1.3 full, repeat: resumption saves no round trip (1 either way); 0-RTT saves one.
+      ...Array.from({ length: 10 }, () => ({ ...base, tlsVersion: '1.3' as const, handshakeClass: '1rtt' as const, tls: 40, connect: 80 })),
+      // Already 0-RTT: the request left with the handshake; first byte excludes the TLS phase.
+      ...Array.from({ length: 10 }, () => ({ ...base, tlsVersion: '1.3' as const, handshakeClass: '0rtt' as const, tls: 40, connect: 80, resumed: true })),
+    ];
+    expect(firstByte(conns[25]!)).toBe(40 + 50);
+    const r = analyse(conns)!;
+    const by = Object.fromEntries(r.scenarios.map((s) => [s.scenario, s]));
+    expect(by.tls13!.affected).toBe(0);
+    // Resumption helps only the HelloRetryRequest ones (the PSK handshake carries the right key share).
+    expect(by.resumption!.affected).toBe(0.33);
+    expect(by.zero_rtt!.affected).toBeCloseTo(0.67, 2); // the HRR and the 1-RTT ones
+    expect(by.combined_handshake!.roundTripsSaved).toBeCloseTo((10 * 2 + 10 * 1) / 30, 2);
+    expect(analyse(conns.map((c) => ({ ...c, transport: 'quic' as const, tcp: 0 })))).toBeNull(); // no RTT to go by
+  });
+});
+
+describe('GET /v1/whatif on a real store', () => {
+  let t: TestApp;
+  const now = Date.now();
+  const hour = 3_600_000;
+
+  beforeAll(async () => {
+    t = await startApp({ ADMIN_TOKEN: 'admin-token-0123456789', ALERT_INTERVAL_MS: '0', MIN_CLIENTS_PER_CELL: '20' });
+    // Lab-like traffic with known RTTs and no jitter: every connection a TLS 1.2 full handshake (2 RTT).
+    const lab = { site: 'lab.example', from: now - 2 * hour, to: now, clients: 40, resumedShare: 0, tls13Share: 0, h3Share: 0, jitter: 0, dnsShare: 0 };
+    const rows = [
+      ...generate({ ...lab, country: 'DE', rtt: 20, fullTls: 40, resumedTls: 20, records: 400, seed: 11 }),
+      ...generate({ ...lab, country: 'AU', rtt: 150, fullTls: 300, resumedTls: 150, records: 400, seed: 12 }),
+      // Too few clients: suppressed.
+      ...generate({ ...lab, country: 'NZ', rtt: 160, fullTls: 320, resumedTls: 160, records: 50, clients: 5, seed: 13 }),
+      // Another site, not asked for.
+      ...generate({ ...lab, site: 'other.example', country: 'DE', rtt: 20, fullTls: 40, resumedTls: 20, records: 100, seed: 14 }),
+    ];
+    await insertRows(t.app.store.ingest, rows);
+  });
+  afterAll(async () => {
+    await t.close();
+    removeDir(t.dataDir);
+  });
+
+  const get = (qs: string, token = 'admin-token-0123456789') =>
+    t.app.inject({ url: `/v1/whatif?${qs}`, headers: token ? { authorization: `Bearer ${token}` } : {} });
+
+  it('reproduces the savings expected from round-trip counts in each region', async () => {
+    const res = await get(`site=lab.example&from=${now - 3 * hour}&to=${now + 1000}`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body.site).toBe('lab.example');
+    expect(body.connections).toBe(800);
+    expect(body.sampled).toBe(false);
+    expect(body.assumptions.general.length).toBeGreaterThan(2);
+    expect(Object.keys(body.assumptions.scenarios).sort()).toEqual([...SCENARIOS].sort());
+    const region = (c: string) => body.regions.find((r: { country: string }) => r.country === c);
+    expect(region('NZ')).toEqual({ country: 'NZ', suppressed: true });
+    for (const [country, rtt] of [
+      ['DE', 20],
+      ['AU', 150],
+    ] as const) {
+      const r = region(country).result;
+      expect(r.accounting.rttMs).toBe(rtt);
+      expect(r.accounting.roundTrips.tcp).toBe(1);
+      expect(r.accounting.roundTrips.tls).toBe(2);
+      const s = Object.fromEntries(r.scenarios.map((x: { scenario: string; saving: { p50: number; p75: number } }) => [x.scenario, x.saving]));
+      expect(s.tls13).toEqual({ p50: rtt, p75: rtt });
+      expect(s.http3).toEqual({ p50: 2 * rtt, p75: 2 * rtt });
+      expect(s.combined_handshake).toEqual({ p50: 2 * rtt, p75: 2 * rtt });
+      // Repeat visits: 40 clients × 10 connections each within 2 h → 90 % are repeats.
+      expect(r.accounting.repeatShare).toBe(0.9);
+      expect(s.resumption).toEqual({ p50: rtt, p75: rtt });
+      expect(s.zero_rtt).toEqual({ p50: 2 * rtt, p75: 2 * rtt });
+    }
+    // The whole site: shown regions only, each connection with its own RTT.
+    expect(body.overall.accounting.connections).toBe(800);
+    expect(body.overall.scenarios[0].saving.p75).toBeGreaterThan(0);
+  });
+
+  it('is scoped: one site needs a token, no token gives every site together', async () => {
+    expect((await get('site=lab.example', '')).statusCode).toBe(401);
+    expect((await get('site=lab.example', 'wrong-token-0123456789')).statusCode).toBe(401);
+    const all = await get(`from=${now - 3 * hour}&to=${now + 1000}`, '');
+    expect(all.statusCode).toBe(200);
+    expect(all.json().site).toBeNull();
+    expect(all.json().connections).toBe(900);
+    expect((await get(`from=${now}&to=${now - 1}`)).statusCode).toBe(400);
+    expect((await get(`country=de`)).statusCode).toBe(400);
+  });
+});
