@@ -31,7 +31,7 @@ ${hosts} {
     format json
   }
   @b host ${hostOf('b', 'h3')}
-  header X-Lab-Conn "{http.request.remote.port}"
+  header X-Lab-Conn "{http.request.remote.host} {http.request.remote.port}"
   header X-TLS "{http.request.tls.version} {http.request.tls.resumed} {http.request.proto}"
   header Cache-Control "no-store"
   header Access-Control-Allow-Origin "*"

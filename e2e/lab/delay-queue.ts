@@ -2,11 +2,17 @@
  * Holds each chunk for a fixed one-way delay and releases chunks in arrival order. One timer per
  * direction (not one per chunk) so that a burst cannot reorder and timer cost stays flat.
  */
+export const FIRST_CHUNKS = 6;
+
 export class DelayQueue<T> {
   private readonly items: { due: number; arrived: number; item: T }[] = [];
   private timer: NodeJS.Timeout | null = null;
   /** Measured hold times (release − arrival), ms: the proxy logs them as proof of the injected delay. */
   readonly held: number[] = [];
+  /** Hold times of the first chunks (the handshake's flights), in order. */
+  get first(): number[] {
+    return this.held.slice(0, FIRST_CHUNKS).map((v) => Math.round(v * 100) / 100);
+  }
 
   constructor(
     private readonly delayMs: number,

@@ -7,6 +7,9 @@
  * and with any ALPN Chromium and Firefox use TLS False Start, so a full TLS 1.2 handshake costs 1 RTT, not 2.
  * The stream module selects no ALPN unless `ssl_alpn` is set. PROXY protocol carries the client's port to
  * the HTTP server so the response can name its TLS connection.
+ *
+ * `X-Lab-Conn: <client address> <client port> [<nginx connection number>]` names the TLS connection of
+ * every response: the client address is the proxy profile's 127.0.0.N (ports repeat across addresses).
  */
 import type { LabCa } from './ca';
 import { hostOf, type ServerId } from './servers';
@@ -118,7 +121,7 @@ http {
   map $server_port $lab_server {
 ${[...HTTP_SERVERS.map((s) => `    ${ports[s.id]} ${s.id};`), `    ${ports.noalpnBackend} t12-noalpn-backend;`].join('\n')}
   }
-  map $server_port $lab_conn { ${ports.noalpnBackend} "$proxy_protocol_port"; default "$remote_port $connection"; }
+  map $server_port $lab_conn { ${ports.noalpnBackend} "$proxy_protocol_addr $proxy_protocol_port"; default "$remote_addr $remote_port $connection"; }
   map $host $lab_tao { ~^b\\. "*"; default ""; }
   map $host $lab_st { ~^b\\. 'tls;desc="$ssl_protocol $ssl_session_reused"'; default ""; }
 

@@ -24,10 +24,12 @@ interface Flow {
   toClient: DelayQueue<Buffer>;
   packetsUp: number;
   packetsDown: number;
+  upstreamPort: number | null;
   idle: NodeJS.Timeout;
 }
 
-const FLOW_IDLE_MS = 30_000;
+// A QUIC connection the browser closed sends nothing more: its flow is logged after this much silence.
+const FLOW_IDLE_MS = 2_000;
 
 export async function startUdpRelay(opts: UdpRelayOptions): Promise<{ port: number; close(): Promise<void> }> {
   const sock = createSocket({ type: 'udp4' });
@@ -50,8 +52,10 @@ export async function startUdpRelay(opts: UdpRelayOptions): Promise<{ port: numb
         client: key,
         target: `${opts.targetAddress}:${opts.targetPort}`,
         source: opts.sourceAddress,
-        up: { packets: f.packetsUp, ...summarise(f.toServer.held) },
-        down: { packets: f.packetsDown, ...summarise(f.toClient.held) },
+        // The server sees this port: joins the flow to Caddy's access log (request.remote_port).
+        upstreamLocalPort: f.upstreamPort,
+        up: { packets: f.packetsUp, ...summarise(f.toServer.held), first: f.toServer.first },
+        down: { packets: f.packetsDown, ...summarise(f.toClient.held), first: f.toClient.first },
       }),
     );
   };
@@ -60,7 +64,7 @@ export async function startUdpRelay(opts: UdpRelayOptions): Promise<{ port: numb
     let f = flows.get(key);
     if (!f) {
       const upstream = createSocket({ type: 'udp4' });
-      upstream.bind({ address: opts.sourceAddress, port: 0 });
+      upstream.bind({ address: opts.sourceAddress, port: 0 }, () => (flow.upstreamPort = upstream.address().port));
       const flow: Flow = {
         started: Date.now(),
         upstream,
@@ -68,6 +72,7 @@ export async function startUdpRelay(opts: UdpRelayOptions): Promise<{ port: numb
         toClient: new DelayQueue<Buffer>(half, (b) => sock.send(b, rinfo.port, rinfo.address)),
         packetsUp: 0,
         packetsDown: 0,
+        upstreamPort: null,
         idle: setTimeout(() => endFlow(key), FLOW_IDLE_MS),
       };
       upstream.on('message', (b) => {

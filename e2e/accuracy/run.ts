@@ -1,0 +1,181 @@
+/**
+ * Runs the accuracy matrix: RTT profile × cold/warm × every lab server, in Chromium through the
+ * synthetic runner, and turns every new TLS connection into samples of both arms joined to the servers'
+ * and the proxy's logs.
+ */
+import { classifyHandshake, tlsFromServerTiming } from '@tlsrum/shared/classify';
+import type { RunningLab } from '../lab/lab';
+import type { RttProfile } from '../lab/profiles';
+import { hostOf, serverOfHost, SERVERS, type ServerId } from '../lab/servers';
+import { runSynthetic, type ConnectionObservation, type VisitResult } from '../src/synth/index';
+import { expectedOf, type Arm, type ClaimedFields, type Sample } from './samples';
+import { connectionId, parseLabConn, ProxyLog, readTruth } from './truth';
+
+export interface MatrixOptions {
+  profiles: RttProfile[];
+  modes: ('cold' | 'warm')[];
+  servers: ServerId[];
+  /** Visits per URL and mode (warm adds one priming visit). */
+  runs: number;
+  onProgress?: (line: string) => void;
+}
+
+export interface RawVisit {
+  profile: RttProfile;
+  mode: 'cold' | 'warm';
+  visit: VisitResult;
+}
+
+export interface MatrixResult {
+  samples: Sample[];
+  /** Connections seen by the browser that could not be joined to a server log line, with why. */
+  unjoined: { arm: Arm; server: string; host: string; why: string }[];
+  /** Entries not measured: opaque (cross-origin without Timing-Allow-Origin) and reused, per arm. */
+  counts: { opaque: number; reused: number; failedVisits: number; visits: number };
+  errors: string[];
+  browserVersion: string;
+}
+
+export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<MatrixResult> {
+  const raw: RawVisit[] = [];
+  const errors: string[] = [];
+  let browserVersion = '';
+  for (const profile of o.profiles) {
+    for (const mode of o.modes) {
+      const tcpServers = o.servers.filter((s) => s !== 'h3');
+      const batches: { urls: string[]; proxy?: string; hostResolver?: Record<string, string>; h3Origins?: string[] }[] = [];
+      if (tcpServers.length) batches.push({ urls: tcpServers.map((s) => lab.urls[s]), proxy: `socks5://127.0.0.1:${lab.socks[profile.name]}` });
+      if (o.servers.includes('h3') && lab.udp[profile.name]) {
+        // QUIC does not go through a SOCKS proxy: the h3 origins resolve to this profile's UDP relay,
+        // which listens on Caddy's port on its own loopback address.
+        const relay = lab.udp[profile.name]!.split(':')[0]!;
+        batches.push({
+          urls: [lab.urls.h3],
+          hostResolver: { [`*.h3.lab.test`]: relay },
+          h3Origins: (['a', 'b', 'c'] as const).map((p) => `${hostOf(p, 'h3')}:${lab.ports.h3}`),
+        });
+      }
+      for (const b of batches) {
+        const t0 = Date.now();
+        const result = await runSynthetic({
+          urls: b.urls,
+          browser: 'chromium',
+          mode,
+          runs: o.runs,
+          ...(b.proxy ? { proxy: b.proxy } : {}),
+          hostResolver: b.hostResolver ?? {},
+          spkiHashes: [lab.ca.leafSpki],
+          ...(b.h3Origins ? { h3Origins: b.h3Origins } : {}),
+          visitTimeoutMs: 20_000,
+        });
+        browserVersion = result.browser.version;
+        for (const v of result.visits) {
+          raw.push({ profile, mode, visit: v });
+          if (!v.ok) errors.push(`${profile.name} ${mode} ${v.url}: ${v.error}`);
+        }
+        o.onProgress?.(`${profile.name.padEnd(16)} ${mode.padEnd(4)} ${b.urls.length} url(s) ${result.visits.length} visits in ${Date.now() - t0} ms`);
+      }
+    }
+  }
+  // Servers log a connection when it closes (stream) or per request: wait for idle connections to close.
+  await new Promise((r) => setTimeout(r, 2500));
+  return { ...joinVisits(raw, lab, errors), browserVersion };
+}
+
+export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: string } }, errors: string[] = []): Omit<MatrixResult, 'browserVersion'> {
+  const truth = readTruth(lab.logs.dir);
+  const proxy = new ProxyLog(lab.logs.proxy);
+  const samples: Sample[] = [];
+  const unjoined: MatrixResult['unjoined'] = [];
+  const counts = { opaque: 0, reused: 0, failedVisits: 0, visits: raw.length };
+  // The RUM arm's history: when this profile last completed a handshake with each host.
+  const lastHandshake = new Map<string, number>();
+  let session = '';
+  for (const { profile, mode, visit } of raw) {
+    if (!visit.ok) counts.failedVisits++;
+    const sessionKey = `${profile.name}|${mode}|${visit.url}`;
+    if (sessionKey !== session || mode === 'cold') lastHandshake.clear();
+    session = sessionKey;
+    for (const c of visit.connections) {
+      if (c.kind === 'opaque') counts.opaque++;
+      if (c.kind === 'reused') counts.reused++;
+      if (c.kind !== 'new') continue;
+      const where = serverOfHost(c.host);
+      if (!where) {
+        unjoined.push({ arm: 'synthetic', server: '?', host: c.host, why: 'not a lab host' });
+        continue;
+      }
+      const serverId = where.server.id;
+      const lc = parseLabConn(c.responseHeaders['x-lab-conn']);
+      const t = lc ? truth.lookup(serverId, lc, c.connectStartEpochMs) : null;
+      if (!lc || !t) {
+        unjoined.push({ arm: 'synthetic', server: serverId, host: c.host, why: lc ? `no server log line for ${lc.addr}:${lc.port}` : 'no X-Lab-Conn header' });
+        continue;
+      }
+      // HTTP/3: Caddy logs no TLS state, so the truth is the client's own: NetLog's is_resumed where it
+      // has one, and early data when the request left before the connection was established.
+      const clientEarly = c.timing.requestStart > 0 && c.timing.requestStart < c.timing.connectEnd;
+      const truthH3 = serverId === 'h3' && t.tlsVersion === '1.3' && t.resumed === null
+        ? { ...t, from: 'client-h3' as const, earlyData: clientEarly, resumed: typeof c.netlog?.isResumed === 'boolean' ? c.netlog.isResumed : clientEarly ? true : null }
+        : t;
+      const expected = expectedOf(truthH3, where.server.alpn === null, null);
+      const proxyLine = proxy.lookup(serverId === 'h3' ? 'udp' : 'tcp', lc.addr, lc.port, c.connectStartEpochMs);
+      const base = {
+        browser: visit.browser,
+        mode,
+        prime: visit.prime,
+        profile: profile.name,
+        rttMs: profile.rttMs,
+        server: serverId,
+        host: c.host,
+        entryType: c.entryType,
+        connection: connectionId(t),
+        truth: truthH3,
+        expected,
+        proxy: proxyLine,
+      };
+      if (c.record) samples.push({ ...base, arm: 'synthetic', claimed: claimedOfRecord(c) });
+      const since = lastHandshake.get(c.host);
+      const rum = classifyHandshake({
+        timing: c.timing,
+        security: tlsFromServerTiming(c.serverTiming),
+        history: since != null ? { msSincePriorHandshake: Math.max(0, c.connectStartEpochMs - since) } : null,
+      });
+      samples.push({
+        ...base,
+        arm: 'rum',
+        claimed: {
+          tlsVersion: rum.tlsVersion,
+          tlsVersionSource: rum.tlsVersionSource,
+          resumed: rum.resumed,
+          resumedSource: rum.resumedSource,
+          handshakeClass: rum.handshakeClass,
+          ...(rum.unknownReason ? { unknownReason: rum.unknownReason } : {}),
+          protocol: rum.protocol,
+          tcp: rum.phases.tcp,
+          tls: rum.phases.tls,
+        },
+      });
+      lastHandshake.set(c.host, c.connectStartEpochMs + (c.timing.connectEnd - c.timing.connectStart));
+    }
+  }
+  return { samples, unjoined, counts, errors };
+}
+
+function claimedOfRecord(c: ConnectionObservation): ClaimedFields {
+  const r = c.record!;
+  const rum = classifyHandshake({ timing: c.timing });
+  return {
+    tlsVersion: r.tlsVersion,
+    tlsVersionSource: r.tlsVersionSource,
+    resumed: r.resumed,
+    resumedSource: r.resumedSource,
+    handshakeClass: r.handshakeClass,
+    ...(r.handshakeClass === 'unknown' && rum.unknownReason ? { unknownReason: rum.unknownReason } : {}),
+    protocol: r.protocol,
+    tcp: r.tcp,
+    tls: r.tls,
+  };
+}
+
+export const ALL_SERVERS: ServerId[] = SERVERS.map((s) => s.id);

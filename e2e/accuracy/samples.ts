@@ -1,0 +1,65 @@
+/**
+ * One sample = one measured TLS connection as one arm recorded it, joined to the server's log line for
+ * the same connection (ground truth) and to the proxy's log line (the delay actually injected).
+ */
+import type { HandshakeClass, TlsVersion } from '@tlsrum/shared';
+import type { EvidenceSource } from '@tlsrum/shared/constants';
+import type { ServerId } from '../lab/servers';
+import type { ProxyLine, Truth } from './truth';
+
+/**
+ * - `synthetic`: the synthetic runner's record (CDP securityDetails + NetLog, exact where it can be).
+ * - `rum`: what the extension computes in Chromium from the same timing entry: no security info, only
+ *   the timings, the site's Server-Timing header and its own history of handshakes with the host.
+ */
+export type Arm = 'synthetic' | 'rum';
+
+export interface ClaimedFields {
+  tlsVersion: TlsVersion | null;
+  tlsVersionSource: EvidenceSource;
+  resumed: boolean | null;
+  resumedSource: EvidenceSource;
+  handshakeClass: HandshakeClass;
+  unknownReason?: string;
+  protocol: string;
+  tcp: number;
+  tls: number;
+}
+
+export interface Expected {
+  tlsVersion: TlsVersion | null;
+  resumed: boolean | null;
+  handshakeClass: HandshakeClass;
+  /** Round trips the TLS phase should cost: 2 for a full TLS 1.2 handshake without False Start, else 1. */
+  rttMultiple: number;
+}
+
+export interface Sample {
+  arm: Arm;
+  browser: 'chromium' | 'firefox';
+  mode: 'cold' | 'warm';
+  prime: boolean;
+  profile: string;
+  rttMs: number;
+  server: ServerId;
+  host: string;
+  entryType: 'navigation' | 'resource';
+  /** Connection identity (server + port the server saw): both arms' samples of one connection share it. */
+  connection: string;
+  truth: Truth;
+  expected: Expected;
+  claimed: ClaimedFields;
+  proxy: ProxyLine | null;
+}
+
+export function expectedOf(truth: Truth, alpnNone: boolean, h3Resumed: boolean | null): Expected {
+  const resumed = truth.resumed ?? h3Resumed;
+  const early = truth.earlyData === true;
+  const full2 = truth.tlsVersion === '1.2' && alpnNone && resumed === false;
+  return {
+    tlsVersion: truth.tlsVersion,
+    resumed,
+    handshakeClass: early ? '0rtt' : full2 ? 'full-2rtt' : '1rtt',
+    rttMultiple: full2 ? 2 : 1,
+  };
+}

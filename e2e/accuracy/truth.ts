@@ -1,0 +1,178 @@
+/**
+ * Ground truth per TLS connection, from the servers' own logs: nginx (http and stream) and Caddy.
+ * Every lab response names its connection in `X-Lab-Conn: <client address> <client port> [<nginx
+ * connection>]`; the client is the lab proxy's upstream socket, bound to the profile's 127.0.0.N.
+ * nginx's connection number is unique per nginx process; an address:port pair can repeat over a run
+ * (ephemeral ports are reused), so without a connection number the line closest in time is taken.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServerId } from '../lab/servers';
+import { SERVERS } from '../lab/servers';
+
+export interface Truth {
+  server: ServerId;
+  addr: string;
+  port: number;
+  /** nginx connection number (http module), when logged. */
+  conn: number | null;
+  /** Epoch ms of the log line (request time; for the stream module, the end of the session). */
+  t: number;
+  /** null: the server does not log it (Caddy over HTTP/3). */
+  tlsVersion: '1.2' | '1.3' | null;
+  resumed: boolean | null;
+  earlyData: boolean | null;
+  alpn: string | null;
+  cipher: string | null;
+  /** Where the truth comes from. */
+  from: 'nginx-http' | 'nginx-stream' | 'caddy' | 'client-h3';
+}
+
+export interface LabConn {
+  addr: string;
+  port: number;
+  conn: number | null;
+}
+
+const VERSION: Record<string, '1.2' | '1.3'> = { 'TLSv1.2': '1.2', 'TLSv1.3': '1.3' };
+
+function lines(file: string): Record<string, unknown>[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l) as Record<string, unknown>];
+      } catch {
+        return [];
+      }
+    });
+}
+
+/** `X-Lab-Conn` → address, port and (nginx http) connection number. */
+export function parseLabConn(value: string | undefined): LabConn | null {
+  if (!value) return null;
+  const [addr, port, conn] = value.trim().split(/\s+/);
+  const p = Number(port);
+  if (!addr || !Number.isInteger(p) || p <= 0) return null;
+  const c = conn === undefined ? null : Number(conn);
+  return { addr, port: p, conn: c !== null && Number.isInteger(c) ? c : null };
+}
+
+/** Picks, among lines for the same address:port, the one closest in time. */
+function nearest<T extends { t: number }>(list: T[] | undefined, atMs: number): T | null {
+  if (!list?.length) return null;
+  return list.reduce((best, x) => (Math.abs(x.t - atMs) < Math.abs(best.t - atMs) ? x : best));
+}
+
+export class TruthIndex {
+  private readonly byConn = new Map<string, Truth>();
+  private readonly byAddr = new Map<string, Truth[]>();
+
+  add(t: Truth): void {
+    if (t.conn !== null) {
+      const k = `${t.server}#${t.conn}`;
+      // Several requests on one connection log the same TLS state; the first line is enough.
+      if (!this.byConn.has(k)) this.byConn.set(k, t);
+      else return;
+    }
+    const k = `${t.server}|${t.addr}:${t.port}`;
+    this.byAddr.set(k, [...(this.byAddr.get(k) ?? []), t]);
+  }
+
+  lookup(server: ServerId, c: LabConn, atMs: number): Truth | null {
+    if (c.conn !== null) {
+      const t = this.byConn.get(`${server}#${c.conn}`);
+      if (t) return t;
+    }
+    return nearest(this.byAddr.get(`${server}|${c.addr}:${c.port}`), atMs);
+  }
+
+  get size(): number {
+    return [...this.byAddr.values()].reduce((n, l) => n + l.length, 0);
+  }
+}
+
+/** A stable name for one TLS connection across arms. */
+export const connectionId = (t: Truth) => `${t.server}|${t.addr}:${t.port}|${t.conn ?? Math.round(t.t)}`;
+
+export function readTruth(logDir: string): TruthIndex {
+  const out = new TruthIndex();
+  for (const s of SERVERS) {
+    if (s.software === 'nginx' || s.software === 'nginx-stream') {
+      const stream = s.software === 'nginx-stream';
+      for (const l of lines(join(logDir, `${s.id}.log`))) {
+        if (!l.proto) continue;
+        out.add({
+          server: s.id,
+          addr: String(l.remote),
+          port: Number(l.port),
+          // The stream module's connection numbers are not what the backend's header carries.
+          conn: stream ? null : Number(l.conn),
+          t: Number(l.t) * 1000,
+          tlsVersion: VERSION[String(l.proto)] ?? null,
+          resumed: l.reused === 'r',
+          earlyData: stream ? false : l.early === '1',
+          alpn: l.alpn ? String(l.alpn) : null,
+          cipher: l.cipher ? String(l.cipher) : null,
+          from: stream ? 'nginx-stream' : 'nginx-http',
+        });
+      }
+    } else {
+      for (const l of lines(join(logDir, `${s.id}.log`))) {
+        const req = l.request as
+          | { remote_ip?: string; remote_port?: string; proto?: string; tls?: { version?: number; resumed?: boolean; proto?: string } }
+          | undefined;
+        if (!req?.remote_port) continue;
+        // Caddy 2.6 logs an all-zero tls object for HTTP/3 requests: treat version 0 as "not logged".
+        const tls = req.tls?.version ? req.tls : undefined;
+        out.add({
+          server: s.id,
+          addr: String(req.remote_ip),
+          port: Number(req.remote_port),
+          conn: null,
+          t: Number(l.ts) * 1000,
+          // QUIC is TLS 1.3 by definition (RFC 9001); resumption and early data only the client knows.
+          tlsVersion: tls?.version === 772 ? '1.3' : tls?.version === 771 ? '1.2' : req.proto === 'HTTP/3.0' ? '1.3' : null,
+          resumed: typeof tls?.resumed === 'boolean' ? tls.resumed : null,
+          earlyData: null,
+          alpn: tls?.proto ?? (req.proto === 'HTTP/3.0' ? 'h3' : null),
+          cipher: null,
+          from: 'caddy',
+        });
+      }
+    }
+  }
+  return out;
+}
+
+export interface ProxyLine {
+  t: number;
+  profile: string;
+  rttMs: number;
+  host?: string;
+  source: string;
+  upstreamLocalPort: number | null;
+  connectHeldMs?: number;
+  up: { n: number; mean: number; min: number; max: number; first?: number[] };
+  down: { n: number; mean: number; min: number; max: number; first?: number[] };
+  transport?: 'udp';
+}
+
+/** The proxy's own log, looked up by transport, source address and the upstream port the server saw. */
+export class ProxyLog {
+  private readonly lines = new Map<string, ProxyLine[]>();
+
+  constructor(file: string) {
+    for (const l of lines(file) as unknown as ProxyLine[]) {
+      if (l.upstreamLocalPort == null) continue;
+      const k = `${l.transport === 'udp' ? 'udp' : 'tcp'}|${l.source}:${l.upstreamLocalPort}`;
+      this.lines.set(k, [...(this.lines.get(k) ?? []), l]);
+    }
+  }
+
+  lookup(transport: 'tcp' | 'udp', addr: string, port: number, atMs: number): ProxyLine | null {
+    return nearest(this.lines.get(`${transport}|${addr}:${port}`), atMs);
+  }
+}

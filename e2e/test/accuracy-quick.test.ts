@@ -1,0 +1,78 @@
+/**
+ * The reduced accuracy matrix against the real lab and Chromium: every new TLS connection is joined to
+ * its server log line, and the fields records claim as observed, implied or server-timing agree with
+ * the servers' logs (≥ 99 %). Timings are reported, not asserted (the machine is shared).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderReport } from '../accuracy/report';
+import { QUICK_MATRIX } from '../accuracy/matrices';
+import { runMatrix, type MatrixResult } from '../accuracy/run';
+import { startLab, type RunningLab } from '../lab/lab';
+
+const dir = mkdtempSync(join(tmpdir(), 'tlsrum-accuracy-test-'));
+let lab: RunningLab;
+let result: MatrixResult;
+
+beforeAll(async () => {
+  lab = await startLab({ dir });
+  result = await runMatrix(lab, QUICK_MATRIX);
+}, 240_000);
+
+afterAll(async () => {
+  await lab?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('accuracy (quick matrix)', () => {
+  it('joins every measured connection to the server that handled it', () => {
+    expect(result.errors).toEqual([]);
+    expect(result.unjoined).toEqual([]);
+    // Per visit: the page's connection and the Timing-Allow-Origin one (TCP servers); h3 pools b/c.
+    const visits = result.counts.visits;
+    expect(visits).toBe(QUICK_MATRIX.servers.length * QUICK_MATRIX.profiles.length * (QUICK_MATRIX.runs * 2 + 1));
+    const connections = new Set(result.samples.map((s) => s.connection)).size;
+    expect(connections).toBeGreaterThanOrEqual(visits);
+    expect(result.counts.opaque).toBeGreaterThan(0);
+  });
+
+  it('has the ground truths the matrix is for: 2-RTT TLS 1.2, resumptions, and a server that never resumes', () => {
+    const truths = new Set(result.samples.map((s) => `${s.server} ${s.expected.handshakeClass} ${s.expected.resumed}`));
+    expect(truths).toContain('t12-noalpn full-2rtt false');
+    expect(truths).toContain('t12-noalpn 1rtt true');
+    expect(truths).toContain('t13-h2 1rtt true');
+    expect(truths).not.toContain('t13-notix 1rtt true');
+  });
+
+  it('every connection went through the delaying proxy, which logged the injected delay', () => {
+    for (const s of result.samples) {
+      expect(s.proxy, `${s.connection} has a proxy log line`).not.toBeNull();
+      if (s.server !== 'h3') expect(s.proxy!.connectHeldMs).toBeGreaterThanOrEqual(s.rttMs);
+      expect(s.proxy!.up.min).toBeGreaterThanOrEqual(s.rttMs / 2);
+      expect(s.proxy!.down.min).toBeGreaterThanOrEqual(s.rttMs / 2);
+    }
+  });
+
+  it('observed, implied and server-timing fields agree with the servers (≥ 99 %), and the report ends with the summary', () => {
+    const { markdown, summary } = renderReport(result, {
+      startedAt: new Date().toISOString(),
+      durationS: 0,
+      quick: true,
+      browser: `Chromium ${result.browserVersion}`,
+      profiles: QUICK_MATRIX.profiles,
+      modes: QUICK_MATRIX.modes,
+      servers: QUICK_MATRIX.servers,
+      runs: QUICK_MATRIX.runs,
+      loadBefore: loadavg(),
+      loadAfter: loadavg(),
+      cores: cpus().length,
+    });
+    expect(summary.tlsVersionAccuracy).toBeGreaterThanOrEqual(0.99);
+    expect(summary.resumedAccuracy).toBeGreaterThanOrEqual(0.99);
+    expect(Object.keys(summary).slice(0, 6)).toEqual(['connections', 'tlsVersionAccuracy', 'resumedAccuracy', 'classAccuracy', 'timingWithinTolerance', 'unknownShare']);
+    for (const f of ['tlsVersion', 'resumed', 'handshakeClass']) expect(markdown).toContain(`### ${f}`);
+    expect(markdown).toContain('What cannot be told apart');
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * `pnpm lab` as a user runs it: start in the foreground, `pnpm lab stop` from another shell, twice in a
+ * row; every process it started is gone afterwards and nothing is left listening.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { LabState } from '../lab/lab';
+
+const e2e = fileURLToPath(new URL('..', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'tlsrum-lab-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const listening = (port: number) =>
+  new Promise<boolean>((res) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => {
+      s.destroy();
+      res(true);
+    });
+    s.once('error', () => res(false));
+  });
+
+function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((res) => {
+    const p = spawn(process.execPath, ['--import', 'tsx', 'lab/cli.ts', ...args], { cwd: e2e, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    p.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
+    p.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    p.once('close', (status) => res({ status, stdout, stderr }));
+  });
+}
+
+describe('pnpm lab', () => {
+  it('starts and stops cleanly twice in a row', async () => {
+    for (let round = 0; round < 2; round++) {
+      const lab = spawn(process.execPath, ['--import', 'tsx', 'lab/cli.ts', 'start', '--dir', dir], { cwd: e2e, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      lab.stdout.on('data', (b: Buffer) => (out += b.toString()));
+      lab.stderr.on('data', (b: Buffer) => (out += b.toString()));
+      const exited = new Promise<number | null>((res) => lab.once('exit', (code) => res(code)));
+      await new Promise<void>((res, rej) => {
+        const t = setInterval(() => {
+          if (out.includes('stops everything')) {
+            clearInterval(t);
+            res();
+          } else if (lab.exitCode !== null) {
+            clearInterval(t);
+            rej(new Error(`lab exited: ${out}`));
+          }
+        }, 100);
+      });
+      const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as LabState;
+      expect(state.supervisorPid).toBe(lab.pid);
+      for (const port of Object.values(state.ports)) expect(await listening(port)).toBe(true);
+      const status = await run(['status', '--dir', dir]);
+      expect(status.status).toBe(0);
+
+      // Not spawnSync: the lab is our child, and a blocked event loop could not reap it.
+      const stop = await run(['stop', '--dir', dir]);
+      expect(stop.stdout + stop.stderr).toContain('lab: stopped');
+      expect(stop.status).toBe(0);
+      expect(await exited).toBe(0);
+      for (const [name, pid] of Object.entries(state.pids)) expect({ name, alive: alive(pid) }).toEqual({ name, alive: false });
+      for (const port of [...Object.values(state.ports), ...Object.values(state.socks)]) expect(await listening(port)).toBe(false);
+    }
+    const again = await run(['stop', '--dir', dir]);
+    expect(again.stdout).toContain('not running');
+  });
+});
