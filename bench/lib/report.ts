@@ -19,3 +19,14 @@ export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 1
 export function machine(): string {
   return `${process.platform} ${process.arch}, node ${process.version}`;
 }
+
+export function quantile(xs: readonly number[], q: number): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return s[lo]! + (s[hi]! - s[lo]!) * (pos - lo);
+}
+
+export const median = (xs: readonly number[]) => quantile(xs, 0.5);

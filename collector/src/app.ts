@@ -24,6 +24,12 @@ import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
 import siteRoutes from './routes/sites';
 import summaryRoutes from './routes/summary';
+import compareRoutes from './routes/compare';
+import timeseriesRoutes from './routes/timeseries';
+import mapRoutes from './routes/map';
+import phasesRoutes from './routes/phases';
+import { installDashboard } from './plugins/dashboard';
+import { installDocs } from './plugins/docs';
 import { validatorCompiler } from './schemas/validation';
 
 declare module 'fastify' {
@@ -157,6 +163,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     if (ownsStore) await store.close();
   });
 
+  await installDocs(app);
   await app.register(healthRoutes);
   await app.register(handshakeRoutes);
   await app.register(summaryRoutes);
@@ -164,5 +171,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   installAlerts(app);
   await app.register(alertRoutes);
   await app.register(whatifRoutes);
+  await app.register(compareRoutes);
+  await app.register(timeseriesRoutes);
+  await app.register(mapRoutes);
+  await app.register(phasesRoutes);
+  await installDashboard(app, config.dashboardDir);
   return app;
 }

@@ -3,6 +3,7 @@
  * with a message naming the variable, never a silent default.
  */
 import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AlertConfigError, loadAlertConfig, type AlertConfig } from './alerts/config';
 
 export interface Config {
@@ -48,7 +49,12 @@ export interface Config {
   corsOrigins: string[];
   /** A request (headers and body) must arrive whole within this time: slow-loris bodies are cut off. */
   requestTimeoutMs: number;
+  // --- dashboard and query API (issue 7) ---
+  /** The built dashboard served at `/` (default: dashboard/dist of this repository). */
+  dashboardDir: string;
 }
+
+const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -142,6 +148,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     maxHeapUsedBytes: int(env, 'MAX_HEAP_USED_BYTES', 0, 0, 1024 ** 4),
     corsOrigins: corsOrigins(env),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 500, 600_000),
+    dashboardDir: abs(str(env, 'DASHBOARD_DIR')) ?? DEFAULT_DASHBOARD_DIR,
   };
 }
 

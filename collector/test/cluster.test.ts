@@ -112,8 +112,10 @@ describe('cluster DDL', () => {
   });
 
   it('replicates registries to every node without a Distributed table', async () => {
-    const sites = stmts.filter((s) => /\btlsrum\.sites\b/.test(s));
+    const sites = stmts.filter((s) => /\btlsrum\.sites\b/.test(s) && s.startsWith('CREATE'));
     expect(sites).toHaveLength(1);
+    // Later column changes (the read-token hash) apply to the replicated table on every node.
+    for (const alter of stmts.filter((s) => /^ALTER TABLE tlsrum\.sites\b/.test(s))) expect(alter).toMatch(/ ON CLUSTER rum_cluster /);
     expect(await format(sites[0]!)).toContain("ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/tlsrum/sites', '{replica}', version)");
     expect(stmts.some((s) => s.includes('sites_local'))).toBe(false);
   });

@@ -15,8 +15,13 @@ describe('/v1/sites', () => {
     t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname }, headers: { authorization: `Bearer ${token}` } });
 
   it('registers a site with the admin token and lists it', async () => {
-    expect((await register('shop.example.com')).json()).toEqual({ hostname: 'shop.example.com', created: true });
-    expect((await register('shop.example.com')).json()).toEqual({ hostname: 'shop.example.com', created: false });
+    const first = (await register('shop.example.com')).json();
+    expect(first).toMatchObject({ hostname: 'shop.example.com', created: true });
+    expect(first.readToken).toMatch(/^tlsrum_rt_[A-Za-z0-9_-]{43}$/);
+    const again = (await register('shop.example.com')).json();
+    expect(again).toMatchObject({ hostname: 'shop.example.com', created: false });
+    // Registering again rotates the read token.
+    expect(again.readToken).not.toBe(first.readToken);
     const list = await t.app.inject({ url: '/v1/sites' });
     expect(list.json()).toEqual({ sites: ['shop.example.com'] });
     expect(list.headers['cache-control']).toContain('max-age');

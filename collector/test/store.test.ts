@@ -10,7 +10,7 @@ describe('store', () => {
       expect(await migrate(store.ingest)).toEqual(loadMigrations().map((m) => m.version));
       expect(await migrate(store.ingest)).toEqual([]);
       const rs = await store.query.query({ query: 'SELECT version FROM schema_migrations FINAL ORDER BY version', format: 'JSONEachRow' });
-      expect((await rs.json<{ version: number }>()).map((r) => r.version)).toEqual([1, 2]);
+      expect((await rs.json<{ version: number }>()).map((r) => r.version)).toEqual(loadMigrations().map((m) => m.version));
       // Statements are idempotent too: a crash after a statement but before its record is harmless.
       for (const m of loadMigrations()) for (const s of m.statements) await store.ingest.command({ query: s });
     } finally {

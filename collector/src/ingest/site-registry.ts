@@ -1,13 +1,19 @@
 /**
- * The registered sites, held in memory for the ingest path and refreshed from the store, so that several
- * collectors behind a load balancer converge within `refreshMs` after one of them registers a site.
+ * The registered sites and their read-token hashes, held in memory for the ingest path and the query
+ * API and refreshed from the store, so that several collectors behind a load balancer converge within
+ * `refreshMs` after one of them registers a site (sooner for tokens: an unknown token triggers a refresh).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { listSites, saveSite } from '../queries/sites';
+import { matchTokenHash } from '../plugins/auth';
+import { listSiteRows, saveSite } from '../queries/sites';
+
+/** An unknown token refreshes the registry at most this often (a token guesser cannot load the store). */
+const TOKEN_MISS_REFRESH_MS = 5000;
 
 export class SiteRegistry {
-  private sites = new Set<string>();
+  private sites = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
+  private lastRefresh = 0;
 
   constructor(private readonly client: ClickHouseClient) {}
 
@@ -23,19 +29,29 @@ export class SiteRegistry {
   }
 
   async refresh(): Promise<void> {
-    this.sites = new Set(await listSites(this.client));
+    this.lastRefresh = Date.now();
+    this.sites = new Map((await listSiteRows(this.client)).map((r) => [r.hostname, r.tokenHash]));
   }
 
   has = (hostname: string): boolean => this.sites.has(hostname);
 
   list(): string[] {
-    return [...this.sites].sort();
+    return [...this.sites.keys()].sort();
   }
 
-  async register(hostname: string): Promise<boolean> {
+  /** The site whose read token this is, or null. */
+  async siteForToken(token: string): Promise<string | null> {
+    const found = matchTokenHash(token, this.sites.entries());
+    if (found || Date.now() - this.lastRefresh < TOKEN_MISS_REFRESH_MS) return found;
+    await this.refresh();
+    return matchTokenHash(token, this.sites.entries());
+  }
+
+  /** Registers (or re-registers) a site with the hash of its new read token; true when it was new. */
+  async register(hostname: string, tokenHash = ''): Promise<boolean> {
     const added = !this.sites.has(hostname);
-    await saveSite(this.client, hostname, false);
-    this.sites.add(hostname);
+    await saveSite(this.client, hostname, false, tokenHash);
+    this.sites.set(hostname, tokenHash);
     return added;
   }
 

@@ -1,22 +1,12 @@
-import { timingSafeEqual, createHash } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
+import { bearer, newReadToken, tokenMatches } from '../plugins/auth';
 import { httpError } from '../plugins/error-handler';
 import { ErrorResponse } from '../schemas/responses';
 
-/** Constant-time comparison of a bearer token with the configured one (hashing equalises lengths). */
-export function tokenMatches(given: string | undefined, expected: string | null): boolean {
-  if (!expected || !given) return false;
-  const digest = (s: string) => createHash('sha256').update(s).digest();
-  return timingSafeEqual(digest(given), digest(expected));
-}
-
-function bearer(request: FastifyRequest): string | undefined {
-  const h = request.headers.authorization;
-  return h?.startsWith('Bearer ') ? h.slice(7).trim() : undefined;
-}
+export { tokenMatches };
 
 const sites: FastifyPluginAsyncTypebox = async (app) => {
   const requireAdmin = async (request: FastifyRequest) => {
@@ -43,14 +33,28 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
     {
       preHandler: requireAdmin,
       schema: {
-        summary: 'Register a site (admin token)',
+        summary: 'Register a site (admin token) and issue its read token',
+        description:
+          'Answers the read token once; only its SHA-256 is stored. Registering the same site again issues a new token and revokes the old one.',
+        security: [{ bearer: [] }],
         body: Type.Object({ hostname: Hostname }, { additionalProperties: false }),
-        response: { 201: Type.Object({ hostname: Type.String(), created: Type.Boolean() }), 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse },
+        response: {
+          201: Type.Object({
+            hostname: Type.String(),
+            created: Type.Boolean(),
+            readToken: Type.String({ description: 'Bearer token that reads this site only (query API, dashboard).' }),
+          }),
+          400: ErrorResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+        },
       },
     },
     async (request, reply) => {
-      const created = await app.sites.register(request.body.hostname);
-      return reply.status(201).send({ hostname: request.body.hostname, created });
+      const { token, hash } = newReadToken();
+      const created = await app.sites.register(request.body.hostname, hash);
+      reply.header('cache-control', 'no-store');
+      return reply.status(201).send({ hostname: request.body.hostname, created, readToken: token });
     },
   );
 
@@ -60,6 +64,7 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
       preHandler: requireAdmin,
       schema: {
         summary: 'Unregister a site (admin token); its stored rows keep their hostname until they expire',
+        security: [{ bearer: [] }],
         params: Type.Object({ hostname: Hostname }),
         response: { 200: Type.Object({ hostname: Type.String(), removed: Type.Boolean() }), 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse },
       },

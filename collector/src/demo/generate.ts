@@ -1,0 +1,160 @@
+/**
+ * Generates realistic handshake records inside the store with one `INSERT … SELECT … FROM numbers()`
+ * per chunk: no JSON crosses the process boundary, so a million rows take seconds. Used by `pnpm demo`,
+ * the dashboard's browser test and the query benchmark. Deterministic for a given seed and end time.
+ *
+ * The model (per record): a client (fixed country, browser, OS) on a path with the country's RTT times
+ * a log-normal jitter; a site with its own TLS set-up; protocol from the site's and country's HTTP/3
+ * adoption; a resumed session with the site's resumption rate. The TLS phase costs round trips as the
+ * protocols do: TLS 1.2 full 2 RTT, TLS 1.2 resumed and TLS 1.3 (full or resumed) 1 RTT, 0-RTT none;
+ * over QUIC there is no separate TCP handshake. Plus a little CPU time for the key exchange.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { COUNTRIES, DEMO_AGENT, SITES, type CountryProfile, type SiteProfile } from './profiles';
+
+export interface DemoOptions {
+  records: number;
+  days?: number;
+  /** End of the generated range, epoch ms (default: now). */
+  end?: number;
+  seed?: number;
+  countries?: CountryProfile[];
+  sites?: SiteProfile[];
+  /** Rows per INSERT (memory stays bounded). */
+  chunk?: number;
+  onProgress?: (done: number, total: number) => void;
+}
+
+const cumulative = (ws: number[]) => {
+  const total = ws.reduce((a, b) => a + b, 0);
+  let acc = 0;
+  return ws.map((w) => (acc += w / total));
+};
+
+/** A uniform number in [0, 1) from the seed, the row (or the client) and a salt: fixed SQL, no input. */
+const u = (salt: number, of = 'number') => `(cityHash64({seed:UInt64}, ${of}, ${salt}) % 1000003) / 1000003.0`;
+/** A standard normal from two uniforms (Box–Muller). */
+const normal = (a: number, b: number, of = 'number') => `(sqrt(-2 * log(${u(a, of)} + 1e-9)) * cos(2 * pi() * ${u(b, of)}))`;
+
+const SQL = `
+INSERT INTO handshakes
+  (ts, receivedAt, batchId, site, country, entryType, protocol, transport, tlsVersion, tlsVersionSource, resumed,
+   resumedSource, handshakeClass, dns, tcp, tls, connect, ttfb, cipher, keyExchangeGroup, signatureScheme,
+   certChainLength, browser, browserMajor, os, effectiveType, rttHint, source, agentName, agentVersion, clientToken)
+SELECT
+  fromUnixTimestamp64Milli(tsMs) AS ts, toDateTime(intDiv(tsMs, 1000), 'UTC'), generateUUIDv4(number), site, country,
+  if(${u(14)} < 0.25, 'navigation', 'resource'), protocol, if(protocol = 'h3', 'quic', 'tcp'),
+  if(versionKnown, tlsVersion, NULL),
+  multiIf(NOT versionKnown, 'unknown', protocol = 'h3', 'implied', source = 'synthetic' OR browser = 'firefox', 'observed', stReported, 'server-timing', 'inferred'),
+  if(resumedSource = 'unknown', NULL, resumedTrue), resumedSource, cls,
+  round(least(dnsMs, 60000), 1), round(least(tcpMs, 60000), 1), round(least(tlsMs, 60000), 1),
+  round(least(tcpMs + tlsMs, 60000), 1), round(least(ttfbMs, 60000), 1),
+  if(browser = 'firefox', if(tlsVersion = '1.3', 'TLS_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'), ''),
+  if(browser = 'firefox' AND NOT resumedTrue, if(browserMajor >= 132, 'X25519MLKEM768', 'X25519'), ''),
+  if(browser = 'firefox', 'ecdsa_secp256r1_sha256', ''),
+  if(browser = 'firefox', toNullable(toUInt8(2 + (${u(15)} < 0.3))), NULL),
+  browser, browserMajor, os, if(browser = 'firefox', '', if(rtt > 600, '3g', '4g')),
+  if(browser = 'firefox', NULL, toNullable(toUInt16(least(3000, round(rtt / 25) * 25)))),
+  source, {agentName:String}, {agentVersion:String}, clientToken
+FROM
+(
+  SELECT *,
+    -- What the TLS phase costs before the request can go, in round trips, plus key-exchange CPU time.
+    multiIf(cls = '0rtt', 0, cls = 'full-2rtt', 2, 1) AS rtts,
+    if(protocol = 'h3', 0, rtt * (1 + 0.05 * abs(${normal(16, 17)})) + 0.3) AS tcpMs,
+    rtts * rtt * (1 + 0.05 * abs(${normal(18, 19)})) + if(resumedTrue, 0.6, 3.5) * (0.6 + ${u(20)}) AS tlsMs,
+    if(${u(21)} < 0.55, 0, 2 + 0.4 * baseRtt * exp(0.6 * ${normal(22, 23)})) AS dnsMs,
+    rtt + 35 * exp(0.7 * ${normal(24, 25)}) AS ttfbMs
+  FROM
+  (
+    SELECT *,
+      multiIf(NOT versionKnown, 'unknown',
+              resumedTrue AND tlsVersion = '1.3' AND ${u(26)} < if(protocol = 'h3', 0.35, 0.06), '0rtt',
+              tlsVersion = '1.2' AND NOT resumedTrue, 'full-2rtt', '1rtt') AS cls,
+      multiIf(source = 'synthetic', 'observed', browser = 'firefox' AND tlsVersion = '1.2', 'observed',
+              stReported, 'server-timing', ${u(27)} < 0.8, 'inferred', 'unknown') AS resumedSource
+    FROM
+    (
+      SELECT *,
+        multiIf(${u(5)} < least(0.9, countryH3 * siteH3 * (0.8 + 0.4 * dayPos)), 'h3', ${u(5)} > 0.88, 'http/1.1', 'h2') AS protocol,
+        if(protocol = 'h3' OR ${u(6)} < siteTls13 * if(protocol = 'http/1.1', 0.7, 1), '1.3', '1.2') AS tlsVersion,
+        protocol = 'h3' OR ${u(7)} > 0.04 AS versionKnown,
+        ${u(8)} < siteResumption AS resumedTrue,
+        ${u(10)} < 0.2 AS stReported,
+        baseRtt * exp(0.35 * ${normal(1, 2)}) + 1.5 AS rtt
+      FROM
+      (
+        SELECT number,
+          cityHash64({seed:UInt64}, number, 0) % {clients:UInt64} AS c,
+          arrayFirstIndex(w -> w >= ${u(30, 'c')}, {countryCum:Array(Float64)}) AS ci,
+          {countries:Array(String)}[ci] AS country,
+          {countryRtt:Array(Float64)}[ci] AS baseRtt,
+          {countryH3:Array(Float64)}[ci] AS countryH3,
+          arrayFirstIndex(w -> w >= ${u(3)}, {siteCum:Array(Float64)}) AS si,
+          {sites:Array(String)}[si] AS site,
+          {siteTls13:Array(Float64)}[si] AS siteTls13,
+          {siteH3:Array(Float64)}[si] AS siteH3,
+          {siteResumption:Array(Float64)}[si] AS siteResumption,
+          multiIf(${u(31, 'c')} < 0.62, 'chrome', ${u(31, 'c')} < 0.75, 'edge', ${u(31, 'c')} < 0.93, 'firefox', 'chromium') AS browser,
+          toUInt16(if(browser = 'firefox', 128 + floor(${u(32, 'c')} * 18), 128 + floor(${u(32, 'c')} * 15))) AS browserMajor,
+          multiIf(${u(33, 'c')} < 0.45, 'windows', ${u(33, 'c')} < 0.6, 'macos', ${u(33, 'c')} < 0.68, 'linux', ${u(33, 'c')} < 0.95, 'android', 'chromeos') AS os,
+          if(${u(4)} < 0.06, 'synthetic', 'rum') AS source,
+          -- Time: uniform over the days, denser in the (UTC) afternoon and evening.
+          floor(${u(11)} * {days:UInt32}) AS day,
+          ${u(12)} AS hu,
+          hu - 0.12 * sin(2 * pi() * hu) AS dayFrac,
+          least({end:Int64} - 1, {start:Int64} + toInt64(day * 86400000 + floor(greatest(0, least(0.99999, dayFrac)) * 86400000))) AS tsMs,
+          (tsMs - {start:Int64}) / ({end:Int64} - {start:Int64}) AS dayPos,
+          -- The client token rotates daily, as the extension's does.
+          concat('demo', hex(cityHash64({seed:UInt64}, c, intDiv(tsMs, 86400000)))) AS clientToken
+        FROM numbers({first:UInt64}, {count:UInt64})
+      )
+    )
+  )
+)`;
+
+export async function generateDemoData(client: ClickHouseClient, opts: DemoOptions): Promise<number> {
+  const days = opts.days ?? 30;
+  const end = opts.end ?? Date.now();
+  const start = end - days * 86_400_000;
+  const countries = opts.countries ?? COUNTRIES;
+  const sites = opts.sites ?? SITES;
+  const chunk = opts.chunk ?? 250_000;
+  const base = {
+    seed: opts.seed ?? 1,
+    // About 15 records per client over the range (a client's token also rotates daily).
+    clients: Math.max(50, Math.round(opts.records / 15)),
+    days,
+    start,
+    end,
+    countries: countries.map((c) => c.code),
+    countryCum: cumulative(countries.map((c) => c.weight)),
+    countryRtt: countries.map((c) => c.rttMs),
+    countryH3: countries.map((c) => c.h3),
+    sites: sites.map((s) => s.hostname),
+    siteCum: cumulative(sites.map((s) => s.weight)),
+    siteTls13: sites.map((s) => s.tls13),
+    siteH3: sites.map((s) => s.h3),
+    siteResumption: sites.map((s) => s.resumption),
+    agentName: DEMO_AGENT.name,
+    agentVersion: DEMO_AGENT.version,
+  };
+  for (let first = 0; first < opts.records; first += chunk) {
+    const count = Math.min(chunk, opts.records - first);
+    await client.command({ query: SQL, query_params: { ...base, first, count } });
+    opts.onProgress?.(first + count, opts.records);
+  }
+  return opts.records;
+}
+
+/** Whether demo records are already stored (the demo loads its data on the first run only). */
+export async function hasDemoData(client: ClickHouseClient): Promise<boolean> {
+  const rows = await (
+    await client.query({
+      query: 'SELECT count() AS n FROM (SELECT 1 FROM handshakes WHERE agentName = {agent:String} LIMIT 1)',
+      query_params: { agent: DEMO_AGENT.name },
+      format: 'JSONEachRow',
+    })
+  ).json<{ n: number }>();
+  return Number(rows[0]?.n) > 0;
+}

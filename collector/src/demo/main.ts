@@ -1,0 +1,60 @@
+/**
+ * `pnpm demo`: the collector with a generated month of data, so the dashboard has something to show.
+ * Same HOST / PORT / DATA_DIR as `pnpm start` (DATA_DIR defaults to ./data-demo here, to keep demo data
+ * out of a real store). The data (DEMO_RECORDS, default 1.2 M over 30 days) and the demo sites are
+ * loaded on the first run only; later runs start at once.
+ */
+import { buildApp } from '../app';
+import { ConfigError, loadConfig } from '../config';
+import { newReadToken } from '../plugins/auth';
+import { generateDemoData, hasDemoData } from './generate';
+import { SITES } from './profiles';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR || './data-demo' });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`tlsrum demo: configuration error: ${err.message}`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const raw = process.env.DEMO_RECORDS ?? '1200000';
+  const records = Number(raw);
+  if (!Number.isInteger(records) || records < 1000 || records > 100_000_000) {
+    console.error(`tlsrum demo: DEMO_RECORDS must be a whole number between 1000 and 100000000, got "${raw}"`);
+    process.exit(2);
+  }
+
+  const app = await buildApp(config);
+  await app.storeStatus.whenReady;
+  if (!(await hasDemoData(app.store.query))) {
+    console.log(`tlsrum demo: generating ${records.toLocaleString('en')} records over 30 days into ${config.dataDir} (first run only)…`);
+    const started = Date.now();
+    await generateDemoData(app.store.ingest, {
+      records,
+      onProgress: (done, total) => process.stdout.write(`\r  ${Math.round((done / total) * 100)} %`),
+    });
+    console.log(`\r  done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log('tlsrum demo: registering the demo sites; their read tokens (shown once):');
+    for (const site of SITES.filter((s) => s.hostname)) {
+      const { token, hash } = newReadToken();
+      await app.sites.register(site.hostname, hash);
+      console.log(`  ${site.hostname.padEnd(20)} ${token}`);
+    }
+  }
+
+  const shutdown = () => void app.close().then(() => process.exit(0), () => process.exit(1));
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+  await app.listen({ host: config.host, port: config.port });
+  const port = (app.server.address() as { port: number }).port;
+  console.log(`tlsrum demo: dashboard on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/  (API docs at /docs)`);
+}
+
+main().catch((err) => {
+  console.error('tlsrum demo failed:', err);
+  process.exit(1);
+});

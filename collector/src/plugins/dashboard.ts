@@ -1,0 +1,32 @@
+/**
+ * Serves the built dashboard (dashboard/dist) at `/`. Hashed assets are cached for a year, the page
+ * itself is revalidated. When the dashboard has not been built, `/` says how to build it instead of a 404.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import type { FastifyInstance } from 'fastify';
+
+export async function installDashboard(app: FastifyInstance, dir: string): Promise<void> {
+  if (!existsSync(join(dir, 'index.html'))) {
+    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .send(
+          '<!doctype html><title>tlsrum</title><p>The dashboard is not built. Run <code>pnpm --filter @tlsrum/dashboard build</code> (or <code>pnpm start</code>, which builds it) and reload.</p><p>API documentation: <a href="/docs">/docs</a></p>',
+        ),
+    );
+    return;
+  }
+  await app.register(fastifyStatic, {
+    root: dir,
+    prefix: '/',
+    wildcard: false,
+    index: ['index.html'],
+    // Our own cache headers (below), not the plugin's default max-age=0.
+    cacheControl: false,
+    setHeaders: (reply, path) => {
+      reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+    },
+  });
+}

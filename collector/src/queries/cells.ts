@@ -1,0 +1,194 @@
+/**
+ * The one cell builder behind every query of the API: group the records matching the filters by some
+ * dimensions (and optionally a time bucket), compute the metrics per group, suppress small groups.
+ *
+ * SQL text is assembled only from the fixed expressions of this file and dimensions.ts; every value from
+ * a request travels as a bound parameter (`{name:Type}`). The same metrics come from the raw table or
+ * from the hourly rollup (mergeable states): the raw table for short ranges, the rollup for long ones.
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { dimensionSql, MIXES, type Dimension, type MixName, type Table } from './dimensions';
+
+export interface Filters {
+  /** epoch ms, inclusive / exclusive */
+  from: number;
+  to: number;
+  /** One registered site, or null for every site (unregistered ones included). */
+  site: string | null;
+  source?: string;
+  browser?: string;
+  country?: string;
+}
+
+export type MetricSet = 'handshake' | 'phases';
+export type Bucket = 'hour' | 'day';
+
+export interface CellQuery {
+  table: Table;
+  filters: Filters;
+  dimensions: readonly Dimension[];
+  bucket?: Bucket;
+  metrics: MetricSet;
+  /** Most groups answered; one more is fetched to tell the caller the answer was cut. */
+  limit: number;
+}
+
+export interface Quantiles {
+  p50: number;
+  p75: number;
+  p95: number;
+}
+
+export interface Cell {
+  key: Record<string, string>;
+  /** Start of the time bucket, epoch ms (timeseries only). */
+  t?: number;
+  /** Fewer distinct clients than the threshold: no numbers are given. */
+  suppressed?: true;
+  records?: number;
+  clients?: number;
+  tls?: Quantiles;
+  connect?: Quantiles;
+  ttfb?: Quantiles;
+  dns?: Quantiles;
+  tcp?: Quantiles;
+  /** Share (0–1) of records by handshake class, protocol, TLS version, mode. */
+  mix?: Record<MixName, Record<string, number>>;
+  /** Share of records whose resumption state is evidenced (observed, server-timing) or inferred from timings. */
+  evidence?: { evidenced: number; inferred: number };
+}
+
+export const PERCENTILES = '0.5, 0.75, 0.95';
+const HANDSHAKE_PHASES = ['tls', 'connect', 'ttfb'] as const;
+const ALL_PHASES = ['dns', 'tcp', 'tls', 'connect', 'ttfb'] as const;
+type Phase = (typeof ALL_PHASES)[number];
+
+/** Aggregate expressions, per table. */
+const agg = {
+  raw: {
+    records: 'count()',
+    clients: 'uniq(clientToken)',
+    quantiles: (p: Phase) => `quantilesTDigest(${PERCENTILES})(${p})`,
+    mix: (expr: string) => `sumMap(map(${expr}, toUInt64(1)))`,
+    evidenced: "countIf(resumedSource IN ('observed', 'server-timing'))",
+    inferred: "countIf(resumedSource = 'inferred')",
+    time: 'ts',
+  },
+  rollup: {
+    records: 'sum(records)',
+    clients: 'uniqMerge(clients)',
+    quantiles: (p: Phase) => `quantilesTDigestMerge(${PERCENTILES})(${p})`,
+    mix: (expr: string) => `sumMap(map(${expr}, records))`,
+    evidenced: 'sum(evidenced)',
+    inferred: 'sum(inferred)',
+    time: 'hour',
+  },
+} as const;
+
+export function buildCellSql(q: CellQuery): { sql: string; params: Record<string, string | number> } {
+  const a = agg[q.table];
+  const keys = q.dimensions.map((d) => `${dimensionSql(d, q.table)} AS d_${d}`);
+  if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${a.time}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
+  // Output names never equal a column name: in the rollup `sum(records) AS records` would nest aggregates.
+  const metrics = [`${a.records} AS n_records`, `${a.clients} AS n_clients`];
+  for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
+  if (q.metrics === 'handshake') {
+    for (const m of Object.keys(MIXES) as MixName[]) metrics.push(`${a.mix(dimensionSql(m, q.table))} AS mix_${m}`);
+    metrics.push(`${a.evidenced} AS n_evidenced`, `${a.inferred} AS n_inferred`);
+  }
+
+  const params: Record<string, string | number> = {};
+  const where: string[] = [];
+  if (q.table === 'raw') {
+    where.push('ts >= fromUnixTimestamp64Milli({from:Int64})', 'ts < fromUnixTimestamp64Milli({to:Int64})');
+    params.from = q.filters.from;
+    params.to = q.filters.to;
+  } else {
+    // The rollup's resolution is the hour: callers align the range to hours (see chooseTable).
+    where.push('hour >= toDateTime({fromS:Int64}, \'UTC\')', 'hour < toDateTime({toS:Int64}, \'UTC\')');
+    params.fromS = Math.floor(q.filters.from / 1000);
+    params.toS = Math.floor(q.filters.to / 1000);
+  }
+  for (const f of ['site', 'source', 'browser', 'country'] as const) {
+    const v = q.filters[f];
+    if (v === undefined || v === null) continue;
+    where.push(`${f} = {${f}:String}`);
+    params[f] = v;
+  }
+  params.limit = q.limit + 1;
+
+  const groupKeys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
+  const sql = [
+    `SELECT ${[...keys, ...metrics].join(',\n  ')}`,
+    `FROM ${q.table === 'raw' ? 'handshakes' : 'handshakes_hourly'}`,
+    `WHERE ${where.join(' AND ')}`,
+    groupKeys.length ? `GROUP BY ${groupKeys.join(', ')}` : '',
+    groupKeys.length ? `ORDER BY ${groupKeys.join(', ')}` : '',
+    'LIMIT {limit:UInt32}',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return { sql, params };
+}
+
+type Row = Record<string, unknown>;
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const share = (n: number, total: number) => (total > 0 ? Math.round((n / total) * 10_000) / 10_000 : 0);
+const quantiles = (v: unknown): Quantiles => {
+  const [p50, p75, p95] = (v as number[]).map((x) => round1(Number(x)));
+  return { p50: p50!, p75: p75!, p95: p95! };
+};
+
+/** A result row → a cell, or a suppressed cell (keys only) below the distinct-client threshold. */
+export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>, minClients: number): Cell {
+  const key = Object.fromEntries(q.dimensions.map((d) => [d, String(row[`d_${d}`])]));
+  const cell: Cell = { key };
+  if (q.bucket) cell.t = Number(row.t);
+  const clients = Number(row.n_clients);
+  if (clients < minClients) return { ...cell, suppressed: true };
+  const records = Number(row.n_records);
+  cell.records = records;
+  cell.clients = clients;
+  for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) cell[p] = quantiles(row[`q_${p}`]);
+  if (q.metrics === 'handshake') {
+    const mix = {} as Record<MixName, Record<string, number>>;
+    for (const m of Object.keys(MIXES) as MixName[]) {
+      const counts = row[`mix_${m}`] as Record<string, number>;
+      mix[m] = Object.fromEntries(MIXES[m].map((v) => [v, share(Number(counts[v] ?? 0), records)]));
+    }
+    cell.mix = mix;
+    cell.evidence = { evidenced: share(Number(row.n_evidenced), records), inferred: share(Number(row.n_inferred), records) };
+  }
+  return cell;
+}
+
+export async function queryCells(
+  client: ClickHouseClient,
+  q: CellQuery,
+  minClients: number,
+): Promise<{ cells: Cell[]; truncated: boolean }> {
+  const { sql, params } = buildCellSql(q);
+  const rows = await (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>();
+  // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
+  const kept = rows.filter((r) => Number(r.n_records) > 0);
+  const truncated = kept.length > q.limit;
+  return { cells: kept.slice(0, q.limit).map((r) => toCell(r, q, minClients)), truncated };
+}
+
+/** Ranges at least this long read the hourly rollup unless the caller asks otherwise. */
+export const ROLLUP_MIN_RANGE_MS = 48 * 3600_000;
+const HOUR = 3600_000;
+
+/**
+ * Raw table or rollup for a range. The rollup answers whole hours, so its range is widened to hour
+ * boundaries; the answer reports the range it actually covers.
+ */
+export function chooseTable(
+  range: { from: number; to: number },
+  requested: 'auto' | Table = 'auto',
+): { table: Table; from: number; to: number } {
+  const table = requested === 'auto' ? (range.to - range.from >= ROLLUP_MIN_RANGE_MS ? 'rollup' : 'raw') : requested;
+  if (table === 'raw') return { table, ...range };
+  return { table, from: Math.floor(range.from / HOUR) * HOUR, to: Math.ceil(range.to / HOUR) * HOUR };
+}

@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { queryTimeseries } from '../queries/timeseries';
+import { ErrorResponse } from '../schemas/responses';
+import { CommonQuery, DimensionList, QueryAnswer } from '../schemas/query';
+import { answer, parseDimensions, privateCache, queryContext } from './query-context';
+
+/** Ranges up to this long are bucketed by hour by default, longer ones by day. */
+const HOURLY_UP_TO_MS = 3 * 86_400_000;
+
+const timeseries: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/timeseries',
+    {
+      schema: {
+        summary: 'Handshake metrics per hour or day, optionally split by one dimension',
+        tags: ['query'],
+        security: [{}, { bearer: [] }],
+        querystring: Type.Object({
+          ...CommonQuery,
+          interval: Type.Optional(Type.Enum(['hour', 'day'], { description: 'Bucket size (default: hour up to 3 days, day beyond).' })),
+          dimensions: Type.Optional(DimensionList(1, 'At most one dimension to split each bucket by (e.g. stack).')),
+        }),
+        response: { 200: QueryAnswer, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse },
+      },
+    },
+    async (request, reply) => {
+      const ctx = await queryContext(app, request, request.query);
+      const bucket = request.query.interval ?? (ctx.filters.to - ctx.filters.from <= HOURLY_UP_TO_MS ? 'hour' : 'day');
+      const dimensions = parseDimensions(request.query.dimensions, []);
+      const min = app.config.minClientsPerCell;
+      privateCache(reply);
+      return answer(ctx, min, await queryTimeseries(app.store.query, ctx.table, ctx.filters, bucket, dimensions, min));
+    },
+  );
+};
+
+export default timeseries;

@@ -1,0 +1,223 @@
+/**
+ * The query API on a real embedded store with known data: exact counts, percentiles within 1 % of the
+ * exact ones, suppression of small cells, token scoping, and the hourly rollup agreeing with the raw table.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HandshakeRecord } from '@tlsrum/shared';
+import { generateDemoData } from '../src/demo/generate';
+import { toRow } from '../src/ingest/to-row';
+import { makeRecords, removeDir, startApp, type TestApp } from './helpers';
+
+const ADMIN = 'admin-token-for-query-tests';
+const MIN_CLIENTS = 10;
+const HOUR = 3600_000;
+let t: TestApp;
+/** Two hours ago, at the start of an hour: every known row falls in one hour bucket. */
+const base = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
+
+/** Exact quantile, linear interpolation (the definition t-digest approximates). */
+function exactQuantile(sorted: number[], q: number): number {
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+const within1pct = (got: number, want: number) => expect(Math.abs(got - want) / want).toBeLessThanOrEqual(0.01);
+
+/** Rows straight into the store (the ingest path has its own tests); the rollup view fills as they land. */
+async function insert(records: HandshakeRecord[], country = 'DE') {
+  const batch = { batchId: crypto.randomUUID(), agent: { name: 'tlsrum-test', version: '1' } };
+  const rows = records.map((r) => toRow(r, { batch, country, receivedAt: r.ts, isRegisteredSite: (h) => t.app.sites.has(h) }));
+  await t.app.store.ingest.insert({ table: 'handshakes', values: rows, format: 'JSONEachRow' });
+}
+
+const get = (url: string, token?: string) => t.app.inject({ url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+const range = `from=${base - HOUR}&to=${base + 2 * HOUR}`;
+
+// Known data set:
+// - TLS 1.3 / 1rtt / DE / chrome: 1000 records from 100 clients, tls = 10.0 … 109.9 ms (0.1 ms steps, shuffled)
+// - TLS 1.2 / full-2rtt / FR / firefox: 400 records from 40 clients, tls = 2 × 50 + i % 97
+// - h3 / 1rtt / US / chrome: 30 records from 5 clients (below the threshold: suppressed)
+const tls13 = Array.from({ length: 1000 }, (_, i) => 10 + ((i * 37) % 1000) / 10);
+const tls12 = Array.from({ length: 400 }, (_, i) => 100 + (i % 97));
+let siteToken = '';
+let otherToken = '';
+
+beforeAll(async () => {
+  t = await startApp({ ADMIN_TOKEN: ADMIN, MIN_CLIENTS_PER_CELL: String(MIN_CLIENTS) });
+  for (const hostname of ['a.example.com', 'b.example.com']) {
+    const res = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname }, headers: { authorization: `Bearer ${ADMIN}` } });
+    if (hostname === 'a.example.com') siteToken = res.json().readToken;
+    else otherToken = res.json().readToken;
+  }
+  const at = (i: number) => base + (i % 3000) * 1000;
+  await insert(
+    makeRecords(1000, { site: 'a.example.com', tlsVersion: '1.3', protocol: 'h2', handshakeClass: '1rtt', resumed: false, resumedSource: 'observed', browser: 'chrome' }, 100).map(
+      (r, i) => ({ ...r, ts: at(i), tls: tls13[i]!, connect: tls13[i]! + 20 }),
+    ),
+    'DE',
+  );
+  await insert(
+    makeRecords(400, { site: 'b.example.com', tlsVersion: '1.2', protocol: 'h2', handshakeClass: 'full-2rtt', resumed: false, resumedSource: 'inferred', browser: 'firefox' }, 40).map(
+      (r, i) => ({ ...r, ts: at(i), tls: tls12[i]!, connect: tls12[i]! + 50, clientToken: `fr-client-${i % 40}-xx` }),
+    ),
+    'FR',
+  );
+  await insert(
+    makeRecords(30, { site: 'a.example.com', tlsVersion: '1.3', protocol: 'h3', transport: 'quic', handshakeClass: '1rtt', resumed: true, browser: 'chrome' }, 5).map(
+      (r, i) => ({ ...r, ts: at(i), tls: 5, clientToken: `us-client-${i % 5}-xx` }),
+    ),
+    'US',
+  );
+}, 60_000);
+afterAll(async () => {
+  await t.close();
+  removeDir(t.dataDir);
+});
+
+describe('GET /v1/compare', () => {
+  it('counts records exactly and gives percentiles within 1 % of exact', async () => {
+    const res = await get(`/v1/compare?${range}&dimensions=tlsVersion,handshakeClass&table=raw`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ table: 'raw', site: null, minClients: MIN_CLIENTS, truncated: false });
+    const byKey = Object.fromEntries(body.cells.map((c: { key: Record<string, string> }) => [`${c.key.tlsVersion}/${c.key.handshakeClass}`, c]));
+    const a = byKey['1.3/1rtt'];
+    // The h3 rows are TLS 1.3 / 1rtt too: 1030 records, 105 clients, so the cell is shown.
+    expect(a.records).toBe(1030);
+    expect(a.clients).toBe(105);
+    const b = byKey['1.2/full-2rtt'];
+    expect(b.records).toBe(400);
+    expect(b.clients).toBe(40);
+    const sorted = [...tls12].sort((x, y) => x - y);
+    within1pct(b.tls.p50, exactQuantile(sorted, 0.5));
+    within1pct(b.tls.p75, exactQuantile(sorted, 0.75));
+    within1pct(b.tls.p95, exactQuantile(sorted, 0.95));
+    within1pct(b.connect.p95, exactQuantile(sorted, 0.95) + 50);
+    expect(b.mix.handshakeClass).toEqual({ 'full-2rtt': 1, '1rtt': 0, '0rtt': 0, unknown: 0 });
+    expect(b.evidence).toEqual({ evidenced: 0, inferred: 1 });
+  });
+
+  it('suppresses cells with fewer distinct clients than the threshold, with no numbers', async () => {
+    const body = (await get(`/v1/compare?${range}&dimensions=protocol,country&table=raw`)).json();
+    const h3 = body.cells.find((c: { key: Record<string, string> }) => c.key.protocol === 'h3');
+    expect(h3).toEqual({ key: { protocol: 'h3', country: 'US' }, suppressed: true });
+    const de = body.cells.find((c: { key: Record<string, string> }) => c.key.country === 'DE');
+    expect(de.records).toBe(1000);
+    const sorted = [...tls13].sort((x, y) => x - y);
+    within1pct(de.tls.p50, exactQuantile(sorted, 0.5));
+    within1pct(de.tls.p95, exactQuantile(sorted, 0.95));
+  });
+
+  it('filters by browser, country and source', async () => {
+    const ff = (await get(`/v1/compare?${range}&dimensions=browser&browser=firefox&table=raw`)).json();
+    expect(ff.cells).toHaveLength(1);
+    expect(ff.cells[0]).toMatchObject({ key: { browser: 'firefox' }, records: 400 });
+    const de = (await get(`/v1/compare?${range}&dimensions=country&country=DE&table=raw`)).json();
+    expect(de.cells.map((c: { key: { country: string } }) => c.key.country)).toEqual(['DE']);
+    const synthetic = (await get(`/v1/compare?${range}&source=synthetic&table=raw`)).json();
+    expect(synthetic.cells).toEqual([]);
+  });
+
+  it('refuses dimensions outside the whitelist and bad ranges', async () => {
+    const bad = await get(`/v1/compare?${range}&dimensions=tlsVersion,clientToken`);
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toContain('querystring/dimensions');
+    expect((await get(`/v1/compare?dimensions=country);DROP TABLE handshakes;--`)).statusCode).toBe(400);
+    expect((await get(`/v1/compare?from=${base}&to=${base}`)).statusCode).toBe(400);
+    expect((await get(`/v1/compare?country=de`)).statusCode).toBe(400);
+  });
+});
+
+describe('access', () => {
+  it('without a token: every site together; asking for one site needs its token', async () => {
+    const all = (await get(`/v1/compare?${range}&dimensions=source&table=raw`)).json();
+    expect(all.cells[0].records).toBe(1430);
+    expect((await get(`/v1/compare?${range}&site=a.example.com`)).statusCode).toBe(401);
+  });
+
+  it("a read token sees its own site only, and no other site's", async () => {
+    const own = await get(`/v1/compare?${range}&dimensions=source&table=raw`, siteToken);
+    expect(own.json()).toMatchObject({ site: 'a.example.com', cells: [{ records: 1030 }] });
+    expect(own.headers.vary).toContain('authorization');
+    expect((await get(`/v1/compare?${range}&site=a.example.com&dimensions=source&table=raw`, siteToken)).json().cells[0].records).toBe(1030);
+    expect((await get(`/v1/compare?${range}&site=b.example.com`, siteToken)).statusCode).toBe(403);
+    expect((await get(`/v1/map?${range}&table=raw`, otherToken)).json().cells.map((c: { key: { country: string } }) => c.key.country)).toEqual(['FR']);
+    expect((await get(`/v1/compare?${range}`, 'tlsrum_rt_not-a-real-token-at-all-000000000000000')).statusCode).toBe(401);
+  });
+
+  it('the admin token reads any site; re-registering a site revokes its old token', async () => {
+    expect((await get(`/v1/compare?${range}&site=b.example.com&dimensions=source&table=raw`, ADMIN)).json().cells[0].records).toBe(400);
+    const res = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: 'b.example.com' }, headers: { authorization: `Bearer ${ADMIN}` } });
+    expect((await get(`/v1/compare?${range}`, otherToken)).statusCode).toBe(401);
+    expect((await get(`/v1/compare?${range}`, res.json().readToken)).statusCode).toBe(200);
+  });
+});
+
+describe('timeseries, map, phases', () => {
+  it('buckets by hour with exact counts', async () => {
+    const body = (await get(`/v1/timeseries?${range}&interval=hour&table=raw`)).json();
+    const total = body.cells.reduce((s: number, c: { records: number }) => s + c.records, 0);
+    expect(total).toBe(1430);
+    for (const c of body.cells) expect(c.t % HOUR).toBe(0);
+  });
+
+  it('answers per country with the protocol mix', async () => {
+    const body = (await get(`/v1/map?${range}&table=raw`)).json();
+    const de = body.cells.find((c: { key: { country: string } }) => c.key.country === 'DE');
+    expect(de.mix.protocol.h2).toBe(1);
+    expect(body.cells.find((c: { key: { country: string } }) => c.key.country === 'US')).toEqual({ key: { country: 'US' }, suppressed: true });
+  });
+
+  it('breaks connection set-up into phases', async () => {
+    const body = (await get(`/v1/phases?${range}&dimensions=tlsVersion&table=raw`)).json();
+    const c = body.cells.find((x: { key: { tlsVersion: string } }) => x.key.tlsVersion === '1.2');
+    expect(Object.keys(c)).toEqual(expect.arrayContaining(['dns', 'tcp', 'tls', 'connect', 'ttfb']));
+    within1pct(c.connect.p50, exactQuantile([...tls12].sort((x, y) => x - y), 0.5) + 50);
+  });
+});
+
+describe('hourly rollup', () => {
+  it('agrees with the raw table: exact counts, p95 within 1 %', async () => {
+    // A month of generated data besides the known rows.
+    await generateDemoData(t.app.store.ingest, { records: 120_000, days: 10, end: base, seed: 7 });
+    const from = base - 10 * 86_400_000;
+    const to = base + HOUR;
+    for (const path of ['/v1/compare?dimensions=stack,mode', '/v1/map?x=1', '/v1/timeseries?interval=day&dimensions=stack']) {
+      const raw = (await get(`${path}&from=${from}&to=${to}&table=raw`)).json();
+      const rollup = (await get(`${path}&from=${from}&to=${to}`)).json();
+      expect(rollup.table).toBe('rollup');
+      expect(raw.table).toBe('raw');
+      expect(rollup.cells.length).toBe(raw.cells.length);
+      let compared = 0;
+      raw.cells.forEach((r: { records?: number; tls?: { p95: number }; connect?: { p95: number }; suppressed?: boolean }, i: number) => {
+        const o = rollup.cells[i];
+        expect(o.key).toEqual((r as { key: unknown }).key);
+        if (r.suppressed) return;
+        expect(o.records).toBe(r.records);
+        if (r.records! < 1000) return; // t-digest error bounds hold for cells of some size
+        compared++;
+        within1pct(o.tls.p95, r.tls!.p95);
+        within1pct(o.connect.p95, r.connect!.p95);
+      });
+      expect(compared).toBeGreaterThan(3);
+    }
+  }, 120_000);
+});
+
+describe('documentation and dashboard', () => {
+  it('serves the OpenAPI document with every query route', async () => {
+    const doc = (await get('/docs/json')).json();
+    for (const p of ['/v1/compare', '/v1/timeseries', '/v1/map', '/v1/phases', '/v1/sites', '/v1/handshakes']) expect(doc.paths[p]).toBeDefined();
+    expect(doc.paths['/v1/compare'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['from', 'to', 'site', 'source', 'browser', 'country', 'dimensions']),
+    );
+    expect((await get('/docs')).statusCode).toBeLessThan(400);
+  });
+
+  it('answers / with the dashboard (or how to build it)', async () => {
+    const res = await get('/');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/html');
+  });
+});

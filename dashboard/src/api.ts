@@ -1,0 +1,58 @@
+/** The collector's query API, as the dashboard uses it (same origin). */
+export interface Quantiles {
+  p50: number;
+  p75: number;
+  p95: number;
+}
+
+export interface Cell {
+  key: Record<string, string>;
+  t?: number;
+  suppressed?: boolean;
+  records?: number;
+  clients?: number;
+  dns?: Quantiles;
+  tcp?: Quantiles;
+  tls?: Quantiles;
+  connect?: Quantiles;
+  ttfb?: Quantiles;
+  mix?: Record<'handshakeClass' | 'protocol' | 'tlsVersion' | 'mode', Record<string, number>>;
+  evidence?: { evidenced: number; inferred: number };
+}
+
+export interface Answer {
+  table: 'raw' | 'rollup';
+  from: number;
+  to: number;
+  site: string | null;
+  minClients: number;
+  truncated: boolean;
+  cells: Cell[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function getJson<T>(path: string, params: Record<string, string | undefined>, token: string, signal?: AbortSignal): Promise<T> {
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) qs.set(k, v);
+  const res = await fetch(`./${path}${qs.size ? `?${qs}` : ''}`, {
+    headers: token ? { authorization: `Bearer ${token}` } : {},
+    signal,
+  });
+  const body = (await res.json().catch(() => null)) as (T & { message?: string }) | null;
+  if (!res.ok) throw new ApiError(res.status, body?.message ?? `${res.status} ${res.statusText}`);
+  return body as T;
+}
+
+export const api = {
+  query: (route: 'compare' | 'timeseries' | 'map' | 'phases', params: Record<string, string | undefined>, token: string, signal?: AbortSignal) =>
+    getJson<Answer>(`v1/${route}`, params, token, signal),
+  sites: () => getJson<{ sites: string[] }>('v1/sites', {}, ''),
+};

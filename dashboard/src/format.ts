@@ -1,0 +1,20 @@
+import type { Cell } from './api';
+
+export const ms = (v: number | undefined) => (v === undefined ? '—' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
+export const pct = (v: number | undefined) => (v === undefined ? '—' : `${Math.round(v * 100)} %`);
+export const int = (v: number | undefined) => (v === undefined ? '—' : v.toLocaleString('en'));
+
+/** Comparison groups in reading order: protocol stack, then handshake mode. */
+export const STACKS = ['TLS 1.2', 'TLS 1.3', 'h3'] as const;
+export const MODES = ['full', 'resumed', '0-RTT'] as const;
+export const label = (c: Cell) => `${c.key.stack} · ${c.key.mode}`;
+
+export function sortByStackMode(cells: Cell[]): Cell[] {
+  const rank = (v: string | undefined, order: readonly string[]) => {
+    const i = order.indexOf(v ?? '');
+    return i < 0 ? order.length : i;
+  };
+  return [...cells].sort((a, b) => rank(a.key.stack, STACKS) - rank(b.key.stack, STACKS) || rank(a.key.mode, MODES) - rank(b.key.mode, MODES));
+}
+
+export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1'];

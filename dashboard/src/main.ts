@@ -1,0 +1,135 @@
+/**
+ * The dashboard: filters (kept in the URL) → one request per panel → charts. A change of filter aborts
+ * the requests still running and redraws every panel; each panel shows its own loading, empty or
+ * error state, so one failing query never blanks the page.
+ */
+import './style.css';
+import { api, ApiError, type Answer } from './api';
+import { registry, type Panel } from './panel';
+import { apiParams, readFilters, token, writeFilters, type Filters } from './state';
+import { comparePanel } from './panels/compare';
+import { mapPanel } from './panels/map';
+import { trendsPanel } from './panels/trends';
+import { sharesPanel } from './panels/shares';
+import { phasesPanel } from './panels/phases';
+import { countryName } from './world';
+
+const form = document.querySelector<HTMLFormElement>('#filters')!;
+const scope = document.querySelector<HTMLElement>('#scope')!;
+const root = document.querySelector<HTMLElement>('#panels')!;
+
+const compare = comparePanel(root);
+const map = mapPanel(root);
+const trends = trendsPanel(root);
+const phases = phasesPanel(root);
+const shares = sharesPanel(root);
+const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel];
+
+/** For the browser test and for debugging: the charts by panel, and a counter of completed renders. */
+const hook = { charts: registry, renders: 0, filters: readFilters() };
+(window as unknown as { tlsrumDashboard: typeof hook }).tlsrumDashboard = hook;
+
+function field(name: string) {
+  return form.elements.namedItem(name) as HTMLSelectElement | HTMLInputElement;
+}
+
+function showFilters(f: Filters) {
+  for (const k of ['site', 'range', 'source', 'browser', 'country', 'metric'] as const) {
+    const el = field(k) as HTMLSelectElement;
+    if (f[k] && ![...el.options].some((o) => o.value === f[k])) el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
+    el.value = f[k];
+  }
+  (field('token') as HTMLInputElement).value = token.get();
+}
+
+function describeError(err: unknown, f: Filters): string {
+  if (err instanceof ApiError && err.status === 401 && f.site) return `reading ${f.site} alone needs its read token (enter it above), or choose "All sites".`;
+  if (err instanceof ApiError && err.status === 403) return `this read token is for another site: ${err.message}`;
+  if (err instanceof ApiError && err.status === 503) return 'the collector cannot reach its store right now; retry in a few seconds.';
+  return err instanceof Error ? err.message : String(err);
+}
+
+let controller: AbortController | null = null;
+
+async function load(): Promise<void> {
+  const f = readFilters();
+  hook.filters = f;
+  showFilters(f);
+  controller?.abort();
+  controller = new AbortController();
+  const { signal } = controller;
+  const params = apiParams(f);
+  const t = token.get();
+  for (const p of panels) p.setState('loading');
+  scope.textContent = f.site ? `Site ${f.site}` : 'All sites together';
+
+  const run = async (panel: Panel, request: Promise<Answer>, draw: (a: Answer) => boolean) => {
+    try {
+      const answer = await request;
+      if (signal.aborted) return;
+      const drawn = draw(answer);
+      panel.setState(drawn ? 'ready' : 'empty', drawn && answer.truncated ? 'Only the largest groups are shown.' : '');
+      if (!drawn) panel.setRows([]);
+    } catch (err) {
+      if (signal.aborted) return;
+      panel.setRows([]);
+      panel.setState('error', describeError(err, f));
+    }
+  };
+  await Promise.all([
+    run(compare.panel, api.query('compare', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => compare.render(a)),
+    run(
+      map.panel,
+      api.query('map', params, t, signal).then((a) => {
+        addCountries(a);
+        return a;
+      }),
+      (a) => map.render(a, f.metric),
+    ),
+    run(trends.panel, api.query('timeseries', { ...params, dimensions: 'stack' }, t, signal), (a) => trends.render(a, f.metric)),
+    run(shares.panel, api.query('timeseries', params, t, signal), (a) => shares.render(a)),
+    run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
+  ]);
+  if (!signal.aborted) hook.renders++;
+}
+
+/** The country filter offers the countries with data (kept across filter changes). */
+function addCountries(a: Answer) {
+  const select = field('country') as HTMLSelectElement;
+  const have = new Set([...select.options].map((o) => o.value));
+  const fresh = a.cells.map((c) => c.key.country!).filter((c) => c && !have.has(c));
+  if (fresh.length === 0) return;
+  const current = select.value;
+  const all = [...[...select.options].slice(1).map((o) => o.value), ...fresh].sort((x, y) => countryName(x).localeCompare(countryName(y)));
+  select.length = 1;
+  for (const c of all) select.append(new Option(countryName(c), c));
+  select.value = current;
+}
+
+form.addEventListener('change', (e) => {
+  const target = e.target as HTMLInputElement;
+  if (target.name === 'token') token.set(target.value.trim());
+  else {
+    const f = { ...readFilters(), [target.name]: target.value } as Filters;
+    writeFilters(f);
+  }
+  void load();
+});
+form.addEventListener('submit', (e) => e.preventDefault());
+window.addEventListener('popstate', () => void load());
+let resizeTimer = 0;
+window.addEventListener('resize', () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = window.setTimeout(() => panels.forEach((p) => p.resize()), 100);
+});
+
+api.sites().then(
+  ({ sites }) => {
+    const select = field('site') as HTMLSelectElement;
+    const current = readFilters().site;
+    for (const s of sites) if (![...select.options].some((o) => o.value === s)) select.append(new Option(s, s));
+    select.value = current;
+  },
+  () => undefined,
+);
+void load();

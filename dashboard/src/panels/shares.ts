@@ -1,0 +1,67 @@
+/** Protocol and resumption share over time (stacked, per bucket). */
+import type { Answer } from '../api';
+import { createPanel } from '../panel';
+import { pct } from '../format';
+
+const PROTOCOLS = [
+  ['h3', 'HTTP/3', '#59a14f'],
+  ['h2', 'HTTP/2', '#4e79a7'],
+  ['http/1.1', 'HTTP/1.1', '#f28e2b'],
+] as const;
+const MODES = [
+  ['0-RTT', '0-RTT', '#59a14f'],
+  ['resumed', 'resumed', '#76b7b2'],
+  ['full', 'full handshake', '#e15759'],
+  ['unknown', 'unknown', '#bab0ac'],
+] as const;
+
+export function sharesPanel(parent: HTMLElement) {
+  const panel = createPanel(parent, {
+    id: 'shares',
+    title: 'Protocol and resumption share',
+    description: 'Share of new connections by protocol, and by handshake mode (resumption state unknown where no evidence exists).',
+    charts: [{ label: 'Stacked area chart: share of connections by protocol over time' }, { label: 'Stacked area chart: share of connections by handshake mode over time' }],
+    wide: true,
+  });
+  return {
+    panel,
+    render(answer: Answer) {
+      const cells = answer.cells.filter((c) => !c.suppressed);
+      if (cells.length === 0) return false;
+      const chart = (i: number, mix: 'protocol' | 'mode', keys: readonly (readonly [string, string, string])[]) =>
+        panel.charts[i]!.setOption(
+          {
+            aria: { enabled: true },
+            tooltip: { trigger: 'axis', valueFormatter: (v: number) => pct(v) },
+            legend: { top: 0 },
+            grid: { left: 44, right: 12, top: 40, bottom: 36 },
+            xAxis: { type: 'time' },
+            yAxis: { type: 'value', max: 1, axisLabel: { formatter: (v: number) => `${Math.round(v * 100)}%` } },
+            series: keys.map(([k, name, color]) => ({
+              name,
+              type: 'line',
+              stack: mix,
+              areaStyle: {},
+              showSymbol: false,
+              color,
+              data: cells.map((c) => [c.t!, c.mix![mix][k] ?? 0]),
+            })),
+          },
+          true,
+        );
+      chart(0, 'protocol', PROTOCOLS);
+      chart(1, 'mode', MODES);
+      panel.setRows(
+        answer.cells.map((c) => ({
+          time: new Date(c.t!).toISOString(),
+          suppressed: c.suppressed ?? false,
+          records: c.records,
+          ...Object.fromEntries(PROTOCOLS.map(([k]) => [`protocol_${k}`, c.mix?.protocol[k]])),
+          ...Object.fromEntries(MODES.map(([k]) => [`mode_${k}`, c.mix?.mode[k]])),
+          tls13_share: c.mix?.tlsVersion['1.3'],
+        })),
+      );
+      return true;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * The view's filters, kept in the URL's query string so a view can be shared or bookmarked. The read
+ * token never goes into the URL (it would leak through history and shared links): it stays in
+ * sessionStorage.
+ */
+export interface Filters {
+  site: string;
+  range: '24h' | '7d' | '30d';
+  source: string;
+  browser: string;
+  country: string;
+  metric: 'tls' | 'connect';
+}
+
+const RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+const DEFAULTS: Filters = { site: '', range: '7d', source: '', browser: '', country: '', metric: 'tls' };
+const FIELDS = Object.keys(DEFAULTS) as (keyof Filters)[];
+
+export function readFilters(search = location.search): Filters {
+  const q = new URLSearchParams(search);
+  const f = { ...DEFAULTS };
+  for (const k of FIELDS) {
+    const v = q.get(k);
+    if (v !== null) (f as Record<string, string>)[k] = v;
+  }
+  if (!(f.range in RANGES)) f.range = DEFAULTS.range;
+  if (f.metric !== 'tls' && f.metric !== 'connect') f.metric = 'tls';
+  return f;
+}
+
+export function writeFilters(f: Filters): void {
+  const q = new URLSearchParams();
+  for (const k of FIELDS) if (f[k] !== DEFAULTS[k]) q.set(k, f[k]);
+  const url = `${location.pathname}${q.size ? `?${q}` : ''}`;
+  if (url !== `${location.pathname}${location.search}`) history.pushState(null, '', url);
+}
+
+/** The API parameters for the filters; the end of the range is rounded to the minute so reloads agree. */
+export function apiParams(f: Filters, now = Date.now()): Record<string, string | undefined> {
+  const to = Math.ceil(now / 60_000) * 60_000;
+  return {
+    from: String(to - RANGES[f.range]),
+    to: String(to),
+    site: f.site || undefined,
+    source: f.source || undefined,
+    browser: f.browser || undefined,
+    country: f.country || undefined,
+  };
+}
+
+const TOKEN_KEY = 'tlsrum.readToken';
+export const token = {
+  get: () => sessionStorage.getItem(TOKEN_KEY) ?? '',
+  set: (t: string) => (t ? sessionStorage.setItem(TOKEN_KEY, t) : sessionStorage.removeItem(TOKEN_KEY)),
+};

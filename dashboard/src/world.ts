@@ -1,0 +1,55 @@
+/**
+ * The world map for the choropleth: Natural Earth 1:110m countries from world-atlas (TopoJSON, ISO 3166
+ * numeric ids) converted to GeoJSON with topojson-client, keyed by alpha-2 code as the API answers.
+ */
+import { feature } from 'topojson-client';
+import countries110m from 'world-atlas/countries-110m.json';
+import countries from 'i18n-iso-countries';
+import en from 'i18n-iso-countries/langs/en.json';
+import { echarts } from './echarts';
+
+countries.registerLocale(en);
+
+export const MAP_NAME = 'world';
+
+export function countryName(alpha2: string): string {
+  if (alpha2 === 'ZZ') return 'Unknown';
+  return countries.getName(alpha2, 'en', { select: 'alias' }) ?? alpha2;
+}
+
+let registered = false;
+export function registerWorld(): void {
+  if (registered) return;
+  const topo = countries110m as unknown as Parameters<typeof feature>[0];
+  const geo = feature(topo, topo.objects.countries as never) as unknown as {
+    features: { type: 'Feature'; id?: string | number; properties?: { name?: string }; geometry: unknown }[];
+  };
+  const features = geo.features
+    .map((f) => {
+      const alpha2 = f.id !== undefined ? countries.numericToAlpha2(String(f.id).padStart(3, '0')) : undefined;
+      // Unrecognised territories (e.g. N. Cyprus, Somaliland) keep their name; they never match data.
+      return { ...f, properties: { name: alpha2 ?? `x-${f.properties?.name ?? ''}` } };
+    })
+    // Antarctica takes a sixth of the map and has no users.
+    .filter((f) => f.properties.name !== 'AQ');
+  for (const f of features) unwrapAntimeridian(f.geometry as Geometry);
+  echarts.registerMap(MAP_NAME, { type: 'FeatureCollection', features } as never);
+  registered = true;
+}
+
+type Ring = [number, number][];
+type Geometry = { type: 'Polygon'; coordinates: Ring[] } | { type: 'MultiPolygon'; coordinates: Ring[][] } | { type: string; coordinates: unknown };
+
+/**
+ * Rings that cross the antimeridian (Russia's Chukotka, Fiji) jump from +180 to −180 and, drawn on a
+ * flat projection, become stripes across the whole map: move their western points east of 180.
+ */
+function unwrapAntimeridian(g: Geometry): void {
+  const polygons = g.type === 'Polygon' ? [g.coordinates as Ring[]] : g.type === 'MultiPolygon' ? (g.coordinates as Ring[][]) : [];
+  for (const polygon of polygons) {
+    for (const ring of polygon) {
+      const crosses = ring.some(([a], i) => i > 0 && Math.abs(a - ring[i - 1]![0]) > 180);
+      if (crosses) for (const p of ring) if (p[0] < 0) p[0] += 360;
+    }
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Chromium through puppeteer-core + CDP + NetLog. One browser per URL (its NetLog is complete only once
+ * the browser exits): cold visits each get a fresh browser context (no sockets, no session tickets, no
+ * host cache), warm visits share one context whose sockets are closed between visits
+ * (`chrome.benchmarking.closeConnections()`, `--enable-net-benchmarking`), so each warm visit opens a new
+ * connection that can resume the previous session.
+ */
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type BrowserContext, type CDPSession } from 'puppeteer-core';
+import { readNetLog } from './netlog';
+import { ENLARGE_RESOURCE_BUFFER, READ_PAGE_ENTRIES, type PageEntry } from './page-entries';
+import type { NormalizedOptions } from './options';
+import type { NetLogConnection } from './types';
+
+export interface CdpResponse {
+  url: string;
+  status: number;
+  protocol: string | null;
+  connectionId: number | null;
+  connectionReused: boolean;
+  headers: Record<string, string>;
+  securityDetails: Record<string, unknown> | null;
+}
+
+/** One visit as the browser saw it, before the NetLog is read. */
+export interface RawChromiumVisit {
+  url: string;
+  run: number;
+  prime: boolean;
+  startedAt: number;
+  error?: string;
+  entries: PageEntry[];
+  responses: CdpResponse[];
+}
+
+export interface ChromiumSession {
+  version: string;
+  visits: RawChromiumVisit[];
+  sockets: Map<number, NetLogConnection>;
+}
+
+export function chromiumArgs(o: NormalizedOptions, netLogPath: string): string[] {
+  const args = [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--no-default-browser-check',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--disable-domain-reliability',
+    '--disable-client-side-phishing-detection',
+    '--no-pings',
+    // Background fetches of the browser itself (network time, optimisation hints) would add
+    // connections of their own to the NetLog; none belong to a visit.
+    '--disable-features=NetworkTimeServiceQuerying,OptimizationHints,MediaRouter,Translate',
+    '--enable-net-benchmarking',
+    `--log-net-log=${netLogPath}`,
+    '--net-log-capture-mode=Default',
+  ];
+  const rules = Object.entries(o.hostResolver).map(([pattern, address]) => `MAP ${pattern} ${address}`);
+  if (o.blockOtherHosts) rules.push('MAP * ~NOTFOUND');
+  if (rules.length) args.push(`--host-resolver-rules=${rules.join(', ')}`);
+  if (o.spkiHashes.length) args.push(`--ignore-certificate-errors-spki-list=${o.spkiHashes.join(',')}`);
+  if (o.proxy) args.push(`--proxy-server=${o.proxy}`);
+  if (o.h3Origins.length) args.push('--enable-quic', `--origin-to-force-quic-on=${o.h3Origins.join(',')}`);
+  return args;
+}
+
+/** Runs every visit of one URL in one browser, then reads the NetLog. */
+export async function chromiumSession(o: NormalizedOptions, url: string, onVisit: (v: RawChromiumVisit) => void): Promise<ChromiumSession> {
+  const dir = mkdtempSync(join(tmpdir(), 'tlsrum-synth-'));
+  const profile = join(dir, 'profile');
+  mkdirSync(join(profile, 'Default'), { recursive: true });
+  // Preconnect and speculative sockets would hide handshakes (platform notes): prediction off.
+  writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify({ net: { network_prediction_options: 2 } }));
+  const netLogPath = join(dir, 'netlog.json');
+  let browser: Browser | null = null;
+  const visits: RawChromiumVisit[] = [];
+  try {
+    browser = await puppeteer.launch({
+      executablePath: o.executablePath,
+      headless: true,
+      userDataDir: profile,
+      args: chromiumArgs(o, netLogPath),
+      timeout: 30_000,
+    });
+    const version = await browser.version();
+    const record = (v: RawChromiumVisit) => {
+      visits.push(v);
+      onVisit(v);
+    };
+    if (o.mode === 'cold') {
+      for (let run = 0; run < o.runs; run++) {
+        const context = await browser.createBrowserContext();
+        try {
+          record(await visit(context, url, run, false, o.visitTimeoutMs, false));
+        } finally {
+          await context.close().catch(() => {});
+        }
+      }
+    } else {
+      const context = await browser.createBrowserContext();
+      try {
+        record(await visit(context, url, -1, true, o.visitTimeoutMs, true));
+        for (let run = 0; run < o.runs; run++) record(await visit(context, url, run, false, o.visitTimeoutMs, true));
+      } finally {
+        await context.close().catch(() => {});
+      }
+    }
+    await browser.close();
+    browser = null;
+    return { version, visits, sockets: readNetLog(netLogPath) };
+  } finally {
+    if (browser) await browser.close().catch(() => browser?.process()?.kill('SIGKILL'));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function visit(
+  context: BrowserContext,
+  url: string,
+  run: number,
+  prime: boolean,
+  timeoutMs: number,
+  closeConnectionsAfter: boolean,
+): Promise<RawChromiumVisit> {
+  const startedAt = Date.now();
+  const page = await context.newPage();
+  const responses: CdpResponse[] = [];
+  let cdp: CDPSession | null = null;
+  try {
+    cdp = await page.createCDPSession();
+    cdp.on('Network.responseReceived', (e) => {
+      const r = e.response;
+      responses.push({
+        url: r.url,
+        status: r.status,
+        protocol: r.protocol ?? null,
+        connectionId: typeof r.connectionId === 'number' ? r.connectionId : null,
+        connectionReused: r.connectionReused,
+        headers: Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k.toLowerCase(), String(v)])),
+        securityDetails: (r.securityDetails as unknown as Record<string, unknown>) ?? null,
+      });
+    });
+    await cdp.send('Network.enable');
+    // Every visit goes to the network: a cached response would have no connection to measure.
+    await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+    await page.evaluateOnNewDocument(ENLARGE_RESOURCE_BUFFER);
+    let error: string | undefined;
+    let entries: PageEntry[] = [];
+    try {
+      const response = await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
+      if (!response) error = 'no response';
+      else if (response.status() >= 400) error = `HTTP ${response.status()}`;
+      // Late resources (images set by script, fetches after load) still count.
+      await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5_000, timeoutMs) }).catch(() => {});
+      entries = (await page.evaluate(READ_PAGE_ENTRIES)) as PageEntry[];
+    } catch (err) {
+      error = describeNavigationError(err);
+    }
+    if (closeConnectionsAfter) {
+      // Sockets go, session tickets stay: the next visit must open a new connection that can resume.
+      await page.evaluate('chrome.benchmarking.closeConnections()').catch(() => {});
+    }
+    return { url, run, prime, startedAt, ...(error ? { error } : {}), entries, responses };
+  } finally {
+    await cdp?.detach().catch(() => {});
+    await page.close().catch(() => {});
+  }
+}
+
+function describeNavigationError(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  const net = /net::(ERR_[A-Z_]+)/.exec(msg);
+  if (net) {
+    const hint: Record<string, string> = {
+      ERR_NAME_NOT_RESOLVED: 'the host name does not resolve',
+      ERR_CONNECTION_REFUSED: 'nothing listens on that port',
+      ERR_CONNECTION_TIMED_OUT: 'the server did not answer',
+      ERR_CERT_AUTHORITY_INVALID: 'certificate not trusted (pass --ca or --spki for a private CA)',
+      ERR_CERT_COMMON_NAME_INVALID: 'certificate does not match the host name',
+      ERR_SSL_PROTOCOL_ERROR: 'TLS handshake failed',
+      ERR_PROXY_CONNECTION_FAILED: 'the proxy is unreachable',
+      ERR_SOCKS_CONNECTION_FAILED: 'the SOCKS proxy could not connect',
+    };
+    return `unreachable: ${net[1]}${hint[net[1]!] ? ` (${hint[net[1]!]})` : ''}`;
+  }
+  if (/timeout/i.test(msg)) return `timeout: ${msg.split('\n')[0]}`;
+  return msg.split('\n')[0] ?? 'navigation failed';
+}

@@ -1,0 +1,148 @@
+/**
+ * Chromium NetLog (`--log-net-log=FILE --net-log-capture-mode=Default`) → per socket, what its TLS
+ * handshake negotiated. Verified on Chromium 156: a TCP socket's source (type SOCKET) logs
+ * `TCP_CONNECT` (end: local_address, remote_address), `SSL_CERTIFICATES_RECEIVED` (certificates[]) and
+ * `SSL_CONNECT` (end: version, cipher_suite, key_exchange_group, peer_signature_algorithm, next_proto,
+ * is_resumed). CDP's `Network.Response.connectionId` is that source's id, which is how a response is
+ * joined to its handshake.
+ *
+ * The file is only complete once the browser has exited (it writes the closing `]}` then); a browser
+ * that crashed leaves it open, so the parser also reads a truncated file line by line.
+ */
+import { readFileSync } from 'node:fs';
+import type { NetLogConnection } from './types';
+
+interface RawEvent {
+  time?: string;
+  type: number;
+  phase: number;
+  source: { id: number; type: number };
+  params?: Record<string, unknown>;
+}
+
+interface Constants {
+  logEventTypes: Record<string, number>;
+  logEventPhase: Record<string, number>;
+  logSourceType: Record<string, number>;
+}
+
+export function readNetLog(path: string): Map<number, NetLogConnection> {
+  return parseNetLog(readFileSync(path, 'utf8'));
+}
+
+export function parseNetLog(text: string): Map<number, NetLogConnection> {
+  const { constants, events } = splitNetLog(text);
+  const byName = (table: Record<string, number>) => new Map(Object.entries(table).map(([k, v]) => [v, k]));
+  const eventName = byName(constants.logEventTypes);
+  const phaseName = byName(constants.logEventPhase);
+  const sourceName = byName(constants.logSourceType);
+
+  const sockets = new Map<number, NetLogConnection>();
+  const socketOf = (id: number, transport: 'tcp' | 'quic') => {
+    let s = sockets.get(id);
+    if (!s) {
+      s = {
+        socketId: id,
+        transport,
+        isResumed: null,
+        version: null,
+        cipherSuite: null,
+        keyExchangeGroup: null,
+        peerSignatureAlgorithm: null,
+        nextProto: null,
+        certificates: null,
+        localAddress: null,
+        remoteAddress: null,
+      };
+      sockets.set(id, s);
+    }
+    return s;
+  };
+
+  for (const e of events) {
+    const name = eventName.get(e.type);
+    const source = sourceName.get(e.source.type);
+    const phase = phaseName.get(e.phase);
+    const p = e.params ?? {};
+    if (source === 'SOCKET') {
+      if (name === 'TCP_CONNECT' && phase === 'PHASE_END') {
+        const s = socketOf(e.source.id, 'tcp');
+        s.localAddress = str(p.local_address);
+        s.remoteAddress = str(p.remote_address);
+      } else if (name === 'SSL_CERTIFICATES_RECEIVED' && Array.isArray(p.certificates)) {
+        socketOf(e.source.id, 'tcp').certificates = p.certificates.length;
+      } else if (name === 'SSL_CONNECT' && phase === 'PHASE_END' && p.net_error === undefined) {
+        const s = socketOf(e.source.id, 'tcp');
+        s.isResumed = typeof p.is_resumed === 'boolean' ? p.is_resumed : null;
+        s.version = str(p.version);
+        s.cipherSuite = num(p.cipher_suite);
+        s.keyExchangeGroup = num(p.key_exchange_group);
+        s.peerSignatureAlgorithm = num(p.peer_signature_algorithm);
+        s.nextProto = str(p.next_proto);
+      }
+    } else if (source === 'QUIC_SESSION') {
+      quicEvent(socketOf, e.source.id, name, phase, p);
+    }
+  }
+  return sockets;
+}
+
+/**
+ * QUIC sessions: the handshake's outcome is logged on the QUIC_SESSION source. `QUIC_SESSION` begin
+ * carries the host/port; the crypto handshake's completion (`QUIC_SESSION_CRYPTO_HANDSHAKE_COMPLETED`?)
+ * and the 0-RTT outcome (`QUIC_SESSION_ZERO_RTT_STATE` …) are read when present. QUIC is TLS 1.3 by
+ * definition (RFC 9001).
+ */
+function quicEvent(
+  socketOf: (id: number, t: 'tcp' | 'quic') => NetLogConnection,
+  id: number,
+  name: string | undefined,
+  phase: string | undefined,
+  p: Record<string, unknown>,
+): void {
+  if (!name) return;
+  if (name === 'QUIC_SESSION' && phase === 'PHASE_BEGIN') {
+    const s = socketOf(id, 'quic');
+    s.version = 'TLS 1.3';
+    s.nextProto = 'h3';
+    return;
+  }
+  const s = socketOf(id, 'quic');
+  if (typeof p.ssl_early_data_reason === 'number' || typeof p.ssl_early_data_reason === 'string') {
+    // BoringSSL's early data reason: 'accepted' (3) means the server took 0-RTT; resumed sessions only.
+    const reason = String(p.ssl_early_data_reason);
+    s.earlyDataAccepted = reason === '3' || reason === 'accepted';
+  }
+  if (typeof p.is_resumed === 'boolean') s.isResumed = p.is_resumed;
+  if (typeof p.cipher_suite === 'number') s.cipherSuite = p.cipher_suite;
+  if (typeof p.key_exchange_group === 'number') s.keyExchangeGroup = p.key_exchange_group;
+  if (typeof p.peer_signature_algorithm === 'number') s.peerSignatureAlgorithm = p.peer_signature_algorithm;
+  if (Array.isArray(p.certificates)) s.certificates = p.certificates.length;
+}
+
+function splitNetLog(text: string): { constants: Constants; events: RawEvent[] } {
+  try {
+    const whole = JSON.parse(text) as { constants: Constants; events: RawEvent[] };
+    return { constants: whole.constants, events: whole.events ?? [] };
+  } catch {
+    // Truncated: the first line is `{"constants":{…},`, then `"events": [`, then one event per line.
+    const lines = text.split('\n');
+    const first = lines[0]?.replace(/,\s*$/, '');
+    if (!first) throw new Error('NetLog is empty');
+    const constants = (JSON.parse(`${first}}`) as { constants: Constants }).constants;
+    const events: RawEvent[] = [];
+    for (const line of lines.slice(1)) {
+      const l = line.trim().replace(/,$/, '');
+      if (!l.startsWith('{')) continue;
+      try {
+        events.push(JSON.parse(l) as RawEvent);
+      } catch {
+        // The last line of a crashed browser's log may be cut in half.
+      }
+    }
+    return { constants, events };
+  }
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);

@@ -1,0 +1,95 @@
+/**
+ * Joins what Chromium said about one visit: each timing entry (phases, the same as RUM) to its CDP
+ * response (headers, securityDetails, connectionId) and, through the connectionId, to the NetLog
+ * socket (is_resumed and the exact negotiated parameters). Cross-origin entries without
+ * Timing-Allow-Origin have no timings: they are counted as `opaque` and not measured, even though CDP
+ * knows their handshake, so that synthetic and RUM records cover the same connections.
+ */
+import type { SecurityInfo } from '@tlsrum/shared/classify';
+import { connectionKind, type ConnectionKind } from '@tlsrum/shared/classify';
+import type { CdpResponse, RawChromiumVisit } from './chromium';
+import { cipherSuiteName, groupName, signatureSchemeName, tlsVersionOf } from './names';
+import { buildRecord, type RecordEnv } from './records';
+import type { ConnectionObservation, NetLogConnection, SynthMode, VisitResult } from './types';
+import { siteOf } from './site';
+
+export function observeChromiumVisit(
+  raw: RawChromiumVisit,
+  sockets: Map<number, NetLogConnection>,
+  mode: SynthMode,
+  env: RecordEnv,
+): VisitResult {
+  const site = siteOf(raw.url);
+  const unused = [...raw.responses];
+  const counts: Record<ConnectionKind, number> = { new: 0, reused: 0, opaque: 0, insecure: 0, invalid: 0 };
+  const connections: ConnectionObservation[] = [];
+  for (const entry of raw.entries) {
+    const kind = connectionKind(entry.timing);
+    counts[kind]++;
+    const response = takeResponse(unused, entry.url);
+    const socket = response?.connectionId != null ? (sockets.get(response.connectionId) ?? null) : null;
+    const u = new URL(entry.url);
+    const connectStartEpochMs = entry.timeOrigin + (entry.timing.connectStart || entry.timing.startTime);
+    const observed = securityOf(socket, response);
+    const record =
+      kind === 'new'
+        ? buildRecord({ timing: entry.timing, connectStartEpochMs, site, observed, serverTiming: entry.serverTiming, env })
+        : null;
+    connections.push({
+      host: u.hostname,
+      port: Number(u.port || 443),
+      entryType: entry.timing.entryType,
+      url: entry.url,
+      kind,
+      timing: entry.timing,
+      connectStartEpochMs,
+      responseStatus: response?.status ?? (entry.responseStatus || null),
+      responseHeaders: response?.headers ?? {},
+      serverTiming: entry.serverTiming,
+      securityDetails: response?.securityDetails ?? null,
+      netlog: socket,
+      firefoxSecurityInfo: null,
+      record,
+    });
+  }
+  const records = connections.flatMap((c) => (c.record ? [c.record] : []));
+  let error = raw.error;
+  if (!error && !raw.entries.some((e) => e.timing.entryType === 'navigation')) error = 'the page has no navigation timing entry';
+  return {
+    url: raw.url,
+    host: new URL(raw.url).hostname,
+    browser: 'chromium',
+    mode,
+    run: raw.run,
+    prime: raw.prime,
+    ok: !error,
+    ...(error ? { error } : {}),
+    startedAt: raw.startedAt,
+    records,
+    connections,
+    counts,
+  };
+}
+
+function takeResponse(unused: CdpResponse[], url: string): CdpResponse | null {
+  const i = unused.findIndex((r) => r.url === url);
+  if (i < 0) return null;
+  return unused.splice(i, 1)[0] ?? null;
+}
+
+/** NetLog first (exact code points and is_resumed), CDP securityDetails for what the NetLog lacks. */
+export function securityOf(socket: NetLogConnection | null, response: CdpResponse | null): SecurityInfo | null {
+  const details = response?.securityDetails ?? null;
+  if (!socket && !details) return null;
+  const info: SecurityInfo = { source: 'observed' };
+  const version = tlsVersionOf(socket?.version) ?? tlsVersionOf(typeof details?.protocol === 'string' ? details.protocol : null);
+  if (version) info.tlsVersion = version;
+  if (typeof socket?.isResumed === 'boolean') info.resumed = socket.isResumed;
+  if (socket?.cipherSuite != null) info.cipher = cipherSuiteName(socket.cipherSuite);
+  else if (typeof details?.cipher === 'string') info.cipher = details.cipher;
+  if (socket?.keyExchangeGroup) info.group = groupName(socket.keyExchangeGroup);
+  else if (typeof details?.keyExchangeGroup === 'string' && details.keyExchangeGroup) info.group = details.keyExchangeGroup;
+  if (socket?.peerSignatureAlgorithm) info.signatureScheme = signatureSchemeName(socket.peerSignatureAlgorithm);
+  if (socket?.certificates != null) info.certChainLength = socket.certificates;
+  return info;
+}
