@@ -17,7 +17,10 @@ import { generateDemoData } from '@tlsrum/collector/demo';
 
 const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
 const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
-const PANELS = ['compare', 'map', 'trends', 'shares', 'phases'];
+const PANELS = ['compare', 'map', 'trends', 'shares', 'phases', 'whatif', 'alerts'];
+/** Panel states when every data panel is `state`; alerts are per site, so without a site and token they are empty. */
+const states = (state: string, alerts = state === 'error' ? 'error' : 'empty') =>
+  Object.fromEntries(PANELS.map((p) => [p, p === 'alerts' ? alerts : state]));
 
 let work: string;
 let app: Awaited<ReturnType<typeof buildApp>>;
@@ -80,7 +83,7 @@ describe('dashboard', () => {
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(`${base}/?range=30d`);
     await waitForRenders(page, 1);
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'ready'])));
+    expect(await panelStates(page)).toEqual(states('ready'));
     const sizes = await seriesSizes(page);
     expect(Object.keys(sizes).sort()).toEqual([...PANELS].sort());
     for (const [id, charts] of Object.entries(sizes)) {
@@ -93,7 +96,12 @@ describe('dashboard', () => {
     expect(sizes.compare![0]![0]).toBe(8);
     expect(sizes.map![0]![0]).toBeGreaterThanOrEqual(30);
     // Every panel's data can be downloaded; the map has its table.
-    expect(await page.$$eval('.csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
+    expect(await page.$$eval('section.panel:not(#alerts) .csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
+    // What-if: five scenarios ranked by p75 saving, the accounting table and the stated assumptions.
+    expect(sizes.whatif![0]).toEqual([5, 5]);
+    expect(await page.$$eval('#whatif tbody tr', (rows) => rows.length)).toBe(10);
+    expect(await page.$$eval('#whatif details li', (li) => li.length)).toBeGreaterThanOrEqual(9);
+    expect(await page.$eval('#alerts .status', (s) => s.textContent)).toContain('read token');
     expect(await page.$$eval('#map tbody tr', (rows) => rows.length)).toBeGreaterThanOrEqual(30);
     await page.screenshot({ path: join(artifacts, 'dashboard-30d.png'), fullPage: true });
     expect(errors).toEqual([]);
@@ -110,9 +118,9 @@ describe('dashboard', () => {
     expect(new URL(page.url()).searchParams.get('browser')).toBe('firefox');
     expect(new URL(page.url()).searchParams.get('range')).toBe('30d');
     const api = requests.filter((u) => u.includes('/v1/') && !u.includes('/v1/sites'));
-    expect(api.length).toBe(5);
+    expect(api.length).toBe(6); // five query panels and the what-if; alerts need a site and a token
     for (const u of api) expect(new URL(u).searchParams.get('browser')).toBe('firefox');
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'ready'])));
+    expect(await panelStates(page)).toEqual(states('ready'));
     expect(await page.$eval('#compare tbody', (t) => t.textContent)).not.toBe(before);
     await page.screenshot({ path: join(artifacts, 'dashboard-firefox.png'), fullPage: true });
 
@@ -126,11 +134,11 @@ describe('dashboard', () => {
   it('shows empty and error states', async () => {
     await page.goto(`${base}/?range=30d&browser=safari`);
     await waitForRenders(page, 1);
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'empty'])));
+    expect(await panelStates(page)).toEqual(states('empty'));
     // One site's data without its read token: refused, and the panels say why.
     await page.goto(`${base}/?range=30d&site=shop.example.com`);
     await waitForRenders(page, 1);
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'error'])));
+    expect(await panelStates(page)).toEqual(states('error'));
     expect(await page.$eval('#compare .status', (s) => s.textContent)).toContain('read token');
   });
 
