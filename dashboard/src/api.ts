@@ -64,4 +64,59 @@ export const api = {
   // The list is cached for the extension's sake (max-age 300); the dashboard wants a site registered a
   // minute ago, so it revalidates.
   sites: () => getJson<{ sites: string[] }>('v1/sites', {}, '', undefined, 'no-cache'),
+  whatif: (params: Record<string, string | undefined>, token: string, signal?: AbortSignal) => getJson<WhatIfAnswer>('v1/whatif', params, token, signal),
+  alerts: (params: Record<string, string | undefined>, token: string, signal?: AbortSignal) => getJson<AlertsAnswer>('v1/alerts', params, token, signal),
 };
+
+/** GET /v1/whatif (collector/src/whatif/report.ts). */
+export interface WhatIfScenario {
+  scenario: string;
+  ttfb: { p50: number; p75: number };
+  saving: { p50: number; p75: number };
+  affected: number;
+  roundTripsSaved: number;
+  assumption: string;
+}
+
+export interface WhatIfResult {
+  accounting: {
+    connections: number;
+    rttMs: number | null;
+    roundTrips: { dns: number; tcp: number; tls: number; total: number };
+    tlsByClass: Record<string, { share: number; roundTrips: number | null }>;
+    repeatShare: number;
+    meanMs: { dns: number; tcp: number; tls: number };
+    ttfb: { p50: number; p75: number };
+  };
+  scenarios: WhatIfScenario[];
+  quicRoundTrips: number | null;
+}
+
+export interface WhatIfAnswer {
+  site: string | null;
+  from: number;
+  to: number;
+  connections: number;
+  sampled: boolean;
+  assumptions: { general: string[]; scenarios: Record<string, string> };
+  overall: WhatIfResult | null;
+  regions: { country: string; connections?: number; suppressed?: true; result?: WhatIfResult | null }[];
+}
+
+/** GET /v1/alerts (collector/src/routes/alerts.ts). */
+export interface AlertsAnswer {
+  evaluatedAt: number | null;
+  alerts: {
+    site: string;
+    window: 'hour' | 'day';
+    check: string;
+    status: 'ok' | 'firing' | 'insufficient_data';
+    current: number | null;
+    baseline: number | null;
+    change: number | null;
+    pValue: number | null;
+    samples: { current: number; baseline: number };
+    since: number | null;
+    evaluatedAt: number;
+  }[];
+}

@@ -12,6 +12,8 @@ import { mapPanel } from './panels/map';
 import { trendsPanel } from './panels/trends';
 import { sharesPanel } from './panels/shares';
 import { phasesPanel } from './panels/phases';
+import { whatIfPanel } from './panels/whatif';
+import { alertsPanel } from './panels/alerts';
 import { countryName } from './world';
 
 const form = document.querySelector<HTMLFormElement>('#filters')!;
@@ -23,7 +25,9 @@ const map = mapPanel(root);
 const trends = trendsPanel(root);
 const phases = phasesPanel(root);
 const shares = sharesPanel(root);
-const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel];
+const whatif = whatIfPanel(root);
+const alerts = alertsPanel(root);
+const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, whatif.panel, alerts.panel];
 
 /** For the browser test and for debugging: the charts by panel, and a counter of completed renders. */
 const hook = { charts: registry, renders: 0, filters: readFilters() };
@@ -63,12 +67,14 @@ async function load(): Promise<void> {
   for (const p of panels) p.setState('loading');
   scope.textContent = f.site ? `Site ${f.site}` : 'All sites together';
 
-  const run = async (panel: Panel, request: Promise<Answer>, draw: (a: Answer) => boolean) => {
+  const run = async <A extends object>(panel: Panel, request: Promise<A>, draw: (a: A) => boolean) => {
     try {
       const answer = await request;
       if (signal.aborted) return;
       const drawn = draw(answer);
-      panel.setState(drawn ? 'ready' : 'empty', drawn && answer.truncated ? 'Only the largest groups are shown.' : '');
+      const flags = answer as { truncated?: boolean; sampled?: boolean };
+      const note = flags.truncated ? 'Only the largest groups are shown.' : flags.sampled ? 'Estimated from the most recent connections of the range.' : '';
+      panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');
       if (!drawn) panel.setRows([]);
     } catch (err) {
       if (signal.aborted) return;
@@ -93,6 +99,15 @@ async function load(): Promise<void> {
     run(trends.panel, api.query('timeseries', { ...params, dimensions: 'stack' }, t, signal), (a) => trends.render(a, f.metric)),
     run(shares.panel, api.query('timeseries', params, t, signal), (a) => shares.render(a)),
     run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
+    run(
+      whatif.panel,
+      api.whatif({ from: params.from, to: params.to, site: params.site, source: params.source, browser: params.browser, country: params.country }, t, signal),
+      (a) => whatif.render(a, f.country),
+    ),
+    // Alerts are per site: without a site and a token there is nothing this viewer may see.
+    f.site || t
+      ? run(alerts.panel, api.alerts({ site: params.site }, t, signal), (a) => alerts.render(a))
+      : Promise.resolve(alerts.panel.setState('empty', 'Alerts are per site: choose a site and enter its read token to see them.')),
   ]);
   if (!signal.aborted) hook.renders++;
 }

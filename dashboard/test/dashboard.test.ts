@@ -18,7 +18,10 @@ import { generateDemoData } from '@tlsrum/collector/demo';
 
 const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
 const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
-const PANELS = ['compare', 'map', 'trends', 'shares', 'phases'];
+const PANELS = ['compare', 'map', 'trends', 'shares', 'phases', 'whatif', 'alerts'];
+/** Panel states when every data panel is `state`; alerts are per site, so without a site and token they are empty. */
+const states = (state: string, alerts = state === 'error' ? 'error' : 'empty') =>
+  Object.fromEntries(PANELS.map((p) => [p, p === 'alerts' ? alerts : state]));
 
 let work: string;
 let app: Awaited<ReturnType<typeof buildApp>>;
@@ -38,6 +41,13 @@ function seriesSizes(p: Page) {
 
 async function waitForRenders(p: Page, n: number) {
   await p.waitForFunction((k: number) => ((window as unknown as { tlsrumDashboard?: Hook }).tlsrumDashboard?.renders ?? 0) >= k, { timeout: 60_000 }, n);
+}
+
+/** With a site's read token every panel is ready; its alerts are ready once evaluated (empty before). */
+async function expectReadyWithToken(p: Page) {
+  const st = await panelStates(p);
+  expect({ ...st, alerts: '' }).toEqual({ ...states('ready'), alerts: '' });
+  expect(['ready', 'empty']).toContain(st.alerts);
 }
 
 const panelStates = (p: Page) => p.$$eval('section.panel', (els) => Object.fromEntries(els.map((e) => [e.id, (e as HTMLElement).dataset.state])));
@@ -81,7 +91,7 @@ describe('dashboard', () => {
     page.on('pageerror', (e) => errors.push(String(e)));
     await page.goto(`${base}/?range=30d`);
     await waitForRenders(page, 1);
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'ready'])));
+    expect(await panelStates(page)).toEqual(states('ready'));
     const sizes = await seriesSizes(page);
     expect(Object.keys(sizes).sort()).toEqual([...PANELS].sort());
     for (const [id, charts] of Object.entries(sizes)) {
@@ -94,7 +104,12 @@ describe('dashboard', () => {
     expect(sizes.compare![0]![0]).toBe(8);
     expect(sizes.map![0]![0]).toBeGreaterThanOrEqual(30);
     // Every panel's data can be downloaded; the map has its table.
-    expect(await page.$$eval('.csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
+    expect(await page.$$eval('section.panel:not(#alerts) .csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
+    // What-if: five scenarios ranked by p75 saving, the accounting table and the stated assumptions.
+    expect(sizes.whatif![0]).toEqual([5, 5]);
+    expect(await page.$$eval('#whatif tbody tr', (rows) => rows.length)).toBe(10);
+    expect(await page.$$eval('#whatif details li', (li) => li.length)).toBeGreaterThanOrEqual(9);
+    expect(await page.$eval('#alerts .status', (s) => s.textContent)).toContain('read token');
     expect(await page.$$eval('#map tbody tr', (rows) => rows.length)).toBeGreaterThanOrEqual(30);
     await page.screenshot({ path: join(artifacts, 'dashboard-30d.png'), fullPage: true });
     expect(errors).toEqual([]);
@@ -111,9 +126,9 @@ describe('dashboard', () => {
     expect(new URL(page.url()).searchParams.get('browser')).toBe('firefox');
     expect(new URL(page.url()).searchParams.get('range')).toBe('30d');
     const api = requests.filter((u) => u.includes('/v1/') && !u.includes('/v1/sites'));
-    expect(api.length).toBe(5);
+    expect(api.length).toBe(6); // five query panels and the what-if; alerts need a site and a token
     for (const u of api) expect(new URL(u).searchParams.get('browser')).toBe('firefox');
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'ready'])));
+    expect(await panelStates(page)).toEqual(states('ready'));
     expect(await page.$eval('#compare tbody', (t) => t.textContent)).not.toBe(before);
     await page.screenshot({ path: join(artifacts, 'dashboard-firefox.png'), fullPage: true });
 
@@ -127,11 +142,11 @@ describe('dashboard', () => {
   it('shows empty and error states', async () => {
     await page.goto(`${base}/?range=30d&browser=safari`);
     await waitForRenders(page, 1);
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'empty'])));
+    expect(await panelStates(page)).toEqual(states('empty'));
     // One site's data without its read token: refused, and the panels say why.
     await page.goto(`${base}/?range=30d&site=shop.example.com`);
     await waitForRenders(page, 1);
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'error'])));
+    expect(await panelStates(page)).toEqual(states('error'));
     expect(await page.$eval('#compare .status', (s) => s.textContent)).toContain('read token');
   });
 
@@ -145,14 +160,14 @@ describe('dashboard', () => {
     await page.$eval('input[name=token]', (i) => i.dispatchEvent(new Event('change', { bubbles: true })));
     await waitForRenders(page, 2);
     expect(await page.$eval('#scope', (s) => s.textContent)).toBe('Site shop.example.com');
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'ready'])));
+    await expectReadyWithToken(page);
     expect(await page.$eval('#compare tbody', (t) => t.textContent)).not.toBe(allSites);
     expect(page.url()).not.toContain(token);
     // Choosing the site explicitly works with the token too, and the choice goes into the URL.
     await page.select('select[name=site]', 'shop.example.com');
     await waitForRenders(page, 3);
     expect(new URL(page.url()).searchParams.get('site')).toBe('shop.example.com');
-    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'ready'])));
+    await expectReadyWithToken(page);
     await page.evaluate(() => sessionStorage.clear());
   });
 

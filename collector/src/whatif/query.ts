@@ -12,6 +12,7 @@ export interface WhatIfQuery {
   from: number;
   to: number;
   source: string | null;
+  browser?: string | null;
   country: string | null;
   ticketLifetimeMs: number;
   limit: number;
@@ -34,6 +35,7 @@ FROM (
     AND ({site:String} = '*' OR site = {site:String})
     AND ({source:String} = '' OR source = {source:String})
     AND ({country:String} = '' OR country = {country:String})
+    AND ({browser:String} = '' OR browser = {browser:String})
     AND clientToken != ''
 )
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
@@ -47,6 +49,7 @@ WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimes
   AND ({site:String} = '*' OR site = {site:String})
   AND ({source:String} = '' OR source = {source:String})
   AND ({country:String} = '' OR country = {country:String})
+  AND ({browser:String} = '' OR browser = {browser:String})
 GROUP BY country`;
 
 type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean];
@@ -56,6 +59,7 @@ function params(q: WhatIfQuery) {
     site: q.site ?? '*',
     source: q.source ?? '',
     country: q.country ?? '',
+    browser: q.browser ?? '',
     from: q.from,
     to: q.to,
     lookFrom: q.from - q.ticketLifetimeMs,
