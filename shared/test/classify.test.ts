@@ -125,3 +125,20 @@ describe('Server-Timing tls metric', () => {
     expect(tlsFromServerTiming([{ name: 'tls', description: 'TLSv1.2 r' }])).toMatchObject({ tlsVersion: '1.2', resumed: true });
   });
 });
+
+describe('connectionKind: what Firefox shows a content script', () => {
+  it('a cross-origin entry without Timing-Allow-Origin has timings but no protocol: opaque', () => {
+    expect(connectionKind(entry(50, 1, { nextHopProtocol: '' }))).toBe('opaque');
+  });
+});
+
+describe('0-RTT from timings (Chromium TCP early data)', () => {
+  it('a TLS phase far shorter than a round trip means the request went as early data: inferred', () => {
+    const t = entry(200, 0, { connectEnd: 10 + 200 + 0.5, requestStart: 10 + 200 + 0.7 });
+    expect(classifyHandshake({ timing: t })).toMatchObject({ handshakeClass: '0rtt', tlsVersion: '1.3', tlsVersionSource: 'inferred', resumed: true, resumedSource: 'inferred' });
+  });
+  it('a TCP phase inflated by a SYN retransmission before an ordinary handshake is not early data', () => {
+    const t = entry(40, 1, { connectStart: 10, secureConnectionStart: 1050, connectEnd: 1090, requestStart: 1090.2, responseStart: 1135 });
+    expect(classifyHandshake({ timing: t })).toMatchObject({ handshakeClass: 'unknown', unknownReason: 'less-than-half-round-trip' });
+  });
+});

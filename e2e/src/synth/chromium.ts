@@ -13,6 +13,7 @@ import { readNetLog } from './netlog';
 import { ENLARGE_RESOURCE_BUFFER, READ_PAGE_ENTRIES, type PageEntry } from './page-entries';
 import type { NormalizedOptions } from './options';
 import type { NetLogConnection } from './types';
+import { describeNavigationError } from './errors';
 
 export interface CdpResponse {
   url: string;
@@ -61,6 +62,8 @@ export function chromiumArgs(o: NormalizedOptions, netLogPath: string): string[]
     '--net-log-capture-mode=Default',
   ];
   const rules = Object.entries(o.hostResolver).map(([pattern, address]) => `MAP ${pattern} ${address}`);
+  // The rules apply to IP literals too: the proxy's own address must stay reachable.
+  if (o.proxy) rules.push(`EXCLUDE ${new URL(o.proxy).hostname}`);
   if (o.blockOtherHosts) rules.push('MAP * ~NOTFOUND');
   if (rules.length) args.push(`--host-resolver-rules=${rules.join(', ')}`);
   if (o.spkiHashes.length) args.push(`--ignore-certificate-errors-spki-list=${o.spkiHashes.join(',')}`);
@@ -170,24 +173,4 @@ async function visit(
     await cdp?.detach().catch(() => {});
     await page.close().catch(() => {});
   }
-}
-
-function describeNavigationError(err: unknown): string {
-  const msg = err instanceof Error ? err.message : String(err);
-  const net = /net::(ERR_[A-Z_]+)/.exec(msg);
-  if (net) {
-    const hint: Record<string, string> = {
-      ERR_NAME_NOT_RESOLVED: 'the host name does not resolve',
-      ERR_CONNECTION_REFUSED: 'nothing listens on that port',
-      ERR_CONNECTION_TIMED_OUT: 'the server did not answer',
-      ERR_CERT_AUTHORITY_INVALID: 'certificate not trusted (pass --ca or --spki for a private CA)',
-      ERR_CERT_COMMON_NAME_INVALID: 'certificate does not match the host name',
-      ERR_SSL_PROTOCOL_ERROR: 'TLS handshake failed',
-      ERR_PROXY_CONNECTION_FAILED: 'the proxy is unreachable',
-      ERR_SOCKS_CONNECTION_FAILED: 'the SOCKS proxy could not connect',
-    };
-    return `unreachable: ${net[1]}${hint[net[1]!] ? ` (${hint[net[1]!]})` : ''}`;
-  }
-  if (/timeout/i.test(msg)) return `timeout: ${msg.split('\n')[0]}`;
-  return msg.split('\n')[0] ?? 'navigation failed';
 }

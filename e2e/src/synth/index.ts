@@ -6,7 +6,9 @@
 import { chromiumSession } from './chromium';
 import { observeChromiumVisit } from './observe-chromium';
 import { normalizeOptions } from './options';
-import { osOfPlatform, type RecordEnv } from './records';
+import { majorOf, osOfPlatform, type RecordEnv } from './records';
+
+export { majorOf } from './records';
 import type { SyntheticOptions, SyntheticResult, VisitResult } from './types';
 
 export type * from './types';
@@ -52,10 +54,4 @@ export async function runSynthetic(options: SyntheticOptions): Promise<Synthetic
     records: visits.flatMap((v) => v.records),
     failedVisits: visits.filter((v) => !v.ok).length,
   };
-}
-
-/** "HeadlessChrome/156.0.8078.79", "Chrome/156…", "firefox 153.7.0esr" → 156 / 153. */
-export function majorOf(version: string): number {
-  const m = /(\d+)\.\d+/.exec(version);
-  return m ? Math.min(Number(m[1]), 999) : 0;
 }

@@ -57,6 +57,21 @@ export const signatureSchemeName = (n: number): string => SIGNATURE_SCHEMES[n] ?
 /** "TLS 1.3" (NetLog, CDP) / "TLSv1.3" (Firefox) → the record's version, or null for anything else. */
 export function tlsVersionOf(s: string | null | undefined): '1.2' | '1.3' | null {
   if (!s) return null;
+  if (s.trim() === 'QUIC') return '1.3';
   const m = /1\.([23])\s*$/.exec(s.trim());
   return m ? (`1.${m[1]}` as '1.2' | '1.3') : null;
 }
+
+/** CDP securityDetails spell TLS 1.3 suites without prefix and hash ("AES_128_GCM") and groups as "X25519" / "P-256". */
+const CDP_TLS13_CIPHERS: Record<string, string> = {
+  AES_128_GCM: 'TLS_AES_128_GCM_SHA256',
+  AES_256_GCM: 'TLS_AES_256_GCM_SHA384',
+  CHACHA20_POLY1305: 'TLS_CHACHA20_POLY1305_SHA256',
+};
+const CDP_GROUPS: Record<string, string> = { X25519: 'x25519', 'P-256': 'secp256r1', 'P-384': 'secp384r1', 'P-521': 'secp521r1' };
+
+/** CDP's cipher name → IANA name where it is unambiguous (TLS 1.3 and QUIC), else as CDP says. */
+export function cdpCipherName(cipher: string, tlsVersion: '1.2' | '1.3' | null): string {
+  return (tlsVersion === '1.3' && CDP_TLS13_CIPHERS[cipher]) || cipher;
+}
+export const cdpGroupName = (group: string): string => CDP_GROUPS[group] ?? group;

@@ -88,10 +88,11 @@ export function parseNetLog(text: string): Map<number, NetLogConnection> {
 }
 
 /**
- * QUIC sessions: the handshake's outcome is logged on the QUIC_SESSION source. `QUIC_SESSION` begin
- * carries the host/port; the crypto handshake's completion (`QUIC_SESSION_CRYPTO_HANDSHAKE_COMPLETED`?)
- * and the 0-RTT outcome (`QUIC_SESSION_ZERO_RTT_STATE` …) are read when present. QUIC is TLS 1.3 by
- * definition (RFC 9001).
+ * QUIC sessions (source type QUIC_SESSION; CDP's connectionId of an h3 response is its id). QUIC is TLS
+ * 1.3 by definition (RFC 9001). The Default capture mode logs no is_resumed for QUIC, but it logs
+ * `QUIC_SESSION_ZERO_RTT_STATE` {state: NotAttempted | AttemptedAndSucceeded | AttemptedAndRejected}:
+ * accepted early data proves a resumed session; anything else leaves resumption unknown (a session
+ * can resume without 0-RTT, and a rejected 0-RTT attempt may still resume).
  */
 function quicEvent(
   socketOf: (id: number, t: 'tcp' | 'quic') => NetLogConnection,
@@ -100,24 +101,15 @@ function quicEvent(
   phase: string | undefined,
   p: Record<string, unknown>,
 ): void {
-  if (!name) return;
   if (name === 'QUIC_SESSION' && phase === 'PHASE_BEGIN') {
     const s = socketOf(id, 'quic');
     s.version = 'TLS 1.3';
     s.nextProto = 'h3';
-    return;
+  } else if (name === 'QUIC_SESSION_ZERO_RTT_STATE' && typeof p.state === 'string') {
+    const s = socketOf(id, 'quic');
+    s.earlyDataAccepted = p.state === 'AttemptedAndSucceeded';
+    if (s.earlyDataAccepted) s.isResumed = true;
   }
-  const s = socketOf(id, 'quic');
-  if (typeof p.ssl_early_data_reason === 'number' || typeof p.ssl_early_data_reason === 'string') {
-    // BoringSSL's early data reason: 'accepted' (3) means the server took 0-RTT; resumed sessions only.
-    const reason = String(p.ssl_early_data_reason);
-    s.earlyDataAccepted = reason === '3' || reason === 'accepted';
-  }
-  if (typeof p.is_resumed === 'boolean') s.isResumed = p.is_resumed;
-  if (typeof p.cipher_suite === 'number') s.cipherSuite = p.cipher_suite;
-  if (typeof p.key_exchange_group === 'number') s.keyExchangeGroup = p.key_exchange_group;
-  if (typeof p.peer_signature_algorithm === 'number') s.peerSignatureAlgorithm = p.peer_signature_algorithm;
-  if (Array.isArray(p.certificates)) s.certificates = p.certificates.length;
 }
 
 function splitNetLog(text: string): { constants: Constants; events: RawEvent[] } {

@@ -8,7 +8,7 @@
 import type { SecurityInfo } from '@tlsrum/shared/classify';
 import { connectionKind, type ConnectionKind } from '@tlsrum/shared/classify';
 import type { CdpResponse, RawChromiumVisit } from './chromium';
-import { cipherSuiteName, groupName, signatureSchemeName, tlsVersionOf } from './names';
+import { cdpCipherName, cdpGroupName, cipherSuiteName, groupName, signatureSchemeName, tlsVersionOf } from './names';
 import { buildRecord, type RecordEnv } from './records';
 import type { ConnectionObservation, NetLogConnection, SynthMode, VisitResult } from './types';
 import { siteOf } from './site';
@@ -86,9 +86,9 @@ export function securityOf(socket: NetLogConnection | null, response: CdpRespons
   if (version) info.tlsVersion = version;
   if (typeof socket?.isResumed === 'boolean') info.resumed = socket.isResumed;
   if (socket?.cipherSuite != null) info.cipher = cipherSuiteName(socket.cipherSuite);
-  else if (typeof details?.cipher === 'string') info.cipher = details.cipher;
+  else if (typeof details?.cipher === 'string') info.cipher = cdpCipherName(details.cipher, version);
   if (socket?.keyExchangeGroup) info.group = groupName(socket.keyExchangeGroup);
-  else if (typeof details?.keyExchangeGroup === 'string' && details.keyExchangeGroup) info.group = details.keyExchangeGroup;
+  else if (typeof details?.keyExchangeGroup === 'string' && details.keyExchangeGroup) info.group = cdpGroupName(details.keyExchangeGroup);
   if (socket?.peerSignatureAlgorithm) info.signatureScheme = signatureSchemeName(socket.peerSignatureAlgorithm);
   if (socket?.certificates != null) info.certChainLength = socket.certificates;
   return info;

@@ -11,7 +11,7 @@ export function progressBar(stream: NodeJS.WriteStream = process.stderr, enabled
     update(done, total, label) {
       const width = 30;
       const filled = total > 0 ? Math.round((done / total) * width) : 0;
-      const cols = stream.columns ?? 100;
+      const cols = stream.columns || 100;
       const line = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${done}/${total} ${label}`;
       stream.write(`\r\x1b[2K${line.slice(0, cols - 1)}`);
       drawn = true;

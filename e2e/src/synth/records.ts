@@ -6,7 +6,13 @@
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
 import { MAX_TS, MIN_TS } from '@tlsrum/shared/constants';
-import { classifyHandshake, tlsFromServerTiming, type ConnectionTiming, type SecurityInfo } from '@tlsrum/shared/classify';
+import {
+  classifyHandshake,
+  tlsFromServerTiming,
+  type ConnectionTiming,
+  type HandshakeHistory,
+  type SecurityInfo,
+} from '@tlsrum/shared/classify';
 
 export interface RecordEnv {
   browser: HandshakeRecord['browser'];
@@ -36,9 +42,11 @@ export function buildRecord(input: {
   observed: SecurityInfo | null;
   serverTiming: Array<{ name: string; description: string }>;
   env: RecordEnv;
+  /** An earlier handshake with the same origin in the same profile (where the browser cannot say whether it resumed). */
+  history?: HandshakeHistory | null;
 }): HandshakeRecord {
   const security = mergeSecurity(input.observed, tlsFromServerTiming(input.serverTiming));
-  const c = classifyHandshake({ timing: input.timing, security });
+  const c = classifyHandshake({ timing: input.timing, security, history: input.history ?? null });
   const record: HandshakeRecord = {
     ts: Math.min(Math.max(Math.round(input.connectStartEpochMs), MIN_TS), MAX_TS),
     site: input.site,
@@ -71,4 +79,10 @@ export function osOfPlatform(platform: NodeJS.Platform = process.platform): Hand
   if (platform === 'darwin') return 'macos';
   if (platform === 'win32') return 'windows';
   return 'other';
+}
+
+/** "HeadlessChrome/156.0.8078.79", "Chrome/156…", "firefox/153.7.0esr" → 156 / 153. */
+export function majorOf(version: string): number {
+  const m = /(\d+)\.\d+/.exec(version);
+  return m ? Math.min(Number(m[1]), 999) : 0;
 }

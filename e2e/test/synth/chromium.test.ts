@@ -8,6 +8,7 @@ import { HandshakeRecord } from '@tlsrum/shared';
 import { runSynthetic, type SyntheticOptions, type VisitResult } from '../../src/synth/index';
 import { makeTestCerts, type TestCerts } from './certs';
 import { freePort, startNginx, type TestNginx } from './nginx';
+import { startSocksProxy } from '../../lab/socks-proxy';
 
 let certs: TestCerts;
 let nginx: TestNginx;
@@ -114,6 +115,32 @@ describe('synthetic runner, Chromium', () => {
     const log = nginx.accessLog().filter((l) => l.includes('TLSv1.2') && l.startsWith('a.synth.test'));
     expect(log.some((l) => l.includes('ECDHE-ECDSA-AES128-GCM-SHA256 r '))).toBe(true);
     expect(log.some((l) => l.includes('ECDHE-ECDSA-AES128-GCM-SHA256 . '))).toBe(true);
+  });
+
+  it('through a delaying SOCKS5 proxy (RTT emulation): the NetLog still joins, and the TCP phase carries the RTT', async () => {
+    const rttMs = 40;
+    const proxy = await startSocksProxy({
+      profile: 'test',
+      rttMs,
+      sourceAddress: '127.0.0.1',
+      resolve: (host) => (host.endsWith('.synth.test') ? '127.0.0.1' : null),
+      log: () => {},
+    });
+    try {
+      const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${nginx.t13}/page`], mode: 'warm', runs: 1, proxy: `socks5://127.0.0.1:${proxy.port}` });
+      expect(r.failedVisits).toBe(0);
+      for (const v of r.visits) {
+        const truth = serverSays(v, 'a.synth.test')!;
+        expect(truth.c.netlog?.remoteAddress).toBe(`127.0.0.1:${proxy.port}`);
+        expect(truth.c.record!.resumed).toBe(truth.resumed);
+        expect(truth.c.record!.resumedSource).toBe('observed');
+        // The proxy holds the CONNECT reply for one RTT: a lower bound, not a timing measurement.
+        expect(truth.c.record!.tcp).toBeGreaterThanOrEqual(rttMs - 1);
+      }
+      expect(r.visits.map((v) => serverSays(v, 'a.synth.test')!.resumed)).toEqual([false, true]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('an unreachable URL is a failed visit with a clear reason, not an exception', async () => {

@@ -121,7 +121,7 @@ ${server(c, 'TLSv1.3', ['ssl_session_cache shared:c:1m;'])}
   };
 }
 
-async function waitListening(port: number, child: ChildProcess, err: () => string): Promise<void> {
+export async function waitListening(port: number, child: ChildProcess, err: () => string): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}): ${err()}`);

@@ -11,6 +11,7 @@ import { currentClientToken } from '../lib/client-token';
 import { AGENT_NAME, FETCH_TIMEOUT_MS, FLUSH_PERIOD_MINUTES, MAX_HISTORY_HOSTS, MAX_RECENT, PAUSE_MS } from '../lib/constants';
 import { detectEnvironment, type Environment } from '../lib/environment';
 import { Outbox } from '../lib/outbox';
+import { fieldFromCompare } from '../lib/field';
 import { buildRecord } from '../lib/record';
 import { isCollecting, isPaused, loadSettings, normaliseCollectorUrl, normaliseHost, saveSettings, type Settings } from '../lib/settings';
 import { Mutex, readKey, type KeyValueArea } from '../lib/storage';
@@ -202,8 +203,9 @@ export class Controller {
   }
 
   /**
-   * Field percentiles per handshake class from the collector's query API (`GET /v1/compare`), when
-   * the collector has one; the popup shows "not available" otherwise.
+   * Field percentiles per handshake class from the collector's query API (`GET /v1/compare`, issue 7:
+   * `{cells: [{key: {handshakeClass}, records, tls: {p50, p75, p95}} | {key, suppressed: true}]}`), when
+   * the collector has one; the popup shows "unavailable" otherwise (404 from an older collector).
    */
   private async field(): Promise<FieldPercentiles> {
     const { collectorUrl } = await this.settings();
@@ -212,14 +214,7 @@ export class Controller {
     try {
       const res = await fetch(`${collectorUrl}/v1/compare?dimensions=handshakeClass&source=rum`, { signal: controller.signal, credentials: 'omit' });
       if (!res.ok) return { available: false, byClass: {}, note: `the collector answered ${res.status}` };
-      const body = (await res.json()) as { rows?: unknown[] };
-      const byClass: FieldPercentiles['byClass'] = {};
-      for (const row of Array.isArray(body.rows) ? body.rows : []) {
-        const r = row as { handshakeClass?: string; records?: number; suppressed?: boolean; tls?: { p50?: number; p75?: number } };
-        if (r.suppressed || !r.handshakeClass || typeof r.tls?.p50 !== 'number' || typeof r.tls?.p75 !== 'number') continue;
-        byClass[r.handshakeClass as keyof FieldPercentiles['byClass']] = { p50: r.tls.p50, p75: r.tls.p75, records: Number(r.records ?? 0) };
-      }
-      return { available: Object.keys(byClass).length > 0, byClass };
+      return fieldFromCompare(await res.json());
     } catch (err) {
       return { available: false, byClass: {}, note: (err as Error).message };
     } finally {
@@ -260,5 +255,7 @@ function isMeasurement(m: unknown): m is Measurement {
   if (!Number.isFinite(x.startEpochMs) || !Number.isFinite(x.responseEpochMs)) return false;
   const t = x.timing;
   if (!t || (t.entryType !== 'navigation' && t.entryType !== 'resource') || typeof t.nextHopProtocol !== 'string') return false;
-  return TIMING_FIELDS.every((f) => typeof t[f] === 'number' && Number.isFinite(t[f]) && t[f] >= 0);
+  // Firefox reports a navigation's fetchStart before timeOrigin (negative) after a redirect or a
+  // slow unload: only finiteness is required of it and startTime.
+  return TIMING_FIELDS.every((f) => typeof t[f] === 'number' && Number.isFinite(t[f]) && (t[f] >= 0 || f === 'fetchStart' || f === 'startTime'));
 }

@@ -4,13 +4,22 @@
  */
 import type { Message } from '../messages';
 import { api, TARGET } from '../lib/browser';
+import { isCollecting, type Settings } from '../lib/settings';
 import { Controller } from './controller';
 import { listenForSecurityInfo, SecurityInfoCache } from './firefox-security';
 
 const securityInfo = TARGET === 'firefox' ? new SecurityInfoCache() : null;
 const controller = new Controller(api.storage.local, securityInfo);
 
-if (securityInfo) listenForSecurityInfo(securityInfo, () => controller.collecting());
+if (securityInfo) {
+  // The blocking listener runs for every https response: keep the settings in memory rather than read
+  // storage each time (pausedUntil is still compared with the clock at every call).
+  let settings: Promise<Settings> | null = null;
+  api.storage.onChanged.addListener((changes, area) => {
+    if (area === 'local' && changes.settings) settings = null;
+  });
+  listenForSecurityInfo(securityInfo, async () => isCollecting(await (settings ??= controller.settings())));
+}
 
 api.runtime.onInstalled.addListener((details) => {
   void controller.sync().catch((err) => console.error('tlsrum: sync failed', err));

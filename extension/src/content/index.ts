@@ -19,6 +19,16 @@ function networkHints(): NetworkHints {
 function start(): void {
   let pending: PerformanceEntry[] = [];
   let scheduled = false;
+  // Chromium can deliver the navigation entry twice (buffered, then again once complete): report each
+  // entry once. The key is made of timestamps, not the URL.
+  const seen = new Set<string>();
+  const firstTime = (e: PerformanceEntry) => {
+    const t = e as PerformanceResourceTiming;
+    const key = `${e.entryType} ${e.startTime} ${t.fetchStart} ${t.connectStart} ${t.responseStart}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  };
 
   const later = (fn: () => void) => {
     if (typeof requestIdleCallback === 'function') requestIdleCallback(fn, { timeout: IDLE_TIMEOUT_MS });
@@ -43,7 +53,7 @@ function start(): void {
 
   const observer = new PerformanceObserver((list) => {
     try {
-      for (const e of list.getEntries()) pending.push(e);
+      for (const e of list.getEntries()) if (firstTime(e)) pending.push(e);
       if (!scheduled) {
         scheduled = true;
         later(process);

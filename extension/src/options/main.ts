@@ -30,7 +30,10 @@ $('form').addEventListener('submit', async (e) => {
     const url = normaliseCollectorUrl($<HTMLInputElement>('collector').value);
     // Uploads go from the background without CORS: they need a host permission for the collector.
     // https://* and loopback http are in the manifest; another http collector is asked for here.
-    const origins = [`${new URL(url).origin}/*`];
+    // Match patterns without a port cover every port; Firefox's permissions.contains answers false
+    // for a pattern with a port even when the portless one is granted.
+    const { protocol, hostname } = new URL(url);
+    const origins = [`${protocol}//${hostname}/*`];
     if (!(await api.permissions.contains({ origins })) && !(await api.permissions.request({ origins }))) {
       show('Without permission to reach this collector nothing can be sent to it.', true);
       return;

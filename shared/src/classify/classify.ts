@@ -63,6 +63,19 @@ export type UnknownReason = 'rtt-too-small' | 'more-than-two-round-trips' | 'les
 export const MIN_RTT_ESTIMATE_MS = 10;
 /** Conservative session ticket lifetime: nginx's default ssl_session_timeout is 5 min, many CDNs use hours. */
 export const DEFAULT_TICKET_LIFETIME_MS = 5 * 60_000;
+/**
+ * A TLS phase under this fraction of the RTT estimate: the client declared the connection ready before
+ * any server flight could have reached it — it sent early data. Chromium with TLS 1.3 early data over
+ * TCP reports connectEnd right after the ClientHello (tls ≈ 0.5 ms at 100 ms RTT, request after
+ * connectEnd), so `requestStart < connectEnd` does not show it.
+ */
+export const EARLY_DATA_BELOW = 0.25;
+/**
+ * …and under this many milliseconds: a TCP phase inflated by a SYN retransmission (+1 s) followed by an
+ * ordinary handshake also gives a small ratio, but its TLS phase is still a real round trip, rarely < 3 ms
+ * on paths whose RTT is worth counting.
+ */
+export const EARLY_DATA_MAX_TLS_MS = 3;
 /** Round-trip count boundaries: half way between whole round trips, tolerant of server CPU time. */
 const ONE_RTT_FROM = 0.5;
 const TWO_RTT_FROM = 1.6;
@@ -80,7 +93,10 @@ export function classifyHandshake({ timing, security, history }: ClassifyInput):
   let handshakeClass: HandshakeClass;
   let tlsRoundTrips: number | null = null;
   let unknownReason: UnknownReason | undefined;
+  // How 0-RTT is known: from the order of events (certain) or from a TLS phase too short for a reply.
+  let zeroRtt: 'implied' | 'inferred' | null = null;
   if (earlyData) {
+    zeroRtt = 'implied';
     handshakeClass = '0rtt';
     tlsRoundTrips = 0;
   } else if (transport === 'quic') {
@@ -94,7 +110,10 @@ export function classifyHandshake({ timing, security, history }: ClassifyInput):
   } else {
     // TCP's handshake costs exactly one round trip: use it as this path's RTT.
     tlsRoundTrips = phases.tls / phases.tcp;
-    if (tlsRoundTrips >= MORE_THAN_TWO_FROM) {
+    if (tlsRoundTrips < EARLY_DATA_BELOW && phases.tls < EARLY_DATA_MAX_TLS_MS) {
+      handshakeClass = '0rtt';
+      zeroRtt = 'inferred';
+    } else if (tlsRoundTrips >= MORE_THAN_TWO_FROM) {
       handshakeClass = 'unknown';
       unknownReason = 'more-than-two-round-trips';
     } else if (tlsRoundTrips >= TWO_RTT_FROM) handshakeClass = 'full-2rtt';
@@ -106,8 +125,8 @@ export function classifyHandshake({ timing, security, history }: ClassifyInput):
     tlsRoundTrips = Math.round(tlsRoundTrips * 100) / 100;
   }
 
-  const version = tlsVersionOf(security, transport, handshakeClass);
-  const resumption = resumptionOf(security, version.tlsVersion, handshakeClass, history);
+  const version = tlsVersionOf(security, transport, handshakeClass, zeroRtt);
+  const resumption = resumptionOf(security, version.tlsVersion, handshakeClass, history, zeroRtt);
 
   return {
     protocol,
@@ -125,10 +144,12 @@ function tlsVersionOf(
   security: SecurityInfo | null | undefined,
   transport: Transport,
   handshakeClass: HandshakeClass,
+  zeroRtt: 'implied' | 'inferred' | null,
 ): { tlsVersion: TlsVersion | null; tlsVersionSource: EvidenceSource } {
   if (security?.tlsVersion) return { tlsVersion: security.tlsVersion, tlsVersionSource: security.source };
   // QUIC carries TLS 1.3 only (RFC 9001); early data exists only in TLS 1.3 (RFC 8446 §2.3).
-  if (transport === 'quic' || handshakeClass === '0rtt') return { tlsVersion: '1.3', tlsVersionSource: 'implied' };
+  if (transport === 'quic') return { tlsVersion: '1.3', tlsVersionSource: 'implied' };
+  if (zeroRtt) return { tlsVersion: '1.3', tlsVersionSource: zeroRtt };
   // Two round trips: a full TLS 1.2 handshake without False Start. A TLS 1.3 HelloRetryRequest costs
   // two as well, so this stays an inference.
   if (handshakeClass === 'full-2rtt') return { tlsVersion: '1.2', tlsVersionSource: 'inferred' };
@@ -140,10 +161,11 @@ function resumptionOf(
   tlsVersion: TlsVersion | null,
   handshakeClass: HandshakeClass,
   history: HandshakeHistory | null | undefined,
+  zeroRtt: 'implied' | 'inferred' | null,
 ): { resumed: boolean | null; resumedSource: EvidenceSource } {
   if (security && typeof security.resumed === 'boolean') return { resumed: security.resumed, resumedSource: security.source };
   // 0-RTT needs a pre-shared key from an earlier session.
-  if (handshakeClass === '0rtt') return { resumed: true, resumedSource: 'implied' };
+  if (zeroRtt) return { resumed: true, resumedSource: zeroRtt };
   // Firefox reports the key exchange group of every full handshake; a TLS 1.2 ticket resumption has
   // no key exchange, so the group is absent. (TLS 1.3 resumption uses PSK-DHE: it looks like a full one.)
   if (security?.reportsKeyExchange && tlsVersion === '1.2') {

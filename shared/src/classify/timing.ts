@@ -26,7 +26,8 @@ export interface ConnectionTiming {
  *   (connectStart == connectEnd == fetchStart: the spec sets the connection fields to fetchStart), or the
  *   browser pooled it onto an open HTTP/2 or HTTP/3 connection after a DNS lookup (connectStart ==
  *   connectEnd == domainLookupEnd, and no TLS start of its own). Not a handshake.
- * - `opaque`: cross-origin without Timing-Allow-Origin: every connection field is 0. Counted, not measured.
+ * - `opaque`: cross-origin without Timing-Allow-Origin: every connection field is 0, or (what Firefox
+ *   shows an extension's content script) timings present but no nextHopProtocol. Counted, not measured.
  * - `insecure`: a new connection without TLS (secureConnectionStart == 0): out of scope.
  * - `invalid`: fields out of order (clock or browser bug); never turned into a record.
  *
@@ -44,6 +45,10 @@ export function connectionKind(t: ConnectionTiming): ConnectionKind {
     // Pooled after DNS: the connection fields collapse onto domainLookupEnd and no TLS started.
     if (t.secureConnectionStart === 0 || t.secureConnectionStart < t.connectStart) return 'reused';
   }
+  // Firefox shows an extension's content script the connection timings of a cross-origin entry without
+  // Timing-Allow-Origin (the extension's host permission lifts the check) but still withholds
+  // nextHopProtocol. The site did not allow timing: treat it as opaque, as a page would see it.
+  if (t.nextHopProtocol === '') return 'opaque';
   if (t.secureConnectionStart === 0) return 'insecure';
   const ordered =
     t.domainLookupStart <= t.domainLookupEnd &&
