@@ -1,0 +1,36 @@
+/**
+ * The dashboard's three main queries as the benchmarks run them: the same query both through the HTTP
+ * API (path + query string) and directly on the store (the SQL the API's query builder produces).
+ */
+import { buildCellSql, type CellQuery } from '../../collector/src/queries/cells';
+import { COMPARE_MAX_CELLS } from '../../collector/src/queries/compare';
+import type { Table } from '../../collector/src/queries/dimensions';
+import { TIMESERIES_MAX_CELLS } from '../../collector/src/queries/timeseries';
+
+export const TABLES: readonly Table[] = ['raw', 'rollup'];
+
+/** Fewest timed runs of a query, whatever the time budget. */
+export const MIN_ROUNDS = 3;
+
+export interface QuerySpec {
+  name: 'compare' | 'map' | 'timeseries';
+  path: string;
+  params: Record<string, string>;
+  cell: Omit<CellQuery, 'table' | 'filters'>;
+}
+
+export const QUERY_SPECS: readonly QuerySpec[] = [
+  { name: 'compare', path: '/v1/compare', params: { dimensions: 'stack,mode' }, cell: { dimensions: ['stack', 'mode'], metrics: 'handshake', limit: COMPARE_MAX_CELLS } },
+  { name: 'map', path: '/v1/map', params: {}, cell: { dimensions: ['country'], metrics: 'handshake', limit: 300 } },
+  { name: 'timeseries', path: '/v1/timeseries', params: { interval: 'day' }, cell: { dimensions: [], bucket: 'day', metrics: 'handshake', limit: TIMESERIES_MAX_CELLS } },
+];
+
+/** The SQL and bound parameters the API runs for a spec over [from, to) on a table, every site. */
+export function directSql(spec: QuerySpec, table: Table, from: number, to: number) {
+  return buildCellSql({ ...spec.cell, table, filters: { from, to, site: null } });
+}
+
+export function apiUrl(base: string, spec: QuerySpec, table: Table, from: number, to: number): string {
+  const qs = new URLSearchParams({ ...spec.params, from: String(from), to: String(to), table });
+  return `${base}${spec.path}?${qs}`;
+}

@@ -1,0 +1,22 @@
+/** Runs bench/lib/store-worker.ts in a child process and returns its result line. */
+import { spawn } from 'node:child_process';
+import { repoRoot } from './processes';
+import type { WorkerInput, WorkerResult } from './store-worker';
+
+export async function runStoreWorker(input: WorkerInput, onLine: (line: string) => void = () => {}): Promise<WorkerResult> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/store-worker.ts', JSON.stringify(input)], {
+    cwd: repoRoot,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (d: Buffer) => {
+    out += d;
+    for (const line of String(d).split('\n')) if (line && !line.startsWith('RESULT ')) onLine(line);
+  });
+  proc.stderr.on('data', (d: Buffer) => (err += d));
+  const code = await new Promise<number | null>((resolve) => proc.on('exit', resolve));
+  const line = out.split('\n').find((l) => l.startsWith('RESULT '));
+  if (code !== 0 || !line) throw new Error(`store worker failed (exit ${code}): ${err.slice(-2000)}`);
+  return JSON.parse(line.slice('RESULT '.length)) as WorkerResult;
+}

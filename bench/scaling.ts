@@ -1,0 +1,127 @@
+/**
+ * Scaling benchmark: the same store grown to 1 M, 10 M and 50 M records (BENCH_SCALING_LEVELS), and at
+ * each size the cost of an insert of 10 000 rows (the collector's flush block, JSONEachRow and
+ * TabSeparated), of the API's queries over 30 days on the raw table and on the hourly rollup, and the
+ * bytes per record on disk (system.parts). Baseline: the smallest size, so every figure is a ratio of
+ * how cost grows with data. Sizes whose generation would not fit in the time budget
+ * (BENCH_SCALING_BUDGET_S, default 480 s, so the whole run stays under 10 minutes) are skipped and
+ * reported as such.
+ *
+ *   pnpm bench:scaling
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QUERY_SPECS, TABLES } from './lib/query-specs';
+import { machine, median, printResult, printTable, round } from './lib/report';
+import { runStoreWorker } from './lib/store-child';
+import type { WorkerResult } from './lib/store-worker';
+
+const LEVELS = (process.env.BENCH_SCALING_LEVELS ?? '1000000,10000000,50000000').split(',').map(Number);
+const BUDGET_S = Number(process.env.BENCH_SCALING_BUDGET_S ?? 480);
+const ROUNDS = Number(process.env.BENCH_SCALING_ROUNDS ?? 10);
+const DAYS = 30;
+const HOUR = 3_600_000;
+
+interface Level {
+  rows: number;
+  result: WorkerResult;
+  seconds: number;
+}
+
+async function main(): Promise<void> {
+  console.log(`scaling benchmark: ${LEVELS.map((l) => l.toLocaleString('en')).join(' → ')} records, ${ROUNDS} runs per query, budget ${BUDGET_S} s; ${machine()}`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-scaling-'));
+  const end = Math.floor(Date.now() / HOUR) * HOUR;
+  const started = performance.now();
+  const levels: Level[] = [];
+  const skipped: number[] = [];
+  try {
+    for (const [i, target] of LEVELS.entries()) {
+      const elapsed = (performance.now() - started) / 1000;
+      const prev = levels.at(-1);
+      if (prev) {
+        // Predict from the previous level's generation speed plus its measuring time.
+        const rate = prev.result.generatedRows / Math.max(prev.result.generateSeconds, 0.001);
+        const predicted = (target - prev.rows) / rate + (prev.seconds - prev.result.generateSeconds);
+        if (elapsed + predicted > BUDGET_S) {
+          console.log(`skipping ${target.toLocaleString('en')}: would need ≈ ${Math.round(predicted)} s more, ${Math.round(BUDGET_S - elapsed)} s left in the budget`);
+          skipped.push(...LEVELS.slice(i));
+          break;
+        }
+      }
+      const t0 = performance.now();
+      const result = await runStoreWorker({ dataDir, targetRows: target, end, days: DAYS, seed: i + 1, rounds: ROUNDS, seriesBudgetS: 10, insertRounds: 3 });
+      const seconds = (performance.now() - t0) / 1000;
+      levels.push({ rows: result.rows, result, seconds });
+      console.log(`${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s`);
+    }
+    if (!levels.length) throw new Error('no level measured');
+
+    const base = levels[0]!;
+    const fig = (l: Level) => {
+      const raw = l.result.disk.find((d) => d.table === 'handshakes');
+      const rollup = l.result.disk.find((d) => d.table === 'handshakes_hourly');
+      const q = Object.fromEntries(QUERY_SPECS.flatMap((s) => TABLES.map((t) => [`${s.name}/${t}`, median(l.result.queryMs[`${s.name}/${t}`]!)])));
+      return {
+        rows: l.rows,
+        insertJsonUs: median(l.result.insertUsPerRow.JSONEachRow!),
+        insertTsvUs: median(l.result.insertUsPerRow.TabSeparated!),
+        rawQueryMs: median(QUERY_SPECS.map((s) => q[`${s.name}/raw`]!)),
+        rollupQueryMs: median(QUERY_SPECS.map((s) => q[`${s.name}/rollup`]!)),
+        queries: q,
+        bytesPerRow: raw ? raw.bytesOnDisk / raw.rows : NaN,
+        rollupRows: rollup?.rows ?? 0,
+        rollupBytes: rollup?.bytesOnDisk ?? 0,
+        parts: raw?.parts ?? 0,
+      };
+    };
+    const figs = levels.map(fig);
+    const b = fig(base);
+    printTable(
+      'per size (query figures: median over the three queries of each query\'s median)',
+      figs.map((f) => ({
+        records: f.rows.toLocaleString('en'),
+        'insert µs/row JSON': round(f.insertJsonUs, 1),
+        'insert µs/row TSV': round(f.insertTsvUs, 1),
+        'raw query ms': round(f.rawQueryMs, 1),
+        'raw × base': round(f.rawQueryMs / b.rawQueryMs, 2),
+        'rollup query ms': round(f.rollupQueryMs, 1),
+        'rollup × base': round(f.rollupQueryMs / b.rollupQueryMs, 2),
+        'rollup rows': f.rollupRows.toLocaleString('en'),
+        'B/record on disk': round(f.bytesPerRow, 1),
+        parts: f.parts,
+      })),
+    );
+    printTable(
+      'query medians, ms',
+      figs.map((f) => ({ records: f.rows.toLocaleString('en'), ...Object.fromEntries(Object.entries(f.queries).map(([k, v]) => [k, round(v, 1)])) })),
+    );
+    if (skipped.length) console.log(`\nnot measured (time budget): ${skipped.map((s) => s.toLocaleString('en')).join(', ')}`);
+    const last = figs.at(-1)!;
+    printResult({
+      bench: 'scaling',
+      levels: figs.map((f) => ({
+        rows: f.rows,
+        insertJsonUsPerRow: round(f.insertJsonUs, 2),
+        insertTsvUsPerRow: round(f.insertTsvUs, 2),
+        rawQueryMs: round(f.rawQueryMs, 1),
+        rollupQueryMs: round(f.rollupQueryMs, 1),
+        bytesPerRowOnDisk: round(f.bytesPerRow, 1),
+        rollupRows: f.rollupRows,
+      })),
+      rawQueryGrowth: round(last.rawQueryMs / b.rawQueryMs, 2),
+      rollupQueryGrowth: round(last.rollupQueryMs / b.rollupQueryMs, 2),
+      insertGrowth: round(last.insertTsvUs / b.insertTsvUs, 2),
+      rowsGrowth: round(last.rows / b.rows, 1),
+      skipped,
+    });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
