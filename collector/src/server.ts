@@ -1,6 +1,7 @@
 /**
  * Starts the collector: reads the configuration, builds the app, listens, and on SIGTERM/SIGINT stops
- * taking requests and flushes every buffered row before exiting.
+ * taking requests, seals the spool and moves it into the store for up to SHUTDOWN_DRAIN_MS before
+ * exiting 0; what the store did not take stays in the spool and is replayed at the next start.
  */
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';

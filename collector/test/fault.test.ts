@@ -4,7 +4,8 @@
  * (b) the store's data folder read-only for 30 s under load: 202s continue into the spool, then 503 at
  *     the cap, and after recovery every acknowledged record arrives exactly once;
  * (c) the same batch sent 5 times concurrently over HTTP is stored once;
- * (d) the spool's own folder read-only: 503, nothing acknowledged that was not written.
+ * (d) the spool's own folder read-only: 503, nothing acknowledged that was not written;
+ * (e) a graceful shutdown while the store fails: bounded, the spool kept and replayed at the next start.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readdirSync, statSync } from 'node:fs';
@@ -153,6 +154,31 @@ describe('fault tests (real process, real embedded store)', () => {
     expect(await stopCollector(c)).toBe(0);
     expect(await storedPerBatch(dataDir)).toEqual(new Map([[batch.batchId, 50]]));
   }, 60_000);
+
+  it('(e) SIGTERM while the store is read-only: exits 0 after SHUTDOWN_DRAIN_MS, keeps the spool, replays it at the next start', async () => {
+    const dataDir = tempDir('tlsrum-fault-e-');
+    dirs.push(dataDir);
+    const c = await startCollector({ DATA_DIR: dataDir, FLUSH_INTERVAL_MS: '100', SHUTDOWN_DRAIN_MS: '1500' });
+    procs.push(c);
+    const batches = Array.from({ length: 10 }, () => makeBatch(makeRecords(25)));
+    setReadOnly(join(dataDir, 'store'), true);
+    try {
+      for (const b of batches) expect(await resend(c.url, b)).toBe(202);
+      const started = Date.now();
+      expect(await stopCollector(c)).toBe(0);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(c.output()).toContain('kept in the spool for the next start');
+    } finally {
+      setReadOnly(join(dataDir, 'store'), false);
+    }
+    expect(readdirSync(join(dataDir, 'spool')).filter((f) => f.endsWith('.seg')).length).toBeGreaterThan(0);
+    const again = await startCollector({ DATA_DIR: dataDir });
+    procs.push(again);
+    await waitForEmptySpool(again, 30_000);
+    for (const b of batches) expect(await resend(again.url, b)).toBe(202); // duplicates now
+    expect(await stopCollector(again)).toBe(0);
+    expect(await storedPerBatch(dataDir)).toEqual(new Map(batches.map((b) => [b.batchId, 25])));
+  }, 90_000);
 
   it.skipIf(!isRoot)('(d) spool folder read-only (immutable, needs root): 503, and only what was written is acknowledged', async () => {
     const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });

@@ -39,12 +39,19 @@ export class ApiError extends Error {
   }
 }
 
-async function getJson<T>(path: string, params: Record<string, string | undefined>, token: string, signal?: AbortSignal): Promise<T> {
+async function getJson<T>(
+  path: string,
+  params: Record<string, string | undefined>,
+  token: string,
+  signal?: AbortSignal,
+  cache: RequestCache = 'default',
+): Promise<T> {
   const qs = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v) qs.set(k, v);
   const res = await fetch(`./${path}${qs.size ? `?${qs}` : ''}`, {
     headers: token ? { authorization: `Bearer ${token}` } : {},
     signal,
+    cache,
   });
   const body = (await res.json().catch(() => null)) as (T & { message?: string }) | null;
   if (!res.ok) throw new ApiError(res.status, body?.message ?? `${res.status} ${res.statusText}`);
@@ -54,5 +61,7 @@ async function getJson<T>(path: string, params: Record<string, string | undefine
 export const api = {
   query: (route: 'compare' | 'timeseries' | 'map' | 'phases', params: Record<string, string | undefined>, token: string, signal?: AbortSignal) =>
     getJson<Answer>(`v1/${route}`, params, token, signal),
-  sites: () => getJson<{ sites: string[] }>('v1/sites', {}, ''),
+  // The list is cached for the extension's sake (max-age 300); the dashboard wants a site registered a
+  // minute ago, so it revalidates.
+  sites: () => getJson<{ sites: string[] }>('v1/sites', {}, '', undefined, 'no-cache'),
 };

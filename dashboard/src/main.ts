@@ -77,7 +77,11 @@ async function load(): Promise<void> {
     }
   };
   await Promise.all([
-    run(compare.panel, api.query('compare', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => compare.render(a)),
+    run(compare.panel, api.query('compare', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => {
+      // A read token scopes every answer to its site, even when no site is chosen: say which data this is.
+      scope.textContent = a.site ? `Site ${a.site}` : 'All sites together';
+      return compare.render(a);
+    }),
     run(
       map.panel,
       api.query('map', params, t, signal).then((a) => {

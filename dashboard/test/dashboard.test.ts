@@ -13,6 +13,7 @@ import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { build } from 'vite';
 import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '@tlsrum/collector/config';
+import { newReadToken } from '@tlsrum/collector/auth';
 import { generateDemoData } from '@tlsrum/collector/demo';
 
 const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
@@ -132,6 +133,27 @@ describe('dashboard', () => {
     await waitForRenders(page, 1);
     expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'error'])));
     expect(await page.$eval('#compare .status', (s) => s.textContent)).toContain('read token');
+  });
+
+  it('reads one site with its read token, kept out of the URL', async () => {
+    const { token, hash } = newReadToken();
+    await app.sites.register('shop.example.com', hash);
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+    const allSites = await page.$eval('#compare tbody', (t) => t.textContent);
+    await page.type('input[name=token]', token);
+    await page.$eval('input[name=token]', (i) => i.dispatchEvent(new Event('change', { bubbles: true })));
+    await waitForRenders(page, 2);
+    expect(await page.$eval('#scope', (s) => s.textContent)).toBe('Site shop.example.com');
+    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'ready'])));
+    expect(await page.$eval('#compare tbody', (t) => t.textContent)).not.toBe(allSites);
+    expect(page.url()).not.toContain(token);
+    // Choosing the site explicitly works with the token too, and the choice goes into the URL.
+    await page.select('select[name=site]', 'shop.example.com');
+    await waitForRenders(page, 3);
+    expect(new URL(page.url()).searchParams.get('site')).toBe('shop.example.com');
+    expect(await panelStates(page)).toEqual(Object.fromEntries(PANELS.map((p) => [p, 'ready'])));
+    await page.evaluate(() => sessionStorage.clear());
   });
 
   it('fits a phone screen and can be used with the keyboard', async () => {
