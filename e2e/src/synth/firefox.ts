@@ -229,6 +229,12 @@ async function visit(
     });
   }
   if (!error && !entries.some((e) => e.timing.entryType === 'navigation')) error = 'the page has no navigation timing entry';
+  // The idle timeouts set in the profile do not make Firefox drop a connection the server keeps alive
+  // (seen with a 120 s keep-alive): a warm visit then reuses it and has no handshake to measure. Say so
+  // instead of reporting an empty success.
+  if (!error && !prime && o.mode === 'warm' && connections.some((c) => c.entryType === 'navigation' && c.kind === 'reused')) {
+    error = 'Firefox reused the previous visit’s connection (the server keeps idle connections open longer than the runner waits): no new handshake to measure';
+  }
   return {
     url,
     host: new URL(url).hostname,
