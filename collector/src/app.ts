@@ -111,6 +111,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       });
       for await (const _ of result.stream) void _;
     },
+    storedBatchIds: async (batchIds) => {
+      // On the ingest client: the flusher is its only other user and runs one thing at a time.
+      const rs = await store.ingest.query({
+        query: 'SELECT DISTINCT toString(batchId) AS id FROM handshakes WHERE batchId IN {ids:Array(UUID)}',
+        query_params: { ids: batchIds },
+        format: 'JSONEachRow',
+      });
+      return new Set((await rs.json<{ id: string }>()).map((r) => r.id.toLowerCase()));
+    },
     onFlushed: (segment, ms) => {
       m.flushDuration.observe(ms / 1000);
       m.rowsFlushed.inc({}, segment.rows);

@@ -194,10 +194,52 @@ describe('spool in the collector (real embedded store)', () => {
   });
 });
 
-async function countOffline(dataDir: string): Promise<number> {
+describe('replay after a crash does not trust the deduplication token alone', () => {
+  it("a replayed segment whose token is in the store's deduplication log without its rows is still stored, once", async () => {
+    // The state kill -9 during an insert once left behind: the segment's token recorded, its rows not.
+    const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
+    const batches = [makeBatch(makeRecords(5)), makeBatch(makeRecords(6))];
+    const ids = batches.map((b) => b.batchId);
+    const ofBatches = `batchId IN ('${ids.join("','")}')`;
+    try {
+      for (const b of batches) expect((await postBatch(t.app, b)).statusCode).toBe(202);
+      await t.app.ingest.spool.requestSeal();
+      const spoolDir = join(t.dataDir, 'spool');
+      const saved = segments(spoolDir).map((f) => [f, readFileSync(join(spoolDir, f))] as const);
+      const content = await Spool.read(t.app.ingest.spool.peek()!);
+      const { dedupToken } = await import('../src/ingest/flusher');
+      // The segment inserted under its token, then its rows removed: the token stays in the log.
+      await t.app.store.ingest.command({
+        query: `INSERT INTO handshakes FORMAT JSONEachRow ${content.rows}`,
+        clickhouse_settings: { insert_deduplication_token: dedupToken(content.batchIds) },
+      });
+      await t.app.store.ingest.command({ query: `ALTER TABLE handshakes DELETE WHERE ${ofBatches}`, clickhouse_settings: { mutations_sync: '2' } });
+      await t.close(); // its drain inserts the segment under the same token: the store drops it
+      expect(await countOffline(t.dataDir, ofBatches)).toBe(0);
+      // The crash left the segment on disk: it is replayed at the next start, checked, and stored.
+      for (const [f, buf] of saved) writeFileSync(join(spoolDir, f), buf);
+      const again = await startApp({ FLUSH_INTERVAL_MS: '50' }, t.dataDir);
+      await again.app.ingest.flush();
+      await again.close();
+      expect(await countOffline(t.dataDir, ofBatches)).toBe(11);
+      // Replayed once more (a crash after that insert, before the delete): nothing stored twice.
+      for (const [f, buf] of saved) writeFileSync(join(spoolDir, f), buf);
+      const third = await startApp({ FLUSH_INTERVAL_MS: '50' }, t.dataDir);
+      await third.app.ingest.flush();
+      await third.close();
+      expect(await countOffline(t.dataDir, ofBatches)).toBe(11);
+    } finally {
+      removeDir(t.dataDir);
+    }
+  });
+});
+
+async function countOffline(dataDir: string, where?: string): Promise<number> {
   const store = openStore({ dataDir, clickhouse: null });
   try {
-    return await countRows(store);
+    if (where === undefined) return await countRows(store);
+    const rs = await store.query.query({ query: `SELECT count() AS n FROM handshakes WHERE ${where}`, format: 'JSONEachRow' });
+    return Number((await rs.json<{ n: number }>())[0]!.n);
   } finally {
     await store.close();
   }

@@ -41,8 +41,10 @@ export const labelArb = fc
   .map(([a, mid, z]) => (mid.length === 0 ? a : `${a}${mid}${z}`));
 
 /** A lower-case hostname the schema accepts, whose last label is not all digits (not an IPv4 address). */
+// The last label may not be a number: digits, or 0x + hex, which URL parsers (WHATWG "ends in a number")
+// read as an IPv4 address ("0xa" → 0.0.0.10), so such a name is never a site.
 export const hostnameArb = fc
-  .tuple(fc.array(labelArb, { minLength: 0, maxLength: 4 }), labelArb.filter((l) => !/^\d+$/.test(l)))
+  .tuple(fc.array(labelArb, { minLength: 0, maxLength: 4 }), labelArb.filter((l) => !/^(\d+|0x[0-9a-f]*)$/i.test(l)))
   .map(([labels, tld]) => [...labels, tld].join('.'))
   .filter((h) => h.length <= 253);
 

@@ -23,6 +23,8 @@ export interface PipelineOptions {
   whenReady: Promise<void>;
   onFlushed?: (segment: SealedSegment, ms: number) => void;
   onStoreError?: (err: unknown, attempt: number, retryInMs: number) => void;
+  /** Which of these batch ids the store already holds: checked before replaying a suspect segment. */
+  storedBatchIds?: (batchIds: string[]) => Promise<Set<string>>;
 }
 
 export type SubmitResult = { status: 'accepted' } | { status: 'duplicate' };
@@ -54,6 +56,7 @@ export class IngestPipeline {
         await this.recent.journal(content.batchIds);
       },
       onError: opts.onStoreError,
+      ...(opts.storedBatchIds ? { storedBatchIds: opts.storedBatchIds } : {}),
     });
   }
 

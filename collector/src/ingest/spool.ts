@@ -85,6 +85,11 @@ export class Spool {
   private waitingRows = 0;
   /** Group-commit rounds written (one fdatasync each), for the metrics and the tests. */
   fsyncs = 0;
+  /** Sealed segments waiting for the store, oldest first. */
+  sealedSegments(): readonly SealedSegment[] {
+    return this.sealed;
+  }
+
   /** Called when a segment is sealed, so the flusher can start at once. */
   onSealed: (segment: SealedSegment) => void = () => {};
 
