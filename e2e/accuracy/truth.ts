@@ -155,8 +155,9 @@ export interface ProxyLine {
   source: string;
   upstreamLocalPort: number | null;
   connectHeldMs?: number;
-  up: { n: number; mean: number; min: number; max: number; first?: number[] };
-  down: { n: number; mean: number; min: number; max: number; first?: number[] };
+  /** `first`: hold times of the first chunks; `arrived`: their arrival, ms after the connection began. */
+  up: { n: number; mean: number; min: number; max: number; first?: number[]; arrived?: number[] };
+  down: { n: number; mean: number; min: number; max: number; first?: number[]; arrived?: number[] };
   transport?: 'udp';
 }
 

@@ -4,7 +4,7 @@
  * QUIC's handshake round trips then cost the injected RTT. One JSON line per flow on close.
  */
 import { createSocket, type Socket } from 'node:dgram';
-import { DelayQueue, summarise } from './delay-queue';
+import { DelayQueue, FIRST_CHUNKS, summarise } from './delay-queue';
 
 export interface UdpRelayOptions {
   profile: string;
@@ -19,11 +19,16 @@ export interface UdpRelayOptions {
 
 interface Flow {
   started: number;
+  /** performance.now() at the flow's first datagram. */
+  t0: number;
   upstream: Socket;
   toServer: DelayQueue<Buffer>;
   toClient: DelayQueue<Buffer>;
   packetsUp: number;
   packetsDown: number;
+  /** Sizes of the first datagrams each way: an ACK-only answer is small, a handshake flight is not. */
+  sizesUp: number[];
+  sizesDown: number[];
   upstreamPort: number | null;
   idle: NodeJS.Timeout;
 }
@@ -54,8 +59,8 @@ export async function startUdpRelay(opts: UdpRelayOptions): Promise<{ port: numb
         source: opts.sourceAddress,
         // The server sees this port: joins the flow to Caddy's access log (request.remote_port).
         upstreamLocalPort: f.upstreamPort,
-        up: { packets: f.packetsUp, ...summarise(f.toServer.held), first: f.toServer.first },
-        down: { packets: f.packetsDown, ...summarise(f.toClient.held), first: f.toClient.first },
+        up: { packets: f.packetsUp, ...summarise(f.toServer.held), first: f.toServer.first, arrived: f.toServer.arrivedSince(f.t0), sizes: f.sizesUp },
+        down: { packets: f.packetsDown, ...summarise(f.toClient.held), first: f.toClient.first, arrived: f.toClient.arrivedSince(f.t0), sizes: f.sizesDown },
       }),
     );
   };
@@ -67,16 +72,20 @@ export async function startUdpRelay(opts: UdpRelayOptions): Promise<{ port: numb
       upstream.bind({ address: opts.sourceAddress, port: 0 }, () => (flow.upstreamPort = upstream.address().port));
       const flow: Flow = {
         started: Date.now(),
+        t0: performance.now(),
         upstream,
         toServer: new DelayQueue<Buffer>(half, (b) => upstream.send(b, opts.targetPort, opts.targetAddress)),
         toClient: new DelayQueue<Buffer>(half, (b) => sock.send(b, rinfo.port, rinfo.address)),
         packetsUp: 0,
         packetsDown: 0,
+        sizesUp: [],
+        sizesDown: [],
         upstreamPort: null,
         idle: setTimeout(() => endFlow(key), FLOW_IDLE_MS),
       };
       upstream.on('message', (b) => {
         flow.packetsDown++;
+        if (flow.sizesDown.length < FIRST_CHUNKS) flow.sizesDown.push(b.length);
         flow.toClient.push(b);
       });
       upstream.on('error', () => endFlow(key));
@@ -84,6 +93,7 @@ export async function startUdpRelay(opts: UdpRelayOptions): Promise<{ port: numb
       f = flow;
     }
     f.packetsUp++;
+    if (f.sizesUp.length < FIRST_CHUNKS) f.sizesUp.push(msg.length);
     f.idle.refresh();
     f.toServer.push(msg);
   });
