@@ -5,7 +5,7 @@
  * The truth of each connection comes from the servers and the wire, never from the classifier: nginx
  * says version, resumption and early data (Server-Timing `$ssl_protocol $ssl_session_reused`,
  * `$ssl_early_data`), and the proxy counts the round trips the request waited for (TLS record types in
- * the client's flights, see test/support/socks-delay.ts). On loopback there is no RTT to count against:
+ * the client's flights, see e2e/lab/flight-watcher.ts). On loopback there is no RTT to count against:
  * the expected class is `unknown`.
  *
  * Firefox sends no TLS early data through a proxy, so for Firefox a third pass goes through a plain TCP
@@ -22,7 +22,7 @@ import type { ConnectionTiming } from '@tlsrum/shared/classify';
 import type { HandshakeClass } from '@tlsrum/shared/constants';
 import { launch, type BrowserName } from '../test/support/browsers';
 import { makeCerts, startNginx, tempLabDir, type ServerSpec } from '../test/support/lab';
-import { startDelayProxy, startDelayRelay, type DelayProxy } from '../test/support/socks-delay';
+import { startDelayProxy, startDelayRelay, type DelayProxy } from '@tlsrum/e2e/lab/delay-proxy';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = resolve(root, '../shared/test/fixtures');
