@@ -29,15 +29,20 @@ export interface RunningProxy {
 const REPLY = (code: number) => Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]);
 
 export async function startSocksProxy(opts: SocksProxyOptions, port = 0, host = '127.0.0.1'): Promise<RunningProxy> {
+  return listen(port, host, (client, sockets) => handle(client, opts, sockets));
+}
+
+/** A TCP server that tracks its sockets (both ends of every connection) so close() can end them all. */
+async function listen(port: number, host: string, accept: (client: Socket, sockets: Set<Socket>) => void): Promise<RunningProxy> {
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
-    handle(client, opts, sockets);
+    accept(client, sockets);
   });
   await new Promise<void>((res, rej) => server.once('error', rej).listen(port, host, () => res()));
   const addr = server.address();
-  if (!addr || typeof addr === 'string') throw new Error('socks proxy: no address');
+  if (!addr || typeof addr === 'string') throw new Error('delaying proxy: no address');
   return {
     server,
     port: addr.port,
@@ -107,28 +112,13 @@ function handle(client: Socket, opts: SocksProxyOptions, sockets: Set<Socket>): 
  * sends no TLS early data through a proxy). The kernel answers the TCP handshake itself, so it is not
  * delayed: entries then show a near-zero TCP phase. Same per-direction delays and log as the proxy.
  */
-export async function startTcpRelay(opts: SocksProxyOptions & { host: string; targetPort: number }, port = 0, listen = '127.0.0.1'): Promise<RunningProxy> {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
+export async function startTcpRelay(opts: SocksProxyOptions & { host: string; targetPort: number }, port = 0, host = '127.0.0.1'): Promise<RunningProxy> {
+  return listen(port, host, (client, sockets) => {
     client.setNoDelay(true);
-    sockets.add(client);
-    client.on('close', () => sockets.delete(client));
     client.pause();
     const fail = () => void client.destroy();
     connectUpstream(client, { host: opts.host, port: opts.targetPort, early: Buffer.alloc(0), socks: false }, opts, sockets, fail);
   });
-  await new Promise<void>((res, rej) => server.once('error', rej).listen(port, listen, () => res()));
-  const addr = server.address();
-  if (!addr || typeof addr === 'string') throw new Error('tcp relay: no address');
-  return {
-    server,
-    port: addr.port,
-    close: () =>
-      new Promise<void>((res) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => res());
-      }),
-  };
 }
 
 function connectUpstream(
