@@ -8,7 +8,7 @@
  * its last line, the summary JSON object.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, setPriority, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startLab } from '../lab/lab';
@@ -47,14 +47,6 @@ if (render) {
   process.exit(0);
 }
 
-// Processes inherit the niceness of the thread that forks them: raising ours before the lab and the
-// browsers start puts the whole measured system ahead of the shared machine's other work (where
-// permitted; the load average is in the report either way).
-try {
-  setPriority(-10);
-} catch {
-  // Not permitted: run at normal priority.
-}
 const dir = mkdtempSync(join(tmpdir(), 'tlsrum-accuracy-'));
 const startedAt = new Date().toISOString();
 const t0 = Date.now();

@@ -6,13 +6,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeLabCa, type LabCa } from './ca';
 import { renderCaddyfile } from './caddy-conf';
 import { renderNginxConf, type NginxPorts } from './nginx-conf';
 import { pagePath, writePages } from './pages';
-import { raiseTreePriority } from './priority';
 import { freePort } from './ports';
 import { RTT_PROFILES, geoipOverrides, type RttProfile } from './profiles';
 import type { ProxiesConfig } from './proxies-main';
@@ -180,9 +180,7 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       proxies.once('exit', (code) => rej(new Error(`proxies exited (${code}): ${proxiesErr}`)));
     });
 
-    // The proxies' delays are the ground truth: they go first, then the servers (whose CPU cost enters
-    // every handshake). Other labs on a shared machine run their servers at −10 too.
-    for (const { name, child } of children) if (child.pid) raiseTreePriority(child.pid, name === 'proxies' ? -15 : -10);
+    raisePriority(children.map((c) => c.child.pid));
     const geo = join(dir, 'geoip-overrides.txt');
     writeFileSync(geo, geoipOverrides(profiles));
     const state: LabState = {
@@ -220,6 +218,17 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
  * their timers fire late unless they run ahead of the browsers. Raise their priority where allowed
  * (root or CAP_SYS_NICE); otherwise leave them as they are (the report shows the proxy's lateness).
  */
+function raisePriority(pids: (number | undefined)[]): void {
+  for (const pid of pids) {
+    if (!pid) continue;
+    try {
+      setPriority(pid, -10);
+    } catch {
+      // Not permitted: keep the default priority.
+    }
+  }
+}
+
 /** True while the process exists and has not exited (an exited child not yet reaped is a zombie: dead). */
 export function isAlive(pid: number): boolean {
   if (!pid) return false;
