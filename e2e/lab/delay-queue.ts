@@ -63,9 +63,14 @@ export class DelayQueue<T> {
     return this.arrivals.map((t) => round2(t - since));
   }
 
+  /**
+   * `burstMs`: chunks that arrived within this long after the first waiting one leave together, when
+   * the last of them is due (the first is then up to burstMs late, and logged so): a burst stays a burst.
+   */
   constructor(
     private readonly delayMs: number,
     private readonly release: (item: T) => void,
+    private readonly burstMs = 0,
   ) {}
 
   push(item: T): void {
@@ -90,10 +95,23 @@ export class DelayQueue<T> {
     this.items.length = 0;
   }
 
+  /** When the first waiting chunk may leave: its own due time, or that of the last chunk of its burst. */
+  private releaseAt(): number {
+    const head = this.items[0]!;
+    let due = head.due;
+    for (const it of this.items) {
+      if (it.arrived - head.arrived > this.burstMs) break;
+      due = it.due;
+    }
+    return due;
+  }
+
   private schedule(): void {
     if (this.wakeup || this.items.length === 0) return;
-    this.wakeup = at(this.items[0]!.due, () => {
+    this.wakeup = at(this.releaseAt(), () => {
       this.wakeup = null;
+      // A chunk of the burst may have arrived after this wake-up was set.
+      if (this.releaseAt() > performance.now()) return this.schedule();
       const now = performance.now();
       while (this.items.length && this.items[0]!.due <= now) {
         const { arrived, item } = this.items.shift()!;

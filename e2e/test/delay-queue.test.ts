@@ -62,3 +62,23 @@ describe('at', () => {
     expect(fired!).toBeGreaterThanOrEqual(7.3);
   });
 });
+
+describe('DelayQueue with a burst window', () => {
+  it('lets chunks that arrived within the window leave together, not before the last of them is due', async () => {
+    const out: string[] = [];
+    const q = new DelayQueue<string>(10, (s) => out.push(s), 1);
+    q.push('a');
+    await vi.advanceTimersByTimeAsync(0.5);
+    q.push('b'); // due at 10.5: same burst as a
+    await vi.advanceTimersByTimeAsync(3);
+    q.push('c'); // due at 13.5: a burst of its own
+    await vi.advanceTimersByTimeAsync(6.9);
+    expect(out).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1.6);
+    expect(out).toEqual(['a', 'b']);
+    await vi.advanceTimersByTimeAsync(3);
+    expect(out).toEqual(['a', 'b', 'c']);
+    expect(q.held[0]).toBe(q.held[1]! + 0.5);
+    expect(q.held.every((h) => h >= 10)).toBe(true);
+  });
+});
