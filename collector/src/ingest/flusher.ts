@@ -14,7 +14,7 @@
  * store: batches already there are skipped, the others are inserted under a fresh token.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Spool, type SealedSegment, type SegmentContent } from './spool';
+import { contentOf, Spool, type SealedSegment, type SegmentContent } from './spool';
 
 export interface FlusherOptions {
   insert: (content: SegmentContent, dedupToken: string) => Promise<void>;
@@ -160,15 +160,13 @@ export class Flusher {
   }
 }
 
-/** The part of a segment whose batches the store does not hold yet (rows are JSONEachRow lines). */
+/** The part of a segment whose batches the store does not hold yet. */
 export function withoutStored(content: SegmentContent, stored: Set<string>): SegmentContent {
   if (stored.size === 0) return content;
-  const lines = content.rows.split('\n').filter((line) => line !== '' && !stored.has(String((JSON.parse(line) as { batchId: unknown }).batchId).toLowerCase()));
-  return {
-    batchIds: content.batchIds.filter((id) => !stored.has(id.toLowerCase())),
-    rows: lines.length ? lines.join('\n') + '\n' : '',
-    rowCount: lines.length,
-  };
+  return contentOf(
+    content.entries.filter((e) => !stored.has(e.batchId.toLowerCase())),
+    content.format,
+  );
 }
 
 export function dedupToken(batchIds: string[]): string {
