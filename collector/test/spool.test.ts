@@ -10,7 +10,7 @@ import { toRow } from '../src/ingest/to-row';
 import { afterAll, describe, expect, it } from 'vitest';
 import { insertStatement } from '../src/ingest/encode-rows';
 import { parseSegment, Spool, SpoolFullError } from '../src/ingest/spool';
-import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir } from './helpers';
+import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from './helpers';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(removeDir));
@@ -192,8 +192,7 @@ describe('spool in the collector (real embedded store)', () => {
   });
 
   it('the same batch sent 5 times concurrently is written once, acknowledged 5 times, stored once', async () => {
-    const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
-    try {
+    await withApp({ FLUSH_INTERVAL_MS: '60000' }, async (t) => {
       const batch = makeBatch(makeRecords(20));
       const res = await Promise.all(Array.from({ length: 5 }, () => postBatch(t.app, batch, { gzip: true })));
       expect(res.map((r) => r.statusCode)).toEqual([202, 202, 202, 202, 202]);
@@ -201,15 +200,11 @@ describe('spool in the collector (real embedded store)', () => {
       expect(t.app.ingest.size).toBe(20);
       await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(20);
-    } finally {
-      await t.close();
-      removeDir(t.dataDir);
-    }
+    });
   });
 
   it('a segment inserted twice (crash after the insert, before the delete) is stored once: deduplication token', async () => {
-    const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
-    try {
+    await withApp({ FLUSH_INTERVAL_MS: '60000' }, async (t) => {
       await postBatch(t.app, makeBatch(makeRecords(5)));
       await postBatch(t.app, makeBatch(makeRecords(6)));
       await t.app.ingest.spool.requestSeal();
@@ -225,10 +220,7 @@ describe('spool in the collector (real embedded store)', () => {
       }
       await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(11);
-    } finally {
-      await t.close();
-      removeDir(t.dataDir);
-    }
+    });
   });
 });
 
