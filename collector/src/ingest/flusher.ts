@@ -20,6 +20,11 @@ export interface FlusherOptions {
   insert: (content: SegmentContent, dedupToken: string) => Promise<void>;
   /** Migrations done: nothing is inserted before. */
   whenReady: Promise<void>;
+  /**
+   * After the store took a segment and before its file is deleted (the batch journal): a crash between
+   * the two then leaves the segment to be replayed and checked, never neither the segment nor the ids.
+   */
+  onStored?: (content: SegmentContent) => Promise<void>;
   onFlushed?: (segment: SealedSegment, content: SegmentContent, ms: number) => void | Promise<void>;
   onError?: (err: unknown, attempt: number, retryInMs: number) => void;
   /** Which of these batch ids the store already holds (for suspect segments; see the top comment). */
@@ -93,6 +98,11 @@ export class Flusher {
           if (missing.rowCount > 0) await this.opts.insert(missing, `verified-${randomUUID()}`);
         } else {
           await this.opts.insert(content, dedupToken(content.batchIds));
+        }
+        try {
+          await this.opts.onStored?.(content);
+        } catch {
+          // Bookkeeping only: the rows are stored, and the segment is still deleted below.
         }
         // If the delete fails the segment is inserted again later: the store drops the repeat.
         await this.spool.remove(seg);

@@ -51,10 +51,10 @@ export class IngestPipeline {
     this.flusher = new Flusher(this.spool, {
       insert: opts.insert,
       whenReady: opts.whenReady,
-      onFlushed: async (segment, content, ms) => {
-        opts.onFlushed?.(segment, ms);
-        await this.recent.journal(content.batchIds);
-      },
+      // Before the segment's file is deleted: a kill -9 between the delete and the journal once left
+      // batch ids in neither, and the clients' resends of those batches were stored twice (fault test (a)).
+      onStored: (content) => this.recent.journal(content.batchIds),
+      onFlushed: (segment, _content, ms) => opts.onFlushed?.(segment, ms),
       onError: opts.onStoreError,
       ...(opts.storedBatchIds ? { storedBatchIds: opts.storedBatchIds } : {}),
     });
