@@ -22,13 +22,13 @@ const ROUNDS = Number(process.env.BENCH_QUERY_ROUNDS ?? 50);
 // 10 minutes on a slow or loaded machine; the table says how many runs each figure is from.
 const SERIES_BUDGET_S = Number(process.env.BENCH_QUERY_SERIES_BUDGET_S ?? 12);
 const DAYS = 30;
-const HOUR = 3_600_000;
+const DAY = 86_400_000;
 
 async function main(): Promise<void> {
   console.log(`query benchmark: ${ROWS.toLocaleString('en')} records over ${DAYS} days, ${ROUNDS} runs per query and table; ${machine()}`);
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-query-'));
-  // Hour-aligned: the rollup answers whole hours, so both tables cover exactly the same range.
-  const end = Math.floor(Date.now() / HOUR) * HOUR;
+  // Day-aligned: the rollups answer whole days for a month, so both tables cover exactly the same range.
+  const end = Math.floor(Date.now() / DAY) * DAY;
   const from = end - DAYS * 86_400_000;
   try {
     const direct = await runStoreWorker({ dataDir, targetRows: ROWS, end, days: DAYS, seed: 1, rounds: ROUNDS, seriesBudgetS: SERIES_BUDGET_S, insertRounds: 0 });
