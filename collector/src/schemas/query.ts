@@ -23,7 +23,8 @@ export const CommonQuery = {
   country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country (ZZ = unknown)' })),
   table: Type.Optional(
     Type.Enum(['auto', 'raw', 'rollup'], {
-      description: 'Where to read: auto = the hourly rollup for ranges of 48 h or more (widened to whole hours), the raw table otherwise.',
+      description:
+        'Where to read: auto = a rollup for ranges of 48 h or more (widened to whole hours, or whole days for a week or more), the raw table otherwise.',
       default: 'auto',
     }),
   ),
@@ -38,7 +39,7 @@ export const Cell = Type.Object({
   t: Type.Optional(Type.Integer({ description: 'Start of the time bucket, epoch ms (timeseries).' })),
   suppressed: Type.Optional(Type.Boolean({ description: 'Fewer distinct clients than minClients: no numbers are given.' })),
   records: Type.Optional(Type.Integer()),
-  clients: Type.Optional(Type.Integer({ description: 'Distinct client tokens (approximate above ~65 000).' })),
+  clients: Type.Optional(Type.Integer({ description: 'Distinct client tokens: exact up to a few hundred, a HyperLogLog estimate (±2 %) beyond.' })),
   dns: Type.Optional(Quantiles),
   tcp: Type.Optional(Quantiles),
   tls: Type.Optional(Quantiles),
