@@ -35,7 +35,7 @@ export interface WorkerResult {
   rows: number;
   generatedRows: number;
   generateSeconds: number;
-  /** Of generateSeconds: rebuilding the hourly rollup after the raw rows were written. */
+  /** Of generateSeconds: rebuilding the rollup after the raw rows were written. */
   rollupSeconds: number;
   /** per "query/table": milliseconds of each timed run */
   queryMs: Record<string, number[]>;
@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   const disk = await (
     await store.query.query({
       query: `SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS bytesOnDisk, sum(data_uncompressed_bytes) AS uncompressed, count() AS parts
-              FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('handshakes', 'handshakes_hourly', 'handshakes_daily') GROUP BY table ORDER BY table`,
+              FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('handshakes', 'handshakes_daily') GROUP BY table ORDER BY table`,
       format: 'JSONEachRow',
     })
   ).json<WorkerResult['disk'][number]>();

@@ -61,6 +61,13 @@ export interface Cell {
   evidence?: { evidenced: number; inferred: number };
 }
 
+/** Cells, whether the limit cut them, and the table actually read (a rollup without the dimensions falls back to raw). */
+export interface CellAnswer {
+  cells: Cell[];
+  truncated: boolean;
+  table: Table;
+}
+
 export function buildCellSql(q: CellQuery): { sql: string; params: Record<string, string | number>; source: Source['name'] } {
   const filterDims = (['source', 'browser', 'country'] as const).filter((f) => q.filters[f] !== undefined);
   const src = chooseSource({ table: q.table, dimensions: q.dimensions, filters: filterDims, site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to });
@@ -82,7 +89,7 @@ export function buildCellSql(q: CellQuery): { sql: string; params: Record<string
     params.from = q.filters.from;
     params.to = q.filters.to;
   } else {
-    // A rollup answers whole hours or days: callers align the range to them (see chooseTable).
+    // The rollup answers whole days: chooseSource reads it only for a range aligned to them (see chooseTable).
     where.push(`${src.time} >= toDateTime({fromS:Int64}, 'UTC')`, `${src.time} < toDateTime({toS:Int64}, 'UTC')`);
     params.fromS = Math.floor(q.filters.from / 1000);
     params.toS = Math.floor(q.filters.to / 1000);
@@ -146,33 +153,28 @@ export async function queryCells(
   client: ClickHouseClient,
   q: CellQuery,
   minClients: number,
-): Promise<{ cells: Cell[]; truncated: boolean }> {
-  const { sql, params } = buildCellSql(q);
+): Promise<CellAnswer> {
+  const { sql, params, source } = buildCellSql(q);
   const rows = await (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>();
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
   const kept = rows.filter((r) => Number(r.n_records) > 0);
   const truncated = kept.length > q.limit;
-  return { cells: kept.slice(0, q.limit).map((r) => toCell(r, q, minClients)), truncated };
+  return { cells: kept.slice(0, q.limit).map((r) => toCell(r, q, minClients)), truncated, table: source === 'raw' ? 'raw' : 'rollup' };
 }
 
-/** Ranges at least this long read a rollup unless the caller asks otherwise... */
-export const ROLLUP_MIN_RANGE_MS = 48 * 3600_000;
-/** ...and from this long on, whole days (the daily rollup's resolution). */
-export const DAILY_MIN_RANGE_MS = 7 * 86_400_000;
-const HOUR = 3600_000;
+/** Ranges at least this long read the daily rollup unless the caller asks otherwise. */
+export const ROLLUP_MIN_RANGE_MS = 7 * 86_400_000;
 const DAY = 86_400_000;
 
 /**
- * Raw table or rollup for a range. A rollup answers whole hours (or whole days for ranges of a week or
- * more), so its range is widened to those boundaries; the answer reports the range it actually covers.
+ * Raw table or rollup for a range. The rollup answers whole (UTC) days, so its range is widened to day
+ * boundaries; the answer reports the range it actually covers.
  */
 export function chooseTable(
   range: { from: number; to: number },
   requested: 'auto' | Table = 'auto',
 ): { table: Table; from: number; to: number } {
-  const long = range.to - range.from;
-  const table = requested === 'auto' ? (long >= ROLLUP_MIN_RANGE_MS ? 'rollup' : 'raw') : requested;
+  const table = requested === 'auto' ? (range.to - range.from >= ROLLUP_MIN_RANGE_MS ? 'rollup' : 'raw') : requested;
   if (table === 'raw') return { table, ...range };
-  const unit = long >= DAILY_MIN_RANGE_MS ? DAY : HOUR;
-  return { table, from: Math.floor(range.from / unit) * unit, to: Math.ceil(range.to / unit) * unit };
+  return { table, from: Math.floor(range.from / DAY) * DAY, to: Math.ceil(range.to / DAY) * DAY };
 }

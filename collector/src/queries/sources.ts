@@ -1,8 +1,9 @@
 /**
- * Where a cell query reads from: the raw table, the hourly rollup (every dimension, per hour) or one cut
- * of the daily rollup (a few dimensions, per day; store/migrations/0005_daily_rollup.sql). The API asks
- * for `raw` or `rollup`; within `rollup` the smallest source that holds every dimension the query groups
- * or filters by is read. All SQL here is fixed text: no input reaches it.
+ * Where a cell query reads from: the raw table, or one cut of the daily rollup (a few dimensions per day;
+ * store/migrations/0005_daily_rollup.sql). The API asks for `raw` or `rollup`; `rollup` reads the
+ * smallest cut that holds every dimension the query groups or filters by — or the raw table when no cut
+ * does (a browser or source filter, country with stack, hourly buckets, a range not in whole days).
+ * All SQL here is fixed text: no input reaches it.
  */
 import { PERCENTILES, type Phase } from './percentiles';
 import { MIXES, type Dimension, type MixName, type Table } from './dimensions';
@@ -33,16 +34,16 @@ export interface Aggregates {
 }
 
 export interface Source {
-  name: 'raw' | 'hourly' | 'daily-site-stack' | 'daily-site-country' | 'daily-stack' | 'daily-country';
+  name: string;
   table: string;
   /** Time column and its resolution. */
   time: string;
-  grain: 'ms' | 'hour' | 'day';
-  /** Which dimension expressions apply (dimensions.ts): the rollups store normalised values. */
+  grain: 'ms' | 'day';
+  /** Which dimension expressions apply (dimensions.ts): the rollup stores normalised values. */
   expressions: Table;
   /** Stored columns available for grouping and filtering (null: all of them). */
   columns: readonly Column[] | null;
-  /** Rows of one site (can filter by site), of every site together, or both (raw, hourly). */
+  /** Rows of one site (can filter by site), of every site together, or both (raw). */
   sites: 'any' | 'one' | 'all';
   /** Fixed condition selecting the source's rows within its table. */
   where?: string;
@@ -53,7 +54,7 @@ export interface Source {
 // grows with every client), and one `countIf` per listed value 2.5× less than `sumMap(map(…))`.
 const rawAgg: Aggregates = {
   records: 'count()',
-  // The same estimator as the daily rollup, so both suppress the same cells (exact up to a few hundred).
+  // The same estimator as the rollup, so both suppress the same cells (exact up to a few hundred).
   clients: 'uniqCombined64(12)(clientToken)',
   quantiles: (p) => `quantilesTDigest(${PERCENTILES})(${p})`,
   // MIXES values are fixed identifiers without quotes: safe as literals.
@@ -62,39 +63,41 @@ const rawAgg: Aggregates = {
   inferred: "countIf(resumedSource = 'inferred')",
 };
 
-const rollupCounts = {
+const rollupAgg: Aggregates = {
   records: 'sum(records)',
-  quantiles: (p: Phase) => `quantilesTDigestMerge(${PERCENTILES})(${p})`,
+  clients: 'uniqCombined64Merge(12)(clients)',
+  quantiles: (p) => `quantilesTDigestMerge(${PERCENTILES})(${p})`,
+  mix: (_expr, name) => `sumMap(mix_${name})`,
   evidenced: 'sum(evidenced)',
   inferred: 'sum(inferred)',
 };
 
-const hourlyAgg: Aggregates = { ...rollupCounts, clients: 'uniqMerge(clients)', mix: (expr) => `sumMap(map(${expr}, records))` };
-// The daily rollup keeps each mix as a count map, so cuts without those dimensions still answer them.
-const dailyAgg: Aggregates = { ...rollupCounts, clients: 'uniqCombined64Merge(12)(clients)', mix: (_expr, name) => `sumMap(mix_${name})` };
+export const RAW: Source = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', expressions: 'raw', columns: null, sites: 'any', agg: rawAgg };
 
 const STACK: readonly Column[] = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
-const daily = (name: Source['name'], cut: number, sites: Source['sites'], columns: readonly Column[]): Source => ({
-  name,
-  table: 'handshakes_daily',
-  time: 'day',
-  grain: 'day',
-  expressions: 'rollup',
-  columns,
-  sites,
-  where: `cut = ${cut}`,
-  agg: dailyAgg,
-});
+const BY = { stack: STACK, country: ['country'] } as const satisfies Record<string, readonly Column[]>;
 
-export const RAW: Source = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', expressions: 'raw', columns: null, sites: 'any', agg: rawAgg };
-export const HOURLY: Source = { name: 'hourly', table: 'handshakes_hourly', time: 'hour', grain: 'hour', expressions: 'rollup', columns: null, sites: 'any', agg: hourlyAgg };
-/** Smallest first: the first that fits a query is read. `cut` values: see the migration. */
-const DAILY: readonly Source[] = [
-  daily('daily-stack', 6, 'all', STACK),
-  daily('daily-country', 5, 'all', ['country']),
-  daily('daily-site-stack', 2, 'one', STACK),
-  daily('daily-site-country', 1, 'one', ['country']),
-];
+/**
+ * One cut. Its number is what grouping(site, country, protocol) gives for its grouping set in the
+ * migration: a bit set where the column is aggregated away (site: 4, country: 2, protocol: 1).
+ */
+function cut(by: keyof typeof BY, sites: 'one' | 'all'): Source {
+  const n = (sites === 'all' ? 4 : 0) + (by === 'stack' ? 2 : 1);
+  return {
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${by}`,
+    table: 'handshakes_daily',
+    time: 'day',
+    grain: 'day',
+    expressions: 'rollup',
+    columns: BY[by],
+    sites,
+    where: `cut = ${n}`,
+    agg: rollupAgg,
+  };
+}
+
+/** By stack first: fewer rows than by country. */
+export const CUTS: readonly Source[] = (['all', 'one'] as const).flatMap((sites) => (['stack', 'country'] as const).map((by) => cut(by, sites)));
 
 const DAY = 86_400_000;
 
@@ -109,15 +112,13 @@ export interface SourceNeeds {
   to: number;
 }
 
-/** The source a query reads: raw when asked for, else the smallest rollup able to answer it exactly. */
+/** The source a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
 export function chooseSource(q: SourceNeeds): Source {
   if (q.table === 'raw') return RAW;
-  const dayAligned = q.from % DAY === 0 && q.to % DAY === 0;
-  if (dayAligned && q.bucket !== 'hour') {
-    const needed = new Set([...q.dimensions, ...q.filters].flatMap((d) => COLUMNS_OF[d]));
-    const fits = (s: Source) => (q.site === null ? s.sites === 'all' : s.sites === 'one') && [...needed].every((c) => s.columns?.includes(c));
-    const cut = DAILY.find(fits);
-    if (cut) return cut;
-  }
-  return HOURLY;
+  const needed = [...new Set([...q.dimensions, ...q.filters].flatMap((d) => COLUMNS_OF[d]))];
+  if (q.bucket === 'hour' || q.from % DAY !== 0 || q.to % DAY !== 0) return RAW;
+  const fits = (s: Source) =>
+    (q.site === null ? s.sites === 'all' : s.sites === 'one') &&
+    needed.every((c) => s.columns?.includes(c));
+  return CUTS.find(fits) ?? RAW;
 }

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { Type } from 'typebox';
-import type { Cell, Filters } from '../queries/cells';
+import type { CellAnswer, Filters } from '../queries/cells';
 import type { Dimension, Table } from '../queries/dimensions';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../schemas/query';
@@ -21,7 +21,7 @@ export interface GroupedCellsRoute {
     filters: Filters,
     dimensions: readonly Dimension[],
     minClients: number,
-  ) => Promise<{ cells: Cell[]; truncated: boolean }>;
+  ) => Promise<CellAnswer>;
 }
 
 export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncTypebox {

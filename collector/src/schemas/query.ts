@@ -24,7 +24,7 @@ export const CommonQuery = {
   table: Type.Optional(
     Type.Enum(['auto', 'raw', 'rollup'], {
       description:
-        'Where to read: auto = a rollup for ranges of 48 h or more (widened to whole hours, or whole days for a week or more), the raw table otherwise.',
+        'Where to read: auto = the daily rollup for ranges of 7 days or more (widened to whole UTC days), the raw table otherwise. The answer\'s `table` says what was read: a query the rollup cannot answer (browser or source filter, country with another dimension, hourly buckets) reads the raw table.',
       default: 'auto',
     }),
   ),
@@ -58,7 +58,7 @@ export const Cell = Type.Object({
 
 export const QueryAnswer = Type.Object({
   table: Type.Enum(['raw', 'rollup'], { description: 'Which table answered.' }),
-  from: Type.Integer({ description: 'Range actually covered, epoch ms (the rollup widens it to whole hours).' }),
+  from: Type.Integer({ description: 'Range actually covered, epoch ms (the rollup widens it to whole UTC days).' }),
   to: Type.Integer(),
   site: Type.Union([Type.String(), Type.Null()], { description: 'The site read, or null for every site.' }),
   minClients: Type.Integer({ description: 'Cells with fewer distinct clients are suppressed.' }),

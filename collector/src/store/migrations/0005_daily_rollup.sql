@@ -1,19 +1,23 @@
--- Daily rollup for long ranges. The hourly rollup (0003) keys every dimension the API filters by, so it
--- holds almost a row per record (3.85 M rows for 10 M records) and reading it costs nearly what the raw
--- table does. This table keeps a few coarse cuts of each day instead, one per grouping set, each a few
--- thousand rows for a month:
+-- Daily rollup, replacing the hourly rollup of 0003. That one keyed every dimension the API filters by at
+-- the hour, so it held almost a row per record (3.85 M rows for 10 M records): reading it cost nearly what
+-- the raw table does, and filling it cost more than storing the records. This table keeps four coarse
+-- cuts of each day instead, one per grouping set, a few thousand rows a month each:
 --   cut 2 = (site, day, protocol, tlsVersion, resumed, handshakeClass)  per site, by stack and mode
 --   cut 1 = (site, day, country)                                        per site, by country
 --   cut 6 = (day, protocol, tlsVersion, resumed, handshakeClass)        every site together, by stack and mode
 --   cut 5 = (day, country)                                              every site together, by country
 -- `cut` is grouping(site, country, protocol): a bit is 1 where that column was aggregated away (and holds
--- its default, ''). Queries read exactly one cut (queries/rollups.ts) and fall back to the hourly rollup
--- or the raw table when no cut has the dimensions they need (browser, source, …).
+-- its default, ''). A query reads exactly one cut (queries/sources.ts); one that needs another dimension
+-- (browser, source, country with stack) or hourly buckets reads the raw table. Hour-grain cuts were tried:
+-- per site and country they have nearly as many rows as records again, and filling them through the view
+-- took 50 µs per record (BENCHMARKS.md).
 -- The shares the API reports (mixes) are kept as count maps so that a cut without those dimensions still
 -- answers them. Distinct clients use uniqCombined64(12): exact up to a few hundred (where suppression
 -- decides), a fixed ~3 KiB HyperLogLog beyond — cheap to merge, unlike a `uniq` state that grows with the
--- number of clients. The raw rows of a store that existed before this migration are copied in by the
+-- number of clients. The rows of a store that existed before this migration are copied in by the
 -- migration runner (store/migrate.ts back-fills every new view's target from the rows already stored).
+DROP VIEW IF EXISTS handshakes_hourly_mv;
+DROP TABLE IF EXISTS handshakes_hourly;
 CREATE TABLE IF NOT EXISTS handshakes_daily
 (
     cut                UInt8,
@@ -42,8 +46,8 @@ ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(day)
 ORDER BY (cut, site, day, country, protocol, tlsVersion, resumed, handshakeClass);
 
--- Optional values are normalised to 'unknown' as in the hourly rollup, so both rollups answer the same
--- dimension expressions (queries/dimensions.ts).
+-- Optional values are normalised to 'unknown', so the cuts answer the `rollup` dimension expressions
+-- (queries/dimensions.ts).
 CREATE MATERIALIZED VIEW IF NOT EXISTS handshakes_daily_mv TO handshakes_daily AS
 SELECT
     grouping(site, country, protocol) AS cut,
