@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, round } from './lib/report';
 import { runStoreWorker } from './lib/store-child';
+import { describeLoad, loadAverage } from './lib/load';
 import type { WorkerResult } from './lib/store-worker';
 
 const LEVELS = (process.env.BENCH_SCALING_LEVELS ?? '1000000,10000000,50000000').split(',').map(Number);
@@ -30,7 +31,8 @@ interface Level {
 }
 
 async function main(): Promise<void> {
-  console.log(`scaling benchmark: ${LEVELS.map((l) => l.toLocaleString('en')).join(' → ')} records, ${ROUNDS} runs per query, budget ${BUDGET_S} s; ${machine()}`);
+  console.log(`scaling benchmark: ${LEVELS.map((l) => l.toLocaleString('en')).join(' → ')} records, ${ROUNDS} runs per query, budget ${BUDGET_S} s; ${machine()}; ${describeLoad()}`);
+  const loadAtStart = loadAverage();
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-scaling-'));
   // Day-aligned: the rollup answers whole days, so both tables cover exactly the same range.
   const end = Math.floor(Date.now() / DAY) * DAY;
@@ -55,7 +57,7 @@ async function main(): Promise<void> {
       const result = await runStoreWorker({ dataDir, targetRows: target, end, days: DAYS, seed: i + 1, rounds: ROUNDS, seriesBudgetS: 10, insertRounds: 3 });
       const seconds = (performance.now() - t0) / 1000;
       levels.push({ rows: result.rows, result, seconds });
-      console.log(`${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s`);
+      console.log(`${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s (of generation: ${round(result.rollupSeconds, 1)} s rebuilding the rollup); ${describeLoad()}`);
     }
     if (!levels.length) throw new Error('no level measured');
 
@@ -116,6 +118,8 @@ async function main(): Promise<void> {
       insertGrowth: round(last.insertTsvUs / b.insertTsvUs, 2),
       rowsGrowth: round(last.rows / b.rows, 1),
       skipped,
+      seconds: round((performance.now() - started) / 1000, 1),
+      load: { start: loadAtStart, end: loadAverage() },
     });
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -113,7 +113,11 @@ async function main(): Promise<void> {
     // states). For the bulk load they are dropped, the raw rows written, each rollup rebuilt from all rows
     // with its view's own SELECT (what the migration runner does for a store that predates a view), and
     // the views created again for later inserts.
-    const views = materializedViews(loadMigrations().flatMap((m) => m.statements));
+    // The views of the current schema (a later migration may have dropped an earlier one's).
+    const live = await (
+      await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'", format: 'JSONEachRow' })
+    ).json<{ name: string }>();
+    const views = materializedViews(loadMigrations().flatMap((m) => m.statements)).filter((v) => live.some((l) => l.name === v.name));
     for (const v of views) await store.ingest.command({ query: `DROP VIEW IF EXISTS ${v.name}` });
     await generateDemoData(store.ingest, { records: missing, days: input.days, end: input.end, seed: input.seed, chunk: 1_000_000 });
     const r0 = performance.now();
