@@ -5,17 +5,9 @@
 import { feature } from 'topojson-client';
 import countries110m from 'world-atlas/countries-110m.json';
 import countries from 'i18n-iso-countries';
-import en from 'i18n-iso-countries/langs/en.json';
 import { echarts } from './echarts';
 
-countries.registerLocale(en);
-
 export const MAP_NAME = 'world';
-
-export function countryName(alpha2: string): string {
-  if (alpha2 === 'ZZ') return 'Unknown';
-  return countries.getName(alpha2, 'en', { select: 'alias' }) ?? alpha2;
-}
 
 let registered = false;
 export function registerWorld(): void {
