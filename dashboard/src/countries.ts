@@ -1,10 +1,14 @@
-/** Country names for ISO 3166-1 alpha-2 codes as the API answers them (`ZZ`: unknown). */
-import countries from 'i18n-iso-countries';
-import en from 'i18n-iso-countries/langs/en.json';
-
-countries.registerLocale(en);
+/**
+ * Country names for ISO 3166-1 alpha-2 codes as the API answers them (`ZZ`: unknown), from the browser's
+ * own region names (Intl.DisplayNames): no name table in the bundle.
+ */
+const names = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
 
 export function countryName(alpha2: string): string {
   if (alpha2 === 'ZZ') return 'Unknown';
-  return countries.getName(alpha2, 'en', { select: 'alias' }) ?? alpha2;
+  try {
+    return names.of(alpha2) ?? alpha2;
+  } catch {
+    return alpha2; // not a well-formed region code
+  }
 }

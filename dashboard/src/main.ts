@@ -67,11 +67,12 @@ async function load(): Promise<void> {
   for (const p of panels) p.setState('loading');
   scope.textContent = f.site ? `Site ${f.site}` : 'All sites together';
 
-  const run = async <A extends object>(panel: Panel, request: Promise<A>, draw: (a: A) => boolean) => {
+  const run = async <A extends object>(panel: Panel, request: Promise<A>, draw: (a: A) => boolean | Promise<boolean>) => {
     try {
       const answer = await request;
       if (signal.aborted) return;
-      const drawn = draw(answer);
+      const drawn = await draw(answer);
+      if (signal.aborted) return;
       const flags = answer as { truncated?: boolean; sampled?: boolean };
       const note = flags.truncated ? 'Only the largest groups are shown.' : flags.sampled ? 'Estimated from the most recent connections of the range.' : '';
       panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');

@@ -6,7 +6,6 @@ import type { Answer, Cell } from '../api';
 import { createPanel } from '../panel';
 import { int, ms, pct, quantileColumns } from '../format';
 import { countryName } from '../countries';
-import { MAP_NAME, registerWorld } from '../world';
 import { fillTable, suppressedRow } from '../table';
 
 export function mapPanel(parent: HTMLElement) {
@@ -18,10 +17,12 @@ export function mapPanel(parent: HTMLElement) {
     table: { className: 'map-table' },
     wide: true,
   });
-  registerWorld();
+  // Fetched while the first queries run; the other panels draw without waiting for it.
+  const world = import('../world');
   return {
     panel,
-    render(answer: Answer, metric: 'tls' | 'connect') {
+    async render(answer: Answer, metric: 'tls' | 'connect') {
+      const { MAP_NAME } = await world;
       const cells = answer.cells.filter((c) => c.key.country !== 'ZZ');
       const shown = cells.filter((c): c is Cell & { records: number } => !c.suppressed);
       if (shown.length === 0) return false;
