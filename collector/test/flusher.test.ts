@@ -35,7 +35,7 @@ describe('flusher', () => {
         if (attempts === 1) throw new Error('store down');
       },
     });
-    await spool.append(Spool.frame(id(1), '{"i":1}\n', 1), 1);
+    await spool.append(Spool.frame(id(1), '{"i":1}\n', 1, 'JSONEachRow'), 1);
     await spool.requestSeal();
     await until(() => attempts === 1 && flusher.consecutiveFailures === 1);
     // Node schedules timers on the event loop's cached clock, which lags Date.now() under load: the
