@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { generateDemoData } from '../src/demo/generate';
 import { loadMigrations, migrate, splitStatements } from '../src/store/migrate';
 import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir } from './helpers';
 
@@ -13,6 +14,24 @@ describe('store', () => {
       expect((await rs.json<{ version: number }>()).map((r) => r.version)).toEqual(loadMigrations().map((m) => m.version));
       // Statements are idempotent too: a crash after a statement but before its record is harmless.
       for (const m of loadMigrations()) for (const s of m.statements) await store.ingest.command({ query: s });
+    } finally {
+      await store.close();
+      removeDir(dir);
+    }
+  });
+
+  it('fills the daily rollup from the rows of a data folder that predates it, and drops the hourly one', async () => {
+    const dir = tempDir();
+    const store = openStore({ dataDir: dir, clickhouse: null });
+    try {
+      await migrate(store.ingest, loadMigrations().filter((m) => m.version < 5));
+      await generateDemoData(store.ingest, { records: 20_000, days: 10, seed: 3 });
+      expect(await migrate(store.ingest)).toEqual([5]);
+      const rs = await store.query.query({ query: 'SELECT cut, sum(records) AS n FROM handshakes_daily GROUP BY cut ORDER BY cut', format: 'JSONEachRow' });
+      // Every cut counts every stored record once.
+      expect((await rs.json<{ cut: number; n: number }>()).map((r) => [Number(r.cut), Number(r.n)])).toEqual([1, 2, 5, 6].map((c) => [c, 20_000]));
+      const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'", format: 'JSONEachRow' });
+      expect(await tables.json()).toEqual([]);
     } finally {
       await store.close();
       removeDir(dir);
