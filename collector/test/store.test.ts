@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateDemoData } from '../src/demo/generate';
 import { loadMigrations, migrate, splitStatements } from '../src/store/migrate';
-import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir } from './helpers';
+import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from './helpers';
 
 describe('store', () => {
   it('applies migrations once; running them again changes nothing', async () => {
@@ -64,20 +64,15 @@ describe('store', () => {
   });
 
   it('flushes at FLUSH_MAX_ROWS without waiting for the interval', async () => {
-    const t = await startApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100' });
-    try {
+    await withApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100' }, async (t) => {
       await postBatch(t.app, makeBatch(makeRecords(120)), { gzip: true });
       await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(120);
-    } finally {
-      await t.close();
-      removeDir(t.dataDir);
-    }
+    });
   });
 
   it('answers 503 with Retry-After when the buffer is full, and keeps what it acknowledged', async () => {
-    const t = await startApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100000', MAX_BUFFERED_ROWS: '5' });
-    try {
+    await withApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100000', MAX_BUFFERED_ROWS: '5' }, async (t) => {
       expect((await postBatch(t.app, makeBatch(makeRecords(5)))).statusCode).toBe(202);
       const full = await postBatch(t.app, makeBatch(makeRecords(1)));
       expect(full.statusCode).toBe(503);
@@ -85,10 +80,7 @@ describe('store', () => {
       await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(5);
       expect((await postBatch(t.app, makeBatch(makeRecords(1)))).statusCode).toBe(202);
-    } finally {
-      await t.close();
-      removeDir(t.dataDir);
-    }
+    });
   });
 
   it('never stores or logs the client IP address', async () => {
