@@ -53,7 +53,13 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     // The visit before opt-in left connections open: let the servers close them.
     await new Promise((r) => setTimeout(r, IDLE_CLOSE_WAIT_MS));
     await visit(b, pageUrl(nginx.url));
-    const s = await waitForStorage(ext, (st) => (st.recent?.length ?? 0) >= 2 && (st.counts?.opaque ?? 0) >= 1 && (st.counts?.reused ?? 0) >= 2);
+    // The background writes `recent`/`counts` and then enqueues into the outbox (a second storage write):
+    // wait for both, or a read in between sees the records but no queue.
+    const queuedCount = (st: Awaited<ReturnType<typeof readStorage>>) => (st.outbox?.pending?.records.length ?? 0) + (st.outbox?.records.length ?? 0);
+    const s = await waitForStorage(
+      ext,
+      (st) => (st.recent?.length ?? 0) >= 2 && (st.counts?.opaque ?? 0) >= 1 && (st.counts?.reused ?? 0) >= 2 && queuedCount(st) >= 2,
+    );
     const recent = s.recent!;
     // a: the navigation; b: the first image. c (no Timing-Allow-Origin) only counted; the stylesheet and
     // b's second image rode on open connections: counted as reused.
