@@ -117,7 +117,8 @@ export function timing(samples: readonly Sample[], zeroProfile = 'local'): { row
   const seen = new Set<string>();
   const unique = samples.filter((s) => (seen.has(s.connection) ? false : (seen.add(s.connection), true)));
   const cpuSamples: Record<string, number[]> = {};
-  const key = (s: Sample) => `${s.server}|${s.expected.handshakeClass}`;
+  // Per browser too: Chromium and Firefox spend different CPU on the same handshake.
+  const key = (s: Sample) => `${s.browser}|${s.server}|${s.expected.handshakeClass}`;
   for (const s of unique) if (s.profile === zeroProfile) (cpuSamples[key(s)] ??= []).push(s.claimed.tls);
   const cpu = Object.fromEntries(Object.entries(cpuSamples).map(([k, v]) => [k, Math.round(median(v) * 10) / 10]));
   const rows: TimingRow[] = [];
@@ -182,4 +183,4 @@ export function summarise(samples: readonly Sample[]): Summary {
   };
 }
 
-export const ARMS: Arm[] = ['synthetic', 'rum'];
+export const ARMS: Arm[] = ['synthetic', 'rum', 'extension'];

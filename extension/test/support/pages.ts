@@ -115,15 +115,19 @@ export async function waitForStorage(p: Page, done: (s: Stored) => boolean, time
 
 /** Opts in the way a user does: collector URL on the options page, then "I agree" on the onboarding page. */
 export async function optIn(b: LaunchedBrowser, collectorUrl: string): Promise<Page> {
+  // Interval polling, not puppeteer's default requestAnimationFrame: a tab that renders no frames (seen
+  // in Chromium on a loaded machine, after other tabs) never resolves a rAF wait, and the call then
+  // hangs until the protocol timeout (180 s).
+  const polling = 100;
   const options = await extensionPage(b, 'options/index.html');
-  await options.waitForFunction(() => (document.getElementById('collector') as HTMLInputElement).value !== '');
+  await options.waitForFunction(() => (document.getElementById('collector') as HTMLInputElement).value !== '', { polling });
   await options.$eval('#collector', (el) => ((el as HTMLInputElement).value = ''));
   await options.type('#collector', collectorUrl);
   await options.click('button[type=submit]');
-  await options.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Saved'), { timeout: 10_000 });
+  await options.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Saved'), { timeout: 10_000, polling });
   const onboarding = await extensionPage(b, 'onboarding/index.html');
   await onboarding.click('#agree');
-  await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), { timeout: 10_000 });
+  await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), { timeout: 10_000, polling });
   return onboarding;
 }
 
@@ -131,7 +135,8 @@ export async function optIn(b: LaunchedBrowser, collectorUrl: string): Promise<P
 export async function sendNow(b: LaunchedBrowser): Promise<string> {
   const popup = await extensionPage(b, 'popup/index.html');
   await popup.click('#send');
-  await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), { timeout: 20_000 });
+  // Interval polling: see optIn.
+  await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), { timeout: 20_000, polling: 100 });
   const text = await popup.$eval('#status', (el) => el.textContent ?? '');
   await popup.close();
   return text;
