@@ -57,8 +57,8 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
       const tcpServers = o.servers.filter((s) => s !== 'h3');
       const batches: { urls: string[]; proxy?: string; hostResolver?: Record<string, string>; h3Origins?: string[] }[] = [];
       if (tcpServers.length) batches.push({ urls: tcpServers.map((s) => lab.urls[s]), proxy: `socks5://127.0.0.1:${lab.socks[profile.name]}` });
-      // Firefox ESR did not reach the lab's QUIC relay (it connects over TCP first even with the alt-svc
-      // test mapping forced, and only UDP listens there): HTTP/3 is Chromium's here.
+      // Firefox ESR did not reach the lab's QUIC relay (NS_ERROR_CONNECTION_REFUSED: it connected over
+      // TCP, and only UDP listens on the relay's address): HTTP/3 is Chromium's here.
       if (o.servers.includes('h3') && lab.udp[profile.name] && browser === 'chromium') {
         // QUIC does not go through a SOCKS proxy: the h3 origins resolve to this profile's UDP relay,
         // which listens on Caddy's port on its own loopback address.

@@ -77,8 +77,6 @@ export function firefoxPrefs(o: NormalizedOptions, bypassProxy?: string): Record
   }
   if (o.h3Origins.length) {
     prefs['network.http.http3.enable'] = true;
-    // Without it Firefox first connects over TCP (refused where only the QUIC relay listens).
-    prefs['network.http.http3.force-use-alt-svc-mapping-for-testing'] = true;
     prefs['network.http.http3.alt-svc-mapping-for-testing'] = o.h3Origins
       .map((origin) => {
         const [host, port] = origin.split(':');
