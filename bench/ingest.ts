@@ -1,5 +1,5 @@
 /**
- * Ingest benchmark. A load generator (autocannon, in this process) sends gzip batches of 20 records over
+ * Ingest benchmark. A load generator (autocannon, in its own process: lib/load-generator.ts) sends gzip batches of 20 records over
  * 50 connections, first to a bare node:http server that only reads the body (the ceiling), then to the
  * real collector with its real store (each a separate process), each for BENCH_SECONDS after a warm-up.
  * Reports records/s of both and their ratio, latency, the collector's CPU and peak RSS, and checks that
@@ -11,125 +11,43 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
-import autocannon from 'autocannon';
 import { openStore } from '../collector/src/store/clients';
-import { makeBenchBatch, rng, uuid } from './lib/records';
+import { RECORDS_PER_BATCH, startLoad } from './lib/load-generator';
 import { cpuSeconds, peakRssMiB, startTs, stop, type Child } from './lib/processes';
 import { machine, printResult, printTable, round } from './lib/report';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = 50;
-const RECORDS_PER_BATCH = 20;
-const TEMPLATES = 2000;
 
-/**
- * Every request needs its own batchId (the collector stores a resent batch once). Gzipping 20 records
- * per request would load the generator's core, so each body is two gzip members: a tiny fresh one
- * with the batch id, then one of TEMPLATES pre-compressed record arrays. Multi-member gzip is valid
- * gzip (RFC 1952 §2.2); the collector inflates it like any other body.
- */
-interface Body {
-  batchId: string;
-  body: Buffer;
-}
-
-function bodyFactory(): () => Body {
-  const r = rng(42);
-  const tails = Array.from({ length: TEMPLATES }, () => {
-    const { batchId: _id, v: _v, ...rest } = makeBenchBatch(r, RECORDS_PER_BATCH);
-    return gzipSync(JSON.stringify(rest).slice(1)); // without the leading "{"
-  });
-  let i = 0;
-  const ids = rng(7);
-  return () => {
-    const batchId = uuid(ids);
-    return { batchId, body: Buffer.concat([gzipSync(`{"v":1,"batchId":"${batchId}",`, { level: 1 }), tails[i++ % TEMPLATES]!]) };
-  };
-}
-
-interface LoadResult {
-  requestsPerSec: number;
-  recordsPerSec: number;
-  accepted: number;
-  responses2xx: number;
-  non2xx: number;
-  errors: number;
-  p50: number;
-  p99: number;
-  /** non-202 answers by status code (429 rate limit, 503 spool full or pressure) */
-  statuses: Record<number, number>;
-}
-
-/** Batch ids the server acknowledged with 202 (responses that arrived before the run ended). */
-const acknowledgedIds = new Set<string>();
-
-async function load(url: string, seconds: number, nextBody: () => Body, track = false): Promise<LoadResult> {
-  let accepted = 0;
-  const statuses: Record<number, number> = {};
-  const result = await autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: seconds,
-    requests: [
-      {
-        method: 'POST',
-        path: '/v1/handshakes',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-        // autocannon's context is per connection, and a connection has one request in flight.
-        setupRequest: (req, context) => {
-          const next = nextBody();
-          (context as { batchId?: string }).batchId = next.batchId;
-          return { ...req, body: next.body };
-        },
-        onResponse: (status, body, context) => {
-          if (status !== 202) {
-            statuses[status] = (statuses[status] ?? 0) + 1;
-            return;
-          }
-          const n = (JSON.parse(body) as { accepted: number }).accepted;
-          accepted += n;
-          if (track && n > 0) acknowledgedIds.add((context as { batchId: string }).batchId);
-        },
-      },
-    ],
-  });
-  return {
-    requestsPerSec: result.requests.average,
-    recordsPerSec: accepted / seconds,
-    accepted,
-    responses2xx: result['2xx'],
-    non2xx: result.non2xx,
-    errors: result.errors + result.timeouts,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    statuses,
-  };
-}
-
-async function measure(child: Child, nextBody: () => Body, track = false) {
-  const warm = await load(child.url, WARMUP, nextBody, track);
+async function measure(child: Child, track = false) {
   const pid = child.proc.pid!;
-  const cpu0 = cpuSeconds(pid);
-  const run = await load(child.url, SECONDS, nextBody, track);
+  let cpu0 = 0;
+  const { run, acknowledgedIds } = await startLoad({
+    url: child.url,
+    connections: CONNECTIONS,
+    warmupSeconds: WARMUP,
+    seconds: SECONDS,
+    track,
+    onWarm: () => (cpu0 = cpuSeconds(pid)),
+  });
   const cpu = (cpuSeconds(pid) - cpu0) / SECONDS;
-  return { warm, run, cpuCores: cpu, rssMiB: peakRssMiB(pid) };
+  return { run, acknowledgedIds, cpuCores: cpu, rssMiB: peakRssMiB(pid) };
 }
 
 async function main() {
-  const nextBody = bodyFactory();
   console.log(`ingest benchmark: ${CONNECTIONS} connections, gzip batches of ${RECORDS_PER_BATCH}, ${WARMUP} s warm-up + ${SECONDS} s each; ${machine()}`);
 
   const bare = await startTs('bench/lib/bare-server.ts', {});
-  const ceiling = await measure(bare, nextBody);
+  const ceiling = await measure(bare);
   await stop(bare);
 
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-ingest-'));
   try {
     const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
     const collector = await startTs('collector/src/server.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0' }, '/readyz', profile);
-    const real = await measure(collector, nextBody, true);
+    const real = await measure(collector, true);
+    const acknowledgedIds = new Set(real.acknowledgedIds);
     const exitCode = await stop(collector); // SIGTERM: drains everything acknowledged
     const store = openStore({ dataDir, clickhouse: null });
     const rs = await store.query.query({

@@ -1,7 +1,7 @@
 /**
  * Scaling benchmark: the same store grown to 1 M, 10 M and 50 M records (BENCH_SCALING_LEVELS), and at
  * each size the cost of an insert of 10 000 rows (the collector's flush block, JSONEachRow and
- * TabSeparated), of the API's queries over 30 days on the raw table and on the hourly rollup, and the
+ * TabSeparated), of the API's queries over 30 days on the raw table and on the daily rollup, and the
  * bytes per record on disk (system.parts). Baseline: the smallest size, so every figure is a ratio of
  * how cost grows with data. Sizes whose generation would not fit in the time budget
  * (BENCH_SCALING_BUDGET_S, default 480 s, so the whole run stays under 10 minutes) are skipped and
@@ -15,13 +15,14 @@ import { join } from 'node:path';
 import { QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, round } from './lib/report';
 import { runStoreWorker } from './lib/store-child';
+import { describeLoad, loadAverage } from './lib/load';
 import type { WorkerResult } from './lib/store-worker';
 
 const LEVELS = (process.env.BENCH_SCALING_LEVELS ?? '1000000,10000000,50000000').split(',').map(Number);
 const BUDGET_S = Number(process.env.BENCH_SCALING_BUDGET_S ?? 480);
 const ROUNDS = Number(process.env.BENCH_SCALING_ROUNDS ?? 10);
 const DAYS = 30;
-const HOUR = 3_600_000;
+const DAY = 86_400_000;
 
 interface Level {
   rows: number;
@@ -30,9 +31,11 @@ interface Level {
 }
 
 async function main(): Promise<void> {
-  console.log(`scaling benchmark: ${LEVELS.map((l) => l.toLocaleString('en')).join(' → ')} records, ${ROUNDS} runs per query, budget ${BUDGET_S} s; ${machine()}`);
+  console.log(`scaling benchmark: ${LEVELS.map((l) => l.toLocaleString('en')).join(' → ')} records, ${ROUNDS} runs per query, budget ${BUDGET_S} s; ${machine()}; ${describeLoad()}`);
+  const loadAtStart = loadAverage();
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-scaling-'));
-  const end = Math.floor(Date.now() / HOUR) * HOUR;
+  // Day-aligned: the rollup answers whole days, so both tables cover exactly the same range.
+  const end = Math.floor(Date.now() / DAY) * DAY;
   const started = performance.now();
   const levels: Level[] = [];
   const skipped: number[] = [];
@@ -54,14 +57,14 @@ async function main(): Promise<void> {
       const result = await runStoreWorker({ dataDir, targetRows: target, end, days: DAYS, seed: i + 1, rounds: ROUNDS, seriesBudgetS: 10, insertRounds: 3 });
       const seconds = (performance.now() - t0) / 1000;
       levels.push({ rows: result.rows, result, seconds });
-      console.log(`${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s`);
+      console.log(`${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s (of generation: ${round(result.rollupSeconds, 1)} s rebuilding the rollup); ${describeLoad()}`);
     }
     if (!levels.length) throw new Error('no level measured');
 
     const base = levels[0]!;
     const fig = (l: Level) => {
       const raw = l.result.disk.find((d) => d.table === 'handshakes');
-      const rollup = l.result.disk.find((d) => d.table === 'handshakes_hourly');
+      const rollup = l.result.disk.find((d) => d.table === 'handshakes_daily');
       const q = Object.fromEntries(QUERY_SPECS.flatMap((s) => TABLES.map((t) => [`${s.name}/${t}`, median(l.result.queryMs[`${s.name}/${t}`]!)])));
       return {
         rows: l.rows,
@@ -115,6 +118,8 @@ async function main(): Promise<void> {
       insertGrowth: round(last.insertTsvUs / b.insertTsvUs, 2),
       rowsGrowth: round(last.rows / b.rows, 1),
       skipped,
+      seconds: round((performance.now() - started) / 1000, 1),
+      load: { start: loadAtStart, end: loadAverage() },
     });
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

@@ -7,6 +7,7 @@ import type { Config } from './config';
 import { createCountryLookup, type CountryLookup } from './geo/country';
 import { Readable } from 'node:stream';
 import type { RecentBatches } from './ingest/recent-batches';
+import { insertStatement } from './ingest/encode-rows';
 import { IngestPipeline } from './ingest/pipeline';
 import { SiteRegistry } from './ingest/site-registry';
 import { installErrorHandler } from './plugins/error-handler';
@@ -102,10 +103,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     recentBatches: config.recentBatches,
     whenReady: storeStatus.whenReady,
     insert: async (content, token) => {
-      // Pre-serialised JSONEachRow from the spool, sent as is. The ingest client does nothing else after
+      // Rows as the route encoded them into the spool, sent as is. The ingest client does nothing else after
       // start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
       const result = await store.ingest.exec({
-        query: 'INSERT INTO handshakes FORMAT JSONEachRow',
+        query: insertStatement(content.format),
         values: Readable.from([Buffer.from(content.rows)], { objectMode: false }),
         clickhouse_settings: { insert_deduplication_token: token, insert_deduplicate: 1 },
       });

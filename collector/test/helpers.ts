@@ -45,6 +45,17 @@ export async function startApp(env: Record<string, string> = {}, dataDir = tempD
   return { app, dataDir, logs: () => logText, close: () => app.close() };
 }
 
+/** Runs `fn` on a fresh collector, then closes it and removes its data folder (whatever `fn` did). */
+export async function withApp(env: Record<string, string>, fn: (t: TestApp) => Promise<void>): Promise<void> {
+  const t = await startApp(env);
+  try {
+    await fn(t);
+  } finally {
+    await t.close();
+    removeDir(t.dataDir);
+  }
+}
+
 /** Beside the data folder, not in it: the store owns its folder. */
 const geoOverridesFileFor = (dataDir: string) => `${dataDir}-geo.txt`;
 

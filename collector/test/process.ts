@@ -2,59 +2,26 @@
  * The collector as a real process on loopback (fault tests): start, wait until it serves, load it with
  * concurrent clients, read its metrics, stop it by pid.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { makeBatch, makeRecords, metricValue } from './helpers';
+import { spawnTs, stopChild, type Child } from './node-process';
 import type { HandshakeBatch } from '@tlsrum/shared';
 
 const collectorDir = fileURLToPath(new URL('..', import.meta.url));
 
-export async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as { port: number };
-  srv.close();
-  return port;
-}
+export type Collector = Child;
 
-export interface Collector {
-  proc: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
+/** `src/server.ts` with load shedding and the rate limit off (tests load it from one address on a busy machine). */
 export async function startCollector(env: Record<string, string>): Promise<Collector> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  return spawnTs('src/server.ts', {
     cwd: collectorDir,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    ready: { logged: 'listening on' },
   });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300 && !out.includes('listening on'); i++) {
-    if (proc.exitCode !== null) throw new Error(`collector exited: ${out}`);
-    await sleep(100);
-  }
-  if (!out.includes(`listening on ${url}`)) {
-    proc.kill('SIGKILL');
-    throw new Error(`collector did not start: ${out}`);
-  }
-  return { proc, url, output: () => out };
 }
 
-export async function stopCollector(c: Collector, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
-  if (c.proc.exitCode !== null || c.proc.signalCode !== null) return c.proc.exitCode;
-  const exited = once(c.proc, 'exit');
-  c.proc.kill(signal);
-  const [code] = await exited;
-  return code as number | null;
-}
+export const stopCollector = stopChild;
 
 export async function scrape(c: Collector, series: string): Promise<number | undefined> {
   return metricValue(await (await fetch(`${c.url}/metrics`)).text(), series);

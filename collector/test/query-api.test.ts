@@ -1,6 +1,6 @@
 /**
  * The query API on a real embedded store with known data: exact counts, percentiles within 1 % of the
- * exact ones, suppression of small cells, token scoping, and the hourly rollup agreeing with the raw table.
+ * exact ones, suppression of small cells, token scoping, and the rollup agreeing with the raw table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandshakeRecord } from '@tlsrum/shared';
@@ -177,32 +177,66 @@ describe('timeseries, map, phases', () => {
   });
 });
 
-describe('hourly rollup', () => {
-  it('agrees with the raw table: exact counts, p95 within 1 %', async () => {
-    // A month of generated data besides the known rows.
+describe('rollups', () => {
+  it('agree with the raw table: exact counts, same suppression, p95 within 1 %', async () => {
+    // Ten days of generated data besides the known rows.
     await generateDemoData(t.app.store.ingest, { records: 120_000, days: 10, end: base, seed: 7 });
     const from = base - 10 * 86_400_000;
     const to = base + HOUR;
-    for (const path of ['/v1/compare?dimensions=stack,mode', '/v1/map?x=1', '/v1/timeseries?interval=day&dimensions=stack']) {
-      const raw = (await get(`${path}&from=${from}&to=${to}&table=raw`)).json();
-      const rollup = (await get(`${path}&from=${from}&to=${to}`)).json();
-      expect(rollup.table).toBe('rollup');
+    const paths = [
+      // every site: the day cuts (by stack, by country)
+      ['/v1/compare?dimensions=stack,mode', '', 'rollup'],
+      ['/v1/map?x=1', '', 'rollup'],
+      ['/v1/timeseries?interval=day&dimensions=stack', '', 'rollup'],
+      // one site: its own cuts
+      ['/v1/compare?dimensions=stack,mode&site=a.example.com', ADMIN, 'rollup'],
+      ['/v1/map?site=a.example.com', ADMIN, 'rollup'],
+      // a filter no cut has, hourly buckets: the raw table, and the answer says so
+      ['/v1/compare?dimensions=stack&browser=chrome', '', 'raw'],
+      ['/v1/timeseries?interval=hour&dimensions=stack', '', 'raw'],
+    ] as const;
+    let total = 0;
+    for (const [path, token, read] of paths) {
+      const rollup = (await get(`${path}&from=${from}&to=${to}`, token)).json();
+      expect(rollup.table).toBe(read);
+      // A rollup answers whole days for a range of a week or more: the raw table is asked for the same range.
+      expect(rollup.from % 86_400_000).toBe(0);
+      expect(rollup.to % 86_400_000).toBe(0);
+      expect(rollup.from).toBeLessThanOrEqual(from);
+      expect(rollup.to).toBeGreaterThanOrEqual(to);
+      const raw = (await get(`${path}&from=${rollup.from}&to=${rollup.to}&table=raw`, token)).json();
       expect(raw.table).toBe('raw');
       expect(rollup.cells.length).toBe(raw.cells.length);
-      let compared = 0;
+      let compared = 0; // cells whose percentiles are compared
       raw.cells.forEach((r: { records?: number; tls?: { p95: number }; connect?: { p95: number }; suppressed?: boolean }, i: number) => {
         const o = rollup.cells[i];
         expect(o.key).toEqual((r as { key: unknown }).key);
+        expect(o.t).toEqual((r as { t?: number }).t);
+        expect(Boolean(o.suppressed)).toBe(Boolean(r.suppressed));
         if (r.suppressed) return;
         expect(o.records).toBe(r.records);
+        expect(o.mix).toEqual((r as { mix: unknown }).mix);
         if (r.records! < 1000) return; // t-digest error bounds hold for cells of some size
         compared++;
         within1pct(o.tls.p95, r.tls!.p95);
         within1pct(o.connect.p95, r.connect!.p95);
       });
-      expect(compared).toBeGreaterThan(3);
+      expect(raw.cells.filter((c: { suppressed?: boolean }) => !c.suppressed).length).toBeGreaterThan(0);
+      total += compared;
     }
+    expect(total).toBeGreaterThan(10);
   }, 120_000);
+
+  it('suppresses a small cell in the daily rollup as in the raw table', async () => {
+    // Site a's 5 US clients (h3) of the known rows: below the threshold in both, over a week or more.
+    const q = `/v1/map?site=a.example.com&from=${base - 7 * 86_400_000}&to=${base + HOUR}`;
+    const rollup = (await get(q, ADMIN)).json();
+    expect(rollup.table).toBe('rollup');
+    const raw = (await get(`/v1/map?site=a.example.com&from=${rollup.from}&to=${rollup.to}&table=raw`, ADMIN)).json();
+    const us = (b: { cells: { key: { country: string } }[] }) => b.cells.find((c) => c.key.country === 'US');
+    expect(us(rollup)).toEqual({ key: { country: 'US' }, suppressed: true });
+    expect(us(raw)).toEqual({ key: { country: 'US' }, suppressed: true });
+  });
 });
 
 describe('documentation and dashboard', () => {

@@ -1,50 +1,20 @@
 /**
  * The collector as operators run it: a real process, real HTTP, SIGTERM, restart.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeBatch, makeRecords, removeDir, tempDir } from './helpers';
+import { freePort, spawnTs } from './node-process';
+import { startCollector, stopCollector } from './process';
 
 const collectorDir = fileURLToPath(new URL('..', import.meta.url));
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(removeDir));
 
-async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await once(srv, 'listening');
-  const { port } = srv.address() as { port: number };
-  srv.close();
-  return port;
-}
-
-async function startServer(env: Record<string, string>): Promise<{ proc: ChildProcess; url: string; output: () => string }> {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: collectorDir,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn', MIN_CLIENTS_PER_CELL: '1', MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300 && !out.includes('listening on'); i++) {
-    if (proc.exitCode !== null) throw new Error(`collector exited: ${out}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  expect(out).toContain(`listening on ${url}`);
-  return { proc, url, output: () => out };
-}
-
-async function stop(proc: ChildProcess): Promise<number | null> {
-  proc.kill('SIGTERM');
-  const [code] = await once(proc, 'exit');
-  return code as number | null;
-}
+const startServer = (env: Record<string, string>) => startCollector({ MIN_CLIENTS_PER_CELL: '1', ...env });
 
 describe('collector process', () => {
   it('serves, stores a gzip batch of 500, flushes on SIGTERM, and keeps the data across a restart', async () => {
@@ -66,14 +36,14 @@ describe('collector process', () => {
       if (records < 500) await new Promise((r) => setTimeout(r, 100));
     }
     expect(records).toBe(500);
-    expect(await stop(first.proc)).toBe(0);
+    expect(await stopCollector(first)).toBe(0);
 
     const second = await startServer({ DATA_DIR: dataDir });
     const summary = (await (await fetch(`${second.url}/v1/summary`)).json()) as { records: number };
     expect(summary.records).toBe(500);
     expect((await fetch(`${second.url}/healthz`)).status).toBe(200);
     expect((await fetch(`${second.url}/readyz`)).status).toBe(200);
-    expect(await stop(second.proc)).toBe(0);
+    expect(await stopCollector(second)).toBe(0);
   });
 
   it('stops with a clear message on a bad configuration', async () => {
@@ -95,26 +65,12 @@ describe('collector process', () => {
       expect((await fetch(`${s.url}/readyz`)).status).toBe(503);
       expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
     } finally {
-      expect(await stop(s.proc)).toBe(0);
+      expect(await stopCollector(s)).toBe(0);
     }
   });
 });
 
 /** Like startServer, but the store never becomes ready, so "listening on" is never printed: wait for healthz. */
-async function startServerNoWait(env: Record<string, string>) {
-  const port = await freePort();
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    cwd: collectorDir,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
-    stdio: 'ignore',
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  return { proc, url };
+function startServerNoWait(env: Record<string, string>) {
+  return spawnTs('src/server.ts', { cwd: collectorDir, env: { LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', ...env }, ready: { serves: '/healthz' } });
 }

@@ -4,9 +4,13 @@
  */
 import { appendFileSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import type { HandshakeBatch } from '@tlsrum/shared';
+import { toRow } from '../src/ingest/to-row';
 import { afterAll, describe, expect, it } from 'vitest';
+import { insertStatement } from '../src/ingest/encode-rows';
 import { parseSegment, Spool, SpoolFullError } from '../src/ingest/spool';
-import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir } from './helpers';
+import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from './helpers';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(removeDir));
@@ -30,7 +34,7 @@ describe('spool', () => {
   it('group commit: 200 concurrent appends share a handful of fdatasyncs, all durable when they resolve', async () => {
     const d = dir();
     const s = spool(d, { segmentMaxRows: 10_000 });
-    await Promise.all(Array.from({ length: 200 }, (_, i) => s.append(Spool.frame(id(i), rowsText(2), 2), 2)));
+    await Promise.all(Array.from({ length: 200 }, (_, i) => s.append(Spool.frame(id(i), rowsText(2), 2, 'JSONEachRow'), 2)));
     // The first round takes one append; everything that arrived meanwhile goes in the next one(s).
     expect(s.fsyncs).toBeGreaterThanOrEqual(1);
     expect(s.fsyncs).toBeLessThan(20);
@@ -47,7 +51,7 @@ describe('spool', () => {
     const s = spool(d, { segmentMaxRows: 10, segmentMaxAgeMs: 50 });
     const sealed: number[] = [];
     s.onSealed = (seg) => sealed.push(seg.rows);
-    for (let i = 0; i < 3; i++) await s.append(Spool.frame(id(i), rowsText(4), 4), 4);
+    for (let i = 0; i < 3; i++) await s.append(Spool.frame(id(i), rowsText(4), 4, 'JSONEachRow'), 4);
     // 4 + 4 fit, the third would make 12 > 10: a new segment.
     expect(sealed).toEqual([8]);
     await new Promise((r) => setTimeout(r, 200));
@@ -64,30 +68,30 @@ describe('spool', () => {
 
   it('refuses appends over the byte cap and the row cap, and takes them again once there is room', async () => {
     const d = dir();
-    const frame = Spool.frame(id(1), rowsText(5), 5);
+    const frame = Spool.frame(id(1), rowsText(5), 5, 'JSONEachRow');
     const s = spool(d, { maxBytes: frame.length * 2, segmentMaxRows: 5 });
     await s.append(frame, 5);
-    await s.append(Spool.frame(id(2), rowsText(5), 5), 5);
+    await s.append(Spool.frame(id(2), rowsText(5), 5, 'JSONEachRow'), 5);
     expect(s.accepts(5, frame.length)).toBe(false);
-    await expect(s.append(Spool.frame(id(3), rowsText(5), 5), 5)).rejects.toBeInstanceOf(SpoolFullError);
+    await expect(s.append(Spool.frame(id(3), rowsText(5), 5, 'JSONEachRow'), 5)).rejects.toBeInstanceOf(SpoolFullError);
     await s.remove(s.peek()!);
     expect(s.accepts(5, frame.length)).toBe(true);
     await s.close();
     const r = spool(dir(), { maxRows: 3 });
     expect(r.accepts(4, 10)).toBe(false);
-    await expect(r.append(Spool.frame(id(4), rowsText(4), 4), 4)).rejects.toBeInstanceOf(SpoolFullError);
+    await expect(r.append(Spool.frame(id(4), rowsText(4), 4, 'JSONEachRow'), 4)).rejects.toBeInstanceOf(SpoolFullError);
     await r.close();
   });
 
   it('recovers after a crash: complete entries kept, a torn tail cut off, ids returned for the duplicate check', async () => {
     const d = dir();
     const s = spool(d, { segmentMaxRows: 1000 });
-    for (let i = 0; i < 3; i++) await s.append(Spool.frame(id(i), rowsText(3, `b${i}`), 3), 3);
+    for (let i = 0; i < 3; i++) await s.append(Spool.frame(id(i), rowsText(3, `b${i}`), 3, 'JSONEachRow'), 3);
     // A crash: the process dies without closing; the last entry was half written.
     const [seg] = segments(d);
     const path = join(d, seg!);
     const good = statSync(path).size;
-    appendFileSync(path, Spool.frame(id(9), rowsText(3), 3).subarray(0, 20));
+    appendFileSync(path, Spool.frame(id(9), rowsText(3), 3, 'JSONEachRow').subarray(0, 20));
     const again = new Spool({ dir: d, maxBytes: 1 << 30, maxRows: 1e6, segmentMaxRows: 1000, segmentMaxAgeMs: 1000 });
     const rec = again.recover();
     expect(rec).toMatchObject({ segments: 1, rows: 9, batchIds: [id(0), id(1), id(2)], tornBytes: 20 });
@@ -95,14 +99,14 @@ describe('spool', () => {
     const content = await Spool.read(again.peek()!);
     expect(content.rows.trim().split('\n').map((l) => JSON.parse(l).tag)).toEqual(['b0', 'b0', 'b0', 'b1', 'b1', 'b1', 'b2', 'b2', 'b2']);
     // New segments continue after the recovered ones.
-    await again.append(Spool.frame(id(5), rowsText(1), 1), 1);
+    await again.append(Spool.frame(id(5), rowsText(1), 1, 'JSONEachRow'), 1);
     expect(segments(d)).toHaveLength(2);
     await again.close();
   });
 
   it('a corrupted entry (bad checksum) ends the segment there', () => {
-    const a = Spool.frame(id(1), rowsText(2), 2);
-    const b = Spool.frame(id(2), rowsText(2), 2);
+    const a = Spool.frame(id(1), rowsText(2), 2, 'JSONEachRow');
+    const b = Spool.frame(id(2), rowsText(2), 2, 'JSONEachRow');
     b.writeUInt8(b.readUInt8(b.length - 2) ^ 0xff, b.length - 2);
     const parsed = parseSegment(Buffer.concat([a, b]));
     expect(parsed.validBytes).toBe(a.length);
@@ -137,6 +141,40 @@ describe('spool in the collector (real embedded store)', () => {
     }
   });
 
+  it('replays a segment written before the format marker (JSONEachRow entries) as JSONEachRow', async () => {
+    const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
+    const spoolDir = join(t.dataDir, 'spool');
+    const batches = [makeBatch(makeRecords(4)), makeBatch(makeRecords(3))];
+    try {
+      await t.close();
+      // The frame an older collector wrote: "batchId\n" + JSONEachRow, no format after the id.
+      const ctx = (b: HandshakeBatch) => ({ batch: b, country: 'DE', receivedAt: Date.now(), isRegisteredSite: () => false });
+      const legacy = batches.map((b) => {
+        const payload = Buffer.from(`${b.batchId}\n${b.records.map((r) => JSON.stringify(toRow(r, ctx(b))) + '\n').join('')}`);
+        const head = Buffer.alloc(12);
+        head.writeUInt32LE(payload.length, 0);
+        head.writeUInt32LE(crc32(payload), 4);
+        head.writeUInt32LE(b.records.length, 8);
+        return Buffer.concat([head, payload]);
+      });
+      writeFileSync(join(spoolDir, '000000000900.seg'), Buffer.concat(legacy));
+      expect(parseSegment(readFileSync(join(spoolDir, '000000000900.seg'))).content).toMatchObject({ format: 'JSONEachRow', rowCount: 7 });
+      const again = await startApp({ FLUSH_INTERVAL_MS: '50' }, t.dataDir);
+      await again.app.ingest.flush();
+      expect(await countRows(again.app.store)).toBe(7);
+      expect(segments(spoolDir)).toEqual([]);
+      // New entries are TabSeparated, and stored the same way.
+      expect((await postBatch(again.app, makeBatch(makeRecords(5)))).statusCode).toBe(202);
+      await again.app.ingest.spool.requestSeal();
+      expect((await Spool.read(again.app.ingest.spool.peek()!)).format).toBe('TabSeparated');
+      await again.app.ingest.flush();
+      expect(await countRows(again.app.store)).toBe(12);
+      await again.close();
+    } finally {
+      removeDir(t.dataDir);
+    }
+  });
+
   it('the batch journal keeps flushed batch ids across a restart', async () => {
     const t = await startApp({ FLUSH_INTERVAL_MS: '50' });
     const batch = makeBatch(makeRecords(3));
@@ -154,8 +192,7 @@ describe('spool in the collector (real embedded store)', () => {
   });
 
   it('the same batch sent 5 times concurrently is written once, acknowledged 5 times, stored once', async () => {
-    const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
-    try {
+    await withApp({ FLUSH_INTERVAL_MS: '60000' }, async (t) => {
       const batch = makeBatch(makeRecords(20));
       const res = await Promise.all(Array.from({ length: 5 }, () => postBatch(t.app, batch, { gzip: true })));
       expect(res.map((r) => r.statusCode)).toEqual([202, 202, 202, 202, 202]);
@@ -163,15 +200,11 @@ describe('spool in the collector (real embedded store)', () => {
       expect(t.app.ingest.size).toBe(20);
       await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(20);
-    } finally {
-      await t.close();
-      removeDir(t.dataDir);
-    }
+    });
   });
 
   it('a segment inserted twice (crash after the insert, before the delete) is stored once: deduplication token', async () => {
-    const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
-    try {
+    await withApp({ FLUSH_INTERVAL_MS: '60000' }, async (t) => {
       await postBatch(t.app, makeBatch(makeRecords(5)));
       await postBatch(t.app, makeBatch(makeRecords(6)));
       await t.app.ingest.spool.requestSeal();
@@ -181,16 +214,13 @@ describe('spool in the collector (real embedded store)', () => {
       // The same insert the flusher makes, three times, as a retry after lost acknowledgements would.
       for (let i = 0; i < 3; i++) {
         await t.app.store.ingest.command({
-          query: `INSERT INTO handshakes FORMAT JSONEachRow ${content.rows}`,
+          query: `${insertStatement(content.format)}\n${content.rows}`,
           clickhouse_settings: { insert_deduplication_token: dedupToken(content.batchIds) },
         });
       }
       await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(11);
-    } finally {
-      await t.close();
-      removeDir(t.dataDir);
-    }
+    });
   });
 });
 
@@ -210,7 +240,7 @@ describe('replay after a crash does not trust the deduplication token alone', ()
       const { dedupToken } = await import('../src/ingest/flusher');
       // The segment inserted under its token, then its rows removed: the token stays in the log.
       await t.app.store.ingest.command({
-        query: `INSERT INTO handshakes FORMAT JSONEachRow ${content.rows}`,
+        query: `${insertStatement(content.format)}\n${content.rows}`,
         clickhouse_settings: { insert_deduplication_token: dedupToken(content.batchIds) },
       });
       await t.app.store.ingest.command({ query: `ALTER TABLE handshakes DELETE WHERE ${ofBatches}`, clickhouse_settings: { mutations_sync: '2' } });

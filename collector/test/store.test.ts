@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { generateDemoData } from '../src/demo/generate';
 import { loadMigrations, migrate, splitStatements } from '../src/store/migrate';
-import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir } from './helpers';
+import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from './helpers';
 
 describe('store', () => {
   it('applies migrations once; running them again changes nothing', async () => {
@@ -13,6 +14,24 @@ describe('store', () => {
       expect((await rs.json<{ version: number }>()).map((r) => r.version)).toEqual(loadMigrations().map((m) => m.version));
       // Statements are idempotent too: a crash after a statement but before its record is harmless.
       for (const m of loadMigrations()) for (const s of m.statements) await store.ingest.command({ query: s });
+    } finally {
+      await store.close();
+      removeDir(dir);
+    }
+  });
+
+  it('fills the daily rollup from the rows of a data folder that predates it, and drops the hourly one', async () => {
+    const dir = tempDir();
+    const store = openStore({ dataDir: dir, clickhouse: null });
+    try {
+      await migrate(store.ingest, loadMigrations().filter((m) => m.version < 5));
+      await generateDemoData(store.ingest, { records: 20_000, days: 10, seed: 3 });
+      expect(await migrate(store.ingest)).toEqual([5]);
+      const rs = await store.query.query({ query: 'SELECT cut, sum(records) AS n FROM handshakes_daily GROUP BY cut ORDER BY cut', format: 'JSONEachRow' });
+      // Every cut counts every stored record once.
+      expect((await rs.json<{ cut: number; n: number }>()).map((r) => [Number(r.cut), Number(r.n)])).toEqual([1, 2, 5, 6].map((c) => [c, 20_000]));
+      const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'", format: 'JSONEachRow' });
+      expect(await tables.json()).toEqual([]);
     } finally {
       await store.close();
       removeDir(dir);
@@ -45,20 +64,15 @@ describe('store', () => {
   });
 
   it('flushes at FLUSH_MAX_ROWS without waiting for the interval', async () => {
-    const t = await startApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100' });
-    try {
+    await withApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100' }, async (t) => {
       await postBatch(t.app, makeBatch(makeRecords(120)), { gzip: true });
       await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(120);
-    } finally {
-      await t.close();
-      removeDir(t.dataDir);
-    }
+    });
   });
 
   it('answers 503 with Retry-After when the buffer is full, and keeps what it acknowledged', async () => {
-    const t = await startApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100000', MAX_BUFFERED_ROWS: '5' });
-    try {
+    await withApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100000', MAX_BUFFERED_ROWS: '5' }, async (t) => {
       expect((await postBatch(t.app, makeBatch(makeRecords(5)))).statusCode).toBe(202);
       const full = await postBatch(t.app, makeBatch(makeRecords(1)));
       expect(full.statusCode).toBe(503);
@@ -66,10 +80,7 @@ describe('store', () => {
       await t.app.ingest.flush();
       expect(await countRows(t.app.store)).toBe(5);
       expect((await postBatch(t.app, makeBatch(makeRecords(1)))).statusCode).toBe(202);
-    } finally {
-      await t.close();
-      removeDir(t.dataDir);
-    }
+    });
   });
 
   it('never stores or logs the client IP address', async () => {

@@ -1,24 +1,7 @@
 /** The collector's query API, as the dashboard uses it (same origin). */
-export interface Quantiles {
-  p50: number;
-  p75: number;
-  p95: number;
-}
-
-export interface Cell {
-  key: Record<string, string>;
-  t?: number;
-  suppressed?: boolean;
-  records?: number;
-  clients?: number;
-  dns?: Quantiles;
-  tcp?: Quantiles;
-  tls?: Quantiles;
-  connect?: Quantiles;
-  ttfb?: Quantiles;
-  mix?: Record<'handshakeClass' | 'protocol' | 'tlsVersion' | 'mode', Record<string, number>>;
-  evidence?: { evidenced: number; inferred: number };
-}
+// The cell shape is the collector's own (one definition for both ends of the API).
+export type { Cell, Quantiles } from '@tlsrum/collector/queries/cells';
+import type { Cell } from '@tlsrum/collector/queries/cells';
 
 export interface Answer {
   table: 'raw' | 'rollup';

@@ -9,6 +9,7 @@
  * The column list is explicit (TSV is positional): a column added to the table must be added here, and
  * `INSERT_COLUMNS` keeps the statement and the encoder in one place.
  */
+import type { RowFormat } from './spool';
 import type { HandshakeRow } from './to-row';
 
 /** The columns, in the order each line carries them. */
@@ -46,10 +47,15 @@ export const INSERT_COLUMNS = [
   'clientToken',
 ] as const satisfies ReadonlyArray<keyof HandshakeRow>;
 
-export const TSV_FORMAT = 'TabSeparated';
+export const TSV_FORMAT = 'TabSeparated' satisfies RowFormat;
 
 /** The statement that takes `encodeRowsTsv` output (rows follow as the body). */
 export const TSV_INSERT_QUERY = `INSERT INTO handshakes (${INSERT_COLUMNS.join(', ')}) FORMAT ${TSV_FORMAT}`;
+
+/** The insert for rows spooled in `format` (segments written before TabSeparated hold JSONEachRow). */
+export function insertStatement(format: RowFormat): string {
+  return format === 'TabSeparated' ? TSV_INSERT_QUERY : 'INSERT INTO handshakes FORMAT JSONEachRow';
+}
 
 // TabSeparated escaping: backslash, tab, newline and carriage return are written as \\, \t, \n, \r.
 // Values come from schema-validated records (bounded strings), but a client chooses them, so every

@@ -14,12 +14,17 @@
  * store: batches already there are skipped, the others are inserted under a fresh token.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Spool, type SealedSegment, type SegmentContent } from './spool';
+import { contentOf, Spool, type SealedSegment, type SegmentContent } from './spool';
 
 export interface FlusherOptions {
   insert: (content: SegmentContent, dedupToken: string) => Promise<void>;
   /** Migrations done: nothing is inserted before. */
   whenReady: Promise<void>;
+  /**
+   * After the store took a segment and before its file is deleted (the batch journal): a crash between
+   * the two then leaves the segment to be replayed and checked, never neither the segment nor the ids.
+   */
+  onStored?: (content: SegmentContent) => Promise<void>;
   onFlushed?: (segment: SealedSegment, content: SegmentContent, ms: number) => void | Promise<void>;
   onError?: (err: unknown, attempt: number, retryInMs: number) => void;
   /** Which of these batch ids the store already holds (for suspect segments; see the top comment). */
@@ -94,6 +99,11 @@ export class Flusher {
         } else {
           await this.opts.insert(content, dedupToken(content.batchIds));
         }
+        try {
+          await this.opts.onStored?.(content);
+        } catch {
+          // Bookkeeping only: the rows are stored, and the segment is still deleted below.
+        }
         // If the delete fails the segment is inserted again later: the store drops the repeat.
         await this.spool.remove(seg);
         this.suspect.delete(seg.seq);
@@ -160,15 +170,13 @@ export class Flusher {
   }
 }
 
-/** The part of a segment whose batches the store does not hold yet (rows are JSONEachRow lines). */
+/** The part of a segment whose batches the store does not hold yet. */
 export function withoutStored(content: SegmentContent, stored: Set<string>): SegmentContent {
   if (stored.size === 0) return content;
-  const lines = content.rows.split('\n').filter((line) => line !== '' && !stored.has(String((JSON.parse(line) as { batchId: unknown }).batchId).toLowerCase()));
-  return {
-    batchIds: content.batchIds.filter((id) => !stored.has(id.toLowerCase())),
-    rows: lines.length ? lines.join('\n') + '\n' : '',
-    rowCount: lines.length,
-  };
+  return contentOf(
+    content.entries.filter((e) => !stored.has(e.batchId.toLowerCase())),
+    content.format,
+  );
 }
 
 export function dedupToken(batchIds: string[]): string {

@@ -11,8 +11,9 @@
  * ids) is the same on every retry and after a restart, and the store drops the repeat.
  *
  * Frame of an entry: u32 payload length, u32 CRC-32 of the payload, u32 row count, then the payload:
- * the batch id, "\n", then the rows as JSONEachRow text. A torn tail (a crash mid-write: that entry was
- * never acknowledged) is cut off at start-up.
+ * the batch id, a tab and the rows' format, "\n", then the rows in that format. Entries written before
+ * the format was recorded have no tab: their rows are JSONEachRow, and they are replayed as such. A torn
+ * tail (a crash mid-write: that entry was never acknowledged) is cut off at start-up.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, ftruncateSync } from 'node:fs';
 import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
@@ -43,11 +44,24 @@ export interface SealedSegment {
   firstAt: number;
 }
 
-export interface SegmentContent {
-  batchIds: string[];
-  /** JSONEachRow text, ready for an insert. */
+/** How an entry's rows are written: TabSeparated since the insert-format change, JSONEachRow before. */
+export type RowFormat = 'TabSeparated' | 'JSONEachRow';
+const FORMATS: ReadonlySet<string> = new Set<RowFormat>(['TabSeparated', 'JSONEachRow']);
+
+export interface SegmentEntry {
+  batchId: string;
   rows: string;
   rowCount: number;
+}
+
+export interface SegmentContent {
+  batchIds: string[];
+  /** The rows of every entry in `format`, ready for one insert. */
+  rows: string;
+  rowCount: number;
+  format: RowFormat;
+  /** The same rows per batch (to leave out the batches the store already holds). */
+  entries: SegmentEntry[];
 }
 
 interface Pending {
@@ -161,8 +175,8 @@ export class Spool {
   }
 
   /** Encodes one batch's rows as an entry; the caller passes it to `append`. */
-  static frame(batchId: string, rowsJsonEachRow: string, rowCount: number): Buffer {
-    const payload = Buffer.from(`${batchId}\n${rowsJsonEachRow}`, 'utf8');
+  static frame(batchId: string, rows: string, rowCount: number, format: RowFormat): Buffer {
+    const payload = Buffer.from(`${batchId}\t${format}\n${rows}`, 'utf8');
     const frame = Buffer.allocUnsafe(HEADER + payload.length);
     frame.writeUInt32LE(payload.length, 0);
     frame.writeUInt32LE(crc32(payload), 4);
@@ -342,9 +356,8 @@ export class Spool {
 }
 
 export function parseSegment(buf: Buffer): { content: SegmentContent; validBytes: number } {
-  const batchIds: string[] = [];
-  const parts: string[] = [];
-  let rowCount = 0;
+  const entries: SegmentEntry[] = [];
+  let format: RowFormat | null = null;
   let off = 0;
   while (off + HEADER <= buf.length) {
     const len = buf.readUInt32LE(off);
@@ -357,12 +370,22 @@ export function parseSegment(buf: Buffer): { content: SegmentContent; validBytes
     const text = payload.toString('utf8');
     const nl = text.indexOf('\n');
     if (nl < 0) break;
-    batchIds.push(text.slice(0, nl));
-    parts.push(text.slice(nl + 1));
-    rowCount += rows;
+    const [batchId, entryFormat = 'JSONEachRow'] = text.slice(0, nl).split('\t');
+    // The checksum matched, so this is what a collector wrote: refuse to guess rather than drop it.
+    if (!FORMATS.has(entryFormat)) throw new Error(`spool entry ${batchId} has rows in an unknown format "${entryFormat}"`);
+    // One process writes a segment, in one format; a mixed segment cannot be one insert.
+    if (format !== null && entryFormat !== format) throw new Error(`spool segment mixes ${format} and ${entryFormat} entries`);
+    format = entryFormat as RowFormat;
+    entries.push({ batchId: batchId!, rows: text.slice(nl + 1), rowCount: rows });
     off = end;
   }
-  return { content: { batchIds, rows: parts.join(''), rowCount }, validBytes: off };
+  return { content: contentOf(entries, format ?? 'TabSeparated'), validBytes: off };
+}
+
+export function contentOf(entries: SegmentEntry[], format: RowFormat): SegmentContent {
+  let rowCount = 0;
+  for (const e of entries) rowCount += e.rowCount;
+  return { batchIds: entries.map((e) => e.batchId), rows: entries.map((e) => e.rows).join(''), rowCount, format, entries };
 }
 
 async function fsyncDir(dir: string): Promise<void> {

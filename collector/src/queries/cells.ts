@@ -4,10 +4,13 @@
  *
  * SQL text is assembled only from the fixed expressions of this file and dimensions.ts; every value from
  * a request travels as a bound parameter (`{name:Type}`). The same metrics come from the raw table or
- * from the hourly rollup (mergeable states): the raw table for short ranges, the rollup for long ones.
+ * from a rollup (mergeable states): the raw table for short ranges, the rollup for long ones, and within
+ * the rollups the smallest one that holds the query's dimensions (sources.ts).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { dimensionSql, MIXES, type Dimension, type MixName, type Table } from './dimensions';
+import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
+import { chooseSource, type Source } from './sources';
 
 export interface Filters {
   /** epoch ms, inclusive / exclusive */
@@ -58,58 +61,41 @@ export interface Cell {
   evidence?: { evidenced: number; inferred: number };
 }
 
-export const PERCENTILES = '0.5, 0.75, 0.95';
-const HANDSHAKE_PHASES = ['tls', 'connect', 'ttfb'] as const;
-const ALL_PHASES = ['dns', 'tcp', 'tls', 'connect', 'ttfb'] as const;
-type Phase = (typeof ALL_PHASES)[number];
+/** Cells, whether the limit cut them, and the table actually read (a rollup without the dimensions falls back to raw). */
+export interface CellAnswer {
+  cells: Cell[];
+  truncated: boolean;
+  table: Table;
+}
 
-/** Aggregate expressions, per table. */
-const agg = {
-  raw: {
-    records: 'count()',
-    clients: 'uniq(clientToken)',
-    quantiles: (p: Phase) => `quantilesTDigest(${PERCENTILES})(${p})`,
-    mix: (expr: string) => `sumMap(map(${expr}, toUInt64(1)))`,
-    evidenced: "countIf(resumedSource IN ('observed', 'server-timing'))",
-    inferred: "countIf(resumedSource = 'inferred')",
-    time: 'ts',
-  },
-  rollup: {
-    records: 'sum(records)',
-    clients: 'uniqMerge(clients)',
-    quantiles: (p: Phase) => `quantilesTDigestMerge(${PERCENTILES})(${p})`,
-    mix: (expr: string) => `sumMap(map(${expr}, records))`,
-    evidenced: 'sum(evidenced)',
-    inferred: 'sum(inferred)',
-    time: 'hour',
-  },
-} as const;
-
-export function buildCellSql(q: CellQuery): { sql: string; params: Record<string, string | number> } {
-  const a = agg[q.table];
-  const keys = q.dimensions.map((d) => `${dimensionSql(d, q.table)} AS d_${d}`);
-  if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${a.time}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
+export function buildCellSql(q: CellQuery): { sql: string; params: Record<string, string | number>; source: Source['name'] } {
+  const filterDims = (['source', 'browser', 'country'] as const).filter((f) => q.filters[f] !== undefined);
+  const src = chooseSource({ table: q.table, dimensions: q.dimensions, filters: filterDims, site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to });
+  const a = src.agg;
+  const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
+  if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${src.time}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
   // Output names never equal a column name: in the rollup `sum(records) AS records` would nest aggregates.
   const metrics = [`${a.records} AS n_records`, `${a.clients} AS n_clients`];
   for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
   if (q.metrics === 'handshake') {
-    for (const m of Object.keys(MIXES) as MixName[]) metrics.push(`${a.mix(dimensionSql(m, q.table))} AS mix_${m}`);
+    for (const m of Object.keys(MIXES) as MixName[]) metrics.push(`${a.mix(dimensionSql(m, src.expressions), m)} AS mix_${m}`);
     metrics.push(`${a.evidenced} AS n_evidenced`, `${a.inferred} AS n_inferred`);
   }
 
   const params: Record<string, string | number> = {};
-  const where: string[] = [];
-  if (q.table === 'raw') {
+  const where: string[] = src.where ? [src.where] : [];
+  if (src.grain === 'ms') {
     where.push('ts >= fromUnixTimestamp64Milli({from:Int64})', 'ts < fromUnixTimestamp64Milli({to:Int64})');
     params.from = q.filters.from;
     params.to = q.filters.to;
   } else {
-    // The rollup's resolution is the hour: callers align the range to hours (see chooseTable).
-    where.push('hour >= toDateTime({fromS:Int64}, \'UTC\')', 'hour < toDateTime({toS:Int64}, \'UTC\')');
+    // The rollup answers whole days: chooseSource reads it only for a range aligned to them (see chooseTable).
+    where.push(`${src.time} >= toDateTime({fromS:Int64}, 'UTC')`, `${src.time} < toDateTime({toS:Int64}, 'UTC')`);
     params.fromS = Math.floor(q.filters.from / 1000);
     params.toS = Math.floor(q.filters.to / 1000);
   }
-  for (const f of ['site', 'source', 'browser', 'country'] as const) {
+  // A cut of every site together has no site column to filter on (chooseSource picked it for site = null).
+  for (const f of src.sites === 'all' ? filterDims : (['site', ...filterDims] as const)) {
     const v = q.filters[f];
     if (v === undefined || v === null) continue;
     where.push(`${f} = {${f}:String}`);
@@ -120,7 +106,7 @@ export function buildCellSql(q: CellQuery): { sql: string; params: Record<string
   const groupKeys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
   const sql = [
     `SELECT ${[...keys, ...metrics].join(',\n  ')}`,
-    `FROM ${q.table === 'raw' ? 'handshakes' : 'handshakes_hourly'}`,
+    `FROM ${src.table}`,
     `WHERE ${where.join(' AND ')}`,
     groupKeys.length ? `GROUP BY ${groupKeys.join(', ')}` : '',
     groupKeys.length ? `ORDER BY ${groupKeys.join(', ')}` : '',
@@ -128,7 +114,7 @@ export function buildCellSql(q: CellQuery): { sql: string; params: Record<string
   ]
     .filter(Boolean)
     .join('\n');
-  return { sql, params };
+  return { sql, params, source: src.name };
 }
 
 type Row = Record<string, unknown>;
@@ -167,21 +153,21 @@ export async function queryCells(
   client: ClickHouseClient,
   q: CellQuery,
   minClients: number,
-): Promise<{ cells: Cell[]; truncated: boolean }> {
-  const { sql, params } = buildCellSql(q);
+): Promise<CellAnswer> {
+  const { sql, params, source } = buildCellSql(q);
   const rows = await (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>();
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
   const kept = rows.filter((r) => Number(r.n_records) > 0);
   const truncated = kept.length > q.limit;
-  return { cells: kept.slice(0, q.limit).map((r) => toCell(r, q, minClients)), truncated };
+  return { cells: kept.slice(0, q.limit).map((r) => toCell(r, q, minClients)), truncated, table: source === 'raw' ? 'raw' : 'rollup' };
 }
 
-/** Ranges at least this long read the hourly rollup unless the caller asks otherwise. */
-export const ROLLUP_MIN_RANGE_MS = 48 * 3600_000;
-const HOUR = 3600_000;
+/** Ranges at least this long read the daily rollup unless the caller asks otherwise. */
+export const ROLLUP_MIN_RANGE_MS = 7 * 86_400_000;
+const DAY = 86_400_000;
 
 /**
- * Raw table or rollup for a range. The rollup answers whole hours, so its range is widened to hour
+ * Raw table or rollup for a range. The rollup answers whole (UTC) days, so its range is widened to day
  * boundaries; the answer reports the range it actually covers.
  */
 export function chooseTable(
@@ -190,5 +176,5 @@ export function chooseTable(
 ): { table: Table; from: number; to: number } {
   const table = requested === 'auto' ? (range.to - range.from >= ROLLUP_MIN_RANGE_MS ? 'rollup' : 'raw') : requested;
   if (table === 'raw') return { table, ...range };
-  return { table, from: Math.floor(range.from / HOUR) * HOUR, to: Math.ceil(range.to / HOUR) * HOUR };
+  return { table, from: Math.floor(range.from / DAY) * DAY, to: Math.ceil(range.to / DAY) * DAY };
 }

@@ -1,6 +1,7 @@
 /**
  * The dimensions the query API groups and filters by, each as a fixed SQL expression for the raw table
- * and for the hourly rollup. Names come from this whitelist only; input never reaches SQL text.
+ * and for the daily rollup (whose cuts hold only some of them: queries/sources.ts). Names come from this
+ * whitelist only; input never reaches SQL text.
  */
 export type Table = 'raw' | 'rollup';
 

@@ -3,7 +3,7 @@
  * time range and its defaults, raw table or rollup, and whether the store is up.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { chooseTable, type Cell, type Filters } from '../queries/cells';
+import { chooseTable, type CellAnswer, type Filters } from '../queries/cells';
 import { DIMENSIONS, type Dimension, type Table } from '../queries/dimensions';
 import { scopeOf, siteFor } from '../plugins/auth';
 import { httpError } from '../plugins/error-handler';
@@ -38,8 +38,8 @@ export function parseDimensions(list: string | undefined, fallback: Dimension[])
   return [...new Set(names)];
 }
 
-export function answer(ctx: QueryContext, minClients: number, result: { cells: Cell[]; truncated: boolean }) {
-  return { table: ctx.table, from: ctx.filters.from, to: ctx.filters.to, site: ctx.filters.site, minClients, ...result };
+export function answer(ctx: QueryContext, minClients: number, result: CellAnswer) {
+  return { table: result.table, from: ctx.filters.from, to: ctx.filters.to, site: ctx.filters.site, minClients, cells: result.cells, truncated: result.truncated };
 }
 
 /** Answers depend on the token: only the reader's own cache may keep them, briefly. */

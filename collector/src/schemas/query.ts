@@ -23,7 +23,8 @@ export const CommonQuery = {
   country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country (ZZ = unknown)' })),
   table: Type.Optional(
     Type.Enum(['auto', 'raw', 'rollup'], {
-      description: 'Where to read: auto = the hourly rollup for ranges of 48 h or more (widened to whole hours), the raw table otherwise.',
+      description:
+        'Where to read: auto = the daily rollup for ranges of 7 days or more (widened to whole UTC days), the raw table otherwise. The answer\'s `table` says what was read: a query the rollup cannot answer (browser or source filter, country with another dimension, hourly buckets) reads the raw table.',
       default: 'auto',
     }),
   ),
@@ -38,7 +39,7 @@ export const Cell = Type.Object({
   t: Type.Optional(Type.Integer({ description: 'Start of the time bucket, epoch ms (timeseries).' })),
   suppressed: Type.Optional(Type.Boolean({ description: 'Fewer distinct clients than minClients: no numbers are given.' })),
   records: Type.Optional(Type.Integer()),
-  clients: Type.Optional(Type.Integer({ description: 'Distinct client tokens (approximate above ~65 000).' })),
+  clients: Type.Optional(Type.Integer({ description: 'Distinct client tokens: exact up to a few hundred, a HyperLogLog estimate (±2 %) beyond.' })),
   dns: Type.Optional(Quantiles),
   tcp: Type.Optional(Quantiles),
   tls: Type.Optional(Quantiles),
@@ -57,7 +58,7 @@ export const Cell = Type.Object({
 
 export const QueryAnswer = Type.Object({
   table: Type.Enum(['raw', 'rollup'], { description: 'Which table answered.' }),
-  from: Type.Integer({ description: 'Range actually covered, epoch ms (the rollup widens it to whole hours).' }),
+  from: Type.Integer({ description: 'Range actually covered, epoch ms (the rollup widens it to whole UTC days).' }),
   to: Type.Integer(),
   site: Type.Union([Type.String(), Type.Null()], { description: 'The site read, or null for every site.' }),
   minClients: Type.Integer({ description: 'Cells with fewer distinct clients are suppressed.' }),

@@ -38,16 +38,7 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'>): Store
     // by the shards' own replicated deduplication.
     const settings: ClickHouseSettings = cluster ? { ...SESSION_SETTINGS, insert_distributed_sync: 1 } : SESSION_SETTINGS;
     const make = () => createClient({ url, username, password, database, clickhouse_settings: settings, application: 'tlsrum-collector' });
-    const ingest = make();
-    const query = make();
-    return {
-      ingest,
-      query,
-      kind: 'server',
-      database,
-      cluster: cluster ? { cluster, database } : null,
-      close: () => closeBoth(ingest, query),
-    };
+    return clientPair(make, { kind: 'server', database, cluster: cluster ? { cluster, database } : null }, closeBoth);
   }
   mkdirSync(config.dataDir, { recursive: true });
   // createChdbConnection's return type is not the client's declared `connection` type (platform notes).
@@ -56,21 +47,23 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'>): Store
       connection: createChdbConnection({ path: config.dataDir }) as unknown as never,
       clickhouse_settings: SESSION_SETTINGS,
     });
-  const ingest = make();
-  const query = make();
-  return {
-    ingest,
-    query,
-    kind: 'embedded',
-    database: 'default',
-    cluster: null,
+  return clientPair(make, { kind: 'embedded', database: 'default', cluster: null }, async (ingest, query) => {
+    await closeBoth(ingest, query);
     // close() returns while a query of a background task (site refresh, alert evaluation) may still run
     // on a libuv thread; until it ends the engine refuses another data folder in this process.
-    close: async () => {
-      await closeBoth(ingest, query);
-      await drainPending();
-    },
-  };
+    await drainPending();
+  });
+}
+
+/** One client for ingest and one for queries (each serializes its calls), closed together. */
+function clientPair(
+  make: () => ClickHouseClient,
+  info: Pick<Store, 'kind' | 'database' | 'cluster'>,
+  close: (ingest: ClickHouseClient, query: ClickHouseClient) => Promise<void>,
+): Store {
+  const ingest = make();
+  const query = make();
+  return { ingest, query, ...info, close: () => close(ingest, query) };
 }
 
 async function closeBoth(a: ClickHouseClient, b: ClickHouseClient): Promise<void> {

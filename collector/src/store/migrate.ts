@@ -60,10 +60,44 @@ export async function migrate(client: ClickHouseClient, migrations = loadMigrati
   for (const m of migrations) {
     if (done.has(m.version)) continue;
     for (const statement of m.statements) await client.command({ query: statement });
+    // A cluster's existing rows are back-filled by the operator per shard (docs/cluster.md).
+    if (!cluster) for (const view of materializedViews(m.statements)) await backfill(client, view, true);
     await client.insert({ table: 'schema_migrations', values: [{ version: m.version, name: m.name }], format: 'JSONEachRow' });
     applied.push(m.version);
   }
   return applied;
+}
+
+export interface MaterializedView {
+  name: string;
+  target: string;
+  /** The view's SELECT: what it writes into `target` for the rows of one insert. */
+  select: string;
+  /** The CREATE statement itself. */
+  statement: string;
+}
+
+/** The `CREATE MATERIALIZED VIEW … TO target AS SELECT …` statements among `statements`. */
+export function materializedViews(statements: string[]): MaterializedView[] {
+  return statements.flatMap((statement) => {
+    const m = /^CREATE\s+MATERIALIZED\s+VIEW\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+TO\s+(\w+)\s+AS\s+/i.exec(statement);
+    return m ? [{ name: m[1]!, target: m[2]!, select: statement.slice(m[0].length), statement }] : [];
+  });
+}
+
+/**
+ * Fills a view's target from every row already stored (a view only sees inserts made after it exists):
+ * the view's own SELECT over the whole table, so there is one definition of what a rollup holds.
+ * With `onlyIfEmpty` a target that already has rows is left alone (a re-run after a crash adds nothing).
+ * Migrations finish before the ingest pipeline inserts anything, so no row is counted twice.
+ */
+export async function backfill(client: ClickHouseClient, view: MaterializedView, onlyIfEmpty: boolean): Promise<void> {
+  if (onlyIfEmpty) {
+    const rs = await client.query({ query: `SELECT count() AS n FROM ${view.target}`, format: 'JSONEachRow' });
+    if (Number((await rs.json<{ n: number }>())[0]?.n) > 0) return;
+  }
+  // Names and SELECT come from the migration files, never from input.
+  await client.command({ query: `INSERT INTO ${view.target} ${view.select}` });
 }
 
 /** Keeps the handshakes table's TTL equal to the configured retention without rewriting old parts. */

@@ -22,6 +22,12 @@ export interface RegionConnection extends Connection {
   country: string;
 }
 
+/** Site, source, country and browser filters; an empty value ('*' for the site) means any. */
+const SCOPE = `({site:String} = '*' OR site = {site:String})
+    AND ({source:String} = '' OR source = {source:String})
+    AND ({country:String} = '' OR country = {country:String})
+    AND ({browser:String} = '' OR browser = {browser:String})`;
+
 const SQL = `
 SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat
 FROM (
@@ -32,10 +38,7 @@ FROM (
       <= {lifetime:Int64} AS repeat
   FROM handshakes
   WHERE ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-    AND ({site:String} = '*' OR site = {site:String})
-    AND ({source:String} = '' OR source = {source:String})
-    AND ({country:String} = '' OR country = {country:String})
-    AND ({browser:String} = '' OR browser = {browser:String})
+    AND ${SCOPE}
     AND clientToken != ''
 )
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
@@ -46,10 +49,7 @@ const CLIENTS_SQL = `
 SELECT country, uniqExact(clientToken) AS clients, count() AS connections
 FROM handshakes
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-  AND ({site:String} = '*' OR site = {site:String})
-  AND ({source:String} = '' OR source = {source:String})
-  AND ({country:String} = '' OR country = {country:String})
-  AND ({browser:String} = '' OR browser = {browser:String})
+  AND ${SCOPE}
 GROUP BY country`;
 
 type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean];

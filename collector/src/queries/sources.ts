@@ -1,0 +1,124 @@
+/**
+ * Where a cell query reads from: the raw table, or one cut of the daily rollup (a few dimensions per day;
+ * store/migrations/0005_daily_rollup.sql). The API asks for `raw` or `rollup`; `rollup` reads the
+ * smallest cut that holds every dimension the query groups or filters by — or the raw table when no cut
+ * does (a browser or source filter, country with stack, hourly buckets, a range not in whole days).
+ * All SQL here is fixed text: no input reaches it.
+ */
+import { PERCENTILES, type Phase } from './percentiles';
+import { MIXES, type Dimension, type MixName, type Table } from './dimensions';
+
+/** The stored columns a dimension is computed from. */
+type Column = 'protocol' | 'tlsVersion' | 'resumed' | 'handshakeClass' | 'country' | 'browser' | 'source';
+
+const COLUMNS_OF: Record<Dimension, readonly Column[]> = {
+  protocol: ['protocol'],
+  tlsVersion: ['tlsVersion'],
+  resumed: ['resumed'],
+  handshakeClass: ['handshakeClass'],
+  country: ['country'],
+  browser: ['browser'],
+  source: ['source'],
+  stack: ['protocol', 'tlsVersion'],
+  mode: ['handshakeClass', 'resumed'],
+};
+
+export interface Aggregates {
+  records: string;
+  clients: string;
+  quantiles: (p: Phase) => string;
+  /** Count of records per value of a mix's dimension (a Map), given the dimension's SQL expression. */
+  mix: (expr: string, name: MixName) => string;
+  evidenced: string;
+  inferred: string;
+}
+
+export interface Source {
+  name: string;
+  table: string;
+  /** Time column and its resolution. */
+  time: string;
+  grain: 'ms' | 'day';
+  /** Which dimension expressions apply (dimensions.ts): the rollup stores normalised values. */
+  expressions: Table;
+  /** Stored columns available for grouping and filtering (null: all of them). */
+  columns: readonly Column[] | null;
+  /** Rows of one site (can filter by site), of every site together, or both (raw). */
+  sites: 'any' | 'one' | 'all';
+  /** Fixed condition selecting the source's rows within its table. */
+  where?: string;
+  agg: Aggregates;
+}
+
+// Profiled at 2 M rows (BENCHMARKS.md): `uniq` of the token strings cost 2× `uniqCombined64(12)` (its set
+// grows with every client), and one `countIf` per listed value 2.5× less than `sumMap(map(…))`.
+const rawAgg: Aggregates = {
+  records: 'count()',
+  // The same estimator as the rollup, so both suppress the same cells (exact up to a few hundred).
+  clients: 'uniqCombined64(12)(clientToken)',
+  quantiles: (p) => `quantilesTDigest(${PERCENTILES})(${p})`,
+  // MIXES values are fixed identifiers without quotes: safe as literals.
+  mix: (expr, name) => `map(${MIXES[name].map((v) => `'${v}', countIf(${expr} = '${v}')`).join(', ')})`,
+  evidenced: "countIf(resumedSource IN ('observed', 'server-timing'))",
+  inferred: "countIf(resumedSource = 'inferred')",
+};
+
+const rollupAgg: Aggregates = {
+  records: 'sum(records)',
+  clients: 'uniqCombined64Merge(12)(clients)',
+  quantiles: (p) => `quantilesTDigestMerge(${PERCENTILES})(${p})`,
+  mix: (_expr, name) => `sumMap(mix_${name})`,
+  evidenced: 'sum(evidenced)',
+  inferred: 'sum(inferred)',
+};
+
+export const RAW: Source = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', expressions: 'raw', columns: null, sites: 'any', agg: rawAgg };
+
+const STACK: readonly Column[] = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+const BY = { stack: STACK, country: ['country'] } as const satisfies Record<string, readonly Column[]>;
+
+/**
+ * One cut. Its number is what grouping(site, country, protocol) gives for its grouping set in the
+ * migration: a bit set where the column is aggregated away (site: 4, country: 2, protocol: 1).
+ */
+function cut(by: keyof typeof BY, sites: 'one' | 'all'): Source {
+  const n = (sites === 'all' ? 4 : 0) + (by === 'stack' ? 2 : 1);
+  return {
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${by}`,
+    table: 'handshakes_daily',
+    time: 'day',
+    grain: 'day',
+    expressions: 'rollup',
+    columns: BY[by],
+    sites,
+    where: `cut = ${n}`,
+    agg: rollupAgg,
+  };
+}
+
+/** By stack first: fewer rows than by country. */
+export const CUTS: readonly Source[] = (['all', 'one'] as const).flatMap((sites) => (['stack', 'country'] as const).map((by) => cut(by, sites)));
+
+const DAY = 86_400_000;
+
+export interface SourceNeeds {
+  table: Table;
+  dimensions: readonly Dimension[];
+  /** Dimensions filtered on (besides site and time). */
+  filters: readonly Dimension[];
+  site: string | null;
+  bucket?: 'hour' | 'day';
+  from: number;
+  to: number;
+}
+
+/** The source a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
+export function chooseSource(q: SourceNeeds): Source {
+  if (q.table === 'raw') return RAW;
+  const needed = [...new Set([...q.dimensions, ...q.filters].flatMap((d) => COLUMNS_OF[d]))];
+  if (q.bucket === 'hour' || q.from % DAY !== 0 || q.to % DAY !== 0) return RAW;
+  const fits = (s: Source) =>
+    (q.site === null ? s.sites === 'all' : s.sites === 'one') &&
+    needed.every((c) => s.columns?.includes(c));
+  return CUTS.find(fits) ?? RAW;
+}

@@ -1,0 +1,53 @@
+/**
+ * A GET route answering cells grouped by 1–3 dimensions of the request's choice (default stack,mode):
+ * /v1/compare and /v1/phases differ only in their query and documentation.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { ClickHouseClient } from '@clickhouse/client';
+import { Type } from 'typebox';
+import type { CellAnswer, Filters } from '../queries/cells';
+import type { Dimension, Table } from '../queries/dimensions';
+import { ErrorResponse } from '../schemas/responses';
+import { CommonQuery, DimensionList, QueryAnswer } from '../schemas/query';
+import { answer, parseDimensions, privateCache, queryContext } from './query-context';
+
+export interface GroupedCellsRoute {
+  path: string;
+  summary: string;
+  description?: string;
+  query: (
+    client: ClickHouseClient,
+    table: Table,
+    filters: Filters,
+    dimensions: readonly Dimension[],
+    minClients: number,
+  ) => Promise<CellAnswer>;
+}
+
+export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncTypebox {
+  return async (app) => {
+    app.get(
+      route.path,
+      {
+        schema: {
+          summary: route.summary,
+          ...(route.description ? { description: route.description } : {}),
+          tags: ['query'],
+          security: [{}, { bearer: [] }],
+          querystring: Type.Object({
+            ...CommonQuery,
+            dimensions: Type.Optional(DimensionList(3, 'Comma-separated, 1–3 of the dimensions (default stack,mode).')),
+          }),
+          response: { 200: QueryAnswer, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse },
+        },
+      },
+      async (request, reply) => {
+        const ctx = await queryContext(app, request, request.query);
+        const dimensions = parseDimensions(request.query.dimensions, ['stack', 'mode']);
+        const min = app.config.minClientsPerCell;
+        privateCache(reply);
+        return answer(ctx, min, await route.query(app.store.query, ctx.table, ctx.filters, dimensions, min));
+      },
+    );
+  };
+}

@@ -1,0 +1,37 @@
+/** Which table or rollup cut a query reads: the smallest that holds every dimension it needs. */
+import { describe, expect, it } from 'vitest';
+import { chooseTable } from '../src/queries/cells';
+import { chooseSource, type SourceNeeds } from '../src/queries/sources';
+
+const DAY = 86_400_000;
+const end = Date.UTC(2026, 10, 23);
+const month = { from: end - 30 * DAY, to: end };
+const needs = (n: Partial<SourceNeeds>): SourceNeeds => ({ table: 'rollup', dimensions: [], filters: [], site: null, ...month, ...n });
+
+describe('chooseSource', () => {
+  it('reads the daily cuts for the dashboard views over whole days', () => {
+    expect(chooseSource(needs({ dimensions: ['stack', 'mode'] }))).toMatchObject({ name: 'rollup-all-sites-by-stack', where: 'cut = 6' });
+    expect(chooseSource(needs({ dimensions: ['country'] }))).toMatchObject({ name: 'rollup-all-sites-by-country', where: 'cut = 5' });
+    expect(chooseSource(needs({ dimensions: ['stack'], bucket: 'day' })).name).toBe('rollup-all-sites-by-stack');
+    expect(chooseSource(needs({ dimensions: ['tlsVersion'], site: 'a.example.com' }))).toMatchObject({ name: 'rollup-site-by-stack', where: 'cut = 2' });
+    expect(chooseSource(needs({ filters: ['country'], site: 'a.example.com' }))).toMatchObject({ name: 'rollup-site-by-country', where: 'cut = 1' });
+  });
+
+  it('reads the raw table when no cut has the dimensions, the grain or the range, or when asked to', () => {
+    expect(chooseSource(needs({ dimensions: ['stack'], filters: ['browser'] })).name).toBe('raw');
+    expect(chooseSource(needs({ dimensions: ['country', 'stack'] })).name).toBe('raw');
+    expect(chooseSource(needs({ dimensions: ['source'] })).name).toBe('raw');
+    expect(chooseSource(needs({ bucket: 'hour' })).name).toBe('raw');
+    expect(chooseSource(needs({ from: month.from + 3_600_000 })).name).toBe('raw');
+    expect(chooseSource(needs({ table: 'raw', dimensions: ['country'] })).name).toBe('raw');
+  });
+});
+
+describe('chooseTable', () => {
+  it('reads the rollup from a week on, widened to whole days', () => {
+    const t = Date.UTC(2026, 10, 23, 10, 17, 5);
+    expect(chooseTable({ from: t - 7 * DAY, to: t })).toEqual({ table: 'rollup', from: Date.UTC(2026, 10, 16), to: Date.UTC(2026, 10, 24) });
+    expect(chooseTable({ from: t - 3 * DAY, to: t })).toEqual({ table: 'raw', from: t - 3 * DAY, to: t });
+    expect(chooseTable({ from: t - 3 * DAY, to: t }, 'rollup')).toEqual({ table: 'rollup', from: Date.UTC(2026, 10, 20), to: Date.UTC(2026, 10, 24) });
+  });
+});
