@@ -31,6 +31,8 @@ import { connectionId, ProxyLog, readTruth } from './truth';
 const EXTENSION_DIST = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'extension', 'dist');
 /** Entries a lab page yields: the navigation, the same-origin image, the b. and the c. image. */
 const ENTRIES_PER_VISIT = 4;
+/** Interval polling for the extension pages' waits (see optIn: rAF waits hung here). */
+const POLL_MS = 100;
 
 export interface ExtensionArmOptions {
   browsers: BrowserName[];
@@ -99,7 +101,7 @@ export async function runExtensionArm(lab: RunningLab, o: ExtensionArmOptions): 
               });
               browserVersions[name] = await b.browser.version();
               step = 'opt-in';
-              await optIn(b, collector.url);
+              await optIn(b, collector.url, POLL_MS);
               step = 'popup';
               const ext = await extensionPage(b, 'popup/index.html');
               step = 'visits';
@@ -110,7 +112,7 @@ export async function runExtensionArm(lab: RunningLab, o: ExtensionArmOptions): 
               step = 'send';
               counts = JSON.stringify((await readStorage(ext)).counts ?? {});
               // Everything waiting goes to the collector now (the outbox sends in batches of ≤ 200).
-              for (let i = 0; i < 10 && (await sendNow(b)) !== 'Sent 0.'; i++);
+              for (let i = 0; i < 10 && (await sendNow(b, POLL_MS)) !== 'Sent 0.'; i++);
             } catch (e) {
               visits.push({ browser: name, profile, mode, server: o.servers[0]!, prime: false, start: t0, end: Date.now(), counted: 0, error: `${step}: ${e instanceof Error ? e.message.split('\n')[0]! : String(e)}` });
             } finally {

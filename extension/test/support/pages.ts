@@ -114,29 +114,31 @@ export async function waitForStorage(p: Page, done: (s: Stored) => boolean, time
 }
 
 /** Opts in the way a user does: collector URL on the options page, then "I agree" on the onboarding page. */
-export async function optIn(b: LaunchedBrowser, collectorUrl: string): Promise<Page> {
-  // Interval polling, not puppeteer's default requestAnimationFrame: a tab that renders no frames (seen
-  // in Chromium on a loaded machine, after other tabs) never resolves a rAF wait, and the call then
-  // hangs until the protocol timeout (180 s).
-  const polling = 100;
+/**
+ * `polling`: interval polling (ms) instead of puppeteer's default requestAnimationFrame — the lab's
+ * accuracy run needs it: there a tab that rendered no frames (Chromium, loaded machine, after other
+ * tabs) never resolved a rAF wait and the call hung until the protocol timeout (180 s).
+ */
+export async function optIn(b: LaunchedBrowser, collectorUrl: string, polling?: number): Promise<Page> {
+  const wait = polling ? { polling } : {};
   const options = await extensionPage(b, 'options/index.html');
-  await options.waitForFunction(() => (document.getElementById('collector') as HTMLInputElement).value !== '', { polling });
+  await options.waitForFunction(() => (document.getElementById('collector') as HTMLInputElement).value !== '', wait);
   await options.$eval('#collector', (el) => ((el as HTMLInputElement).value = ''));
   await options.type('#collector', collectorUrl);
   await options.click('button[type=submit]');
-  await options.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Saved'), { timeout: 10_000, polling });
+  await options.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Saved'), { timeout: 10_000, ...wait });
   const onboarding = await extensionPage(b, 'onboarding/index.html');
   await onboarding.click('#agree');
-  await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), { timeout: 10_000, polling });
+  await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), { timeout: 10_000, ...wait });
   return onboarding;
 }
 
 /** Presses "Send now" in the popup (opened as a tab) and returns its status line. */
-export async function sendNow(b: LaunchedBrowser): Promise<string> {
+/** `polling`: see optIn. */
+export async function sendNow(b: LaunchedBrowser, polling?: number): Promise<string> {
   const popup = await extensionPage(b, 'popup/index.html');
   await popup.click('#send');
-  // Interval polling: see optIn.
-  await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), { timeout: 20_000, polling: 100 });
+  await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), { timeout: 20_000, ...(polling ? { polling } : {}) });
   const text = await popup.$eval('#status', (el) => el.textContent ?? '');
   await popup.close();
   return text;
