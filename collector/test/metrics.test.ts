@@ -35,6 +35,22 @@ describe('metrics registry', () => {
     );
   });
 
+  it('reads kept and collected series alike; an unlabelled counter is 0 before its first inc', () => {
+    const r = new Registry();
+    const kept = r.counter('kept_total', 'x');
+    expect(r.render()).toContain('\nkept_total 0\n');
+    kept.inc();
+    expect(kept.get()).toBe(1);
+    const collected = r.counter('collected_total', 'x', ['k'], () => [[{ k: 'a' }, 7]]);
+    expect([collected.get({ k: 'a' }), collected.get({ k: 'b' })]).toEqual([7, 0]);
+    const g = r.gauge('g', 'x', ['k']);
+    g.set({ k: 'a' }, 2);
+    expect([g.get({ k: 'a' }), g.get({ k: 'b' })]).toEqual([2, undefined]);
+    g.reset({ k: 'a' });
+    expect(g.get({ k: 'a' })).toBeUndefined();
+    expect(r.gauge('h', 'x', [], () => [[{}, 3]]).get()).toBe(3);
+  });
+
   it('returns the existing metric for the same name and kind, refuses another kind, bad names and labels', () => {
     const r = new Registry();
     expect(r.counter('a_total', 'x')).toBe(r.counter('a_total', 'x'));
@@ -54,6 +70,9 @@ describe('GET /metrics', () => {
     await t.close();
     removeDir(t.dataDir);
   });
+  /** One comparison for many series: a failure shows every value that differs. */
+  const expectSeries = (text: string, want: Record<string, number>) =>
+    expect(Object.fromEntries(Object.keys(want).map((k) => [k, metricValue(text, k)]))).toEqual(want);
   const scrape = async () => {
     const res = await t.app.inject({ url: '/metrics' });
     expect(res.statusCode).toBe(200);
@@ -73,26 +92,30 @@ describe('GET /metrics', () => {
     expect((await postBatch(t.app, makeBatch(makeRecords(20)))).statusCode).toBe(503); // 40 > MAX_BUFFERED_ROWS
 
     let text = await scrape();
-    expect(metricValue(text, 'tlsrum_records_accepted_total')).toBe(20);
-    expect(metricValue(text, 'tlsrum_batches_accepted_total')).toBe(1);
-    expect(metricValue(text, 'tlsrum_batches_rejected_total{reason="duplicate"}')).toBe(1);
-    expect(metricValue(text, 'tlsrum_records_rejected_total{reason="duplicate"}')).toBe(20);
-    expect(metricValue(text, 'tlsrum_batches_rejected_total{reason="invalid"}')).toBe(1);
-    expect(metricValue(text, 'tlsrum_batches_rejected_total{reason="spool_full"}')).toBe(1);
-    expect(metricValue(text, 'tlsrum_records_rejected_total{reason="spool_full"}')).toBe(20);
-    expect(metricValue(text, 'tlsrum_http_responses_total{status="503"}')).toBe(1);
-    expect(metricValue(text, 'tlsrum_spool_rows')).toBe(20);
+    expectSeries(text, {
+      tlsrum_records_accepted_total: 20,
+      tlsrum_batches_accepted_total: 1,
+      'tlsrum_batches_rejected_total{reason="duplicate"}': 1,
+      'tlsrum_records_rejected_total{reason="duplicate"}': 20,
+      'tlsrum_batches_rejected_total{reason="invalid"}': 1,
+      'tlsrum_batches_rejected_total{reason="spool_full"}': 1,
+      'tlsrum_records_rejected_total{reason="spool_full"}': 20,
+      'tlsrum_http_responses_total{status="503"}': 1,
+      tlsrum_spool_rows: 20,
+      tlsrum_spool_fsyncs_total: 1,
+    });
     expect(metricValue(text, 'tlsrum_spool_bytes')).toBeGreaterThan(20 * 100);
-    expect(metricValue(text, 'tlsrum_spool_fsyncs_total')).toBe(1);
 
     await t.app.ingest.flush();
     text = await scrape();
-    expect(metricValue(text, 'tlsrum_spool_rows')).toBe(0);
-    expect(metricValue(text, 'tlsrum_spool_bytes')).toBe(0);
-    expect(metricValue(text, 'tlsrum_spool_oldest_age_seconds')).toBe(0);
-    expect(metricValue(text, 'tlsrum_rows_flushed_total')).toBe(20);
-    expect(metricValue(text, 'tlsrum_flush_duration_seconds_count')).toBe(1);
-    expect(metricValue(text, 'tlsrum_store_errors_total')).toBe(0);
+    expectSeries(text, {
+      tlsrum_spool_rows: 0,
+      tlsrum_spool_bytes: 0,
+      tlsrum_spool_oldest_age_seconds: 0,
+      tlsrum_rows_flushed_total: 20,
+      tlsrum_flush_duration_seconds_count: 1,
+      tlsrum_store_errors_total: 0,
+    });
   });
 
   it('lets other plugins add series through app.registry', async () => {

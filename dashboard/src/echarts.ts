@@ -1,10 +1,15 @@
-/** ECharts, tree-shaken: only the charts and components the dashboard draws. */
+/**
+ * ECharts, tree-shaken: `echarts/core` with only the charts and components the dashboard draws. The map
+ * chart is registered here with the others because a chart instance takes the data processors and visuals
+ * registered before its init (registering MapChart later broke the map); only the map data (world.ts)
+ * loads on demand.
+ */
 import * as echarts from 'echarts/core';
 import { BarChart, LineChart, MapChart } from 'echarts/charts';
-import { AriaComponent, GridComponent, LegendComponent, TooltipComponent, VisualMapComponent, DataZoomComponent } from 'echarts/components';
+import { AriaComponent, GridComponent, LegendPlainComponent, TooltipComponent, VisualMapContinuousComponent } from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 
-echarts.use([BarChart, LineChart, MapChart, AriaComponent, GridComponent, LegendComponent, TooltipComponent, VisualMapComponent, DataZoomComponent, CanvasRenderer]);
+echarts.use([BarChart, LineChart, MapChart, AriaComponent, GridComponent, LegendPlainComponent, TooltipComponent, VisualMapContinuousComponent, CanvasRenderer]);
 
 export { echarts };
 export type { EChartsType } from 'echarts/core';

@@ -1,4 +1,4 @@
-import type { Cell } from './api';
+import type { Cell, Quantiles } from './api';
 
 export const ms = (v: number | undefined) => (v === undefined ? '—' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
 export const pct = (v: number | undefined) => (v === undefined ? '—' : `${Math.round(v * 100)} %`);
@@ -16,5 +16,15 @@ export function sortByStackMode(cells: Cell[]): Cell[] {
   };
   return [...cells].sort((a, b) => rank(a.key.stack, STACKS) - rank(b.key.stack, STACKS) || rank(a.key.mode, MODES) - rank(b.key.mode, MODES));
 }
+
+/** The groups a stack × mode chart draws: shown (not suppressed) and with both stack and mode known. */
+export const drawnStackModes = (cells: Cell[]) => sortByStackMode(cells).filter((c) => !c.suppressed && c.key.stack !== 'unknown' && c.key.mode !== 'unknown');
+
+/** CSV columns `<prefix>_p50`, `_p75`, `_p95` (empty for a suppressed cell). */
+export const quantileColumns = (prefix: string, q: Quantiles | undefined) => ({
+  [`${prefix}_p50`]: q?.p50,
+  [`${prefix}_p75`]: q?.p75,
+  [`${prefix}_p95`]: q?.p95,
+});
 
 export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1'];

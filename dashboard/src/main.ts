@@ -14,7 +14,7 @@ import { sharesPanel } from './panels/shares';
 import { phasesPanel } from './panels/phases';
 import { whatIfPanel } from './panels/whatif';
 import { alertsPanel } from './panels/alerts';
-import { countryName } from './world';
+import { countryName } from './countries';
 
 const form = document.querySelector<HTMLFormElement>('#filters')!;
 const scope = document.querySelector<HTMLElement>('#scope')!;
@@ -67,18 +67,17 @@ async function load(): Promise<void> {
   for (const p of panels) p.setState('loading');
   scope.textContent = f.site ? `Site ${f.site}` : 'All sites together';
 
-  const run = async <A extends object>(panel: Panel, request: Promise<A>, draw: (a: A) => boolean) => {
+  const run = async <A extends object>(panel: Panel, request: Promise<A>, draw: (a: A) => boolean | Promise<boolean>) => {
     try {
       const answer = await request;
       if (signal.aborted) return;
-      const drawn = draw(answer);
+      const drawn = await draw(answer);
+      if (signal.aborted) return;
       const flags = answer as { truncated?: boolean; sampled?: boolean };
       const note = flags.truncated ? 'Only the largest groups are shown.' : flags.sampled ? 'Estimated from the most recent connections of the range.' : '';
       panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');
-      if (!drawn) panel.setRows([]);
     } catch (err) {
       if (signal.aborted) return;
-      panel.setRows([]);
       panel.setState('error', describeError(err, f));
     }
   };
@@ -136,11 +135,6 @@ form.addEventListener('change', (e) => {
 });
 form.addEventListener('submit', (e) => e.preventDefault());
 window.addEventListener('popstate', () => void load());
-let resizeTimer = 0;
-window.addEventListener('resize', () => {
-  clearTimeout(resizeTimer);
-  resizeTimer = window.setTimeout(() => panels.forEach((p) => p.resize()), 100);
-});
 
 api.sites().then(
   ({ sites }) => {

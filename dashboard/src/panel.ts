@@ -1,6 +1,7 @@
 /**
- * One dashboard panel: a titled section with its charts, a CSV download of exactly the data drawn, and
- * loading / empty / error states (`data-state` on the section, also read by the browser test).
+ * One dashboard panel: a titled section with its charts, an optional table, a CSV download of exactly
+ * the data drawn, and loading / empty / error states (`data-state` on the section, also read by the
+ * browser test). Panels own only what they draw; everything every panel does lives here.
  */
 import { echarts, type EChartsType } from './echarts';
 import { download, type Row } from './csv';
@@ -11,12 +12,15 @@ export interface Panel {
   id: string;
   section: HTMLElement;
   charts: EChartsType[];
+  /** The panel's table holder (empty when the panel has none); emptied with the charts. */
+  table: HTMLElement;
   setState(state: PanelState, message?: string): void;
   setRows(rows: Row[]): void;
-  resize(): void;
+  /** Replaces chart `i`'s whole option (no merge with the previous filter's series), accessible. */
+  draw(i: number, option: Record<string, unknown>): void;
 }
 
-/** Every chart on the page, by panel, for resizing and for the browser test (window.tlsrumDashboard). */
+/** Every chart on the page, by panel, for the browser test (window.tlsrumDashboard). */
 export const registry = new Map<string, EChartsType[]>();
 
 export function createPanel(
@@ -26,9 +30,8 @@ export function createPanel(
     title: string;
     description: string;
     charts: { label: string; className?: string }[];
-    aside?: HTMLElement;
-    /** The aside goes below the charts instead of beside them. */
-    asideBelow?: boolean;
+    /** A table beside the charts, or below them (`below`) where its rows are long. */
+    table?: { className?: string; below?: boolean };
     wide?: boolean;
   },
 ): Panel {
@@ -47,9 +50,13 @@ export function createPanel(
   section.querySelector('h2')!.textContent = opts.title;
   section.querySelector('.desc')!.textContent = opts.description;
   const body = section.querySelector<HTMLElement>('.body')!;
-  if (opts.asideBelow) body.classList.add('stacked');
   const holder = section.querySelector<HTMLElement>('.charts')!;
-  if (opts.aside) body.append(opts.aside);
+  const table = document.createElement('div');
+  if (opts.table) {
+    table.className = `table-wrap ${opts.table.className ?? ''}`;
+    if (opts.table.below) body.classList.add('stacked');
+    body.append(table);
+  }
   parent.append(section);
 
   const charts = opts.charts.map((c) => {
@@ -60,7 +67,7 @@ export function createPanel(
     el.tabIndex = 0;
     holder.append(el);
     const chart = echarts.init(el, undefined, { renderer: 'canvas' });
-    // Charts follow their box (grid reflow, phone rotation), not only the window.
+    // Charts follow their box (window resize, grid reflow, phone rotation).
     new ResizeObserver(() => chart.resize()).observe(el);
     return chart;
   });
@@ -71,11 +78,16 @@ export function createPanel(
   button.setAttribute('aria-label', `Download the data of "${opts.title}" as CSV`);
   button.addEventListener('click', () => download(`tlsrum-${opts.id}.csv`, rows));
   const status = section.querySelector<HTMLElement>('.status')!;
+  const setRows = (r: Row[]) => {
+    rows = r;
+    button.disabled = r.length === 0;
+  };
 
   return {
     id: opts.id,
     section,
     charts,
+    table,
     setState(state, message = '') {
       section.dataset.state = state;
       section.setAttribute('aria-busy', String(state === 'loading'));
@@ -85,15 +97,25 @@ export function createPanel(
       for (const c of charts) {
         if (state === 'loading') c.showLoading('default', { text: '' });
         else c.hideLoading();
-        if (state === 'empty' || state === 'error') c.clear();
+      }
+      // Nothing from the previous filters may stay on screen or in the download.
+      if (state === 'empty' || state === 'error') {
+        for (const c of charts) c.clear();
+        table.replaceChildren();
+        setRows([]);
       }
     },
-    setRows(r) {
-      rows = r;
-      button.disabled = r.length === 0;
+    setRows,
+    draw(i, option) {
+      charts[i]!.setOption({ aria: { enabled: true }, ...option }, true);
     },
-    resize() {
-      for (const c of charts) c.resize();
-    },
+  };
+}
+
+/** What every chart with a category or time axis shares: an axis tooltip in the chart's unit, the legend on top. */
+export function axisChart(format: (v: number) => string, opts: { shadow?: boolean } = {}) {
+  return {
+    tooltip: { trigger: 'axis', valueFormatter: format, ...(opts.shadow ? { axisPointer: { type: 'shadow' } } : {}) },
+    legend: { top: 0 },
   };
 }

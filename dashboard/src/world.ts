@@ -1,32 +1,28 @@
 /**
  * The world map for the choropleth: Natural Earth 1:110m countries from world-atlas (TopoJSON, ISO 3166
  * numeric ids) converted to GeoJSON with topojson-client, keyed by alpha-2 code as the API answers.
+ * Loaded on its own (`import('./world')`): the map data is a seventh of the dashboard's code, and every
+ * other panel draws without it.
  */
 import { feature } from 'topojson-client';
 import countries110m from 'world-atlas/countries-110m.json';
-import countries from 'i18n-iso-countries';
-import en from 'i18n-iso-countries/langs/en.json';
+// Only the code table (alpha-2, alpha-3, numeric): names come from the browser (countries.ts).
+import codes from 'i18n-iso-countries/codes.json';
 import { echarts } from './echarts';
-
-countries.registerLocale(en);
 
 export const MAP_NAME = 'world';
 
-export function countryName(alpha2: string): string {
-  if (alpha2 === 'ZZ') return 'Unknown';
-  return countries.getName(alpha2, 'en', { select: 'alias' }) ?? alpha2;
-}
+registerWorld();
 
-let registered = false;
-export function registerWorld(): void {
-  if (registered) return;
+function registerWorld(): void {
+  const alpha2ByNumeric = new Map(codes.map(([alpha2, , numeric]) => [numeric, alpha2]));
   const topo = countries110m as unknown as Parameters<typeof feature>[0];
   const geo = feature(topo, topo.objects.countries as never) as unknown as {
     features: { type: 'Feature'; id?: string | number; properties?: { name?: string }; geometry: unknown }[];
   };
   const features = geo.features
     .map((f) => {
-      const alpha2 = f.id !== undefined ? countries.numericToAlpha2(String(f.id).padStart(3, '0')) : undefined;
+      const alpha2 = f.id !== undefined ? alpha2ByNumeric.get(String(f.id).padStart(3, '0')) : undefined;
       // Unrecognised territories (e.g. N. Cyprus, Somaliland) keep their name; they never match data.
       return { ...f, properties: { name: alpha2 ?? `x-${f.properties?.name ?? ''}` } };
     })
@@ -34,7 +30,6 @@ export function registerWorld(): void {
     .filter((f) => f.properties.name !== 'AQ');
   for (const f of features) unwrapAntimeridian(f.geometry as Geometry);
   echarts.registerMap(MAP_NAME, { type: 'FeatureCollection', features } as never);
-  registered = true;
 }
 
 type Ring = [number, number][];

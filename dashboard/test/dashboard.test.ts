@@ -4,7 +4,7 @@
  * goes into the URL and the charts follow, empty and error states show, the layout fits a phone.
  * Screenshots go to test-artifacts/dashboard/.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
@@ -24,6 +24,7 @@ const states = (state: string, alerts = state === 'error' ? 'error' : 'empty') =
   Object.fromEntries(PANELS.map((p) => [p, p === 'alerts' ? alerts : state]));
 
 let work: string;
+let outDir: string;
 let app: Awaited<ReturnType<typeof buildApp>>;
 let browser: Browser;
 let page: Page;
@@ -54,7 +55,7 @@ const panelStates = (p: Page) => p.$$eval('section.panel', (els) => Object.fromE
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'tlsrum-dashboard-'));
-  const outDir = join(work, 'dist');
+  outDir = join(work, 'dist');
   await build({ root: dashboardDir, configFile: join(dashboardDir, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
   // Load shedding off: a busy test machine lags the event loop, and a 503 there would not be the dashboard's fault.
   const config = loadConfig({
@@ -113,6 +114,17 @@ describe('dashboard', () => {
     expect(await page.$$eval('#map tbody tr', (rows) => rows.length)).toBeGreaterThanOrEqual(30);
     await page.screenshot({ path: join(artifacts, 'dashboard-30d.png'), fullPage: true });
     expect(errors).toEqual([]);
+  });
+
+  it('loads the world map data on its own, not with the other panels', async () => {
+    const assets = readdirSync(join(outDir, 'assets')).filter((f) => f.endsWith('.js'));
+    const entry = readFileSync(join(outDir, 'index.html'), 'utf8').match(/src="\.\/assets\/([^"]+\.js)"/)![1]!;
+    // world-atlas is TopoJSON: the chunk holding it has `type: "Topology"` (quoted however the minifier likes).
+    const world = assets.filter((f) => /["'`]Topology["'`]/.test(readFileSync(join(outDir, 'assets', f), 'utf8')));
+    expect(world).toHaveLength(1);
+    expect(world[0]).not.toBe(entry);
+    // ...and the page fetched it (the map rendered in the test above).
+    expect(await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name))).toContainEqual(expect.stringContaining(world[0]!));
   });
 
   it('puts a filter change into the URL and redraws every chart for it', async () => {

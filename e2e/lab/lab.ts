@@ -10,16 +10,15 @@ import { setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeLabCa, type LabCa } from './ca';
-import { renderCaddyfile } from './caddy-conf';
-import { renderNginxConf, type NginxPorts } from './nginx-conf';
+import { renderCaddyfile, spawnCaddy } from './caddy-conf';
+import { stderrTail, waitExit, waitListening } from './children';
+import { renderNginxConf, spawnNginx, type NginxPorts } from './nginx-conf';
 import { pagePath, writePages } from './pages';
 import { freePort } from './ports';
 import { RTT_PROFILES, geoipOverrides, type RttProfile } from './profiles';
 import type { ProxiesConfig } from './proxies-main';
 import { LAB_DOMAIN, SERVERS, hostOf, type ServerId } from './servers';
 
-export const NGINX_BIN = '/usr/sbin/nginx';
-export const CADDY_BIN = '/usr/bin/caddy';
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 export const DEFAULT_LAB_DIR = resolve(HERE, '..', '.lab');
 
@@ -54,33 +53,6 @@ export interface RunningLab extends LabState {
 
 export function stateFile(dir: string): string {
   return join(dir, 'state.json');
-}
-
-function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
-  return new Promise((res) => {
-    const t = setTimeout(() => res(false), ms);
-    child.once('exit', () => {
-      clearTimeout(t);
-      res(true);
-    });
-  });
-}
-
-async function waitTcp(port: number, ms: number, what: string, child: ChildProcess, errLog: () => string): Promise<void> {
-  const { connect } = await import('node:net');
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode}: ${errLog()}`);
-    const ok = await new Promise<boolean>((res) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => (s.destroy(), res(true)));
-      s.once('error', () => res(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not listen on ${port} within ${ms} ms: ${errLog()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
@@ -128,26 +100,18 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
 
   try {
     writeFileSync(join(dir, 'nginx.conf'), renderNginxConf(dir, www, ca, nginxPorts));
-    const nginx = spawn(NGINX_BIN, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'logs', 'nginx-error.log'), '-g', 'daemon off;'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let nginxErr = '';
-    nginx.stderr!.on('data', (b: Buffer) => (nginxErr += b.toString()));
+    const nginx = spawnNginx(dir, join(dir, 'nginx.conf'), join(dir, 'logs', 'nginx-error.log'));
+    const nginxErr = stderrTail(nginx);
     children.push({ name: 'nginx', child: nginx });
-    const nginxErrLog = () => nginxErr + tail(join(dir, 'logs', 'nginx-error.log'));
-    for (const s of SERVERS.filter((x) => x.software !== 'caddy')) await waitTcp(ports[s.id], 10_000, 'nginx', nginx, nginxErrLog);
+    const nginxErrLog = () => nginxErr() + tail(join(dir, 'logs', 'nginx-error.log'));
+    for (const s of SERVERS.filter((x) => x.software !== 'caddy')) await waitListening(ports[s.id], nginx, 'nginx', nginxErrLog);
 
     if (quic) {
       writeFileSync(join(dir, 'Caddyfile'), renderCaddyfile(dir, www, ca, h3Port));
-      const caddy = spawn(CADDY_BIN, ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
-        stdio: ['ignore', 'ignore', 'pipe'],
-        // Caddy writes nothing outside the lab folder: its HOME-derived data/config dirs point inside too.
-        env: { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, 'caddy-storage'), XDG_CONFIG_HOME: join(dir, 'caddy-storage') },
-      });
-      let caddyErr = '';
-      caddy.stderr!.on('data', (b: Buffer) => (caddyErr = (caddyErr + b.toString()).slice(-4000)));
+      // Caddy writes nothing outside the lab folder.
+      const caddy = spawnCaddy(join(dir, 'Caddyfile'), dir, join(dir, 'caddy-storage'));
       children.push({ name: 'caddy', child: caddy });
-      await waitTcp(h3Port, 15_000, 'caddy', caddy, () => caddyErr);
+      await waitListening(h3Port, caddy, 'caddy', stderrTail(caddy), 15_000);
     }
 
     const proxyLog = join(dir, 'logs', 'proxy.log');
@@ -165,19 +129,18 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       cwd: HERE,
     });
     children.push({ name: 'proxies', child: proxies });
-    let proxiesErr = '';
-    proxies.stderr!.on('data', (b: Buffer) => (proxiesErr = (proxiesErr + b.toString()).slice(-4000)));
+    const proxiesErr = stderrTail(proxies);
     const ready = await new Promise<{ socks: Record<string, number>; udp: Record<string, string> }>((res, rej) => {
-      const t = setTimeout(() => rej(new Error(`proxies not ready within 20 s: ${proxiesErr}`)), 20_000);
+      const t = setTimeout(() => rej(new Error(`proxies not ready within 20 s: ${proxiesErr()}`)), 20_000);
       createInterface({ input: proxies.stdout! }).once('line', (line) => {
         clearTimeout(t);
         try {
           res(JSON.parse(line));
         } catch {
-          rej(new Error(`proxies: unexpected output ${line} ${proxiesErr}`));
+          rej(new Error(`proxies: unexpected output ${line} ${proxiesErr()}`));
         }
       });
-      proxies.once('exit', (code) => rej(new Error(`proxies exited (${code}): ${proxiesErr}`)));
+      proxies.once('exit', (code) => rej(new Error(`proxies exited (${code}): ${proxiesErr()}`)));
     });
 
     raisePriority(children.map((c) => c.child.pid));

@@ -11,8 +11,25 @@
  * `X-Lab-Conn: <client address> <client port> [<nginx connection number>]` names the TLS connection of
  * every response: the client address is the proxy profile's 127.0.0.N (ports repeat across addresses).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import type { LabCa } from './ca';
 import { hostOf, type ServerId } from './servers';
+
+export const NGINX_BIN = '/usr/sbin/nginx';
+
+/** nginx in the foreground with `dir` as its prefix: it reads no system config and writes only inside `dir`. */
+export function spawnNginx(dir: string, conf: string, errorLog = join(dir, 'logs', 'error.log')): ChildProcess {
+  return spawn(NGINX_BIN, ['-p', dir, '-c', conf, '-e', errorLog, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** The `http` block's temporary folders, inside `dir` (the defaults under /var/lib need root). */
+export function nginxTempPaths(dir: string): string {
+  const folders = { client_body: 'body', proxy: 'proxy', fastcgi: 'fastcgi', uwsgi: 'uwsgi', scgi: 'scgi' };
+  return Object.entries(folders)
+    .map(([directive, folder]) => `  ${directive}_temp_path ${dir}/tmp/${folder};`)
+    .join('\n');
+}
 
 export interface NginxPorts {
   't12-noalpn': number;
@@ -108,11 +125,7 @@ ${tls.map((l) => `    ${l}`).join('\n')}
 http {
   default_type application/octet-stream;
   types { text/html html; image/gif gif; text/css css; application/javascript js; }
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
+${nginxTempPaths(dir)}
   sendfile off;
   # Idle connections close after 1 s, so a warm visit started later opens new connections (and may resume).
   keepalive_timeout 1s;

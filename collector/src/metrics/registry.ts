@@ -49,17 +49,36 @@ class Series<V> {
   }
 }
 
-export class Counter extends Series<number> implements Metric {
-  readonly kind = 'counter' as const;
+/** A counter or gauge: one number per label set, kept here or read at scrape time from `collect`. */
+abstract class NumberSeries extends Series<number> {
   constructor(
     readonly name: string,
     readonly help: string,
     labelNames: readonly string[] = [],
-    /** Read at scrape time from a monotonic source instead of `inc`. */
-    private readonly collect?: () => Iterable<[Labels, number]>,
+    protected readonly collect?: () => Iterable<[Labels, number]>,
   ) {
     super(labelNames);
   }
+
+  protected entries(): { labels: Labels; value: number }[] {
+    return this.collect ? [...this.collect()].map(([labels, value]) => ({ labels, value })) : [...this.values.values()];
+  }
+
+  protected lookup(labels: Labels): number | undefined {
+    const k = this.key(labels);
+    if (!this.collect) return this.values.get(k)?.value;
+    for (const [l, v] of this.collect()) if (this.key(l) === k) return v;
+    return undefined;
+  }
+
+  render(): string[] {
+    return this.entries().map((e) => `${this.name}${labelText(this.labelNames, e.labels)} ${num(e.value)}`);
+  }
+}
+
+/** Goes up by `inc`, or is read at scrape time from a monotonic source (`collect`). */
+export class Counter extends NumberSeries implements Metric {
+  readonly kind = 'counter' as const;
 
   inc(labels: Labels = {}, by = 1): void {
     if (by < 0) throw new RangeError('a counter only goes up');
@@ -70,31 +89,19 @@ export class Counter extends Series<number> implements Metric {
   }
 
   get(labels: Labels = {}): number {
-    if (this.collect) {
-      for (const [l, v] of this.collect()) if (this.key(l) === this.key(labels)) return v;
-      return 0;
-    }
-    return this.values.get(this.key(labels))?.value ?? 0;
+    return this.lookup(labels) ?? 0;
   }
 
-  render(): string[] {
-    const entries = this.collect ? [...this.collect()].map(([labels, value]) => ({ labels, value })) : [...this.values.values()];
-    if (entries.length === 0 && this.labelNames.length === 0) return [`${this.name} 0`];
-    return entries.map((e) => `${this.name}${labelText(this.labelNames, e.labels)} ${num(e.value)}`);
+  override render(): string[] {
+    // An unlabelled counter exists from the start: 0 until the first `inc`.
+    const lines = super.render();
+    return lines.length === 0 && this.labelNames.length === 0 ? [`${this.name} 0`] : lines;
   }
 }
 
-export class Gauge extends Series<number> implements Metric {
+/** Set to any value, or computed at scrape time (`collect`). */
+export class Gauge extends NumberSeries implements Metric {
   readonly kind = 'gauge' as const;
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    labelNames: readonly string[] = [],
-    /** Computed at scrape time instead of set. */
-    private readonly collect?: () => Iterable<[Labels, number]>,
-  ) {
-    super(labelNames);
-  }
 
   set(labels: Labels, value: number): void {
     this.values.set(this.key(labels), { labels: { ...labels }, value });
@@ -107,16 +114,7 @@ export class Gauge extends Series<number> implements Metric {
   }
 
   get(labels: Labels = {}): number | undefined {
-    if (this.collect) {
-      for (const [l, v] of this.collect()) if (this.key(l) === this.key(labels)) return v;
-      return undefined;
-    }
-    return this.values.get(this.key(labels))?.value;
-  }
-
-  render(): string[] {
-    const entries = this.collect ? [...this.collect()].map(([labels, value]) => ({ labels, value })) : [...this.values.values()];
-    return entries.map((e) => `${this.name}${labelText(this.labelNames, e.labels)} ${num(e.value)}`);
+    return this.lookup(labels);
   }
 }
 

@@ -4,7 +4,9 @@
  * - ECharts (dashboard) sets inline `style` attributes on the elements it creates and draws on canvas:
  *   `style-src 'unsafe-inline'` (styles only; scripts stay 'self'). The world map is data, not images.
  * - `data:` images: the inline favicon and ECharts' "save as image" / Swagger UI's inline SVG icons.
- * - Swagger UI at /docs loads its scripts and styles from the collector itself ('self').
+ * - Swagger UI at /docs loads its scripts and styles from the collector itself ('self'); it also injects
+ *   `<style>` elements and uses `data:` SVG icons, which the two rules above allow. test/docs-browser.test.ts
+ *   renders it in Chromium and fails on any CSP violation.
  * - `blob:` workers are not needed today; add `worker-src blob:` here if the dashboard ever uses them.
  */
 export const CSP_DIRECTIVES: Record<string, string[]> = {

@@ -5,6 +5,7 @@
 import type { AlertsAnswer } from '../api';
 import { createPanel } from '../panel';
 import { ms, pct } from '../format';
+import { fillTable } from '../table';
 
 const CHECKS: Record<string, string> = {
   resumption_drop: 'resumption share',
@@ -14,56 +15,46 @@ const CHECKS: Record<string, string> = {
   connect_p75_rise: 'p75 connect',
 };
 const STATUS: Record<string, string> = { firing: 'FIRING', ok: 'ok', insufficient_data: 'too little data' };
+const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change', 'p', 'since'];
+
+const isShare = (check: string) => check.endsWith('_drop');
+const value = (check: string, v: number | null) => (v === null ? '—' : isShare(check) ? pct(v) : ms(v));
+const change = (check: string, v: number | null) => (v === null ? '—' : `${v > 0 ? '+' : ''}${Math.round(v * 100)} ${isShare(check) ? 'pt' : '%'}`);
 
 export function alertsPanel(parent: HTMLElement) {
-  const aside = document.createElement('div');
-  aside.className = 'table-wrap alerts-table';
   const panel = createPanel(parent, {
     id: 'alerts',
     title: 'Regression alerts',
     description:
       'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test (see docs/alerts.md).',
     charts: [],
-    aside,
-    asideBelow: true,
+    table: { className: 'alerts-table', below: true },
     wide: true,
   });
   return {
     panel,
     render(answer: AlertsAnswer) {
-      if (answer.alerts.length === 0) {
-        aside.replaceChildren();
-        return false;
-      }
-      const value = (check: string, v: number | null) => (v === null ? '—' : check.endsWith('_drop') ? pct(v) : ms(v));
-      const change = (check: string, v: number | null) =>
-        v === null ? '—' : check.endsWith('_drop') ? `${v > 0 ? '+' : ''}${Math.round(v * 100)} pt` : `${v > 0 ? '+' : ''}${Math.round(v * 100)} %`;
+      if (answer.alerts.length === 0) return false;
       const firing = answer.alerts.filter((a) => a.status === 'firing').length;
-      aside.innerHTML = `<table><caption></caption><thead><tr><th scope="col">status</th><th scope="col">site</th><th scope="col">window</th><th scope="col">check</th><th scope="col">now</th><th scope="col">a week ago</th><th scope="col">change</th><th scope="col">p</th><th scope="col">since</th></tr></thead><tbody></tbody></table>`;
-      aside.querySelector('caption')!.textContent = firing ? `${firing} firing` : 'Nothing firing';
-      const tbody = aside.querySelector('tbody')!;
-      for (const a of answer.alerts) {
-        const tr = document.createElement('tr');
-        tr.className = `alert-${a.status}`;
-        const cells = [
-          STATUS[a.status] ?? a.status,
-          a.site,
-          a.window,
-          CHECKS[a.check] ?? a.check,
-          value(a.check, a.current),
-          value(a.check, a.baseline),
-          change(a.check, a.change),
-          a.pValue === null ? '—' : a.pValue.toExponential(1),
-          a.since === null ? '' : new Date(a.since).toISOString().slice(0, 16).replace('T', ' '),
-        ];
-        cells.forEach((v, j) => {
-          const td = document.createElement(j === 0 ? 'th' : 'td');
-          if (j === 0) td.setAttribute('scope', 'row');
-          td.textContent = v;
-          tr.append(td);
-        });
-        tbody.append(tr);
-      }
+      fillTable(
+        panel.table,
+        firing ? `${firing} firing` : 'Nothing firing',
+        HEAD,
+        answer.alerts.map((a) => ({
+          className: `alert-${a.status}`,
+          cells: [
+            STATUS[a.status] ?? a.status,
+            a.site,
+            a.window,
+            CHECKS[a.check] ?? a.check,
+            value(a.check, a.current),
+            value(a.check, a.baseline),
+            change(a.check, a.change),
+            a.pValue === null ? '—' : a.pValue.toExponential(1),
+            a.since === null ? '' : new Date(a.since).toISOString().slice(0, 16).replace('T', ' '),
+          ],
+        })),
+      );
       panel.setRows(
         answer.alerts.map((a) => ({
           site: a.site,

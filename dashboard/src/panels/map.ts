@@ -4,97 +4,89 @@
  */
 import type { Answer, Cell } from '../api';
 import { createPanel } from '../panel';
-import { int, ms, pct } from '../format';
-import { countryName, MAP_NAME, registerWorld } from '../world';
+import { int, ms, pct, quantileColumns } from '../format';
+import { countryName } from '../countries';
+import { fillTable, suppressedRow } from '../table';
 
 export function mapPanel(parent: HTMLElement) {
-  const aside = document.createElement('div');
-  aside.className = 'table-wrap map-table';
   const panel = createPanel(parent, {
     id: 'map',
     title: 'Where handshakes cost most',
     description: 'p75 per country (from the client address, which is not kept). Hover a country for its protocol and resumption mix.',
     charts: [{ label: 'World map: p75 time per country', className: 'map' }],
-    aside,
+    table: { className: 'map-table' },
     wide: true,
   });
-  registerWorld();
+  // Fetched while the first queries run; the other panels draw without waiting for it.
+  const world = import('../world');
   return {
     panel,
-    render(answer: Answer, metric: 'tls' | 'connect') {
+    async render(answer: Answer, metric: 'tls' | 'connect') {
+      const { MAP_NAME } = await world;
       const cells = answer.cells.filter((c) => c.key.country !== 'ZZ');
       const shown = cells.filter((c): c is Cell & { records: number } => !c.suppressed);
       if (shown.length === 0) return false;
       const byCountry = new Map(shown.map((c) => [c.key.country!, c]));
       const values = shown.map((c) => c[metric]!.p75);
-      panel.charts[0]!.setOption(
-        {
-          aria: { enabled: true },
-          tooltip: {
-            trigger: 'item',
-            formatter: (p: { name: string }) => {
-              const c = byCountry.get(p.name);
-              const name = countryName(p.name);
-              if (!c) return `${name}: no data or suppressed`;
-              const m = c.mix!;
-              return [
-                `<b>${name}</b>`,
-                `p75 ${metric}: ${ms(c[metric]!.p75)} (p50 ${ms(c[metric]!.p50)})`,
-                `${int(c.records)} records, ${int(c.clients)} clients`,
-                `h3 ${pct(m.protocol.h3)} · h2 ${pct(m.protocol.h2)} · HTTP/1.1 ${pct(m.protocol['http/1.1'])}`,
-                `TLS 1.3 ${pct(m.tlsVersion['1.3'])} · TLS 1.2 ${pct(m.tlsVersion['1.2'])}`,
-                `resumed ${pct(m.mode.resumed)} · 0-RTT ${pct(m.mode['0-RTT'])}`,
-              ].join('<br>');
-            },
+      panel.draw(0, {
+        tooltip: {
+          trigger: 'item',
+          formatter: (p: { name: string }) => {
+            const c = byCountry.get(p.name);
+            const name = countryName(p.name);
+            if (!c) return `${name}: no data or suppressed`;
+            const m = c.mix!;
+            return [
+              `<b>${name}</b>`,
+              `p75 ${metric}: ${ms(c[metric]!.p75)} (p50 ${ms(c[metric]!.p50)})`,
+              `${int(c.records)} records, ${int(c.clients)} clients`,
+              `h3 ${pct(m.protocol.h3)} · h2 ${pct(m.protocol.h2)} · HTTP/1.1 ${pct(m.protocol['http/1.1'])}`,
+              `TLS 1.3 ${pct(m.tlsVersion['1.3'])} · TLS 1.2 ${pct(m.tlsVersion['1.2'])}`,
+              `resumed ${pct(m.mode.resumed)} · 0-RTT ${pct(m.mode['0-RTT'])}`,
+            ].join('<br>');
           },
-          visualMap: {
-            type: 'continuous',
-            min: Math.floor(Math.min(...values)),
-            max: Math.ceil(Math.max(...values)),
-            text: ['slow', 'fast'],
-            calculable: true,
-            inRange: { color: ['#1a9850', '#fee08b', '#d73027'] },
-            left: 10,
-            bottom: 10,
-          },
-          series: [
-            {
-              name: `p75 ${metric}`,
-              type: 'map',
-              map: MAP_NAME,
-              roam: true,
-              emphasis: { label: { show: false } },
-              data: shown.map((c) => ({ name: c.key.country, value: c[metric]!.p75 })),
-            },
-          ],
         },
-        true,
+        visualMap: {
+          type: 'continuous',
+          min: Math.floor(Math.min(...values)),
+          max: Math.ceil(Math.max(...values)),
+          text: ['slow', 'fast'],
+          calculable: true,
+          inRange: { color: ['#1a9850', '#fee08b', '#d73027'] },
+          left: 10,
+          bottom: 10,
+        },
+        series: [
+          {
+            name: `p75 ${metric}`,
+            type: 'map',
+            map: MAP_NAME,
+            roam: true,
+            emphasis: { label: { show: false } },
+            data: shown.map((c) => ({ name: c.key.country, value: c[metric]!.p75 })),
+          },
+        ],
+      });
+      const head = ['country', 'records', `p75 ${metric}`, 'h3', 'TLS 1.3', 'resumed'];
+      fillTable(
+        panel.table,
+        'Per country, by records',
+        head,
+        [...cells]
+          .sort((a, b) => (b.records ?? -1) - (a.records ?? -1))
+          .map((c) =>
+            c.suppressed
+              ? suppressedRow(countryName(c.key.country!), head.length)
+              : [countryName(c.key.country!), int(c.records), ms(c[metric]!.p75), pct(c.mix!.protocol.h3), pct(c.mix!.tlsVersion['1.3']), pct(c.mix!.mode.resumed)],
+          ),
       );
-      const sorted = [...cells].sort((a, b) => (b.records ?? -1) - (a.records ?? -1));
-      aside.innerHTML = `<table><caption>Per country, by records</caption><thead><tr><th scope="col">country</th><th scope="col">records</th><th scope="col">p75 ${metric}</th><th scope="col">h3</th><th scope="col">TLS 1.3</th><th scope="col">resumed</th></tr></thead><tbody></tbody></table>`;
-      const tbody = aside.querySelector('tbody')!;
-      for (const c of sorted) {
-        const tr = document.createElement('tr');
-        const vals = c.suppressed
-          ? [countryName(c.key.country!), 'suppressed', '', '', '', '']
-          : [countryName(c.key.country!), int(c.records), ms(c[metric]!.p75), pct(c.mix!.protocol.h3), pct(c.mix!.tlsVersion['1.3']), pct(c.mix!.mode.resumed)];
-        vals.forEach((v, j) => {
-          const td = document.createElement(j === 0 ? 'th' : 'td');
-          if (j === 0) td.setAttribute('scope', 'row');
-          td.textContent = v;
-          tr.append(td);
-        });
-        tbody.append(tr);
-      }
       panel.setRows(
         answer.cells.map((c) => ({
           country: c.key.country,
           suppressed: c.suppressed ?? false,
           records: c.records,
           clients: c.clients,
-          [`${metric}_p50`]: c[metric]?.p50,
-          [`${metric}_p75`]: c[metric]?.p75,
-          [`${metric}_p95`]: c[metric]?.p95,
+          ...quantileColumns(metric, c[metric]),
           h3_share: c.mix?.protocol.h3,
           h2_share: c.mix?.protocol.h2,
           http11_share: c.mix?.protocol['http/1.1'],

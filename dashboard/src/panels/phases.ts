@@ -1,7 +1,7 @@
 /** Phase breakdown: median DNS, TCP, TLS and time to first byte per protocol stack and mode. */
 import type { Answer } from '../api';
-import { createPanel } from '../panel';
-import { label, ms, sortByStackMode } from '../format';
+import { axisChart, createPanel } from '../panel';
+import { drawnStackModes, label, ms, quantileColumns, sortByStackMode } from '../format';
 
 const PHASES = [
   ['dns', 'DNS', '#bab0ac'],
@@ -20,33 +20,22 @@ export function phasesPanel(parent: HTMLElement) {
   return {
     panel,
     render(answer: Answer) {
-      const cells = sortByStackMode(answer.cells).filter((c) => !c.suppressed && c.key.stack !== 'unknown' && c.key.mode !== 'unknown');
+      const cells = drawnStackModes(answer.cells);
       if (cells.length === 0) return false;
-      panel.charts[0]!.setOption(
-        {
-          aria: { enabled: true },
-          tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: number) => ms(v) },
-          legend: { top: 0 },
-          grid: { left: 110, right: 16, top: 40, bottom: 30 },
-          xAxis: { type: 'value', name: 'ms' },
-          yAxis: { type: 'category', data: cells.map(label), inverse: true },
-          series: PHASES.map(([k, name, color]) => ({
-            name,
-            type: 'bar',
-            stack: 'total',
-            color,
-            data: cells.map((c) => c[k]!.p50),
-          })),
-        },
-        true,
-      );
+      panel.draw(0, {
+        ...axisChart(ms, { shadow: true }),
+        grid: { left: 110, right: 16, top: 40, bottom: 30 },
+        xAxis: { type: 'value', name: 'ms' },
+        yAxis: { type: 'category', data: cells.map(label), inverse: true },
+        series: PHASES.map(([k, name, color]) => ({ name, type: 'bar', stack: 'total', color, data: cells.map((c) => c[k]!.p50) })),
+      });
       panel.setRows(
         sortByStackMode(answer.cells).map((c) => ({
           stack: c.key.stack,
           mode: c.key.mode,
           suppressed: c.suppressed ?? false,
           records: c.records,
-          ...Object.fromEntries(['dns', 'tcp', 'tls', 'connect', 'ttfb'].flatMap((k) => ['p50', 'p75', 'p95'].map((p) => [`${k}_${p}`, c[k as 'dns']?.[p as 'p50']]))),
+          ...Object.assign({}, ...(['dns', 'tcp', 'tls', 'connect', 'ttfb'] as const).map((k) => quantileColumns(k, c[k]))),
         })),
       );
       return true;

@@ -1,6 +1,6 @@
 /** Protocol and resumption share over time (stacked, per bucket). */
 import type { Answer } from '../api';
-import { createPanel } from '../panel';
+import { axisChart, createPanel } from '../panel';
 import { pct } from '../format';
 
 const PROTOCOLS = [
@@ -29,26 +29,21 @@ export function sharesPanel(parent: HTMLElement) {
       const cells = answer.cells.filter((c) => !c.suppressed);
       if (cells.length === 0) return false;
       const chart = (i: number, mix: 'protocol' | 'mode', keys: readonly (readonly [string, string, string])[]) =>
-        panel.charts[i]!.setOption(
-          {
-            aria: { enabled: true },
-            tooltip: { trigger: 'axis', valueFormatter: (v: number) => pct(v) },
-            legend: { top: 0 },
-            grid: { left: 44, right: 12, top: 40, bottom: 36 },
-            xAxis: { type: 'time' },
-            yAxis: { type: 'value', max: 1, axisLabel: { formatter: (v: number) => `${Math.round(v * 100)}%` } },
-            series: keys.map(([k, name, color]) => ({
-              name,
-              type: 'line',
-              stack: mix,
-              areaStyle: {},
-              showSymbol: false,
-              color,
-              data: cells.map((c) => [c.t!, c.mix![mix][k] ?? 0]),
-            })),
-          },
-          true,
-        );
+        panel.draw(i, {
+          ...axisChart(pct),
+          grid: { left: 44, right: 12, top: 40, bottom: 36 },
+          xAxis: { type: 'time' },
+          yAxis: { type: 'value', max: 1, axisLabel: { formatter: (v: number) => `${Math.round(v * 100)}%` } },
+          series: keys.map(([k, name, color]) => ({
+            name,
+            type: 'line',
+            stack: mix,
+            areaStyle: {},
+            showSymbol: false,
+            color,
+            data: cells.map((c) => [c.t!, c.mix![mix][k] ?? 0]),
+          })),
+        });
       chart(0, 'protocol', PROTOCOLS);
       chart(1, 'mode', MODES);
       panel.setRows(

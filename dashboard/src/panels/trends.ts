@@ -1,7 +1,7 @@
 /** Trends: p75 per protocol stack over time (hourly for a day, daily beyond). */
 import type { Answer } from '../api';
-import { createPanel } from '../panel';
-import { ms, PALETTE, STACKS } from '../format';
+import { axisChart, createPanel } from '../panel';
+import { ms, PALETTE, quantileColumns, STACKS } from '../format';
 
 export function trendsPanel(parent: HTMLElement) {
   const panel = createPanel(parent, {
@@ -22,28 +22,21 @@ export function trendsPanel(parent: HTMLElement) {
         connectNulls: false,
         data: cells.filter((c) => c.key.stack === stack).map((c) => [c.t!, c[metric]!.p75]),
       })).filter((s) => s.data.length > 0);
-      panel.charts[0]!.setOption(
-        {
-          aria: { enabled: true },
-          color: PALETTE,
-          tooltip: { trigger: 'axis', valueFormatter: (v: number) => ms(v) },
-          legend: { top: 0 },
-          grid: { left: 50, right: 16, top: 40, bottom: 40 },
-          xAxis: { type: 'time' },
-          yAxis: { type: 'value', name: `p75 ${metric}, ms`, nameGap: 12 },
-          series,
-        },
-        true,
-      );
+      panel.draw(0, {
+        ...axisChart(ms),
+        color: PALETTE,
+        grid: { left: 50, right: 16, top: 40, bottom: 40 },
+        xAxis: { type: 'time' },
+        yAxis: { type: 'value', name: `p75 ${metric}, ms`, nameGap: 12 },
+        series,
+      });
       panel.setRows(
         answer.cells.map((c) => ({
           time: new Date(c.t!).toISOString(),
           stack: c.key.stack,
           suppressed: c.suppressed ?? false,
           records: c.records,
-          [`${metric}_p50`]: c[metric]?.p50,
-          [`${metric}_p75`]: c[metric]?.p75,
-          [`${metric}_p95`]: c[metric]?.p95,
+          ...quantileColumns(metric, c[metric]),
         })),
       );
       return true;

@@ -3,9 +3,10 @@
  * the whole selection or the chosen country, with today's round-trip accounting and the assumptions.
  */
 import type { WhatIfAnswer, WhatIfResult } from '../api';
-import { createPanel } from '../panel';
-import { countryName } from '../world';
+import { axisChart, createPanel } from '../panel';
+import { countryName } from '../countries';
 import { ms, pct } from '../format';
+import { fillTable } from '../table';
 
 const NAMES: Record<string, string> = {
   tls13: 'TLS 1.2 full → TLS 1.3',
@@ -16,17 +17,14 @@ const NAMES: Record<string, string> = {
 };
 
 export function whatIfPanel(parent: HTMLElement) {
-  const aside = document.createElement('div');
-  aside.className = 'table-wrap whatif-table';
   const panel = createPanel(parent, {
     id: 'whatif',
     title: 'What would save the most time',
     description:
       'Estimated p50 / p75 time to first byte of new connections if each change were made, from this traffic’s own handshakes and RTTs (each connection saves the round trips removed × its RTT). Ranked by p75 saving.',
     charts: [{ label: 'Bar chart: p50 and p75 time-to-first-byte savings per scenario, largest first', className: 'tall' }],
-    aside,
     // Full width below the chart: the accounting rows are long.
-    asideBelow: true,
+    table: { className: 'whatif-table', below: true },
     wide: true,
   });
   return {
@@ -34,59 +32,39 @@ export function whatIfPanel(parent: HTMLElement) {
     render(answer: WhatIfAnswer, country: string) {
       const region = country ? answer.regions.find((r) => r.country === country) : null;
       const result: WhatIfResult | null | undefined = country ? region?.result : answer.overall;
-      if (!result) {
-        aside.replaceChildren();
-        return false;
-      }
+      if (!result) return false;
       const scenarios = result.scenarios;
-      panel.charts[0]!.setOption(
-        {
-          aria: { enabled: true },
-          tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: (v: number) => ms(v) },
-          legend: { top: 0 },
-          grid: { left: 230, right: 24, top: 40, bottom: 30 },
-          xAxis: { type: 'value', name: 'ms saved' },
-          yAxis: { type: 'category', data: scenarios.map((s) => NAMES[s.scenario] ?? s.scenario), inverse: true },
-          series: [
-            { name: 'p75 saving', type: 'bar', color: '#e15759', data: scenarios.map((s) => s.saving.p75) },
-            { name: 'p50 saving', type: 'bar', color: '#4e79a7', data: scenarios.map((s) => s.saving.p50) },
-          ],
-        },
-        true,
-      );
+      const name = (scenario: string) => NAMES[scenario] ?? scenario;
+      panel.draw(0, {
+        ...axisChart(ms, { shadow: true }),
+        grid: { left: 230, right: 24, top: 40, bottom: 30 },
+        xAxis: { type: 'value', name: 'ms saved' },
+        yAxis: { type: 'category', data: scenarios.map((s) => name(s.scenario)), inverse: true },
+        series: [
+          { name: 'p75 saving', type: 'bar', color: '#e15759', data: scenarios.map((s) => s.saving.p75) },
+          { name: 'p50 saving', type: 'bar', color: '#4e79a7', data: scenarios.map((s) => s.saving.p50) },
+        ],
+      });
       const a = result.accounting;
       const where = country ? countryName(country) : answer.site ?? 'all sites';
       const classes = Object.entries(a.tlsByClass)
         .filter(([, v]) => v.share > 0)
         .map(([k, v]) => `${k} ${pct(v.share)}`)
         .join(', ');
-      aside.innerHTML = `<table><caption></caption><tbody></tbody></table><details><summary>Assumptions</summary><ul></ul></details>`;
-      aside.querySelector('caption')!.textContent = `Today, ${where}: ${a.connections.toLocaleString('en')} new connections`;
-      const rows: [string, string][] = [
+      fillTable(panel.table, `Today, ${where}: ${a.connections.toLocaleString('en')} new connections`, null, [
         ['RTT (median)', ms(a.rttMs ?? undefined)],
         ['round trips / connection', `${a.roundTrips.total} (DNS ${a.roundTrips.dns}, TCP ${a.roundTrips.tcp}, TLS ${a.roundTrips.tls})`],
         ['TLS handshakes', classes],
         ['repeat connections', pct(a.repeatShare)],
         ['TTFB p50 / p75', `${ms(a.ttfb.p50)} / ${ms(a.ttfb.p75)}`],
-        ...scenarios.map((s): [string, string] => [NAMES[s.scenario] ?? s.scenario, `${ms(s.ttfb.p50)} / ${ms(s.ttfb.p75)} (${pct(s.affected)} of connections)`]),
-      ];
-      const tbody = aside.querySelector('tbody')!;
-      for (const [k, v] of rows) {
-        const tr = document.createElement('tr');
-        const th = document.createElement('th');
-        th.scope = 'row';
-        th.textContent = k;
-        const td = document.createElement('td');
-        td.textContent = v;
-        tr.append(th, td);
-        tbody.append(tr);
+        ...scenarios.map((s) => [name(s.scenario), `${ms(s.ttfb.p50)} / ${ms(s.ttfb.p75)} (${pct(s.affected)} of connections)`]),
+      ]);
+      const details = document.createElement('details');
+      details.innerHTML = '<summary>Assumptions</summary><ul></ul>';
+      for (const text of [...answer.assumptions.general, ...scenarios.map((s) => `${name(s.scenario)}: ${s.assumption}`)]) {
+        details.querySelector('ul')!.append(Object.assign(document.createElement('li'), { textContent: text }));
       }
-      const ul = aside.querySelector('ul')!;
-      for (const text of [...answer.assumptions.general, ...scenarios.map((s) => `${NAMES[s.scenario]}: ${s.assumption}`)]) {
-        const li = document.createElement('li');
-        li.textContent = text;
-        ul.append(li);
-      }
+      panel.table.append(details);
       panel.setRows(
         scenarios.map((s, i) => ({
           rank: i + 1,

@@ -1,31 +1,26 @@
 /** A navigation error → one line a site owner understands (Chromium's and Firefox's net error names). */
+const HINTS: Record<string, string> = {
+  // Chromium (net::ERR_…)
+  ERR_NAME_NOT_RESOLVED: 'the host name does not resolve',
+  ERR_CONNECTION_REFUSED: 'nothing listens on that port',
+  ERR_CONNECTION_TIMED_OUT: 'the server did not answer',
+  ERR_CERT_AUTHORITY_INVALID: 'certificate not trusted (pass --ca or --spki for a private CA)',
+  ERR_CERT_COMMON_NAME_INVALID: 'certificate does not match the host name',
+  ERR_SSL_PROTOCOL_ERROR: 'TLS handshake failed',
+  ERR_PROXY_CONNECTION_FAILED: 'the proxy is unreachable',
+  ERR_SOCKS_CONNECTION_FAILED: 'the SOCKS proxy could not connect',
+  ERR_UNSAFE_PORT: 'browsers refuse this port',
+  // Firefox (NS_ERROR_…)
+  NS_ERROR_CONNECTION_REFUSED: 'nothing listens on that port',
+  NS_ERROR_UNKNOWN_HOST: 'the host name does not resolve',
+  NS_ERROR_NET_TIMEOUT: 'the server did not answer',
+  NS_ERROR_PROXY_CONNECTION_REFUSED: 'the proxy is unreachable',
+};
+
 export function describeNavigationError(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
-  const net = /net::(ERR_[A-Z_]+)/.exec(msg);
-  const ns = /(NS_ERROR_[A-Z_]+)/.exec(msg);
-  if (ns) {
-    const hint: Record<string, string> = {
-      NS_ERROR_CONNECTION_REFUSED: 'nothing listens on that port',
-      NS_ERROR_UNKNOWN_HOST: 'the host name does not resolve',
-      NS_ERROR_NET_TIMEOUT: 'the server did not answer',
-      NS_ERROR_PROXY_CONNECTION_REFUSED: 'the proxy is unreachable',
-    };
-    return `unreachable: ${ns[1]}${hint[ns[1]!] ? ` (${hint[ns[1]!]})` : ''}`;
-  }
-  if (net) {
-    const hint: Record<string, string> = {
-      ERR_NAME_NOT_RESOLVED: 'the host name does not resolve',
-      ERR_CONNECTION_REFUSED: 'nothing listens on that port',
-      ERR_CONNECTION_TIMED_OUT: 'the server did not answer',
-      ERR_CERT_AUTHORITY_INVALID: 'certificate not trusted (pass --ca or --spki for a private CA)',
-      ERR_CERT_COMMON_NAME_INVALID: 'certificate does not match the host name',
-      ERR_SSL_PROTOCOL_ERROR: 'TLS handshake failed',
-      ERR_PROXY_CONNECTION_FAILED: 'the proxy is unreachable',
-      ERR_SOCKS_CONNECTION_FAILED: 'the SOCKS proxy could not connect',
-      ERR_UNSAFE_PORT: 'browsers refuse this port',
-    };
-    return `unreachable: ${net[1]}${hint[net[1]!] ? ` (${hint[net[1]!]})` : ''}`;
-  }
+  const code = /(NS_ERROR_[A-Z_]+)/.exec(msg)?.[1] ?? /net::(ERR_[A-Z_]+)/.exec(msg)?.[1];
+  if (code) return `unreachable: ${code}${HINTS[code] ? ` (${HINTS[code]})` : ''}`;
   if (/timeout/i.test(msg)) return `timeout: ${msg.split('\n')[0]}`;
   return msg.split('\n')[0] ?? 'navigation failed';
 }

@@ -2,14 +2,13 @@
  * Debian's Caddy serving HTTP/3 for the runner's tests, in a temporary folder (HOME and XDG folders
  * too: Caddy writes nothing outside it). Stopped by process id.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { caddyGlobalOptions, spawnCaddy } from '../../lab/caddy-conf';
+import { stderrTail, stopChild, waitListening } from '../../lab/children';
+import { freePort } from '../../lab/ports';
 import type { TestCerts } from './certs';
-import { freePort, waitListening } from './nginx';
-
-export const CADDY = '/usr/bin/caddy';
 
 export async function startCaddy(certs: TestCerts): Promise<{ port: number; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'tlsrum-synth-caddy-'));
@@ -17,16 +16,7 @@ export async function startCaddy(certs: TestCerts): Promise<{ port: number; stop
   const port = await freePort();
   writeFileSync(
     join(dir, 'Caddyfile'),
-    `{
-  admin off
-  default_bind 127.0.0.1
-  skip_install_trust
-  auto_https disable_redirects
-  storage file_system ${dir}/storage
-  servers {
-    protocols h1 h2 h3
-  }
-}
+    `${caddyGlobalOptions(`${dir}/storage`)}
 https://a.synth.test:${port} {
   tls ${certs.chainPem} ${certs.leafKey}
   header Content-Type text/html
@@ -35,24 +25,13 @@ https://a.synth.test:${port} {
 }
 `,
   );
-  const child = spawn(CADDY, ['run', '--config', join(dir, 'Caddyfile'), '--adapter', 'caddyfile'], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, HOME: dir, XDG_DATA_HOME: join(dir, 'storage'), XDG_CONFIG_HOME: join(dir, 'storage') },
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+  const child = spawnCaddy(join(dir, 'Caddyfile'), dir, join(dir, 'storage'));
   // Caddy listens on TCP and UDP together; the TCP port answering means the server is up.
-  await waitListening(port, child, () => stderr);
+  await waitListening(port, child, 'caddy', stderrTail(child));
   return {
     port,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(t);
-      }
+      await stopChild(child);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,33 +1,17 @@
 /**
  * The runner with real Chromium against a real nginx: what it reports must be what nginx negotiated.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
 import { runSynthetic, type SyntheticOptions, type VisitResult } from '../../src/synth/index';
-import { makeTestCerts, type TestCerts } from './certs';
-import { freePort, startNginx, type TestNginx } from './nginx';
+import { startNginx } from './nginx';
+import { labOptions, useTestServer } from './setup';
+import { freePort } from '../../lab/ports';
 import { startSocksProxy } from '../../lab/socks-proxy';
 
-let certs: TestCerts;
-let nginx: TestNginx;
-
-beforeAll(async () => {
-  certs = makeTestCerts();
-  nginx = await startNginx(certs);
-});
-afterAll(async () => {
-  await nginx?.stop();
-  if (certs) rmSync(certs.dir, { recursive: true, force: true });
-});
-
-const base = (): Omit<SyntheticOptions, 'urls'> => ({
-  browser: 'chromium',
-  hostResolver: { '*.synth.test': '127.0.0.1' },
-  blockOtherHosts: true,
-  caCertPath: certs.caPem,
-});
+const lab = useTestServer(startNginx);
+const base = (): Omit<SyntheticOptions, 'urls'> => ({ browser: 'chromium', ...labOptions(lab.certs) });
 
 /** nginx's own word for a connection: "TLSv1.3 r 12" → version, resumed, connection number. */
 function serverSays(v: VisitResult, host: string) {
@@ -40,7 +24,7 @@ function serverSays(v: VisitResult, host: string) {
 
 describe('synthetic runner, Chromium', () => {
   it('cold visits: full handshakes, exact TLS 1.3 details, TAO-less cross-origin counted but not measured', async () => {
-    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${nginx.t13}/page?secret=1`], mode: 'cold', runs: 2 });
+    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t13}/page?secret=1`], mode: 'cold', runs: 2 });
     expect(r.failedVisits).toBe(0);
     expect(r.browser.name).toBe('chromium');
     expect(r.browser.major).toBeGreaterThan(100);
@@ -82,7 +66,7 @@ describe('synthetic runner, Chromium', () => {
   });
 
   it('warm visits: a new connection each time that resumes (NetLog is_resumed = nginx $ssl_session_reused)', async () => {
-    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${nginx.t13}/page`], mode: 'warm', runs: 2 });
+    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t13}/page`], mode: 'warm', runs: 2 });
     expect(r.failedVisits).toBe(0);
     expect(r.visits.map((v) => [v.run, v.prime])).toEqual([[-1, true], [0, false], [1, false]]);
     const conns = new Set<number>();
@@ -99,7 +83,7 @@ describe('synthetic runner, Chromium', () => {
   });
 
   it('TLS 1.2: the version and the one cipher suite nginx allows, resumed on warm visits', async () => {
-    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${nginx.t12}/page`], mode: 'warm', runs: 1 });
+    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t12}/page`], mode: 'warm', runs: 1 });
     expect(r.failedVisits).toBe(0);
     const [prime, warm] = r.visits;
     for (const v of [prime!, warm!]) {
@@ -112,7 +96,7 @@ describe('synthetic runner, Chromium', () => {
       expect(rec.resumed).toBe(v === warm);
     }
     // The server's access log agrees line by line with what the records say.
-    const log = nginx.accessLog().filter((l) => l.includes('TLSv1.2') && l.startsWith('a.synth.test'));
+    const log = lab.server.accessLog().filter((l) => l.includes('TLSv1.2') && l.startsWith('a.synth.test'));
     expect(log.some((l) => l.includes('ECDHE-ECDSA-AES128-GCM-SHA256 r '))).toBe(true);
     expect(log.some((l) => l.includes('ECDHE-ECDSA-AES128-GCM-SHA256 . '))).toBe(true);
   });
@@ -127,7 +111,7 @@ describe('synthetic runner, Chromium', () => {
       log: () => {},
     });
     try {
-      const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${nginx.t13}/page`], mode: 'warm', runs: 1, proxy: `socks5://127.0.0.1:${proxy.port}` });
+      const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t13}/page`], mode: 'warm', runs: 1, proxy: `socks5://127.0.0.1:${proxy.port}` });
       expect(r.failedVisits).toBe(0);
       for (const v of r.visits) {
         const truth = serverSays(v, 'a.synth.test')!;

@@ -12,25 +12,21 @@ import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
 import { main } from '../../src/synth/cli';
 import { CSV_COLUMNS } from '../../src/synth/output';
-import { makeTestCerts, type TestCerts } from './certs';
-import { freePort, startNginx, type TestNginx } from './nginx';
+import { startNginx } from './nginx';
+import { useTestServer } from './setup';
+import { freePort } from '../../lab/ports';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const TSX = join(ROOT, 'e2e/node_modules/.bin/tsx');
 const CLI = join(ROOT, 'e2e/src/synth/cli.ts');
 
-let certs: TestCerts;
-let nginx: TestNginx;
+const lab = useTestServer(startNginx);
 let out: string;
 
-beforeAll(async () => {
-  certs = makeTestCerts();
-  nginx = await startNginx(certs);
+beforeAll(() => {
   out = mkdtempSync(join(tmpdir(), 'tlsrum-synth-out-'));
 });
-afterAll(async () => {
-  await nginx?.stop();
-  if (certs) rmSync(certs.dir, { recursive: true, force: true });
+afterAll(() => {
   if (out) rmSync(out, { recursive: true, force: true });
 });
 
@@ -46,7 +42,7 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): Pro
   });
 }
 
-const common = () => ['--resolve', '*.synth.test=127.0.0.1', '--block-other-hosts', '--ca', certs.caPem];
+const common = () => ['--resolve', '*.synth.test=127.0.0.1', '--block-other-hosts', '--ca', lab.certs.caPem];
 /** As a process (the real entry point, once: starting tsx costs seconds on a busy machine). */
 const synthProcess = (...args: string[]) => run(TSX, [CLI, ...common(), ...args]);
 /** In this process: the same `main`, its exit code and what it printed on stderr. */
@@ -101,7 +97,7 @@ describe('pnpm synth (CLI)', () => {
     const collector = await startCollector();
     try {
       const file = join(out, 'r.ndjson');
-      const r = await synthProcess(`https://a.synth.test:${nginx.t13}/page?q=private`, '--mode', 'warm', '--runs', '2', '--out', file, '--collector', collector.url);
+      const r = await synthProcess(`https://a.synth.test:${lab.server.t13}/page?q=private`, '--mode', 'warm', '--runs', '2', '--out', file, '--collector', collector.url);
       expect(r.stderr).toMatch(/3 visits \(0 failed\)/);
       expect(r.code, r.stderr).toBe(0);
       const records = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as HandshakeRecord);
@@ -126,7 +122,7 @@ describe('pnpm synth (CLI)', () => {
 
   it('writes CSV with a header row and one row per record', async () => {
     const file = join(out, 'r.csv');
-    const r = await synth(`https://a.synth.test:${nginx.t12}/page`, '--runs', '1', '--out', file);
+    const r = await synth(`https://a.synth.test:${lab.server.t12}/page`, '--runs', '1', '--out', file);
     expect(r.code, r.stderr).toBe(0);
     const [header, ...rows] = readFileSync(file, 'utf8').trim().split('\n');
     expect(header).toBe(CSV_COLUMNS.join(','));
@@ -149,14 +145,14 @@ describe('pnpm synth (CLI)', () => {
   });
 
   it('exits 3 with an install hint when the browser is missing', async () => {
-    const r = await synth(`https://a.synth.test:${nginx.t13}/`, '--out', join(out, 'm.ndjson'), '--executable', '/nonexistent/chromium');
+    const r = await synth(`https://a.synth.test:${lab.server.t13}/`, '--out', join(out, 'm.ndjson'), '--executable', '/nonexistent/chromium');
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/chromium not found at \/nonexistent\/chromium: install it/);
   });
 
   it('exits 2 on bad usage', async () => {
     expect((await synth('http://a.synth.test/', '--out', join(out, 'x.ndjson'))).stderr).toMatch(/only https:\/\/ URLs/);
-    expect((await synth(`https://a.synth.test:${nginx.t13}/`)).code).toBe(2);
-    expect((await synth(`https://a.synth.test:${nginx.t13}/`, '--out', join(out, 'x.txt'))).stderr).toMatch(/--out must end in/);
+    expect((await synth(`https://a.synth.test:${lab.server.t13}/`)).code).toBe(2);
+    expect((await synth(`https://a.synth.test:${lab.server.t13}/`, '--out', join(out, 'x.txt'))).stderr).toMatch(/--out must end in/);
   });
 });

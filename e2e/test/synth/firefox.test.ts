@@ -1,43 +1,26 @@
 /**
  * The runner with real Firefox ESR (WebDriver BiDi + the helper add-on) against a real nginx.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
 import { runSynthetic, type SyntheticOptions } from '../../src/synth/index';
-import { makeTestCerts, type TestCerts } from './certs';
-import { startNginx, type TestNginx } from './nginx';
+import { startNginx } from './nginx';
+import { labOptions, useTestServer } from './setup';
 
-let certs: TestCerts;
-let nginx: TestNginx;
-
-beforeAll(async () => {
-  certs = makeTestCerts();
-  nginx = await startNginx(certs);
-});
-afterAll(async () => {
-  await nginx?.stop();
-  if (certs) rmSync(certs.dir, { recursive: true, force: true });
-});
-
-const base = (): Omit<SyntheticOptions, 'urls'> => ({
-  browser: 'firefox',
-  hostResolver: { '*.synth.test': '127.0.0.1' },
-  blockOtherHosts: true,
-  caCertPath: certs.caPem,
-});
+const lab = useTestServer(startNginx);
+const base = (): Omit<SyntheticOptions, 'urls'> => ({ browser: 'firefox', ...labOptions(lab.certs) });
 
 /** nginx's access log lines for a.synth.test's page: [protocol, cipher, reused, connection]. */
 const pageLines = (proto: string) =>
-  nginx
+  lab.server
     .accessLog()
     .map((l) => l.split(' '))
     .filter((f) => f[0] === 'a.synth.test' && f[1] === proto && f[5] === '/page');
 
 describe('synthetic runner, Firefox', () => {
   it('TLS 1.2, warm: version, cipher and group observed; the resumed visit has no key exchange (observed), as nginx logged', async () => {
-    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${nginx.t12}/page`], mode: 'warm', runs: 1 });
+    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t12}/page`], mode: 'warm', runs: 1 });
     expect(r.failedVisits).toBe(0);
     expect(r.browser.name).toBe('firefox');
     expect(r.browser.major).toBeGreaterThan(100);
@@ -64,7 +47,7 @@ describe('synthetic runner, Firefox', () => {
   });
 
   it('TLS 1.3, warm: resumption is not reported by Firefox, so it is inferred from the earlier handshake, never claimed as observed', async () => {
-    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${nginx.t13}/page`], mode: 'warm', runs: 1 });
+    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t13}/page`], mode: 'warm', runs: 1 });
     expect(r.failedVisits).toBe(0);
     const nav = (i: number) => r.visits[i]!.records.find((x) => x.entryType === 'navigation')!;
     expect(nav(0)).toMatchObject({ tlsVersion: '1.3', tlsVersionSource: 'observed', resumed: null, resumedSource: 'unknown' });

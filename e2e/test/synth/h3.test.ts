@@ -2,34 +2,21 @@
  * HTTP/3 with real Chromium against Debian's Caddy: the response's connection is a QUIC session in the
  * NetLog; TLS 1.3 is observed, and a warm visit's accepted 0-RTT proves resumption.
  */
-import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runSynthetic } from '../../src/synth/index';
 import { startCaddy } from './caddy';
-import { makeTestCerts, type TestCerts } from './certs';
+import { labOptions, useTestServer } from './setup';
 
-let certs: TestCerts;
-let caddy: Awaited<ReturnType<typeof startCaddy>>;
-
-beforeAll(async () => {
-  certs = makeTestCerts();
-  caddy = await startCaddy(certs);
-});
-afterAll(async () => {
-  await caddy?.stop();
-  if (certs) rmSync(certs.dir, { recursive: true, force: true });
-});
+const lab = useTestServer(startCaddy);
 
 describe('synthetic runner, Chromium over HTTP/3', () => {
   it('records h3/quic with TLS 1.3 observed; a warm visit with accepted 0-RTT is resumed (observed) and 0rtt', async () => {
     const r = await runSynthetic({
-      urls: [`https://a.synth.test:${caddy.port}/`],
+      ...labOptions(lab.certs),
+      urls: [`https://a.synth.test:${lab.server.port}/`],
       mode: 'warm',
       runs: 1,
-      hostResolver: { '*.synth.test': '127.0.0.1' },
-      blockOtherHosts: true,
-      caCertPath: certs.caPem,
-      h3Origins: [`a.synth.test:${caddy.port}`],
+      h3Origins: [`a.synth.test:${lab.server.port}`],
     });
     expect(r.failedVisits).toBe(0);
     for (const v of r.visits) {

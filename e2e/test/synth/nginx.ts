@@ -4,14 +4,13 @@
  * Every response says what nginx negotiated (`X-TLS`), so the tests compare the browser's report with
  * the server's. Stopped by process id.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stderrTail, stopChild, waitListening } from '../../lab/children';
+import { nginxTempPaths, spawnNginx } from '../../lab/nginx-conf';
+import { freePort } from '../../lab/ports';
 import type { TestCerts } from './certs';
-
-export const NGINX = '/usr/sbin/nginx';
 
 export interface TestNginx {
   dir: string;
@@ -21,14 +20,6 @@ export interface TestNginx {
   t12: number;
   accessLog: () => string[];
   stop: () => Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 function page(port: number, b: number, c: number): string {
@@ -79,11 +70,7 @@ pid ${dir}/nginx.pid;
 error_log ${dir}/logs/error.log warn;
 events { worker_connections 128; }
 http {
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
+${nginxTempPaths(dir)}
   keepalive_timeout 1s;
   log_format synth '$host $ssl_protocol $ssl_cipher $ssl_session_reused $connection $uri';
 ${server(t13, 'TLSv1.3', ['ssl_session_cache shared:t13:1m;', 'ssl_session_tickets on;'])}
@@ -93,10 +80,9 @@ ${server(c, 'TLSv1.3', ['ssl_session_cache shared:c:1m;'])}
 }
 `,
   );
-  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  for (const port of [t13, t12, b, c]) await waitListening(port, child, () => stderr);
+  const child = spawnNginx(dir, join(dir, 'nginx.conf'));
+  const stderr = stderrTail(child);
+  for (const port of [t13, t12, b, c]) await waitListening(port, child, 'nginx', stderr);
   return {
     dir,
     t13,
@@ -109,32 +95,9 @@ ${server(c, 'TLSv1.3', ['ssl_session_cache shared:c:1m;'])}
       }
     },
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGQUIT');
-        const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
-        await exited;
-        clearTimeout(t);
-      }
+      // SIGQUIT: a graceful stop, so the access log is complete.
+      await stopChild(child, 'SIGQUIT');
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-export async function waitListening(port: number, child: ChildProcess, err: () => string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`nginx exited (${child.exitCode}): ${err()}`);
-    const ok = await new Promise<boolean>((res) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        res(true);
-      });
-      s.once('error', () => res(false));
-    });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port}: ${err()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }

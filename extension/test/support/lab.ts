@@ -4,11 +4,13 @@
  * server per host, each on its own loopback port — separate certificates and ports so that neither
  * browser pools one host's requests onto another host's connection.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stderrTail, stopChild, waitListening } from '../../../e2e/lab/children';
+import { nginxTempPaths, spawnNginx } from '../../../e2e/lab/nginx-conf';
+import { freePort } from '../../../e2e/lab/ports';
 
 export interface Certs {
   dir: string;
@@ -35,18 +37,6 @@ export function makeCerts(dir: string, hosts: string[]): Certs {
     spki.push(execFileSync('openssl', ['dgst', '-sha256', '-binary'], { input: der }).toString('base64'));
   }
   return { dir, caPem: join(dir, 'ca.pem'), spki, keyOf: (h) => join(dir, `${h}.key`), certOf: (h) => join(dir, `${h}.pem`) };
-}
-
-/** A free TCP port on 127.0.0.1 (closed again: there is a short race, acceptable on loopback). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface ServerSpec {
@@ -124,7 +114,6 @@ export async function startNginx(dir: string, certs: Certs, specs: ServerSpec[])
   });
   const conf = `
 worker_processes 1;
-daemon off;
 pid ${dir}/nginx.pid;
 error_log ${dir}/logs/error.log warn;
 events { worker_connections 256; }
@@ -132,42 +121,23 @@ http {
   types { text/html html; text/css css; application/javascript js; image/gif gif; }
   log_format tls '$server_name $ssl_protocol $ssl_cipher $ssl_session_reused $connection $request_uri';
   access_log ${dir}/logs/access.log tls;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
+${nginxTempPaths(dir)}
   keepalive_timeout 60s;
   ${servers.join('\n')}
 }
 `;
   writeFileSync(join(dir, 'nginx.conf'), conf);
-  const child: ChildProcess = spawn('/usr/sbin/nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-e', join(dir, 'logs/error.log')], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const child = spawnNginx(dir, join(dir, 'nginx.conf'));
+  const stderr = stderrTail(child);
+  const errors = () => stderr() + safeRead(join(dir, 'logs/error.log'));
   // Ready when every port accepts connections.
-  const deadline = Date.now() + 10_000;
-  for (const port of Object.values(ports)) {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`nginx exited: ${stderr}${safeRead(join(dir, 'logs/error.log'))}`);
-      if (await canConnect(port)) break;
-      if (Date.now() > deadline) throw new Error(`nginx did not listen on ${port}: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  for (const port of Object.values(ports)) await waitListening(port, child, 'nginx', errors);
   return {
     dir,
     ports,
     url: (host, path = '/') => `https://${host}:${ports[host]}${path}`,
     accessLog: () => safeRead(join(dir, 'logs/access.log')).split('\n').filter(Boolean),
-    stop: async () => {
-      if (child.exitCode === null) {
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3_000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
-    },
+    stop: () => stopChild(child, 'SIGTERM', 3_000),
   };
 }
 
@@ -177,18 +147,6 @@ function safeRead(file: string): string {
   } catch {
     return '';
   }
-}
-
-async function canConnect(port: number): Promise<boolean> {
-  const { connect } = await import('node:net');
-  return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
 }
 
 export function tempLabDir(prefix: string): { dir: string; remove: () => void } {
