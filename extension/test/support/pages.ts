@@ -115,19 +115,23 @@ export async function waitForStorage(p: Page, done: (s: Stored) => boolean, time
 
 /** Opts in the way a user does: collector URL on the options page, then "I agree" on the onboarding page. */
 /**
- * `polling`: interval polling (ms) instead of puppeteer's default requestAnimationFrame — the lab's
- * accuracy run needs it: there a tab that rendered no frames (Chromium, loaded machine, after other
- * tabs) never resolved a rAF wait and the call hung until the protocol timeout (180 s).
+ * `polling`: interval polling (ms) instead of puppeteer's default requestAnimationFrame, and each page
+ * brought to the front first — the lab's accuracy run needs both: there a background tab (the
+ * onboarding tab the extension opens at install can come up after ours) renders no frames, so rAF
+ * waits and puppeteer's click (it scrolls the element into view and waits for a frame) hung until the
+ * protocol timeout (180 s).
  */
 export async function optIn(b: LaunchedBrowser, collectorUrl: string, polling?: number): Promise<Page> {
   const wait = polling ? { polling } : {};
   const options = await extensionPage(b, 'options/index.html');
+  if (polling) await options.bringToFront();
   await options.waitForFunction(() => (document.getElementById('collector') as HTMLInputElement).value !== '', wait);
   await options.$eval('#collector', (el) => ((el as HTMLInputElement).value = ''));
   await options.type('#collector', collectorUrl);
   await options.click('button[type=submit]');
   await options.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Saved'), { timeout: 10_000, ...wait });
   const onboarding = await extensionPage(b, 'onboarding/index.html');
+  if (polling) await onboarding.bringToFront();
   await onboarding.click('#agree');
   await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), { timeout: 10_000, ...wait });
   return onboarding;
@@ -137,6 +141,7 @@ export async function optIn(b: LaunchedBrowser, collectorUrl: string, polling?: 
 /** `polling`: see optIn. */
 export async function sendNow(b: LaunchedBrowser, polling?: number): Promise<string> {
   const popup = await extensionPage(b, 'popup/index.html');
+  if (polling) await popup.bringToFront();
   await popup.click('#send');
   await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), { timeout: 20_000, ...(polling ? { polling } : {}) });
   const text = await popup.$eval('#status', (el) => el.textContent ?? '');
