@@ -2,23 +2,26 @@
  * Extension overhead benchmark. A local HTTPS page (lab CA-less: one self-signed certificate for
  * *.bench.test, trusted by its SPKI hash) with 50 resources from 5 origins, every response with
  * Timing-Allow-Origin (so the content script measures every entry) and `Connection: close` (every
- * resource opens a new TLS connection: the worst case for the extension). Two Chromium instances, one
- * with the built extension opted in and one without, load the page alternately, BENCH_EXT_RUNS times
- * each (default 30). Reports the ratio of the loadEventEnd medians (with / without) and the main-thread
- * time of the content script per page, from Chromium's trace (top-level script evaluation, function
- * calls and compilation attributed to the extension's content.js).
+ * resource opens a new TLS connection: the worst case for the extension). Three Chromium instances —
+ * without the extension, with the extension opted in but its content.js emptied (Chromium's fixed cost
+ * of injecting any content script), and with the extension opted in — load the page in rotation,
+ * BENCH_EXT_RUNS times each (default 30). Reports the ratios of the loadEventEnd medians to the one
+ * without, and per traced page (BENCH_EXT_TRACED, default 10, each variant) the main-thread CPU time of
+ * content.js (script evaluation, compilation and every call into it: observer and idle callbacks) and
+ * of the page renderer's whole main thread. BENCH_EXT_TRACE_DIR=dir keeps the raw traces.
  *
  *   pnpm --filter @tlsrum/extension build && pnpm bench:extension-overhead
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { repoRoot } from './lib/processes';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
+import { rendererMainThreadMs, scriptCost, TRACE_CATEGORIES, type ScriptCost, type TraceEvent } from './lib/trace';
 
 const RUNS = Number(process.env.BENCH_EXT_RUNS ?? 30);
 const TRACED = Number(process.env.BENCH_EXT_TRACED ?? 10);
@@ -63,7 +66,7 @@ async function startServer(tls: { key: Buffer; cert: Buffer }): Promise<{ server
   return { server, port };
 }
 
-async function launch(profile: string, spki: string, extension: boolean): Promise<Browser> {
+async function launch(profile: string, spki: string, extensionDir: string | null): Promise<Browser> {
   mkdirSync(join(profile, 'Default'), { recursive: true });
   // No preconnect or prediction: every connection the page makes is one the page asked for.
   writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify({ net: { network_prediction_options: 2 } }));
@@ -71,7 +74,7 @@ async function launch(profile: string, spki: string, extension: boolean): Promis
     executablePath: CHROMIUM,
     headless: true,
     pipe: true,
-    enableExtensions: extension ? [EXTENSION_DIR] : false,
+    enableExtensions: extensionDir ? [extensionDir] : false,
     userDataDir: profile,
     args: [
       '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
@@ -112,58 +115,52 @@ async function loadOnce(browser: Browser, url: string): Promise<number> {
   }
 }
 
-interface TraceEvent {
-  name: string;
-  ph: string;
-  ts: number;
-  dur?: number;
-  /** thread (CPU) time of the span, µs: unlike dur, excludes time the thread was descheduled */
-  tdur?: number;
-  pid: number;
-  tid: number;
-  args?: { data?: { url?: string; scriptName?: string; frame?: string } };
+type Variant = 'without' | 'empty' | 'with';
+const VARIANTS: readonly Variant[] = ['without', 'empty', 'with'];
+const LABEL: Record<Variant, string> = {
+  without: 'without extension',
+  empty: 'extension with an empty content script',
+  with: 'with extension (opted in)',
+};
+
+/**
+ * The built extension with content.js emptied: the same registration after opt-in, so Chromium injects
+ * a content script into every page, but none of our code runs. Its cost is Chromium's, not ours.
+ */
+function emptyScriptExtension(dir: string): string {
+  const out = join(dir, 'extension-empty-content-script');
+  cpSync(EXTENSION_DIR, out, { recursive: true });
+  writeFileSync(join(out, 'content.js'), '/* bench baseline: an empty content script */\n');
+  return out;
 }
 
-/** Main-thread milliseconds spent in the content script on one page load, from a Chromium trace. */
-async function tracedLoad(browser: Browser, url: string, extensionOrigin: string): Promise<{ ms: number; wallMs: number; tasks: number; byKind: Record<string, number> }> {
+interface TracedPage extends ScriptCost {
+  /** CPU ms of the page renderer's main thread, all tasks. */
+  rendererMs: number;
+}
+
+/** One traced load: the content script's own main-thread time and the whole main thread's. */
+async function tracedLoad(browser: Browser, url: string, extensionOrigin: string | null, dumpDir?: string): Promise<TracedPage> {
   const p = await browser.newPage();
   try {
-    await p.tracing.start({ categories: ['devtools.timeline', 'v8', 'v8.execute', 'disabled-by-default-devtools.timeline'] });
+    await p.tracing.start({ categories: TRACE_CATEGORIES });
     await p.goto(url, { waitUntil: 'load' });
-    // The content script does its work in requestIdleCallback (timeout 3 s): wait until it surely ran.
+    // The content script does its work in idle time after load: wait until it surely ran.
     await new Promise((r) => setTimeout(r, 3500));
     const buf = await p.tracing.stop();
+    if (dumpDir) writeFileSync(join(dumpDir, `trace-${extensionOrigin ? extensionOrigin.split('/')[2] : 'none'}-${Date.now()}.json`), Buffer.from(buf!));
     const events = (JSON.parse(Buffer.from(buf!).toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
     // content.js only: the trace also holds the extension's service worker (background.js), which
-    // runs in its own thread, not on the page's main thread.
-    const contentScript = `${extensionOrigin}/content.js`;
-    const ours = (e: TraceEvent) => (e.args?.data?.url ?? e.args?.data?.scriptName ?? '') === contentScript;
-    const kinds = new Set(['EvaluateScript', 'FunctionCall', 'v8.compile', 'v8.callFunction', 'V8.CompileCode', 'v8.run']);
-    const spans = events.filter((e) => e.ph === 'X' && kinds.has(e.name) && ours(e) && e.dur !== undefined).sort((a, b) => a.ts - b.ts);
-    // Outermost spans only, per thread: a FunctionCall inside another of ours is not counted twice.
-    let total = 0;
-    let tasks = 0;
-    let wall = 0;
-    const byKind: Record<string, number> = {};
-    const endByThread = new Map<string, number>();
-    for (const e of spans) {
-      const key = `${e.pid}:${e.tid}`;
-      if ((endByThread.get(key) ?? -1) >= e.ts + e.dur!) continue;
-      // CPU time of the main thread (tdur): on a loaded machine wall time (dur) also counts waiting for a core.
-      const cpu = e.tdur ?? e.dur!;
-      total += cpu;
-      wall += e.dur!;
-      tasks += 1;
-      byKind[e.name] = (byKind[e.name] ?? 0) + cpu / 1000;
-      endByThread.set(key, e.ts + e.dur!);
-    }
-    return { ms: total / 1000, wallMs: wall / 1000, tasks, byKind };
+    // runs in its own process, not on the page's main thread.
+    const script = extensionOrigin ? scriptCost(events, `${extensionOrigin}/content.js`) : { ms: 0, wallMs: 0, tasks: 0, byKind: {} };
+    return { ...script, rendererMs: rendererMainThreadMs(events, url) };
   } finally {
     await p.close();
   }
 }
 
-async function measuredByExtension(browser: Browser, origin: string, host: string): Promise<number> {
+async function measuredByExtension(browser: Browser, origin: string | null, host: string): Promise<number> {
+  if (!origin) return 0;
   const p = await browser.newPage();
   await p.goto(`${origin}/popup/index.html`);
   const recent = (await p.evaluate(`chrome.storage.local.get('recent').then((v) => v.recent ?? [])`)) as { host: string }[];
@@ -173,8 +170,9 @@ async function measuredByExtension(browser: Browser, origin: string, host: strin
 
 async function main(): Promise<void> {
   if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error(`no extension build at ${EXTENSION_DIR}: run pnpm --filter @tlsrum/extension build`);
-  console.log(`extension-overhead benchmark: ${RESOURCES} resources from ${ORIGINS.length} origins, new TLS connection each, ${RUNS} runs with and ${RUNS} without, alternating; ${machine()}`);
+  console.log(`extension-overhead benchmark: ${RESOURCES} resources from ${ORIGINS.length} origins, new TLS connection each, ${RUNS} runs each without / with an empty content script / with the extension, rotating; ${machine()}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   const dir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-ext-'));
+  const dumpDir = process.env.BENCH_EXT_TRACE_DIR;
   const browsers: Browser[] = [];
   let server: Server | undefined;
   try {
@@ -182,56 +180,72 @@ async function main(): Promise<void> {
     const started = await startServer(tls);
     server = started.server;
     const url = `https://${ORIGINS[0]}:${started.port}/`;
-    const without = await launch(join(dir, 'without'), tls.spki, false);
-    browsers.push(without);
-    const withExt = await launch(join(dir, 'with'), tls.spki, true);
-    browsers.push(withExt);
-    const extensionOrigin = await optIn(withExt);
+    const browser = {} as Record<Variant, Browser>;
+    const origin: Record<Variant, string | null> = { without: null, empty: null, with: null };
+    browser.without = await launch(join(dir, 'without'), tls.spki, null);
+    browsers.push(browser.without);
+    browser.empty = await launch(join(dir, 'empty'), tls.spki, emptyScriptExtension(dir));
+    browsers.push(browser.empty);
+    origin.empty = await optIn(browser.empty);
+    browser.with = await launch(join(dir, 'with'), tls.spki, EXTENSION_DIR);
+    browsers.push(browser.with);
+    origin.with = await optIn(browser.with);
 
     // Warm-up: first loads pay for process start and code caches.
-    for (let i = 0; i < 3; i++) {
-      await loadOnce(without, url);
-      await loadOnce(withExt, url);
-    }
-    const times = { with: [] as number[], without: [] as number[] };
+    for (let i = 0; i < 3; i++) for (const v of VARIANTS) await loadOnce(browser[v], url);
+    const times: Record<Variant, number[]> = { without: [], empty: [], with: [] };
     for (let i = 0; i < RUNS; i++) {
-      // Alternate which goes first, so neither always follows the other.
-      if (i % 2) {
-        times.with.push(await loadOnce(withExt, url));
-        times.without.push(await loadOnce(without, url));
-      } else {
-        times.without.push(await loadOnce(without, url));
-        times.with.push(await loadOnce(withExt, url));
+      // Rotate which goes first, so none always follows another.
+      for (let k = 0; k < VARIANTS.length; k++) {
+        const v = VARIANTS[(i + k) % VARIANTS.length]!;
+        times[v].push(await loadOnce(browser[v], url));
       }
     }
-    const traced: { ms: number; wallMs: number; tasks: number; byKind: Record<string, number> }[] = [];
-    for (let i = 0; i < TRACED; i++) traced.push(await tracedLoad(withExt, url, extensionOrigin));
-    const measured = await measuredByExtension(withExt, extensionOrigin, ORIGINS[0]!);
-    if (measured === 0) throw new Error('the extension measured nothing: is the content script registered (opt-in)?');
+    const traced: Record<Variant, TracedPage[]> = { without: [], empty: [], with: [] };
+    for (let i = 0; i < TRACED; i++) for (const v of VARIANTS) traced[v].push(await tracedLoad(browser[v], url, origin[v], dumpDir));
+    const measured = await measuredByExtension(browser.with, origin.with, ORIGINS[0]!);
+    const load = loadavg();
 
-    const loadRatio = median(times.with) / median(times.without);
-    const mainThreadMs = median(traced.map((t) => t.ms));
-    printTable('loadEventEnd, ms', [
-      { browser: 'without extension', p50: round(median(times.without), 1), p90: round(quantile(times.without, 0.9), 1), runs: times.without.length },
-      { browser: 'with extension (opted in)', p50: round(median(times.with), 1), p90: round(quantile(times.with, 0.9), 1), runs: times.with.length },
-    ]);
-    printTable('content script main-thread time per page (trace)', [
-      { 'CPU p50 ms': round(mainThreadMs, 3), 'wall p50 ms': round(median(traced.map((t) => t.wallMs)), 3), 'CPU max ms': round(Math.max(...traced.map((t) => t.ms)), 3), 'script tasks p50': median(traced.map((t) => t.tasks)), pages: traced.length, 'connections in extension log': measured },
-    ]);
-    const kinds = [...new Set(traced.flatMap((t) => Object.keys(t.byKind)))];
-    printTable('content script CPU time by trace event (outermost spans), median ms per page', [Object.fromEntries(kinds.map((k) => [k, round(median(traced.map((t) => t.byKind[k] ?? 0)), 3)]))]);
-    console.log(`\nload ratio with/without: ${round(loadRatio, 3)} (goal ≤ 1.01); content script ${round(mainThreadMs, 3)} ms per page (goal < 1)`);
+    const p50 = (v: Variant) => median(times[v]);
+    const loadRatio = p50('with') / p50('without');
+    const emptyLoadRatio = p50('empty') / p50('without');
+    const scriptMs = (v: Variant) => median(traced[v].map((t) => t.ms));
+    const rendererMs = (v: Variant) => median(traced[v].map((t) => t.rendererMs));
+    printTable('loadEventEnd, ms', VARIANTS.map((v) => ({
+      browser: LABEL[v], p50: round(p50(v), 1), p90: round(quantile(times[v], 0.9), 1), 'ratio to without': round(p50(v) / p50('without'), 3), runs: times[v].length,
+    })));
+    printTable(`main-thread CPU per page, ms (trace, p50 of ${TRACED} pages each)`, VARIANTS.map((v) => ({
+      browser: LABEL[v],
+      'content.js CPU': round(scriptMs(v), 3),
+      'content.js max': round(Math.max(...traced[v].map((t) => t.ms)), 3),
+      'content.js wall': round(median(traced[v].map((t) => t.wallMs)), 3),
+      'content.js tasks': median(traced[v].map((t) => t.tasks)),
+      'renderer main thread': round(rendererMs(v), 1),
+      'renderer IQR': `${round(quantile(traced[v].map((t) => t.rendererMs), 0.25), 1)}–${round(quantile(traced[v].map((t) => t.rendererMs), 0.75), 1)}`,
+    })));
+    for (const v of ['empty', 'with'] as const) {
+      const kinds = [...new Set(traced[v].flatMap((t) => Object.keys(t.byKind)))];
+      printTable(`${LABEL[v]}: content.js CPU by trace event (outermost spans), p50 ms per page`, [Object.fromEntries(kinds.map((k) => [k, round(median(traced[v].map((t) => t.byKind[k] ?? 0)), 3)]))]);
+    }
+    const ownMs = scriptMs('with') - scriptMs('empty');
+    console.log(`\nload ratio with/without: ${round(loadRatio, 3)} (goal ≤ 1.01), empty content script/without: ${round(emptyLoadRatio, 3)}`);
+    console.log(`content.js ${round(scriptMs('with'), 3)} ms per page (goal < 1), of which an empty content script's ${round(scriptMs('empty'), 3)}; our code ${round(ownMs, 3)} ms; ${measured} connections in the extension's log; load average ${load.map((l) => l.toFixed(2)).join(' ')}`);
     printResult({
       bench: 'extension-overhead',
       loadRatio: round(loadRatio, 3),
-      mainThreadMs: round(mainThreadMs, 3),
-      mainThreadMaxMs: round(Math.max(...traced.map((t) => t.ms)), 3),
-      mainThreadWallMs: round(median(traced.map((t) => t.wallMs)), 3),
-      loadP50WithMs: round(median(times.with), 1),
-      loadP50WithoutMs: round(median(times.without), 1),
+      mainThreadMs: round(scriptMs('with'), 3),
+      emptyScriptLoadRatio: round(emptyLoadRatio, 3),
+      emptyScriptMainThreadMs: round(scriptMs('empty'), 3),
+      ownMainThreadMs: round(ownMs, 3),
+      mainThreadMaxMs: round(Math.max(...traced.with.map((t) => t.ms)), 3),
+      mainThreadWallMs: round(median(traced.with.map((t) => t.wallMs)), 3),
+      rendererMs: Object.fromEntries(VARIANTS.map((v) => [v, round(rendererMs(v), 1)])),
+      loadP50Ms: Object.fromEntries(VARIANTS.map((v) => [v, round(p50(v), 1)])),
       runs: RUNS,
-      tracedPages: traced.length,
+      tracedPages: TRACED,
+      loadAverage: load.map((l) => round(l, 2)),
     });
+    if (measured === 0) throw new Error('the extension measured nothing: is the content script registered (opt-in)?');
   } finally {
     await Promise.allSettled(browsers.map((b) => b.close()));
     server?.close();

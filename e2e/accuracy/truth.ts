@@ -147,6 +147,16 @@ export function readTruth(logDir: string): TruthIndex {
   return out;
 }
 
+export interface ProxyDirection {
+  n: number;
+  mean: number;
+  min: number;
+  max: number;
+  first?: number[];
+  arrived?: number[];
+  sizes?: number[];
+}
+
 export interface ProxyLine {
   t: number;
   profile: string;
@@ -155,8 +165,12 @@ export interface ProxyLine {
   source: string;
   upstreamLocalPort: number | null;
   connectHeldMs?: number;
-  up: { n: number; mean: number; min: number; max: number; first?: number[] };
-  down: { n: number; mean: number; min: number; max: number; first?: number[] };
+  /**
+   * `first`: hold times of the first chunks; `arrived`: their arrival, ms after the connection began;
+   * `sizes` (UDP only): their sizes in bytes.
+   */
+  up: ProxyDirection;
+  down: ProxyDirection;
   transport?: 'udp';
 }
 

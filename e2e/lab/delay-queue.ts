@@ -1,26 +1,81 @@
 /**
- * Holds each chunk for a fixed one-way delay and releases chunks in arrival order. One timer per
- * direction (not one per chunk) so that a burst cannot reorder and timer cost stays flat.
+ * Holds each chunk for a fixed one-way delay and releases chunks in arrival order. Every chunk is due
+ * at its own arrival + delay (a burst is not delayed once per chunk), and one pending wake-up per
+ * direction (not one timer per chunk) keeps a burst in order and timer cost flat.
  */
-export const FIRST_CHUNKS = 6;
+// Enough for the handshake's flights (QUIC's, with acknowledgements, included).
+export const FIRST_CHUNKS = 12;
+
+/**
+ * Node's timers have whole-millisecond resolution and run late by up to ~1 ms on an idle machine (more
+ * under load), which alone put a 1-RTT handshake at 20 ms RTT outside a 2 ms tolerance. So a wake-up
+ * sleeps on a timer until SPIN_MS before it is due and then polls the monotonic clock once per event
+ * loop turn (setImmediate: I/O of other connections is still served in between) until it is due.
+ */
+const SPIN_MS = 2;
+
+export interface Wakeup {
+  cancel(): void;
+}
+
+/** Calls fn as soon as performance.now() ≥ due, never before. */
+export function at(due: number, fn: () => void): Wakeup {
+  let timer: NodeJS.Timeout | null = null;
+  let immediate: NodeJS.Immediate | null = null;
+  let cancelled = false;
+  const step = () => {
+    timer = null;
+    immediate = null;
+    if (cancelled) return;
+    const left = due - performance.now();
+    if (left <= 0) return fn();
+    if (left > SPIN_MS) timer = setTimeout(step, Math.floor(left - SPIN_MS));
+    else immediate = setImmediate(step);
+  };
+  step();
+  return {
+    cancel() {
+      cancelled = true;
+      if (timer) clearTimeout(timer);
+      if (immediate) clearImmediate(immediate);
+    },
+  };
+}
+
+/** Calls fn no earlier than `ms` after `since` (performance.now() time base). */
+export function atLeastAfter(since: number, ms: number, fn: () => void): Wakeup {
+  return at(since + ms, fn);
+}
 
 export class DelayQueue<T> {
   private readonly items: { due: number; arrived: number; item: T }[] = [];
-  private timer: NodeJS.Timeout | null = null;
+  private wakeup: Wakeup | null = null;
   /** Measured hold times (release − arrival), ms: the proxy logs them as proof of the injected delay. */
   readonly held: number[] = [];
+  /** Arrival times (performance.now()) of the first chunks, to tell flights apart in the log. */
+  readonly arrivals: number[] = [];
   /** Hold times of the first chunks (the handshake's flights), in order. */
   get first(): number[] {
-    return this.held.slice(0, FIRST_CHUNKS).map((v) => Math.round(v * 100) / 100);
+    return this.held.slice(0, FIRST_CHUNKS).map(round2);
+  }
+  /** Arrival times of the first chunks relative to `since`: shows which chunks form one flight. */
+  arrivedSince(since: number): number[] {
+    return this.arrivals.map((t) => round2(t - since));
   }
 
+  /**
+   * `burstMs`: chunks that arrived within this long after the first waiting one leave together, when
+   * the last of them is due (the first is then up to burstMs late, and logged so): a burst stays a burst.
+   */
   constructor(
     private readonly delayMs: number,
     private readonly release: (item: T) => void,
+    private readonly burstMs = 0,
   ) {}
 
   push(item: T): void {
     const now = performance.now();
+    if (this.arrivals.length < FIRST_CHUNKS) this.arrivals.push(now);
     if (this.delayMs <= 0 && this.items.length === 0) {
       this.held.push(0);
       this.release(item);
@@ -35,35 +90,40 @@ export class DelayQueue<T> {
   }
 
   clear(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.wakeup?.cancel();
+    this.wakeup = null;
     this.items.length = 0;
   }
 
+  /** When the first waiting chunk may leave: its own due time, or that of the last chunk of its burst. */
+  private releaseAt(): number {
+    const head = this.items[0]!;
+    let due = head.due;
+    for (const it of this.items) {
+      if (it.arrived - head.arrived > this.burstMs) break;
+      due = it.due;
+    }
+    return due;
+  }
+
   private schedule(): void {
-    if (this.timer || this.items.length === 0) return;
-    // Node truncates fractional delays: round up so that nothing is released early.
-    const wait = Math.max(0, Math.ceil(this.items[0]!.due - performance.now()));
-    this.timer = setTimeout(() => {
-      this.timer = null;
+    if (this.wakeup || this.items.length === 0) return;
+    this.wakeup = at(this.releaseAt(), () => {
+      this.wakeup = null;
+      // A chunk of the burst may have arrived after this wake-up was set.
+      if (this.releaseAt() > performance.now()) return this.schedule();
       const now = performance.now();
-      // Release everything due (setTimeout may fire ~1 ms late, never early).
       while (this.items.length && this.items[0]!.due <= now) {
         const { arrived, item } = this.items.shift()!;
         this.held.push(now - arrived);
         this.release(item);
       }
       this.schedule();
-    }, wait);
+    });
   }
 }
 
-/** Calls fn no earlier than `ms` after `since` (performance.now() time base). */
-export function atLeastAfter(since: number, ms: number, fn: () => void): void {
-  const left = since + ms - performance.now();
-  if (left <= 0) return fn();
-  setTimeout(() => atLeastAfter(since, ms, fn), Math.ceil(left));
-}
+const round2 = (x: number) => Math.round(x * 100) / 100;
 
 export function summarise(values: readonly number[]): { n: number; min: number; max: number; mean: number } {
   if (values.length === 0) return { n: 0, min: 0, max: 0, mean: 0 };
@@ -75,6 +135,5 @@ export function summarise(values: readonly number[]): { n: number; min: number; 
     max = Math.max(max, v);
     sum += v;
   }
-  const r = (x: number) => Math.round(x * 100) / 100;
-  return { n: values.length, min: r(min), max: r(max), mean: r(sum / values.length) };
+  return { n: values.length, min: round2(min), max: round2(max), mean: round2(sum / values.length) };
 }

@@ -3,7 +3,7 @@
  * profile in front of Caddy's QUIC port. Kept out of the lab supervisor's (and the accuracy harness's)
  * event loop so browser-driving work cannot delay its timers. Prints one JSON line when ready.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import type { RttProfile } from './profiles';
 import { startSocksProxy } from './socks-proxy';
 import { startUdpRelay } from './udp-relay';
@@ -18,7 +18,10 @@ export interface ProxiesConfig {
 }
 
 const cfg = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as ProxiesConfig;
-const log = (line: string) => appendFileSync(cfg.logFile, line + '\n');
+// Asynchronous: a synchronous append on a busy disk stalled every queued chunk of every connection.
+const logStream = createWriteStream(cfg.logFile, { flags: 'a' });
+const log = (line: string) => void logStream.write(line + '\n');
+
 const resolve = (host: string): string | null => {
   if (host === 'lab.test' || host.endsWith('.lab.test')) return cfg.labAddress;
   if (host in cfg.extraHosts) return cfg.extraHosts[host]!;
@@ -53,7 +56,7 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   await Promise.all(closers.map((c) => c()));
-  process.exit(0);
+  logStream.end(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -7,6 +7,7 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { atLeastAfter, DelayQueue, summarise } from './delay-queue';
+import type { ConnectionObserver } from './flight-watcher';
 
 export interface SocksProxyOptions {
   profile: string;
@@ -15,6 +16,8 @@ export interface SocksProxyOptions {
   /** Maps a requested host to the address to connect to, or null to refuse. */
   resolve: (host: string) => string | null;
   log: (line: string) => void;
+  /** Sees each connection's chunks as they arrive, before the delay (e.g. to count TLS flights). */
+  observe?: (host: string) => ConnectionObserver;
 }
 
 export interface RunningProxy {
@@ -26,15 +29,20 @@ export interface RunningProxy {
 const REPLY = (code: number) => Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]);
 
 export async function startSocksProxy(opts: SocksProxyOptions, port = 0, host = '127.0.0.1'): Promise<RunningProxy> {
+  return listen(port, host, (client, sockets) => handle(client, opts, sockets));
+}
+
+/** A TCP server that tracks its sockets (both ends of every connection) so close() can end them all. */
+async function listen(port: number, host: string, accept: (client: Socket, sockets: Set<Socket>) => void): Promise<RunningProxy> {
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
-    handle(client, opts, sockets);
+    accept(client, sockets);
   });
   await new Promise<void>((res, rej) => server.once('error', rej).listen(port, host, () => res()));
   const addr = server.address();
-  if (!addr || typeof addr === 'string') throw new Error('socks proxy: no address');
+  if (!addr || typeof addr === 'string') throw new Error('delaying proxy: no address');
   return {
     server,
     port: addr.port,
@@ -92,18 +100,31 @@ function handle(client: Socket, opts: SocksProxyOptions, sockets: Set<Socket>): 
       stage = 'piping';
       client.off('data', onData);
       client.pause();
-      connectUpstream(client, host, port, rest, opts, sockets, fail);
+      connectUpstream(client, { host, port, early: rest, socks: true }, opts, sockets, fail);
     }
   };
   client.on('data', onData);
   client.on('error', () => client.destroy());
 }
 
+/**
+ * A plain delaying TCP relay to one upstream port, for a browser connecting without a proxy (Firefox
+ * sends no TLS early data through a proxy). The kernel answers the TCP handshake itself, so it is not
+ * delayed: entries then show a near-zero TCP phase. Same per-direction delays and log as the proxy.
+ */
+export async function startTcpRelay(opts: SocksProxyOptions & { host: string; targetPort: number }, port = 0, host = '127.0.0.1'): Promise<RunningProxy> {
+  return listen(port, host, (client, sockets) => {
+    client.setNoDelay(true);
+    client.pause();
+    const fail = () => void client.destroy();
+    connectUpstream(client, { host: opts.host, port: opts.targetPort, early: Buffer.alloc(0), socks: false }, opts, sockets, fail);
+  });
+}
+
 function connectUpstream(
   client: Socket,
-  host: string,
-  port: number,
-  early: Buffer,
+  /** `socks`: answer the CONNECT request after one RTT (the TCP handshake the browser measures). */
+  { host, port, early, socks }: { host: string; port: number; early: Buffer; socks: boolean },
   opts: SocksProxyOptions,
   sockets: Set<Socket>,
   fail: (code: number, why: string, host?: string, port?: number) => void,
@@ -116,6 +137,7 @@ function connectUpstream(
   sockets.add(upstream);
   upstream.setNoDelay(true);
   const half = opts.rttMs / 2;
+  const observer = opts.observe?.(host);
   const toServer = new DelayQueue<Buffer | null>(half, (b) => (b ? upstream.write(b) : upstream.end()));
   const toClient = new DelayQueue<Buffer | null>(half, (b) => (b ? client.write(b) : client.end()));
   let connectHeldMs = 0;
@@ -137,8 +159,8 @@ function connectUpstream(
         source: opts.sourceAddress,
         upstreamLocalPort: upstreamLocalPort ?? null,
         connectHeldMs: Math.round(connectHeldMs * 100) / 100,
-        up: { bytes: bytesUp, ...summarise(toServer.held), first: toServer.first },
-        down: { bytes: bytesDown, ...summarise(toClient.held), first: toClient.first },
+        up: { bytes: bytesUp, ...summarise(toServer.held), first: toServer.first, arrived: toServer.arrivedSince(t0) },
+        down: { bytes: bytesDown, ...summarise(toClient.held), first: toClient.first, arrived: toClient.arrivedSince(t0) },
         durationMs: Math.round(performance.now() - t0),
         end: reason,
       }),
@@ -150,21 +172,21 @@ function connectUpstream(
   upstream.once('connect', () => {
     upstreamLocalPort = upstream.localPort;
     // The TCP handshake is one round trip: the browser learns "connected" one RTT after asking.
-    atLeastAfter(t0, opts.rttMs, () => {
+    atLeastAfter(t0, socks ? opts.rttMs : 0, () => {
       connectHeldMs = performance.now() - t0;
       if (client.destroyed) return finish('client-gone');
-      client.write(REPLY(0));
-      if (early.length) {
-        bytesUp += early.length;
-        toServer.push(early);
-      }
-      client.on('data', (b: Buffer) => {
+      if (socks) client.write(REPLY(0));
+      const up = (b: Buffer) => {
+        observer?.fromClient(b);
         bytesUp += b.length;
         toServer.push(b);
-      });
+      };
+      if (early.length) up(early);
+      client.on('data', up);
       client.on('end', () => toServer.push(null));
       client.resume();
       upstream.on('data', (b: Buffer) => {
+        observer?.fromServer(b);
         bytesDown += b.length;
         toClient.push(b);
       });

@@ -5,7 +5,7 @@
  * The truth of each connection comes from the servers and the wire, never from the classifier: nginx
  * says version, resumption and early data (Server-Timing `$ssl_protocol $ssl_session_reused`,
  * `$ssl_early_data`), and the proxy counts the round trips the request waited for (TLS record types in
- * the client's flights, see test/support/socks-delay.ts). On loopback there is no RTT to count against:
+ * the client's flights, see e2e/lab/flight-watcher.ts). On loopback there is no RTT to count against:
  * the expected class is `unknown`.
  *
  * Firefox sends no TLS early data through a proxy, so for Firefox a third pass goes through a plain TCP
@@ -18,11 +18,11 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ConnectionTiming } from '@tlsrum/shared/classify';
+import { connectionTimingOf, DUMP_TIMING_ENTRIES, serverTimingOf, type ConnectionTiming, type TimingEntriesDump } from '@tlsrum/shared/classify';
 import type { HandshakeClass } from '@tlsrum/shared/constants';
 import { launch, type BrowserName } from '../test/support/browsers';
 import { makeCerts, startNginx, tempLabDir, type ServerSpec } from '../test/support/lab';
-import { startDelayProxy, startDelayRelay, type DelayProxy } from '../test/support/socks-delay';
+import { startDelayProxy, startDelayRelay, type DelayProxy } from '@tlsrum/e2e/lab/delay-proxy';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = resolve(root, '../shared/test/fixtures');
@@ -107,25 +107,13 @@ async function record(
         const before = wire?.seen.length ?? 0;
         const relay = relays.get(s.host);
         await page.goto(relay ? `https://${s.host}:${relay.port}/index.html` : nginx.url(s.host, '/index.html'), { waitUntil: 'load' });
-        const raw = await page.evaluate(() => {
-          const e = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
-          return {
-            entryType: 'navigation' as const,
-            nextHopProtocol: e.nextHopProtocol,
-            startTime: e.startTime,
-            fetchStart: e.fetchStart,
-            domainLookupStart: e.domainLookupStart,
-            domainLookupEnd: e.domainLookupEnd,
-            connectStart: e.connectStart,
-            secureConnectionStart: e.secureConnectionStart,
-            connectEnd: e.connectEnd,
-            requestStart: e.requestStart,
-            responseStart: e.responseStart,
-            serverTiming: e.serverTiming.map((m) => ({ name: m.name, description: m.description })),
-          };
-        });
+        // The page hands over its entries' JSON; the shared reader makes them timings (as in the extension).
+        const dump = (await page.evaluate(DUMP_TIMING_ENTRIES)) as TimingEntriesDump;
         await page.close();
-        const { serverTiming, ...timing } = raw;
+        const raw = dump.entries.find((e) => e.entryType === 'navigation');
+        const timing = raw && connectionTimingOf(raw);
+        if (!timing) throw new Error(`${name} ${s.host} ${visit}: no navigation timing entry`);
+        const serverTiming = serverTimingOf(raw);
         const tls = serverTiming.find((m) => m.name === 'tls')?.description.split(' ') ?? [];
         const conns = wire ? wire.seen.slice(before).filter((c) => c.host === s.host || c.host === '127.0.0.1') : [];
         if (wire && conns.length !== 1) console.warn(`${name} ${s.host} ${visit}: ${conns.length} connections through the proxy`);

@@ -6,9 +6,10 @@ import type { HandshakeRecord } from '@tlsrum/shared';
 import type { ConnectionTiming } from '@tlsrum/shared/classify';
 import type { HandshakeClass } from '@tlsrum/shared/constants';
 import { api } from './lib/browser';
+import type { EntryTuple } from './lib/entry-tuple';
 import type { Settings } from './lib/settings';
 
-/** One new TLS connection seen by the content script. The URL never leaves the page: only its hostname. */
+/** One new TLS connection seen by the content script (posted as an EntryTuple). The URL never leaves the page: only its hostname. */
 export interface Measurement {
   host: string;
   timing: ConnectionTiming;
@@ -35,7 +36,8 @@ export interface NetworkHints {
 }
 
 export type Message =
-  | { type: 'measurements'; measurements: Measurement[]; counts: PageCounts; network: NetworkHints }
+  /** From the content script: the page's new TLS connections (`timeOrigin` = performance.timeOrigin). */
+  | { type: 'measurements'; timeOrigin: number; entries: EntryTuple[]; counts: PageCounts; network: NetworkHints }
   | { type: 'get-state' }
   | { type: 'set-opt-in'; optedIn: boolean }
   | { type: 'pause'; minutes: number }

@@ -27,6 +27,7 @@ import {
   type HandshakeBatch,
   type HandshakeRecord,
   type SecurityInfo,
+  type TimingEntryLike,
 } from '../src/index';
 
 const LDH = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -193,3 +194,26 @@ export const securityInfoArb: fc.Arbitrary<SecurityInfo> = fc.record(
   },
   { requiredKeys: ['source'] },
 );
+
+/**
+ * One Resource Timing entry of a new TLS connection (h2, 40 ms TCP, 41 ms TLS) with a URL that has
+ * everything that must never leave the page: port, path, query, fragment, upper-case host.
+ */
+export function resourceEntry(overrides: Partial<TimingEntryLike> = {}): TimingEntryLike {
+  return {
+    name: 'https://Static.Example.com:8443/path/to/app.js?user=42#frag',
+    entryType: 'resource',
+    nextHopProtocol: 'h2',
+    startTime: 100,
+    fetchStart: 100,
+    domainLookupStart: 101,
+    domainLookupEnd: 110,
+    connectStart: 110,
+    secureConnectionStart: 150,
+    connectEnd: 191,
+    requestStart: 191.5,
+    responseStart: 240,
+    serverTiming: [],
+    ...overrides,
+  };
+}

@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import {
+  classificationFields,
   classifyHandshake,
   connectionKind,
   EVIDENCE_SOURCES,
@@ -16,6 +17,7 @@ import {
   MAX_PHASE_MS,
   normalizeHostname,
   PROTOCOLS,
+  securityFields,
   TRANSPORTS,
 } from '../src/index';
 import { batchArb, hostnameArb, newTlsTimingArb, recordArb, securityInfoArb, timingArb } from './arbitraries';
@@ -149,17 +151,7 @@ describe('classifier properties', () => {
     fc.assert(
       fc.property(newTlsTimingArb(), recordArb(), fc.option(securityInfoArb, { nil: null }), ({ timing }, base, security) => {
         const c = classifyHandshake({ timing, security });
-        const record = {
-          ...base,
-          protocol: c.protocol,
-          transport: c.transport,
-          tlsVersion: c.tlsVersion,
-          tlsVersionSource: c.tlsVersionSource,
-          resumed: c.resumed,
-          resumedSource: c.resumedSource,
-          handshakeClass: c.handshakeClass,
-          ...c.phases,
-        };
+        const record = { ...base, ...classificationFields(c), ...securityFields(security) };
         expect([...Value.Errors(HandshakeRecord, record)]).toEqual([]);
       }),
       { numRuns: 300 },

@@ -73,8 +73,21 @@ export class Flusher {
   }
 
   private wake(): void {
-    if (!this.ready || this.stopped || this.retryTimer || Date.now() < this.retryAt) return;
+    if (!this.ready || this.stopped || this.retryTimer) return;
+    const wait = this.retryAt - Date.now();
+    // Backing off: wait for the retry time, never just return. Node schedules timers on the event
+    // loop's cached clock, which lags Date.now() under load, so the retry timer can fire a few ms early;
+    // returning then left a full spool (which seals nothing new to wake us) stuck until restart
+    // (fault test (b) under load).
+    if (wait > 0) return this.retryIn(wait);
     void this.run();
+  }
+
+  private retryIn(ms: number): void {
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.wake();
+    }, ms);
   }
 
   /** Inserts sealed segments until none is left or one fails. One run at a time. */
@@ -113,12 +126,7 @@ export class Flusher {
         const wait = this.backoffMs();
         this.retryAt = Date.now() + wait;
         this.opts.onError?.(err, this.failures, wait);
-        if (!this.stopped && !this.retryTimer) {
-          this.retryTimer = setTimeout(() => {
-            this.retryTimer = null;
-            this.wake();
-          }, wait);
-        }
+        if (!this.stopped && !this.retryTimer) this.retryIn(wait);
         return;
       }
       this.failures = 0;

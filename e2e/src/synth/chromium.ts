@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type BrowserContext, type CDPSession } from 'puppeteer-core';
 import { readNetLog } from './netlog';
-import { ENLARGE_RESOURCE_BUFFER, READ_PAGE_ENTRIES, type PageEntry } from './page-entries';
+import { ENLARGE_RESOURCE_BUFFER, readPageEntries, type PageEntry } from './page-entries';
 import type { NormalizedOptions } from './options';
 import type { NetLogConnection } from './types';
 import { describeNavigationError } from './errors';
@@ -160,7 +160,7 @@ async function visit(
       else if (response.status() >= 400) error = `HTTP ${response.status()}`;
       // Late resources (images set by script, fetches after load) still count.
       await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5_000, timeoutMs) }).catch(() => {});
-      entries = (await page.evaluate(READ_PAGE_ENTRIES)) as PageEntry[];
+      entries = await readPageEntries(page);
     } catch (err) {
       error = describeNavigationError(err);
     }

@@ -22,7 +22,7 @@ import { connectionKind, type ConnectionKind, type HandshakeHistory, type Securi
 import { startSecuritySink, writeHelperAddon, type FirefoxSecurityReport, type SecuritySink } from './firefox-helper';
 import { tlsVersionOf } from './names';
 import type { NormalizedOptions } from './options';
-import { ENLARGE_RESOURCE_BUFFER, READ_PAGE_ENTRIES, type PageEntry } from './page-entries';
+import { ENLARGE_RESOURCE_BUFFER, readPageEntries, type PageEntry } from './page-entries';
 import { buildRecord, majorOf, osOfPlatform, type RecordEnv } from './records';
 import { describeNavigationError } from './errors';
 import { siteOf } from './site';
@@ -182,7 +182,7 @@ async function visit(
       const response = await page.goto(url, { waitUntil: 'load', timeout: o.visitTimeoutMs });
       if (response && response.status() >= 400) error = `HTTP ${response.status()}`;
       await page.waitForNetworkIdle({ idleTime: 300, timeout: Math.min(5_000, o.visitTimeoutMs) }).catch(() => {});
-      entries = (await page.evaluate(READ_PAGE_ENTRIES)) as PageEntry[];
+      entries = await readPageEntries(page);
     } catch (err) {
       error = describeNavigationError(err);
     }

@@ -1,8 +1,9 @@
 /**
- * Scripts run in the page, as source text: a function passed to page.evaluate would be serialised
- * from the transpiled module, and tsx/esbuild inject helpers (`__name`) that do not exist in the page.
+ * The page's timing entries, read out of the page. The page only hands over its entries' own JSON
+ * (DUMP_TIMING_ENTRIES); what they mean is read with the shared reader (`@tlsrum/shared/classify`
+ * entries.ts), the same one the extension's content script uses.
  */
-import type { ConnectionTiming } from '@tlsrum/shared/classify';
+import { connectionTimingOf, DUMP_TIMING_ENTRIES, serverTimingOf, type ConnectionTiming, type TimingEntriesDump } from '@tlsrum/shared/classify';
 
 export interface PageEntry {
   url: string;
@@ -15,26 +16,24 @@ export interface PageEntry {
 /** Enough for a page with hundreds of resources (the default buffer holds 250). */
 export const ENLARGE_RESOURCE_BUFFER = `try { performance.setResourceTimingBufferSize(2000); } catch (e) {}`;
 
-/** The navigation and resource timing entries of https URLs, as PageEntry[]. */
-export const READ_PAGE_ENTRIES = `(() => {
-  const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')];
-  return entries.filter((e) => e.name.startsWith('https:')).map((e) => ({
-    url: e.name,
-    timeOrigin: performance.timeOrigin,
-    responseStatus: typeof e.responseStatus === 'number' ? e.responseStatus : 0,
-    serverTiming: (e.serverTiming || []).map((s) => ({ name: s.name, description: s.description })),
-    timing: {
-      entryType: e.entryType === 'navigation' ? 'navigation' : 'resource',
-      nextHopProtocol: e.nextHopProtocol || '',
-      startTime: e.startTime,
-      fetchStart: e.fetchStart,
-      domainLookupStart: e.domainLookupStart,
-      domainLookupEnd: e.domainLookupEnd,
-      connectStart: e.connectStart,
-      secureConnectionStart: e.secureConnectionStart,
-      connectEnd: e.connectEnd,
-      requestStart: e.requestStart,
-      responseStart: e.responseStart,
-    },
-  }));
-})()`;
+/** The entries of https URLs, as PageEntry[]. */
+export function pageEntriesOf(dump: TimingEntriesDump): PageEntry[] {
+  const out: PageEntry[] = [];
+  for (const e of dump.entries) {
+    const timing = e.name.startsWith('https:') ? connectionTimingOf(e) : null;
+    if (!timing) continue;
+    out.push({
+      url: e.name,
+      timing,
+      timeOrigin: dump.timeOrigin,
+      responseStatus: typeof e.responseStatus === 'number' ? e.responseStatus : 0,
+      serverTiming: serverTimingOf(e),
+    });
+  }
+  return out;
+}
+
+/** The page's https navigation and resource timing entries. */
+export async function readPageEntries(page: { evaluate(script: string): Promise<unknown> }): Promise<PageEntry[]> {
+  return pageEntriesOf((await page.evaluate(DUMP_TIMING_ENTRIES)) as TimingEntriesDump);
+}

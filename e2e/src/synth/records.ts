@@ -5,9 +5,12 @@
  * and resumption, as in the extension.
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { MAX_TS, MIN_TS } from '@tlsrum/shared/constants';
 import {
+  classificationFields,
   classifyHandshake,
+  mergeSecurity,
+  recordTs,
+  securityFields,
   tlsFromServerTiming,
   type ConnectionTiming,
   type HandshakeHistory,
@@ -19,19 +22,6 @@ export interface RecordEnv {
   browserMajor: number;
   os: HandshakeRecord['os'];
   clientToken: string;
-}
-
-const TOKEN = /^[A-Za-z0-9_.+-]{1,96}$/;
-
-export function mergeSecurity(observed: SecurityInfo | null, fromSite: SecurityInfo | null): SecurityInfo | null {
-  if (!fromSite) return observed;
-  if (!observed) return fromSite;
-  return {
-    ...observed,
-    source: 'server-timing',
-    tlsVersion: fromSite.tlsVersion ?? observed.tlsVersion ?? null,
-    resumed: fromSite.resumed ?? observed.resumed ?? null,
-  };
 }
 
 export function buildRecord(input: {
@@ -47,31 +37,18 @@ export function buildRecord(input: {
 }): HandshakeRecord {
   const security = mergeSecurity(input.observed, tlsFromServerTiming(input.serverTiming));
   const c = classifyHandshake({ timing: input.timing, security, history: input.history ?? null });
-  const record: HandshakeRecord = {
-    ts: Math.min(Math.max(Math.round(input.connectStartEpochMs), MIN_TS), MAX_TS),
+  return {
+    ts: recordTs(input.connectStartEpochMs),
     site: input.site,
     entryType: input.timing.entryType,
-    protocol: c.protocol,
-    transport: c.transport,
-    tlsVersion: c.tlsVersion,
-    tlsVersionSource: c.tlsVersionSource,
-    resumed: c.resumed,
-    resumedSource: c.resumedSource,
-    handshakeClass: c.handshakeClass,
-    ...c.phases,
+    ...classificationFields(c),
+    ...securityFields(security),
     browser: input.env.browser,
     browserMajor: input.env.browserMajor,
     os: input.env.os,
     source: 'synthetic',
     clientToken: input.env.clientToken,
   };
-  if (security?.cipher && TOKEN.test(security.cipher)) record.cipher = security.cipher;
-  if (security?.group && TOKEN.test(security.group)) record.group = security.group;
-  if (security?.signatureScheme && TOKEN.test(security.signatureScheme)) record.signatureScheme = security.signatureScheme;
-  if (typeof security?.certChainLength === 'number' && security.certChainLength >= 0 && security.certChainLength <= 16) {
-    record.certChainLength = security.certChainLength;
-  }
-  return record;
 }
 
 export function osOfPlatform(platform: NodeJS.Platform = process.platform): HandshakeRecord['os'] {

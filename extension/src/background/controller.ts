@@ -3,11 +3,11 @@
  * script registration. `index.ts` wires it to the browser's events.
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { isValidHostname } from '@tlsrum/shared/constants';
 import { DEFAULT_TICKET_LIFETIME_MS } from '@tlsrum/shared/classify';
-import type { FieldPercentiles, Measurement, Message, NetworkHints, PageCounts, Replies, State } from '../messages';
+import type { FieldPercentiles, Measurement, Message, MessageOf, NetworkHints, PageCounts, Replies, State } from '../messages';
 import { api, VERSION } from '../lib/browser';
 import { currentClientToken } from '../lib/client-token';
+import { measurementOf } from '../lib/entry-tuple';
 import { AGENT_NAME, FETCH_TIMEOUT_MS, FLUSH_PERIOD_MINUTES, MAX_HISTORY_HOSTS, MAX_RECENT, PAUSE_MS } from '../lib/constants';
 import { detectEnvironment, type Environment } from '../lib/environment';
 import { Outbox } from '../lib/outbox';
@@ -73,7 +73,7 @@ export class Controller {
   async handle(message: Message, sender: chrome.runtime.MessageSender): Promise<Replies[Message['type']]> {
     // Only our own extension pages may change settings or read the queue; content scripts only report.
     const fromPage = typeof sender.url === 'string' && sender.url.startsWith(api.runtime.getURL(''));
-    if (message.type === 'measurements') return this.onMeasurements(message.measurements, message.counts, message.network, sender);
+    if (message.type === 'measurements') return this.onMeasurements(measurementsOf(message), message.counts, message.network, sender);
     if (!fromPage) throw new Error(`message ${message.type} is not accepted from ${sender.url ?? 'unknown'}`);
     switch (message.type) {
       case 'get-state':
@@ -164,7 +164,7 @@ export class Controller {
     if (!isCollecting(settings)) return { accepted: 0 };
     const pageHost = pageHostOf(sender);
     if (pageHost && settings.excludedHosts.includes(pageHost)) return { accepted: 0 };
-    const valid = (Array.isArray(measurements) ? measurements : []).filter(isMeasurement).sort((a, b) => a.startEpochMs - b.startEpochMs);
+    const valid = [...measurements].sort((a, b) => a.startEpochMs - b.startEpochMs);
     const sites = await this.sites.get(settings.collectorUrl);
     const clientToken = await currentClientToken(this.area);
     const tabId = sender.tab?.id ?? -1;
@@ -245,17 +245,8 @@ function pruneHistory(history: Record<string, number>): Record<string, number> {
   return Object.fromEntries(kept);
 }
 
-const TIMING_FIELDS = ['startTime', 'fetchStart', 'domainLookupStart', 'domainLookupEnd', 'connectStart', 'secureConnectionStart', 'connectEnd', 'requestStart', 'responseStart'] as const;
-
-/** A content script runs beside untrusted pages: check what it sends before using it. */
-function isMeasurement(m: unknown): m is Measurement {
-  if (!m || typeof m !== 'object') return false;
-  const x = m as Measurement;
-  if (typeof x.host !== 'string' || !isValidHostname(x.host)) return false;
-  if (!Number.isFinite(x.startEpochMs) || !Number.isFinite(x.responseEpochMs)) return false;
-  const t = x.timing;
-  if (!t || (t.entryType !== 'navigation' && t.entryType !== 'resource') || typeof t.nextHopProtocol !== 'string') return false;
-  // Firefox reports a navigation's fetchStart before timeOrigin (negative) after a redirect or a
-  // slow unload: only finiteness is required of it and startTime.
-  return TIMING_FIELDS.every((f) => typeof t[f] === 'number' && Number.isFinite(t[f]) && (t[f] >= 0 || f === 'fetchStart' || f === 'startTime'));
+/** The message's well-formed entries: a content script runs beside untrusted pages. */
+function measurementsOf(message: MessageOf<'measurements'>): Measurement[] {
+  if (!Array.isArray(message.entries)) return [];
+  return message.entries.map((t) => measurementOf(t, message.timeOrigin)).filter((m): m is Measurement => m !== null);
 }

@@ -1,14 +1,21 @@
 /**
- * Content script (registered by the background only after opt-in, never on excluded sites). Observes
- * navigation and resource timing entries, including those buffered before it ran, and hands the new
- * connections to the background. Work happens in idle time, off the page's critical path; nothing
- * here can throw into the page.
+ * Content script (registered by the background only after opt-in, never on excluded sites). Stays out
+ * of the page's way: it does nothing until the page has loaded and the main thread is idle, then
+ * observes navigation and resource timing with `buffered: true` — one callback with every entry from
+ * before — and posts the new connections to the background as flat tuples in one message. Entries
+ * that arrive later (lazy images, fetches) are posted in batches. Nothing here can throw into the page.
  */
-import { api } from '../lib/browser';
-import type { Message, NetworkHints } from '../messages';
-import { emptyCounts, measureEntries, type TimingEntryLike } from './measure';
+import { extensionApi } from '../lib/browser';
+import type { EntryTuple } from '../lib/entry-tuple';
+import type { Message, NetworkHints, PageCounts } from '../messages';
+import { emptyCounts, newConnections } from './measure';
+import type { TimingEntryLike } from '@tlsrum/shared/classify';
 
 const IDLE_TIMEOUT_MS = 3_000;
+/** A page whose load event never comes (a hung resource) is measured from this long after injection. */
+const MAX_WAIT_FOR_LOAD_MS = 15_000;
+/** Entries after the first batch are posted together, at most once per this interval. */
+const BATCH_MS = 2_000;
 
 function networkHints(): NetworkHints {
   // Network Information API: Chromium only.
@@ -16,36 +23,43 @@ function networkHints(): NetworkHints {
   return { effectiveType: c?.effectiveType ?? null, rttHint: typeof c?.rtt === 'number' ? c.rtt : null };
 }
 
-function start(): void {
-  let pending: PerformanceEntry[] = [];
-  let scheduled = false;
-  // Chromium can deliver the navigation entry twice (buffered, then again once complete): report each
-  // entry once. The key is made of timestamps, not the URL.
-  const seen = new Set<string>();
-  const firstTime = (e: PerformanceEntry) => {
-    const t = e as PerformanceResourceTiming;
-    const key = `${e.entryType} ${e.startTime} ${t.fetchStart} ${t.connectStart} ${t.responseStart}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  };
+function whenIdle(fn: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(fn, { timeout: IDLE_TIMEOUT_MS });
+  else setTimeout(fn, 0);
+}
 
-  const later = (fn: () => void) => {
-    if (typeof requestIdleCallback === 'function') requestIdleCallback(fn, { timeout: IDLE_TIMEOUT_MS });
-    else setTimeout(fn, 0);
-  };
-
-  const process = () => {
-    scheduled = false;
+/** Runs `fn` once, inside try/catch: a failure here must never reach the page. */
+function guarded(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
     try {
-      const entries = pending;
-      pending = [];
-      const counts = emptyCounts();
-      const measurements = measureEntries(entries as unknown as TimingEntryLike[], performance.timeOrigin, counts);
-      if (measurements.length === 0 && counts.opaque + counts.reused + counts.skipped === 0) return;
-      const message: Message = { type: 'measurements', measurements, counts, network: networkHints() };
+      fn();
+    } catch {
+      /* never into the page */
+    }
+  };
+}
+
+function observe(): void {
+  let entries: EntryTuple[] = [];
+  let counts: PageCounts = emptyCounts();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let posted = false;
+  // The navigation entry is complete by now (we start after load); a second delivery of it would
+  // measure its connection twice.
+  let navigationSeen = false;
+
+  const post = () => {
+    timer = undefined;
+    try {
+      if (!entries.length && counts.opaque + counts.reused + counts.skipped === 0) return;
+      const message: Message = { type: 'measurements', timeOrigin: performance.timeOrigin, entries, counts, network: networkHints() };
+      entries = [];
+      counts = emptyCounts();
       // The background may be restarting or the extension updated: losing one page's entries is fine.
-      void api.runtime.sendMessage(message).catch(() => undefined);
+      void extensionApi().runtime.sendMessage(message).catch(() => undefined);
     } catch {
       /* never into the page */
     }
@@ -53,11 +67,20 @@ function start(): void {
 
   const observer = new PerformanceObserver((list) => {
     try {
-      for (const e of list.getEntries()) if (firstTime(e)) pending.push(e);
-      if (!scheduled) {
-        scheduled = true;
-        later(process);
+      const fresh: PerformanceEntry[] = [];
+      for (const e of list.getEntries()) {
+        if (e.entryType === 'navigation') {
+          if (navigationSeen) continue;
+          navigationSeen = true;
+        }
+        fresh.push(e);
       }
+      entries.push(...newConnections(fresh as unknown as TimingEntryLike[], counts));
+      // The buffered entries (everything up to load) go at once; later ones wait for company.
+      if (!posted) {
+        posted = true;
+        post();
+      } else timer ??= setTimeout(post, BATCH_MS);
     } catch {
       /* never into the page */
     }
@@ -69,10 +92,17 @@ function start(): void {
       /* entry type unsupported in this browser */
     }
   }
+  // A batch still waiting when the user leaves (pagehide keeps the page eligible for the back/forward cache, unload would not).
+  addEventListener('pagehide', () => timer !== undefined && (clearTimeout(timer), post()));
 }
 
 try {
-  start();
+  const start = guarded(() => whenIdle(guarded(observe)));
+  if (document.readyState === 'complete') start();
+  else {
+    const fallback = setTimeout(start, MAX_WAIT_FOR_LOAD_MS);
+    addEventListener('load', () => (clearTimeout(fallback), start()), { once: true });
+  }
 } catch {
   /* never into the page */
 }

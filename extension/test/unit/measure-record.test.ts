@@ -1,31 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
-import { emptyCounts, measureEntries, type TimingEntryLike } from '../../src/content/measure';
+import { connectionTimingOf, TIMING_FIELDS, type TimingEntryLike } from '@tlsrum/shared/classify';
+import { resourceEntry } from '@tlsrum/shared/test/arbitraries';
+import { emptyCounts, newConnections } from '../../src/content/measure';
+import { measurementOf } from '../../src/lib/entry-tuple';
+import type { Measurement } from '../../src/messages';
 import { fromFirefox } from '../../src/background/firefox-security';
 import { detectEnvironment } from '../../src/lib/environment';
 import { buildRecord } from '../../src/lib/record';
 
 const origin = Date.parse('2026-11-23T08:00:00Z');
 
-function entry(overrides: Partial<TimingEntryLike> = {}): TimingEntryLike {
-  return {
-    name: 'https://Static.Example.com:8443/path/to/app.js?user=42#frag',
-    entryType: 'resource',
-    nextHopProtocol: 'h2',
-    startTime: 100,
-    fetchStart: 100,
-    domainLookupStart: 101,
-    domainLookupEnd: 110,
-    connectStart: 110,
-    secureConnectionStart: 150,
-    connectEnd: 191,
-    requestStart: 191.5,
-    responseStart: 240,
-    serverTiming: [],
-    ...overrides,
-  };
+/** The content script's reading, then the background's, as a message carries them. */
+function measureEntries(entries: TimingEntryLike[], timeOrigin: number, counts = emptyCounts()): Measurement[] {
+  const posted = JSON.parse(JSON.stringify(newConnections(entries, counts))) as unknown[];
+  return posted.map((t) => measurementOf(t, timeOrigin)).filter((m): m is Measurement => m !== null);
 }
+
+const entry = resourceEntry;
 
 const reused = entry({ domainLookupStart: 100, domainLookupEnd: 100, connectStart: 100, secureConnectionStart: 0, connectEnd: 100 });
 const opaque = entry({ nextHopProtocol: '', domainLookupStart: 0, domainLookupEnd: 0, connectStart: 0, secureConnectionStart: 0, connectEnd: 0, requestStart: 0, responseStart: 0 });
@@ -63,7 +56,7 @@ const ctx = { env, site: null, clientToken: 'abcdefgh12345678', network: { effec
 
 describe('buildRecord', () => {
   it('builds a schema-valid record from a Chromium measurement', () => {
-    const [m] = measureEntries([entry()], origin, emptyCounts());
+    const [m] = measureEntries([entry()], origin);
     const { record } = buildRecord(m!, ctx);
     expect(Value.Check(HandshakeRecord, record)).toBe(true);
     expect(record).toMatchObject({
@@ -90,18 +83,18 @@ describe('buildRecord', () => {
       signatureSchemeName: 'ECDSA-P256-SHA256',
       certificates: [{}, {}],
     });
-    const [m] = measureEntries([entry()], origin, emptyCounts());
+    const [m] = measureEntries([entry()], origin);
     const fx = buildRecord(m!, { ...ctx, observed }).record;
     expect(Value.Check(HandshakeRecord, fx)).toBe(true);
     expect(fx).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'observed', resumed: false, resumedSource: 'observed', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', group: 'x25519', certChainLength: 2 });
 
-    const [withSt] = measureEntries([entry({ serverTiming: [{ name: 'tls', description: 'TLSv1.2 r' }] })], origin, emptyCounts());
+    const [withSt] = measureEntries([entry({ serverTiming: [{ name: 'tls', description: 'TLSv1.2 r' }] })], origin);
     const st = buildRecord(withSt!, { ...ctx, observed }).record;
     expect(st).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'server-timing', resumed: true, resumedSource: 'server-timing', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256' });
   });
 
   it('leaves out values that do not fit the schema instead of sending them', () => {
-    const [m] = measureEntries([entry()], origin, emptyCounts());
+    const [m] = measureEntries([entry()], origin);
     const { record } = buildRecord(m!, { ...ctx, network: { effectiveType: '5g', rttHint: -3 }, observed: { source: 'observed', tlsVersion: '1.3', cipher: 'bad cipher name', certChainLength: 99 } });
     expect(Value.Check(HandshakeRecord, record)).toBe(true);
     expect(record).toMatchObject({ effectiveType: null, rttHint: null });
@@ -115,5 +108,34 @@ describe('detectEnvironment', () => {
     expect(detectEnvironment('Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0')).toEqual({ browser: 'firefox', browserMajor: 153, os: 'linux' });
     expect(detectEnvironment('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36 Edg/140.0.0.0')).toMatchObject({ browser: 'edge', browserMajor: 140, os: 'windows' });
     expect(detectEnvironment('x', { brands: [{ brand: 'Google Chrome', version: '141' }], platform: 'macOS' })).toMatchObject({ browser: 'chrome', browserMajor: 141, os: 'macos' });
+  });
+});
+
+describe('entry tuples (content script → background)', () => {
+  const [tuple] = newConnections([entry()], emptyCounts());
+
+  it('carry the timing fields in TIMING_FIELDS order and come back as the same timing', () => {
+    const m = measurementOf(tuple, origin)!;
+    expect(m.timing).toEqual(connectionTimingOf(entry()));
+    expect(tuple!.slice(4)).toEqual(TIMING_FIELDS.map((f) => entry()[f]));
+  });
+
+  it('are refused when malformed: the page may have tampered with them', () => {
+    const bad: unknown[] = [
+      null,
+      'x',
+      tuple!.slice(0, -1),
+      ['not a host!', ...tuple!.slice(1)],
+      [tuple![0], 'paint', ...tuple!.slice(2)],
+      [...tuple!.slice(0, 3), 42, ...tuple!.slice(4)],
+      [...tuple!.slice(0, 3), 'x'.repeat(201), ...tuple!.slice(4)],
+      [...tuple!.slice(0, 8), -5, ...tuple!.slice(9)],
+      [...tuple!.slice(0, 8), Number.NaN, ...tuple!.slice(9)],
+      [...tuple!.slice(0, 8), '110', ...tuple!.slice(9)],
+    ];
+    for (const b of bad) expect(measurementOf(b, origin)).toBeNull();
+    expect(measurementOf(tuple, Number.NaN)).toBeNull();
+    // A navigation's fetchStart may be negative (Firefox, after a redirect): accepted.
+    expect(measurementOf([...tuple!.slice(0, 5), -3, ...tuple!.slice(6)], origin)).not.toBeNull();
   });
 });

@@ -1,3 +1,5 @@
 export * from './timing';
 export * from './classify';
 export * from './server-timing';
+export * from './entries';
+export * from './record-fields';

@@ -1,0 +1,62 @@
+/**
+ * The parts of a HandshakeRecord that follow from the measurement alone, one implementation for every
+ * producer (the extension's background, the synthetic runner): the connection's classification, the
+ * security details that fit the schema, and the timestamp. Each producer adds who measured it (site,
+ * browser, OS, source, client token).
+ */
+import type { HandshakeRecord } from '../schema';
+import { MAX_TS, MIN_TS } from '../constants';
+import type { Classification, SecurityInfo } from './classify';
+
+/**
+ * The site's Server-Timing is the source of truth for version and resumption; the browser's own
+ * report still supplies what the site does not state (cipher, group, …).
+ */
+export function mergeSecurity(observed: SecurityInfo | null | undefined, fromSite: SecurityInfo | null): SecurityInfo | null {
+  if (!fromSite) return observed ?? null;
+  if (!observed) return fromSite;
+  return {
+    ...observed,
+    source: 'server-timing',
+    tlsVersion: fromSite.tlsVersion ?? observed.tlsVersion ?? null,
+    resumed: fromSite.resumed ?? observed.resumed ?? null,
+  };
+}
+
+type ClassificationFields = Pick<
+  HandshakeRecord,
+  'protocol' | 'transport' | 'tlsVersion' | 'tlsVersionSource' | 'resumed' | 'resumedSource' | 'handshakeClass' | 'dns' | 'tcp' | 'tls' | 'connect' | 'ttfb'
+>;
+
+export function classificationFields(c: Classification): ClassificationFields {
+  return {
+    protocol: c.protocol,
+    transport: c.transport,
+    tlsVersion: c.tlsVersion,
+    tlsVersionSource: c.tlsVersionSource,
+    resumed: c.resumed,
+    resumedSource: c.resumedSource,
+    handshakeClass: c.handshakeClass,
+    ...c.phases,
+  };
+}
+
+const TOKEN = /^[A-Za-z0-9_.+-]{1,96}$/;
+
+/** The security details that fit the schema; a malformed value is left out, not sent. */
+export function securityFields(s: SecurityInfo | null | undefined): Partial<Pick<HandshakeRecord, 'cipher' | 'group' | 'signatureScheme' | 'certChainLength'>> {
+  if (!s) return {};
+  const out: Partial<Pick<HandshakeRecord, 'cipher' | 'group' | 'signatureScheme' | 'certChainLength'>> = {};
+  if (s.cipher && TOKEN.test(s.cipher)) out.cipher = s.cipher;
+  if (s.group && TOKEN.test(s.group)) out.group = s.group;
+  if (s.signatureScheme && TOKEN.test(s.signatureScheme)) out.signatureScheme = s.signatureScheme;
+  if (typeof s.certChainLength === 'number' && Number.isInteger(s.certChainLength) && s.certChainLength >= 0 && s.certChainLength <= 16) {
+    out.certChainLength = s.certChainLength;
+  }
+  return out;
+}
+
+/** An epoch-ms instant as the record's `ts`: whole milliseconds within the schema's range. */
+export function recordTs(epochMs: number): number {
+  return Math.min(Math.max(Math.round(epochMs), MIN_TS), MAX_TS);
+}

@@ -1,0 +1,70 @@
+/**
+ * The shared timing-entry reader: what the content script, the synthetic runner and the fixture
+ * recorder take from an entry.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { connectionTimingOf, httpsHost, serverTimingOf, TIMING_FIELDS, tlsServerTimingOf } from '../src/classify/index';
+import { resourceEntry } from './arbitraries';
+
+const entry = resourceEntry({
+  name: 'https://static.example.com/app.js?user=42',
+  serverTiming: [{ name: 'db', description: 'users' }, { name: 'tls', description: 'TLSv1.3 r' }],
+});
+
+describe('connectionTimingOf', () => {
+  it('copies exactly the timing fields, entry type and protocol: no URL, no other field', () => {
+    const t = connectionTimingOf(entry)!;
+    expect(Object.keys(t).sort()).toEqual(['entryType', 'nextHopProtocol', ...TIMING_FIELDS].sort());
+    expect(t).toMatchObject({ entryType: 'resource', nextHopProtocol: 'h2', connectStart: 110, responseStart: 240 });
+    expect(JSON.stringify(t)).not.toMatch(/example|user/i);
+  });
+
+  it('reads an absent nextHopProtocol as empty, and gives null for other entry types', () => {
+    const { nextHopProtocol: _, ...without } = entry;
+    expect(connectionTimingOf(without)!.nextHopProtocol).toBe('');
+    expect(connectionTimingOf({ ...entry, entryType: 'paint' })).toBeNull();
+  });
+});
+
+describe('Server-Timing', () => {
+  it('keeps every metric as plain objects, and finds the tls one (at most 200 characters)', () => {
+    expect(serverTimingOf(entry)).toEqual(entry.serverTiming);
+    expect(serverTimingOf({})).toEqual([]);
+    expect(tlsServerTimingOf(entry)).toBe('TLSv1.3 r');
+    expect(tlsServerTimingOf({ serverTiming: [{ name: 'db', description: 'x' }] })).toBeNull();
+    expect(tlsServerTimingOf({ serverTiming: [{ name: 'tls', description: 'x'.repeat(300) }] })).toHaveLength(200);
+  });
+});
+
+describe('httpsHost', () => {
+  it('is the hostname new URL gives, for any https URL as a browser serialises it', () => {
+    const serialised = fc
+      .tuple(fc.webUrl({ validSchemes: ['https'], withQueryParameters: true, withFragments: true }), fc.option(fc.integer({ min: 1, max: 65535 })), fc.boolean())
+      .map(([u, port, userinfo]) => {
+        const url = new URL(u);
+        if (port !== null) url.port = String(port);
+        if (userinfo) {
+          url.username = 'user';
+          url.password = 'p@ss:word';
+        }
+        return url.href;
+      });
+    fc.assert(
+      fc.property(serialised, (href) => {
+        expect(httpsHost(href)).toBe(new URL(href).hostname);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('handles IPv6 literals and ports, and refuses what is not https', () => {
+    expect(httpsHost('https://[::1]:8443/x')).toBe('[::1]');
+    expect(httpsHost('https://[2001:db8::1]/')).toBe('[2001:db8::1]');
+    expect(httpsHost('https://Example.COM:443/')).toBe('example.com');
+    expect(httpsHost('http://example.com/')).toBeNull();
+    expect(httpsHost('data:,x')).toBeNull();
+    expect(httpsHost('chrome-extension://abc/content.js')).toBeNull();
+    expect(httpsHost('https://')).toBeNull();
+  });
+});
