@@ -181,7 +181,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     '0-RTT connections are listed but left out of the headline figure: their request leaves before the handshake ends, and when Chromium marks `connectEnd` for a QUIC 0-RTT connection is not a round-trip count (it is late by one or more RTTs here).',
   );
   out.push('');
-  out.push(table(['server / class', 'CPU cost at 0 ms RTT (median ms)'], Object.entries(t.cpu).map(([k, v]) => [k.replaceAll('|', ' / '), ms(v)])));
+  out.push(table(['browser / server / class', 'CPU cost at 0 ms RTT (median ms)'], Object.entries(t.cpu).map(([k, v]) => [k.replaceAll('|', ' / '), ms(v)])));
   out.push('');
   const groups = new Map<string, typeof t.rows>();
   for (const r of t.rows) {
