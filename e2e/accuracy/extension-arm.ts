@@ -7,9 +7,10 @@
  *
  * Join: visits run one at a time and every visit opens one connection per origin (pages.ts), so a
  * record is placed in the visit whose time window holds its `ts` (the entry's start), and joined to
- * the one connection the profile's delaying proxy opened to the record's host inside that window
- * (proxy log: host, source address, upstream port), then to the server's log line for that upstream
- * port (truth.ts). No connection or more than one in the window: not joined, with the reason.
+ * the connection the profile's delaying proxy opened to the record's host inside that window (proxy
+ * log: host, source address, upstream port), then to the server's log line for that upstream port
+ * (truth.ts). Several records for one host in a window (HTTP/1.1 opens a second connection when the
+ * first is busy) pair with as many connections in start order; any other count: not joined, with why.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,12 +89,15 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
       unjoined.push({ arm: 'extension', server: where?.server.id ?? '?', host: host || '(no site)', why: where ? 'no visit window holds its ts' : 'not a lab host' });
       continue;
     }
-    const opened = proxy.opened(v.profile.sourceAddress, host, v.start, v.end);
-    if (opened.length !== 1) {
-      unjoined.push({ arm: 'extension', server: where.server.id, host, why: `${opened.length} proxy connections to the host in the visit window` });
+    // HTTP/1.1 (t12-noalpn) may open a second connection to the page's host while the first is busy:
+    // with as many records as connections for the host in the window, they pair in start order.
+    const opened = proxy.opened(v.profile.sourceAddress, host, v.start, v.end).sort((a, b) => a.t - b.t);
+    const siblings = arm.rows.filter((x) => x.site === host && epochOf(x.ts) >= v.start && epochOf(x.ts) <= v.end).map((x) => epochOf(x.ts)).sort((a, b) => a - b);
+    if (opened.length !== siblings.length) {
+      unjoined.push({ arm: 'extension', server: where.server.id, host, why: `${opened.length} proxy connections to the host in the visit window for ${siblings.length} record(s)` });
       continue;
     }
-    const p = opened[0]!;
+    const p = opened[siblings.indexOf(ts)]!;
     const t = truth.lookup(where.server.id, { addr: p.source, port: p.upstreamLocalPort!, conn: null }, p.t);
     if (!t) {
       unjoined.push({ arm: 'extension', server: where.server.id, host, why: `no server log line for ${p.source}:${p.upstreamLocalPort}` });

@@ -115,7 +115,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     out.push('');
     out.push(
       `**How the extension arm is joined.** A record carries no URL, path, port or address; every lab host is registered as a site, so the collector keeps its hostname in \`site\`. ` +
-        'Visits run one at a time, each opening one connection per origin, so a record belongs to the visit whose time window holds its `ts` (the entry start), and to the one connection the profile\'s delaying proxy opened to that host inside the window (the proxy logs host, source address and upstream port); the server\'s log line for that upstream port is the truth. ' +
+        'Visits run one at a time, each opening one connection per origin, so a record belongs to the visit whose time window holds its `ts` (the entry start), and to the connection the profile\'s delaying proxy opened to that host inside the window (the proxy logs host, source address and upstream port; when HTTP/1.1 opened a second connection to the host, records and connections pair in start order, and any other count leaves the records unjoined); the server\'s log line for that upstream port is the truth. ' +
         `Records stored by the collector: ${e.records}; joined: ${e.joined}; not joined: ${e.records - e.joined} (reasons below). Extension visits: ${e.visits}, failed: ${e.failedVisits}. HTTP/3 is not in this arm (the extension's QUIC entries would need a second launch per cell with forced QUIC and the relay's address).`,
     );
   }

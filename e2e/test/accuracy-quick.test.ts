@@ -30,7 +30,7 @@ afterAll(async () => {
 describe('accuracy (quick matrix)', () => {
   it('joins every measured connection to the server that handled it', () => {
     expect(result.errors).toEqual([]);
-    expect(result.unjoined).toEqual([]);
+    expect(result.unjoined.filter((u) => u.arm !== 'extension')).toEqual([]);
     // Per visit: the page's connection and the Timing-Allow-Origin one (TCP servers); h3 pools b/c.
     const ext = QUICK_MATRIX.extension!;
     const extensionVisits = ext.servers.length * QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1);
@@ -44,7 +44,11 @@ describe('accuracy (quick matrix)', () => {
   it('the real extension: the records the collector stored are joined to their connections, two per visit', () => {
     const ext = QUICK_MATRIX.extension!;
     const extensionVisits = ext.servers.length * QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1);
-    expect(result.extension).toEqual({ records: 2 * extensionVisits, joined: 2 * extensionVisits, visits: extensionVisits, failedVisits: 0 });
+    // At least the page's and b.'s connection per visit (HTTP/1.1 may open a second one to the page's host).
+    expect(result.extension).toMatchObject({ visits: extensionVisits, failedVisits: 0 });
+    expect(result.extension!.records).toBeGreaterThanOrEqual(2 * extensionVisits);
+    expect(result.extension!.joined).toBe(result.extension!.records);
+    expect(result.unjoined.filter((u) => u.arm === 'extension')).toEqual([]);
     const samples = result.samples.filter((s) => s.arm === 'extension');
     // One connection per record: the join never gives two records the same connection.
     expect(new Set(samples.map((s) => s.connection)).size).toBe(samples.length);
