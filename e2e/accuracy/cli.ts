@@ -1,9 +1,11 @@
 /**
- * pnpm lab:accuracy [--quick] [--runs N] [--profiles a,b] [--servers x,y] [--out FILE] [--keep] [--no-firefox] [--save-samples FILE]
+ * pnpm lab:accuracy [--quick] [--runs N] [--profiles a,b] [--servers x,y] [--browsers chromium,firefox]
+ *                   [--no-extension] [--out FILE] [--keep] [--no-firefox] [--save-samples FILE]
  * pnpm lab:accuracy --render FILE [--out FILE]   re-render a report from saved samples (no lab, no browser)
  *
- * Starts the lab in a temporary folder, runs the matrix in Chromium (synthetic runner + the extension's
- * RUM rules on the same entries), joins every connection to the servers' and the proxy's logs, writes
+ * Starts the lab in a temporary folder, runs the matrix in Chromium and Firefox (synthetic runner; in
+ * Chromium also the extension's RUM rules on the same entries; and the built extension itself against
+ * the real collector), joins every connection to the servers' and the proxy's logs, writes
  * the report (default e2e/reports/accuracy.md; --quick: e2e/reports/accuracy-quick.md) and prints, as
  * its last line, the summary JSON object.
  */
@@ -17,7 +19,7 @@ import { renderReport, type ReportMeta } from './report';
 import type { ServerId } from '../lab/servers';
 import { firefoxZeroRttProbe, type ZeroRttProbe } from './firefox-probe';
 import { FULL_MATRIX, QUICK_MATRIX } from './matrices';
-import { ALL_SERVERS, runMatrix, type MatrixResult } from './run';
+import { ALL_SERVERS, runMatrix, type Browser, type MatrixResult } from './run';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -32,6 +34,12 @@ const profiles = flag('--profiles')?.split(',').map(profileByName) ?? base.profi
 const servers = (flag('--servers')?.split(',') as ServerId[] | undefined) ?? base.servers;
 for (const s of servers) if (!ALL_SERVERS.includes(s)) throw new Error(`unknown server "${s}" (known: ${ALL_SERVERS.join(', ')})`);
 const runs = Number(flag('--runs') ?? base.runs);
+// --no-firefox: Chromium only (no Firefox arms, no Firefox 0-RTT probe).
+const browsers = (flag('--browsers')?.split(',') as Browser[] | undefined) ?? base.browsers.filter((b) => b !== 'firefox' || !args.includes('--no-firefox'));
+for (const b of browsers) if (b !== 'chromium' && b !== 'firefox') throw new Error(`unknown browser "${b}" (known: chromium, firefox)`);
+const extension = base.extension && !args.includes('--no-extension')
+  ? { ...base.extension, rebuild: true, browsers: base.extension.browsers.filter((b) => browsers.includes(b)), servers: base.extension.servers.filter((s) => servers.includes(s)) }
+  : undefined;
 if (!Number.isInteger(runs) || runs < 1 || runs > 50) {
   console.error('--runs must be an integer from 1 to 50');
   process.exit(2);
@@ -59,15 +67,19 @@ try {
     modes: base.modes,
     servers,
     runs,
+    browsers,
+    ...(extension ? { extension } : {}),
     onProgress: (l) => console.log(`accuracy: ${l}`),
   });
-  const firefoxZeroRtt = quick || args.includes('--no-firefox') ? undefined : await firefoxZeroRttProbe(lab);
+  const firefoxZeroRtt = quick || !browsers.includes('firefox') ? undefined : await firefoxZeroRttProbe(lab);
   if (firefoxZeroRtt) console.log(`accuracy: firefox 0-RTT probe: ${firefoxZeroRtt.error ?? `${firefoxZeroRtt.rows.length} entries`}`);
   const meta: ReportMeta = {
     startedAt,
     durationS: (Date.now() - t0) / 1000,
     quick,
-    browser: `Chromium ${result.browserVersion}`,
+    browser: Object.entries(result.browserVersions).map(([b, v]) => `${b} ${v}`).join(', '),
+    browsers,
+    ...(extension ? { extension } : {}),
     profiles: profiles.map((p) => ({ name: p.name, rttMs: p.rttMs })),
     modes: base.modes,
     servers,

@@ -14,6 +14,10 @@ export interface ReportMeta {
   modes: string[];
   servers: string[];
   runs: number;
+  /** Browsers of the synthetic arm (older saved samples: Chromium only). */
+  browsers?: string[];
+  /** The real-extension arm, when it ran. */
+  extension?: { browsers: string[]; runs: number; servers: string[] };
   loadBefore: number[];
   loadAfter: number[];
   cores: number;
@@ -53,8 +57,12 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
       `(the machine is shared: load above the core count stretches every timing).`,
   );
   out.push('');
+  const browsers = meta.browsers ?? ['chromium'];
   out.push(
-    `Matrix: servers ${meta.servers.map((s) => `\`${s}\``).join(', ')} × RTT profiles ${meta.profiles.map((p) => `${p.name} (${p.rttMs} ms)`).join(', ')} × ${meta.modes.join('/')} × ${meta.runs} run(s) (warm adds one priming visit) × Chromium × arms (synthetic runner, RUM = the extension's Chromium rules on the same timing entry).`,
+    `Matrix: servers ${meta.servers.map((s) => `\`${s}\``).join(', ')} × RTT profiles ${meta.profiles.map((p) => `${p.name} (${p.rttMs} ms)`).join(', ')} × ${meta.modes.join('/')} × ${meta.runs} run(s) (warm adds one priming visit) × ${browsers.join('/')} × arms: synthetic runner; \`rum\` (Chromium only) = the extension's Chromium rules replayed on the synthetic runner's timing entry` +
+      (meta.extension
+        ? `; \`extension\` = the built extension itself in ${meta.extension.browsers.join('/')}, opted in, sending to the real collector (servers ${meta.extension.servers.map((s) => `\`${s}\``).join(', ')}, ${meta.extension.runs} run(s)).`
+        : '; the real-extension arm did not run.'),
   );
   out.push('');
   const timed = timing(samples).rows.filter((r) => r.handshakeClass !== '0rtt');
@@ -79,7 +87,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   );
   out.push('');
   out.push(
-    `Not measured: ${result.counts.opaque} cross-origin entries without Timing-Allow-Origin (all timing fields 0: counted, never classified), ${result.counts.reused} entries on reused connections. Visits: ${result.counts.visits}, failed: ${result.counts.failedVisits}. Connections seen but not joined to a server log line: ${result.unjoined.length}.`,
+    `Not measured (synthetic runner): ${result.counts.opaque} cross-origin entries without Timing-Allow-Origin (all timing fields 0: counted, never classified), ${result.counts.reused} entries on reused connections. Visits: ${result.counts.visits}, failed: ${result.counts.failedVisits}. Connections seen but not joined to a server log line: ${result.unjoined.length}.`,
   );
   out.push('');
   out.push('## Ground truth');
@@ -102,11 +110,20 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   out.push(
     'Expected class: `0rtt` when the server (or, on h3, the client) saw early data; `full-2rtt` for a full TLS 1.2 handshake without ALPN (no False Start); `1rtt` for everything else (TLS 1.2 with ALPN uses False Start, TLS 1.3 full and resumed, TLS 1.2 resumed).',
   );
-  for (const arm of ARMS) {
-    const s = samples.filter((x) => x.arm === arm);
+  if (result.extension) {
+    const e = result.extension;
+    out.push('');
+    out.push(
+      `**How the extension arm is joined.** A record carries no URL, path, port or address; every lab host is registered as a site, so the collector keeps its hostname in \`site\`. ` +
+        'Visits run one at a time, each opening one connection per origin, so a record belongs to the visit whose time window holds its `ts` (the entry start), and to the connection the profile\'s delaying proxy opened to that host inside the window (the proxy logs host, source address and upstream port; when HTTP/1.1 opened a second connection to the host, records and connections pair in start order, and any other count leaves the records unjoined); the server\'s log line for that upstream port is the truth. ' +
+        `Records stored by the collector: ${e.records}; joined: ${e.joined}; not joined: ${e.records - e.joined} (reasons below). Extension visits: ${e.visits}, failed: ${e.failedVisits}. HTTP/3 is not in this arm (the extension's QUIC entries would need a second launch per cell with forced QUIC and the relay's address).`,
+    );
+  }
+  for (const arm of ARMS) for (const browser of ['chromium', 'firefox']) {
+    const s = samples.filter((x) => x.arm === arm && x.browser === browser);
     if (!s.length) continue;
     out.push('');
-    out.push(`## Arm: ${arm} (${s.length} records)`);
+    out.push(`## Arm: ${arm} — ${browser} (${s.length} records)`);
     for (const f of FIELDS) {
       out.push('');
       out.push(`### ${f}`);
@@ -164,7 +181,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     '0-RTT connections are listed but left out of the headline figure: their request leaves before the handshake ends, and when Chromium marks `connectEnd` for a QUIC 0-RTT connection is not a round-trip count (it is late by one or more RTTs here).',
   );
   out.push('');
-  out.push(table(['server / class', 'CPU cost at 0 ms RTT (median ms)'], Object.entries(t.cpu).map(([k, v]) => [k.replace('|', ' / '), ms(v)])));
+  out.push(table(['browser / server / class', 'CPU cost at 0 ms RTT (median ms)'], Object.entries(t.cpu).map(([k, v]) => [k.replaceAll('|', ' / '), ms(v)])));
   out.push('');
   const groups = new Map<string, typeof t.rows>();
   for (const r of t.rows) {

@@ -1,14 +1,16 @@
 /**
- * Runs the accuracy matrix: RTT profile × cold/warm × every lab server, in Chromium through the
- * synthetic runner, and turns every new TLS connection into samples of both arms joined to the servers'
- * and the proxy's logs.
+ * Runs the accuracy matrix: RTT profile × cold/warm × every lab server × browser (Chromium, Firefox ESR)
+ * through the synthetic runner, and turns every new TLS connection into samples joined to the servers'
+ * and the proxy's logs (in Chromium also the `rum` arm: the extension's rules on the same entry); then,
+ * when asked, the real extension in each browser (extension-arm.ts).
  */
 import { classifyHandshake, tlsFromServerTiming } from '@tlsrum/shared/classify';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import { hostOf, serverOfHost, SERVERS, type ServerId } from '../lab/servers';
-import { runSynthetic, type ConnectionObservation, type VisitResult } from '../src/synth/index';
-import { expectedOf, type Arm, type ClaimedFields, type Sample } from './samples';
+import { runSynthetic, type VisitResult } from '../src/synth/index';
+import { joinExtensionRows, runExtensionArm } from './extension-arm';
+import { claimedOfRecord, expectedOf, type Arm, type Sample } from './samples';
 import { connectionId, parseLabConn, ProxyLog, readTruth } from './truth';
 
 export interface MatrixOptions {
@@ -17,6 +19,10 @@ export interface MatrixOptions {
   servers: ServerId[];
   /** Visits per URL and mode (warm adds one priming visit). */
   runs: number;
+  /** Browsers of the synthetic arm (default Chromium only). */
+  browsers?: Browser[];
+  /** The real-extension arm: its browsers, runs and TCP servers (none: not run). */
+  extension?: { browsers: Browser[]; runs: number; servers: ServerId[]; rebuild?: boolean };
   onProgress?: (line: string) => void;
 }
 
@@ -33,19 +39,27 @@ export interface MatrixResult {
   /** Entries not measured: opaque (cross-origin without Timing-Allow-Origin) and reused, per arm. */
   counts: { opaque: number; reused: number; failedVisits: number; visits: number };
   errors: string[];
+  /** Chromium's version (the synthetic arm's first browser). */
   browserVersion: string;
+  browserVersions: Partial<Record<Browser, string>>;
+  /** How the extension arm went: records the collector stored, joined or not. */
+  extension?: { records: number; joined: number; visits: number; failedVisits: number };
 }
+
+export type Browser = 'chromium' | 'firefox';
 
 export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<MatrixResult> {
   const raw: RawVisit[] = [];
   const errors: string[] = [];
-  let browserVersion = '';
-  for (const profile of o.profiles) {
+  const browserVersions: MatrixResult['browserVersions'] = {};
+  for (const browser of o.browsers ?? ['chromium']) for (const profile of o.profiles) {
     for (const mode of o.modes) {
       const tcpServers = o.servers.filter((s) => s !== 'h3');
       const batches: { urls: string[]; proxy?: string; hostResolver?: Record<string, string>; h3Origins?: string[] }[] = [];
       if (tcpServers.length) batches.push({ urls: tcpServers.map((s) => lab.urls[s]), proxy: `socks5://127.0.0.1:${lab.socks[profile.name]}` });
-      if (o.servers.includes('h3') && lab.udp[profile.name]) {
+      // Firefox ESR did not reach the lab's QUIC relay (NS_ERROR_CONNECTION_REFUSED: it connected over
+      // TCP, and only UDP listens on the relay's address): HTTP/3 is Chromium's here.
+      if (o.servers.includes('h3') && lab.udp[profile.name] && browser === 'chromium') {
         // QUIC does not go through a SOCKS proxy: the h3 origins resolve to this profile's UDP relay,
         // which listens on Caddy's port on its own loopback address.
         const relay = lab.udp[profile.name]!.split(':')[0]!;
@@ -59,30 +73,43 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
         const t0 = Date.now();
         const result = await runSynthetic({
           urls: b.urls,
-          browser: 'chromium',
+          browser,
           mode,
           runs: o.runs,
           ...(b.proxy ? { proxy: b.proxy } : {}),
           hostResolver: b.hostResolver ?? {},
           spkiHashes: [lab.ca.leafSpki],
+          caCertPath: lab.ca.caCert,
           ...(b.h3Origins ? { h3Origins: b.h3Origins } : {}),
           visitTimeoutMs: 20_000,
         });
-        browserVersion = result.browser.version;
+        browserVersions[browser] = result.browser.version;
         for (const v of result.visits) {
           raw.push({ profile, mode, visit: v });
           if (!v.ok) errors.push(`${profile.name} ${mode} ${v.url}: ${v.error}`);
         }
-        o.onProgress?.(`${profile.name.padEnd(16)} ${mode.padEnd(4)} ${b.urls.length} url(s) ${result.visits.length} visits in ${Date.now() - t0} ms`);
+        o.onProgress?.(`${browser.padEnd(8)} ${profile.name.padEnd(16)} ${mode.padEnd(4)} ${b.urls.length} url(s) ${result.visits.length} visits in ${Date.now() - t0} ms`);
       }
     }
   }
+  const ext = o.extension?.browsers.length && o.extension.servers.length ? await runExtensionArm(lab, { ...o.extension, profiles: o.profiles, modes: o.modes, ...(o.onProgress ? { onProgress: o.onProgress } : {}) }) : null;
   // Servers log a connection when it closes (stream) or per request: wait for idle connections to close.
   await new Promise((r) => setTimeout(r, 2500));
-  return { ...joinVisits(raw, lab, errors), browserVersion };
+  const joined = joinVisits(raw, lab, errors);
+  if (ext) {
+    Object.assign(browserVersions, Object.fromEntries(Object.entries(ext.browserVersions).filter(([b]) => !browserVersions[b as Browser])));
+    const e = joinExtensionRows(ext, lab);
+    joined.samples.push(...e.samples);
+    joined.unjoined.push(...e.unjoined);
+    joined.counts.visits += ext.visits.length;
+    joined.counts.failedVisits += e.failedVisits;
+    for (const v of ext.visits) if (v.error) errors.push(`extension ${v.browser} ${v.profile.name} ${v.mode} ${v.server}: ${v.error}`);
+    joined.extension = { records: ext.rows.length, joined: e.samples.length, visits: ext.visits.length, failedVisits: e.failedVisits };
+  }
+  return { ...joined, browserVersion: browserVersions.chromium ?? '', browserVersions };
 }
 
-export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: string } }, errors: string[] = []): Omit<MatrixResult, 'browserVersion'> {
+export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: string } }, errors: string[] = []): Omit<MatrixResult, 'browserVersion' | 'browserVersions'> {
   const truth = readTruth(lab.logs.dir);
   const proxy = new ProxyLog(lab.logs.proxy);
   const samples: Sample[] = [];
@@ -93,7 +120,7 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
   let session = '';
   for (const { profile, mode, visit } of raw) {
     if (!visit.ok) counts.failedVisits++;
-    const sessionKey = `${profile.name}|${mode}|${visit.url}`;
+    const sessionKey = `${visit.browser}|${profile.name}|${mode}|${visit.url}`;
     if (sessionKey !== session || mode === 'cold') lastHandshake.clear();
     session = sessionKey;
     for (const c of visit.connections) {
@@ -134,7 +161,9 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         expected,
         proxy: proxyLine,
       };
-      if (c.record) samples.push({ ...base, arm: 'synthetic', claimed: claimedOfRecord(c) });
+      if (c.record) samples.push({ ...base, arm: 'synthetic', claimed: claimedOfRecord(c.record, classifyHandshake({ timing: c.timing }).unknownReason) });
+      // The `rum` arm replays the extension's Chromium rules; in Firefox the extension arm is the real thing.
+      if (visit.browser !== 'chromium') continue;
       const since = lastHandshake.get(c.host);
       const rum = classifyHandshake({
         timing: c.timing,
@@ -160,22 +189,6 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
     }
   }
   return { samples, unjoined, counts, errors };
-}
-
-function claimedOfRecord(c: ConnectionObservation): ClaimedFields {
-  const r = c.record!;
-  const rum = classifyHandshake({ timing: c.timing });
-  return {
-    tlsVersion: r.tlsVersion,
-    tlsVersionSource: r.tlsVersionSource,
-    resumed: r.resumed,
-    resumedSource: r.resumedSource,
-    handshakeClass: r.handshakeClass,
-    ...(r.handshakeClass === 'unknown' && rum.unknownReason ? { unknownReason: rum.unknownReason } : {}),
-    protocol: r.protocol,
-    tcp: r.tcp,
-    tls: r.tls,
-  };
 }
 
 export const ALL_SERVERS: ServerId[] = SERVERS.map((s) => s.id);

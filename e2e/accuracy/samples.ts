@@ -2,7 +2,7 @@
  * One sample = one measured TLS connection as one arm recorded it, joined to the server's log line for
  * the same connection (ground truth) and to the proxy's log line (the delay actually injected).
  */
-import type { HandshakeClass, TlsVersion } from '@tlsrum/shared';
+import type { HandshakeClass, HandshakeRecord, TlsVersion } from '@tlsrum/shared';
 import type { EvidenceSource } from '@tlsrum/shared/constants';
 import type { ServerId } from '../lab/servers';
 import type { ProxyLine, Truth } from './truth';
@@ -11,8 +11,10 @@ import type { ProxyLine, Truth } from './truth';
  * - `synthetic`: the synthetic runner's record (CDP securityDetails + NetLog, exact where it can be).
  * - `rum`: what the extension computes in Chromium from the same timing entry: no security info, only
  *   the timings, the site's Server-Timing header and its own history of handshakes with the host.
+ * - `extension`: the records the built extension itself produced in the browser (Chromium or Firefox)
+ *   and sent to the real collector (extension-arm.ts).
  */
-export type Arm = 'synthetic' | 'rum';
+export type Arm = 'synthetic' | 'rum' | 'extension';
 
 export interface ClaimedFields {
   tlsVersion: TlsVersion | null;
@@ -61,5 +63,20 @@ export function expectedOf(truth: Truth, alpnNone: boolean, h3Resumed: boolean |
     resumed,
     handshakeClass: early ? '0rtt' : full2 ? 'full-2rtt' : '1rtt',
     rttMultiple: full2 ? 2 : 1,
+  };
+}
+
+/** The fields a record claims; `unknownReason` (not in the record) comes from re-running the classifier. */
+export function claimedOfRecord(r: HandshakeRecord, unknownReason: string | undefined): ClaimedFields {
+  return {
+    tlsVersion: r.tlsVersion,
+    tlsVersionSource: r.tlsVersionSource,
+    resumed: r.resumed,
+    resumedSource: r.resumedSource,
+    handshakeClass: r.handshakeClass,
+    ...(r.handshakeClass === 'unknown' && unknownReason ? { unknownReason } : {}),
+    protocol: r.protocol,
+    tcp: r.tcp,
+    tls: r.tls,
   };
 }

@@ -123,7 +123,8 @@ export function timing(samples: readonly Sample[], zeroProfile = 'local'): { row
   const seen = new Set<string>();
   const unique = samples.filter((s) => (seen.has(s.connection) ? false : (seen.add(s.connection), true)));
   const cpuSamples: Record<string, number[]> = {};
-  const key = (s: Sample) => `${s.server}|${s.expected.handshakeClass}`;
+  // Per browser too: Chromium and Firefox spend different CPU on the same handshake.
+  const key = (s: Sample) => `${s.browser}|${s.server}|${s.expected.handshakeClass}`;
   for (const s of unique) {
     if (s.profile !== zeroProfile || (s.claimed.protocol === 'h3' && quicStalled(s.proxy))) continue;
     (cpuSamples[key(s)] ??= []).push(s.claimed.tls);
@@ -203,4 +204,4 @@ export function summarise(samples: readonly Sample[]): Summary {
   };
 }
 
-export const ARMS: Arm[] = ['synthetic', 'rum'];
+export const ARMS: Arm[] = ['synthetic', 'rum', 'extension'];

@@ -177,10 +177,12 @@ export interface ProxyLine {
 /** The proxy's own log, looked up by transport, source address and the upstream port the server saw. */
 export class ProxyLog {
   private readonly lines = new Map<string, ProxyLine[]>();
+  private readonly all: ProxyLine[] = [];
 
   constructor(file: string) {
     for (const l of lines(file) as unknown as ProxyLine[]) {
       if (l.upstreamLocalPort == null) continue;
+      this.all.push(l);
       const k = `${l.transport === 'udp' ? 'udp' : 'tcp'}|${l.source}:${l.upstreamLocalPort}`;
       this.lines.set(k, [...(this.lines.get(k) ?? []), l]);
     }
@@ -188,5 +190,10 @@ export class ProxyLog {
 
   lookup(transport: 'tcp' | 'udp', addr: string, port: number, atMs: number): ProxyLine | null {
     return nearest(this.lines.get(`${transport}|${addr}:${port}`), atMs);
+  }
+
+  /** TCP connections opened from a source address to a host between two instants. */
+  opened(source: string, host: string, fromMs: number, toMs: number): ProxyLine[] {
+    return this.all.filter((l) => l.transport !== 'udp' && l.source === source && l.host === host && l.t >= fromMs && l.t <= toMs);
   }
 }

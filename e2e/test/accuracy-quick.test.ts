@@ -1,7 +1,8 @@
 /**
- * The reduced accuracy matrix against the real lab and Chromium: every new TLS connection is joined to
- * its server log line, and the fields records claim as observed, implied or server-timing agree with
- * the servers' logs (≥ 99 %). Timings are reported, not asserted (the machine is shared).
+ * The reduced accuracy matrix against the real lab and Chromium (synthetic runner, and the built
+ * extension sending to the real collector): every new TLS connection is joined to its server log line,
+ * and the fields records claim as observed, implied or server-timing agree with the servers' logs
+ * (≥ 99 %). Timings are reported, not asserted (the machine is shared).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -29,13 +30,32 @@ afterAll(async () => {
 describe('accuracy (quick matrix)', () => {
   it('joins every measured connection to the server that handled it', () => {
     expect(result.errors).toEqual([]);
-    expect(result.unjoined).toEqual([]);
+    expect(result.unjoined.filter((u) => u.arm !== 'extension')).toEqual([]);
     // Per visit: the page's connection and the Timing-Allow-Origin one (TCP servers); h3 pools b/c.
-    const visits = result.counts.visits;
+    const ext = QUICK_MATRIX.extension!;
+    const extensionVisits = ext.servers.length * QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1);
+    const visits = result.counts.visits - extensionVisits;
     expect(visits).toBe(QUICK_MATRIX.servers.length * QUICK_MATRIX.profiles.length * (QUICK_MATRIX.runs * 2 + 1));
-    const connections = new Set(result.samples.map((s) => s.connection)).size;
+    const connections = new Set(result.samples.filter((s) => s.arm !== 'extension').map((s) => s.connection)).size;
     expect(connections).toBeGreaterThanOrEqual(visits);
     expect(result.counts.opaque).toBeGreaterThan(0);
+  });
+
+  it('the real extension: the records the collector stored are joined to their connections, two per visit', () => {
+    const ext = QUICK_MATRIX.extension!;
+    const extensionVisits = ext.servers.length * QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1);
+    // At least the page's and b.'s connection per visit (HTTP/1.1 may open a second one to the page's host).
+    expect(result.extension).toMatchObject({ visits: extensionVisits, failedVisits: 0 });
+    expect(result.extension!.records).toBeGreaterThanOrEqual(2 * extensionVisits);
+    expect(result.extension!.joined).toBe(result.extension!.records);
+    expect(result.unjoined.filter((u) => u.arm === 'extension')).toEqual([]);
+    const samples = result.samples.filter((s) => s.arm === 'extension');
+    // One connection per record: the join never gives two records the same connection.
+    expect(new Set(samples.map((s) => s.connection)).size).toBe(samples.length);
+    expect(new Set(samples.map((s) => s.entryType))).toEqual(new Set(['navigation', 'resource']));
+    const truths = new Set(samples.map((s) => `${s.server} ${s.expected.handshakeClass} ${s.expected.resumed}`));
+    expect(truths).toContain('t12-noalpn full-2rtt false');
+    expect(truths).toContain('t13-h2 1rtt true');
   });
 
   it('has the ground truths the matrix is for: 2-RTT TLS 1.2, resumptions, and a server that never resumes', () => {
@@ -61,6 +81,8 @@ describe('accuracy (quick matrix)', () => {
       durationS: 0,
       quick: true,
       browser: `Chromium ${result.browserVersion}`,
+      browsers: QUICK_MATRIX.browsers,
+      extension: QUICK_MATRIX.extension!,
       profiles: QUICK_MATRIX.profiles,
       modes: QUICK_MATRIX.modes,
       servers: QUICK_MATRIX.servers,

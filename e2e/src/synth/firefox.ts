@@ -32,7 +32,8 @@ export const CERTUTIL = '/usr/bin/certutil';
 /** Longer than the 1 s idle timeouts set below, with room for Firefox's pruning timer. */
 export const WARM_IDLE_WAIT_MS = 2_500;
 
-export function firefoxPrefs(o: NormalizedOptions): Record<string, unknown> {
+/** `bypassProxy`: host:port reached directly even with a proxy set (the helper add-on's sink). */
+export function firefoxPrefs(o: NormalizedOptions, bypassProxy?: string): Record<string, unknown> {
   const prefs: Record<string, unknown> = {
     // Sub-millisecond timings (the default clamps them to whole milliseconds or coarser).
     'privacy.reduceTimerPrecision': false,
@@ -68,7 +69,9 @@ export function firefoxPrefs(o: NormalizedOptions): Record<string, unknown> {
       'network.proxy.socks_port': Number(u.port),
       'network.proxy.socks_version': 5,
       'network.proxy.socks_remote_dns': true,
-      'network.proxy.no_proxies_on': '',
+      // Only the helper's sink on loopback bypasses the proxy: without it, the add-on's reports went to
+      // the SOCKS proxy (which refuses hosts it does not know) and every record lost its TLS details.
+      'network.proxy.no_proxies_on': bypassProxy ?? '',
       'network.proxy.allow_hijacking_localhost': true,
     });
   }
@@ -108,7 +111,7 @@ export async function firefoxRun(o: NormalizedOptions, emit: (v: VisitResult) =>
       executablePath: o.executablePath,
       headless: true,
       userDataDir: profile,
-      extraPrefsFirefox: firefoxPrefs(o),
+      extraPrefsFirefox: firefoxPrefs(o, new URL(sink.url).host),
       timeout: 60_000,
     });
     await browser.installExtension(addon);

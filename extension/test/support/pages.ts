@@ -114,24 +114,36 @@ export async function waitForStorage(p: Page, done: (s: Stored) => boolean, time
 }
 
 /** Opts in the way a user does: collector URL on the options page, then "I agree" on the onboarding page. */
-export async function optIn(b: LaunchedBrowser, collectorUrl: string): Promise<Page> {
+/**
+ * `polling`: interval polling (ms) instead of puppeteer's default requestAnimationFrame, and each page
+ * brought to the front first — the lab's accuracy run needs both: there a background tab (the
+ * onboarding tab the extension opens at install can come up after ours) renders no frames, so rAF
+ * waits and puppeteer's click (it scrolls the element into view and waits for a frame) hung until the
+ * protocol timeout (180 s).
+ */
+export async function optIn(b: LaunchedBrowser, collectorUrl: string, polling?: number): Promise<Page> {
+  const wait = polling ? { polling } : {};
   const options = await extensionPage(b, 'options/index.html');
-  await options.waitForFunction(() => (document.getElementById('collector') as HTMLInputElement).value !== '');
+  if (polling) await options.bringToFront();
+  await options.waitForFunction(() => (document.getElementById('collector') as HTMLInputElement).value !== '', wait);
   await options.$eval('#collector', (el) => ((el as HTMLInputElement).value = ''));
   await options.type('#collector', collectorUrl);
   await options.click('button[type=submit]');
-  await options.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Saved'), { timeout: 10_000 });
+  await options.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Saved'), { timeout: 10_000, ...wait });
   const onboarding = await extensionPage(b, 'onboarding/index.html');
+  if (polling) await onboarding.bringToFront();
   await onboarding.click('#agree');
-  await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), { timeout: 10_000 });
+  await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), { timeout: 10_000, ...wait });
   return onboarding;
 }
 
 /** Presses "Send now" in the popup (opened as a tab) and returns its status line. */
-export async function sendNow(b: LaunchedBrowser): Promise<string> {
+/** `polling`: see optIn. */
+export async function sendNow(b: LaunchedBrowser, polling?: number): Promise<string> {
   const popup = await extensionPage(b, 'popup/index.html');
+  if (polling) await popup.bringToFront();
   await popup.click('#send');
-  await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), { timeout: 20_000 });
+  await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), { timeout: 20_000, ...(polling ? { polling } : {}) });
   const text = await popup.$eval('#status', (el) => el.textContent ?? '');
   await popup.close();
   return text;

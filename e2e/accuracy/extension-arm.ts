@@ -1,0 +1,133 @@
+/**
+ * The real-extension arm: the built extension (extension/dist/<browser>) in Chromium and Firefox ESR,
+ * opted in the way a user does (options page + "I agree"), pointed at the real collector (in-process,
+ * embedded store in a temporary folder). Every lab host is registered as a site, so the records the
+ * collector stores carry their hostname in `site` — the only per-connection identity a record has (no
+ * URL, path, port or address).
+ *
+ * Join: visits run one at a time and every visit opens one connection per origin (pages.ts), so a
+ * record is placed in the visit whose time window holds its `ts` (the entry's start), and joined to
+ * the connection the profile's delaying proxy opened to the record's host inside that window (proxy
+ * log: host, source address, upstream port), then to the server's log line for that upstream port
+ * (truth.ts). Several records for one host in a window (HTTP/1.1 opens a second connection when the
+ * first is busy) pair with as many connections in start order; any other count: not joined, with why.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { HandshakeRecord } from '@tlsrum/shared';
+import { classifyHandshake } from '@tlsrum/shared/classify';
+import type { RunningLab } from '../lab/lab';
+import type { RttProfile } from '../lab/profiles';
+import { serverOfHost, type ServerId } from '../lab/servers';
+import type { Browser, MatrixResult } from './run';
+import { claimedOfRecord, expectedOf, type Sample } from './samples';
+import { connectionId, ProxyLog, readTruth } from './truth';
+
+
+export interface ExtensionArmOptions {
+  browsers: Browser[];
+  profiles: RttProfile[];
+  modes: ('cold' | 'warm')[];
+  /** TCP servers only: the extension arm does not run HTTP/3 (see the report). */
+  servers: ServerId[];
+  runs: number;
+  /**
+   * false: build only when dist/<browser> is missing — inside `pnpm test` the extension project's
+   * global setup has built it, and rewriting it would race the extension's own browser tests.
+   */
+  rebuild?: boolean;
+  onProgress?: (line: string) => void;
+}
+
+export interface ExtensionVisit {
+  browser: Browser;
+  profile: RttProfile;
+  mode: 'cold' | 'warm';
+  server: ServerId;
+  prime: boolean;
+  start: number;
+  end: number;
+  /** Entries the extension counted during the visit (measured, opaque, reused, skipped). */
+  counted: number;
+  error?: string;
+}
+
+export interface ExtensionArmResult {
+  visits: ExtensionVisit[];
+  /** The rows the collector stored (as it returns them: ts is a UTC date-time string). */
+  rows: Record<string, unknown>[];
+  browserVersions: Partial<Record<Browser, string>>;
+}
+
+
+/**
+ * The browser side drives the extension package's test support, so it lives there
+ * (extension/test/support/accuracy-arm.ts; that TypeScript project references this one) and is
+ * imported by path at run time, which keeps the project graph acyclic.
+ */
+export async function runExtensionArm(lab: RunningLab, o: ExtensionArmOptions): Promise<ExtensionArmResult> {
+  const path = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'extension', 'test', 'support', 'accuracy-arm.ts');
+  const mod = (await import(path)) as { runExtensionArm: typeof runExtensionArm };
+  return mod.runExtensionArm(lab, o);
+}
+
+const epochOf = (ts: unknown) => (typeof ts === 'number' ? ts : Date.parse(`${String(ts).replace(' ', 'T')}Z`));
+
+/** Joins the collector's rows to the visits, the proxy's connections and the servers' log lines. */
+export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: string; proxy: string } }): Pick<MatrixResult, 'samples' | 'unjoined'> & { failedVisits: number } {
+  const truth = readTruth(lab.logs.dir);
+  const proxy = new ProxyLog(lab.logs.proxy);
+  const samples: Sample[] = [];
+  const unjoined: MatrixResult['unjoined'] = [];
+  for (const row of arm.rows) {
+    const r = row as unknown as HandshakeRecord & { site: string };
+    const ts = epochOf(row.ts);
+    const host = r.site;
+    const where = serverOfHost(host);
+    const v = arm.visits.find((x) => !x.error && ts >= x.start && ts <= x.end);
+    if (!where || !v) {
+      unjoined.push({ arm: 'extension', server: where?.server.id ?? '?', host: host || '(no site)', why: where ? 'no visit window holds its ts' : 'not a lab host' });
+      continue;
+    }
+    // HTTP/1.1 (t12-noalpn) may open a second connection to the page's host while the first is busy:
+    // with as many records as connections for the host in the window, they pair in start order.
+    const opened = proxy.opened(v.profile.sourceAddress, host, v.start, v.end).sort((a, b) => a.t - b.t);
+    const siblings = arm.rows.filter((x) => x.site === host && epochOf(x.ts) >= v.start && epochOf(x.ts) <= v.end).map((x) => epochOf(x.ts)).sort((a, b) => a - b);
+    if (opened.length !== siblings.length) {
+      unjoined.push({ arm: 'extension', server: where.server.id, host, why: `${opened.length} proxy connections to the host in the visit window for ${siblings.length} record(s)` });
+      continue;
+    }
+    const p = opened[siblings.indexOf(ts)]!;
+    const t = truth.lookup(where.server.id, { addr: p.source, port: p.upstreamLocalPort!, conn: null }, p.t);
+    if (!t) {
+      unjoined.push({ arm: 'extension', server: where.server.id, host, why: `no server log line for ${p.source}:${p.upstreamLocalPort}` });
+      continue;
+    }
+    samples.push({
+      arm: 'extension',
+      browser: v.browser,
+      mode: v.mode,
+      prime: v.prime,
+      profile: v.profile.name,
+      rttMs: v.profile.rttMs,
+      server: where.server.id,
+      host,
+      entryType: r.entryType,
+      connection: connectionId(t),
+      truth: t,
+      expected: expectedOf(t, where.server.alpn === null, null),
+      claimed: claimedOfRecord(r, unknownReasonOf(r)),
+      proxy: p,
+    });
+  }
+  return { samples, unjoined, failedVisits: arm.visits.filter((v) => v.error).length };
+}
+
+/** The record keeps phases, not the entry: the classifier's reason for `unknown` is re-derived from them. */
+function unknownReasonOf(r: HandshakeRecord): string | undefined {
+  if (r.handshakeClass !== 'unknown') return undefined;
+  const connectEnd = r.dns + r.tcp + r.tls;
+  return classifyHandshake({
+    timing: { entryType: r.entryType, nextHopProtocol: r.protocol, startTime: 0, fetchStart: 0, domainLookupStart: 0, domainLookupEnd: r.dns, connectStart: r.dns, secureConnectionStart: r.dns + r.tcp, connectEnd, requestStart: connectEnd, responseStart: connectEnd + r.ttfb },
+  }).unknownReason;
+}
