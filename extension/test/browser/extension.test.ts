@@ -80,7 +80,11 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
       expect(bRec.group).toBeTruthy();
     } else {
       expect(a).not.toHaveProperty('cipher');
-      expect(bRec).toMatchObject({ tlsVersion: null, tlsVersionSource: 'unknown' });
+      // Chromium never reports the version. On this loopback lab the only timing inference that can fire
+      // is "0-RTT" from noise: a TCP phase inflated to ≥ 10 ms by a loaded CI machine and a TLS phase
+      // under 3 ms (seen in CI). Then, and only then, 1.3 is inferred — never observed.
+      if (bRec.handshakeClass === '0rtt') expect(bRec).toMatchObject({ tlsVersion: '1.3', tlsVersionSource: 'inferred' });
+      else expect(bRec).toMatchObject({ tlsVersion: null, tlsVersionSource: 'unknown' });
       expect(['chromium', 'chrome']).toContain(a.browser);
     }
     // The queue holds exactly these records, as they will be sent: no hostname but the registered one.
