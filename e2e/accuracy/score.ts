@@ -116,15 +116,19 @@ const median = (xs: number[]) => {
 
 /**
  * One row per connection (the arms share the timing entry). The handshake's CPU cost per server and
- * class is the median TLS phase of the zero-delay profile in the same run (QUIC handshakes that stalled
+ * class (full or resumed) is the median TLS phase of the zero-delay profile in the same run (QUIC handshakes that stalled
  * on the server left out: that wait is a probe timeout, not CPU).
  */
 export function timing(samples: readonly Sample[], zeroProfile = 'local'): { rows: TimingRow[]; cpu: Record<string, number> } {
   const seen = new Set<string>();
   const unique = samples.filter((s) => (seen.has(s.connection) ? false : (seen.add(s.connection), true)));
   const cpuSamples: Record<string, number[]> = {};
-  // Per browser too: Chromium and Firefox spend different CPU on the same handshake.
-  const key = (s: Sample) => `${s.browser}|${s.server}|${s.expected.handshakeClass}`;
+  // Per browser too: Chromium and Firefox spend different CPU on the same handshake. And per full vs
+  // resumed (the server's truth): a resumption sends no certificate and signs nothing, so the client
+  // verifies nothing — at zero delay it costs 1.2–2.3 ms where a full handshake costs 2.3–4.1 ms,
+  // a difference that alone exceeds the 2 ms tolerance at 20 ms RTT when the two share one median.
+  const handshake = (s: Sample) => (s.expected.resumed === null ? 'resumption unknown' : s.expected.resumed ? 'resumed' : 'full');
+  const key = (s: Sample) => `${s.browser}|${s.server}|${s.expected.handshakeClass}|${handshake(s)}`;
   for (const s of unique) {
     if (s.profile !== zeroProfile || (s.claimed.protocol === 'h3' && quicStalled(s.proxy))) continue;
     (cpuSamples[key(s)] ??= []).push(s.claimed.tls);
