@@ -2,6 +2,7 @@
  * The dashboard's three main queries as the benchmarks run them: the same query both through the HTTP
  * API (path + query string) and directly on the store (the SQL the API's query builder produces).
  */
+import { DEFAULT_MIN_CLIENTS_PER_CELL } from '../../collector/src/config';
 import { buildCellSql, type CellQuery } from '../../collector/src/queries/cells';
 import { COMPARE_MAX_CELLS } from '../../collector/src/queries/compare';
 import type { Table } from '../../collector/src/queries/dimensions';
@@ -25,9 +26,9 @@ export const QUERY_SPECS: readonly QuerySpec[] = [
   { name: 'timeseries', path: '/v1/timeseries', params: { interval: 'day' }, cell: { dimensions: [], bucket: 'day', metrics: 'handshake', limit: TIMESERIES_MAX_CELLS } },
 ];
 
-/** The SQL and bound parameters the API runs for a spec over [from, to) on a table, every site. */
-export function directSql(spec: QuerySpec, table: Table, from: number, to: number) {
-  return buildCellSql({ ...spec.cell, table, filters: { from, to, site: null } });
+/** The SQL and bound parameters the API runs for a spec over [from, to) on a table, every site (default threshold). */
+export function directSql(spec: QuerySpec, table: Table, from: number, to: number): ReturnType<typeof buildCellSql> {
+  return buildCellSql({ ...spec.cell, table, filters: { from, to, site: null } }, DEFAULT_MIN_CLIENTS_PER_CELL);
 }
 
 export function apiUrl(base: string, spec: QuerySpec, table: Table, from: number, to: number): string {

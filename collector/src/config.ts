@@ -56,6 +56,8 @@ export interface Config {
 
 const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
 
+export const DEFAULT_MIN_CLIENTS_PER_CELL = 20;
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }
@@ -110,7 +112,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const inflatedLimitBytes = int(env, 'INFLATED_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
   if (inflatedLimitBytes < bodyLimitBytes) throw new ConfigError('INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES');
 
-  const minClientsPerCell = int(env, 'MIN_CLIENTS_PER_CELL', 20, 1, 1_000_000);
+  const minClientsPerCell = int(env, 'MIN_CLIENTS_PER_CELL', DEFAULT_MIN_CLIENTS_PER_CELL, 1, 1_000_000);
   let alerts: AlertConfig;
   try {
     alerts = loadAlertConfig(env, minClientsPerCell);

@@ -1,11 +1,14 @@
 /**
  * The query API on a real embedded store with known data: exact counts, percentiles within 1 % of the
- * exact ones, suppression of small cells, token scoping, and the rollup agreeing with the raw table.
+ * exact ones, suppression of small cells, token scoping, and the rollup agreeing with the raw table
+ * (its percentiles come from log-scale buckets: within their bound plus t-digest's 1 %).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandshakeRecord } from '@tlsrum/shared';
 import { generateDemoData } from '../src/demo/generate';
 import { toRow } from '../src/ingest/to-row';
+import { MAX_RELATIVE_ERROR } from '../src/queries/histogram';
+import { ROLLUP_CLIENTS_CAP } from '../src/queries/sources';
 import { makeRecords, removeDir, startApp, type TestApp } from './helpers';
 
 const ADMIN = 'admin-token-for-query-tests';
@@ -23,6 +26,8 @@ function exactQuantile(sorted: number[], q: number): number {
   return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
 }
 const within1pct = (got: number, want: number) => expect(Math.abs(got - want) / want).toBeLessThanOrEqual(0.01);
+/** Rollup (buckets) against raw (t-digest): each is off from exact by its own bound. */
+const withinBothBounds = (got: number, want: number) => expect(Math.abs(got - want) / want).toBeLessThanOrEqual(MAX_RELATIVE_ERROR + 0.01);
 
 /** Rows straight into the store (the ingest path has its own tests); the rollup view fills as they land. */
 async function insert(records: HandshakeRecord[], country = 'DE') {
@@ -178,7 +183,7 @@ describe('timeseries, map, phases', () => {
 });
 
 describe('rollups', () => {
-  it('agree with the raw table: exact counts, same suppression, p95 within 1 %', async () => {
+  it('agree with the raw table: exact counts, same suppression, clients up to the cap, p95 within both bounds', async () => {
     // Ten days of generated data besides the known rows.
     await generateDemoData(t.app.store.ingest, { records: 120_000, days: 10, end: base, seed: 7 });
     const from = base - 10 * 86_400_000;
@@ -196,6 +201,7 @@ describe('rollups', () => {
       ['/v1/timeseries?interval=hour&dimensions=stack', '', 'raw'],
     ] as const;
     let total = 0;
+    let capped = 0;
     for (const [path, token, read] of paths) {
       const rollup = (await get(`${path}&from=${from}&to=${to}`, token)).json();
       expect(rollup.table).toBe(read);
@@ -208,7 +214,7 @@ describe('rollups', () => {
       expect(raw.table).toBe('raw');
       expect(rollup.cells.length).toBe(raw.cells.length);
       let compared = 0; // cells whose percentiles are compared
-      raw.cells.forEach((r: { records?: number; tls?: { p95: number }; connect?: { p95: number }; suppressed?: boolean }, i: number) => {
+      raw.cells.forEach((r: { records?: number; clients?: number; tls?: { p95: number }; connect?: { p95: number }; suppressed?: boolean }, i: number) => {
         const o = rollup.cells[i];
         expect(o.key).toEqual((r as { key: unknown }).key);
         expect(o.t).toEqual((r as { t?: number }).t);
@@ -216,15 +222,25 @@ describe('rollups', () => {
         if (r.suppressed) return;
         expect(o.records).toBe(r.records);
         expect(o.mix).toEqual((r as { mix: unknown }).mix);
+        if (read === 'raw' || r.clients! < ROLLUP_CLIENTS_CAP) {
+          expect(o.clients).toBe(r.clients);
+          expect(o.clientsCapped).toBeUndefined();
+        } else {
+          // The rollup counts distinct clients up to the cap and says so.
+          expect(o).toMatchObject({ clients: ROLLUP_CLIENTS_CAP, clientsCapped: true });
+          capped++;
+        }
         if (r.records! < 1000) return; // t-digest error bounds hold for cells of some size
         compared++;
-        within1pct(o.tls.p95, r.tls!.p95);
-        within1pct(o.connect.p95, r.connect!.p95);
+        const close = read === 'raw' ? within1pct : withinBothBounds;
+        close(o.tls.p95, r.tls!.p95);
+        close(o.connect.p95, r.connect!.p95);
       });
       expect(raw.cells.filter((c: { suppressed?: boolean }) => !c.suppressed).length).toBeGreaterThan(0);
       total += compared;
     }
     expect(total).toBeGreaterThan(10);
+    expect(capped).toBeGreaterThan(0);
   }, 120_000);
 
   it('suppresses a small cell in the daily rollup as in the raw table', async () => {
@@ -236,6 +252,26 @@ describe('rollups', () => {
     const us = (b: { cells: { key: { country: string } }[] }) => b.cells.find((c) => c.key.country === 'US');
     expect(us(rollup)).toEqual({ key: { country: 'US' }, suppressed: true });
     expect(us(raw)).toEqual({ key: { country: 'US' }, suppressed: true });
+  });
+
+  it('suppresses exactly below the threshold in the rollup: threshold − 1 clients hidden, threshold shown', async () => {
+    for (const [country, clients] of [['NL', MIN_CLIENTS - 1], ['BE', MIN_CLIENTS]] as const) {
+      await insert(
+        makeRecords(50, { site: 'a.example.com', tlsVersion: '1.3', protocol: 'h2', handshakeClass: '1rtt', resumed: false, browser: 'chrome' }, clients).map(
+          (r, i) => ({ ...r, ts: base + i * 1000, clientToken: `${country}-client-${i % clients}-xx` }),
+        ),
+        country,
+      );
+    }
+    const q = `/v1/map?site=a.example.com&from=${base - 7 * 86_400_000}&to=${base + HOUR}`;
+    for (const table of ['rollup', 'raw']) {
+      const body = (await get(`${q}&table=${table}`, ADMIN)).json();
+      expect(body.table).toBe(table);
+      const cell = (c: string) => body.cells.find((x: { key: { country: string } }) => x.key.country === c);
+      expect(cell('NL')).toEqual({ key: { country: 'NL' }, suppressed: true });
+      expect(cell('BE')).toMatchObject({ key: { country: 'BE' }, records: 50, clients: MIN_CLIENTS });
+      expect(cell('BE').clientsCapped).toBeUndefined();
+    }
   });
 });
 

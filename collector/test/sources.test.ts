@@ -1,12 +1,12 @@
 /** Which table or rollup cut a query reads: the smallest that holds every dimension it needs. */
 import { describe, expect, it } from 'vitest';
 import { chooseTable } from '../src/queries/cells';
-import { chooseSource, type SourceNeeds } from '../src/queries/sources';
+import { chooseSource, ROLLUP_CLIENTS_CAP, type SourceNeeds } from '../src/queries/sources';
 
 const DAY = 86_400_000;
 const end = Date.UTC(2026, 10, 23);
 const month = { from: end - 30 * DAY, to: end };
-const needs = (n: Partial<SourceNeeds>): SourceNeeds => ({ table: 'rollup', dimensions: [], filters: [], site: null, ...month, ...n });
+const needs = (n: Partial<SourceNeeds>): SourceNeeds => ({ table: 'rollup', dimensions: [], filters: [], site: null, minClients: 20, ...month, ...n });
 
 describe('chooseSource', () => {
   it('reads the daily cuts for the dashboard views over whole days', () => {
@@ -24,6 +24,11 @@ describe('chooseSource', () => {
     expect(chooseSource(needs({ bucket: 'hour' })).name).toBe('raw');
     expect(chooseSource(needs({ from: month.from + 3_600_000 })).name).toBe('raw');
     expect(chooseSource(needs({ table: 'raw', dimensions: ['country'] })).name).toBe('raw');
+  });
+
+  it('reads the raw table when suppression needs more distinct clients than the rollup counts', () => {
+    expect(chooseSource(needs({ dimensions: ['country'], minClients: ROLLUP_CLIENTS_CAP })).name).toBe('rollup-all-sites-by-country');
+    expect(chooseSource(needs({ dimensions: ['country'], minClients: ROLLUP_CLIENTS_CAP + 1 })).name).toBe('raw');
   });
 });
 

@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { generateDemoData } from '../src/demo/generate';
 import { loadMigrations, migrate, splitStatements } from '../src/store/migrate';
+import { BUCKETS, BUCKET_STATE_TYPE } from '../src/queries/histogram';
+import type { Store } from '../src/store/clients';
 import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from './helpers';
+
+/** Per rollup cut: records, and the values counted in the tls and ttfb buckets. */
+async function rollupTotals(store: Store) {
+  const rs = await store.query.query({
+    query: `SELECT cut, sum(records) AS records,
+                   arraySum(countResampleMerge(0, ${BUCKETS}, 1)(tls_buckets)) AS tls,
+                   arraySum(countResampleMerge(0, ${BUCKETS}, 1)(ttfb_buckets)) AS ttfb
+            FROM handshakes_per_day GROUP BY cut ORDER BY cut`,
+    format: 'JSONEachRow',
+  });
+  return (await rs.json<Record<string, number>>()).map((r) => ({ cut: Number(r.cut), records: Number(r.records), tls: Number(r.tls), ttfb: Number(r.ttfb) }));
+}
 
 describe('store', () => {
   it('applies migrations once; running them again changes nothing', async () => {
@@ -26,12 +40,32 @@ describe('store', () => {
     try {
       await migrate(store.ingest, loadMigrations().filter((m) => m.version < 5));
       await generateDemoData(store.ingest, { records: 20_000, days: 10, seed: 3 });
-      expect(await migrate(store.ingest)).toEqual([5]);
-      const rs = await store.query.query({ query: 'SELECT cut, sum(records) AS n FROM handshakes_daily GROUP BY cut ORDER BY cut', format: 'JSONEachRow' });
+      expect(await migrate(store.ingest)).toEqual([5, 6]);
       // Every cut counts every stored record once.
-      expect((await rs.json<{ cut: number; n: number }>()).map((r) => [Number(r.cut), Number(r.n)])).toEqual([1, 2, 5, 6].map((c) => [c, 20_000]));
+      expect(await rollupTotals(store)).toEqual([1, 2, 5, 6].map((cut) => ({ cut, records: 20_000, tls: 20_000, ttfb: 20_000 })));
       const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'", format: 'JSONEachRow' });
       expect(await tables.json()).toEqual([]);
+    } finally {
+      await store.close();
+      removeDir(dir);
+    }
+  });
+
+  it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
+    const dir = tempDir();
+    const store = openStore({ dataDir: dir, clickhouse: null });
+    try {
+      await migrate(store.ingest, loadMigrations().filter((m) => m.version < 6));
+      await generateDemoData(store.ingest, { records: 20_000, days: 10, seed: 4 });
+      expect(await migrate(store.ingest)).toEqual([6]);
+      expect(await rollupTotals(store)).toEqual([1, 2, 5, 6].map((cut) => ({ cut, records: 20_000, tls: 20_000, ttfb: 20_000 })));
+      const columns = await (
+        await store.query.query({ query: "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_per_day' AND name IN ('clients', 'tls_buckets')", format: 'JSONEachRow' })
+      ).json<{ name: string; type: string }>();
+      expect(Object.fromEntries(columns.map((c) => [c.name, c.type]))).toEqual({ clients: 'AggregateFunction(uniqUpTo(99), String)', tls_buckets: BUCKET_STATE_TYPE });
+      // New records reach the new rollup through its view.
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 5 });
+      expect((await rollupTotals(store)).map((r) => r.records)).toEqual([21_000, 21_000, 21_000, 21_000]);
     } finally {
       await store.close();
       removeDir(dir);

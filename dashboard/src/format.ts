@@ -3,6 +3,8 @@ import type { Cell, Quantiles } from './api';
 export const ms = (v: number | undefined) => (v === undefined ? '—' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
 export const pct = (v: number | undefined) => (v === undefined ? '—' : `${Math.round(v * 100)} %`);
 export const int = (v: number | undefined) => (v === undefined ? '—' : v.toLocaleString('en'));
+/** Distinct clients; the rollup counts them only up to a cap, so a capped count reads "≥ 100". */
+export const clientsText = (c: Pick<Cell, 'clients' | 'clientsCapped'>) => (c.clientsCapped ? `≥ ${int(c.clients)}` : int(c.clients));
 
 /** Comparison groups in reading order: protocol stack, then handshake mode. */
 export const STACKS = ['TLS 1.2', 'TLS 1.3', 'h3'] as const;

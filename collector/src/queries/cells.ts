@@ -50,6 +50,8 @@ export interface Cell {
   suppressed?: true;
   records?: number;
   clients?: number;
+  /** `clients` is a lower bound: the rollup counts distinct clients only up to ROLLUP_CLIENTS_CAP. */
+  clientsCapped?: true;
   tls?: Quantiles;
   connect?: Quantiles;
   ttfb?: Quantiles;
@@ -68,9 +70,9 @@ export interface CellAnswer {
   table: Table;
 }
 
-export function buildCellSql(q: CellQuery): { sql: string; params: Record<string, string | number>; source: Source['name'] } {
+export function buildCellSql(q: CellQuery, minClients: number): { sql: string; params: Record<string, string | number>; source: Source } {
   const filterDims = (['source', 'browser', 'country'] as const).filter((f) => q.filters[f] !== undefined);
-  const src = chooseSource({ table: q.table, dimensions: q.dimensions, filters: filterDims, site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to });
+  const src = chooseSource({ table: q.table, dimensions: q.dimensions, filters: filterDims, site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to, minClients });
   const a = src.agg;
   const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
   if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${src.time}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
@@ -114,7 +116,7 @@ export function buildCellSql(q: CellQuery): { sql: string; params: Record<string
   ]
     .filter(Boolean)
     .join('\n');
-  return { sql, params, source: src.name };
+  return { sql, params, source: src };
 }
 
 type Row = Record<string, unknown>;
@@ -126,8 +128,11 @@ const quantiles = (v: unknown): Quantiles => {
   return { p50: p50!, p75: p75!, p95: p95! };
 };
 
-/** A result row → a cell, or a suppressed cell (keys only) below the distinct-client threshold. */
-export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>, minClients: number): Cell {
+/**
+ * A result row → a cell, or a suppressed cell (keys only) below the distinct-client threshold. A source
+ * whose client count stops at a cap (the rollup) marks a count at the cap as a lower bound.
+ */
+export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>, minClients: number, clientsCap?: number): Cell {
   const key = Object.fromEntries(q.dimensions.map((d) => [d, String(row[`d_${d}`])]));
   const cell: Cell = { key };
   if (q.bucket) cell.t = Number(row.t);
@@ -136,6 +141,7 @@ export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'm
   const records = Number(row.n_records);
   cell.records = records;
   cell.clients = clients;
+  if (clientsCap !== undefined && clients >= clientsCap) cell.clientsCapped = true;
   for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) cell[p] = quantiles(row[`q_${p}`]);
   if (q.metrics === 'handshake') {
     const mix = {} as Record<MixName, Record<string, number>>;
@@ -154,12 +160,13 @@ export async function queryCells(
   q: CellQuery,
   minClients: number,
 ): Promise<CellAnswer> {
-  const { sql, params, source } = buildCellSql(q);
+  const { sql, params, source } = buildCellSql(q, minClients);
   const rows = await (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>();
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
   const kept = rows.filter((r) => Number(r.n_records) > 0);
   const truncated = kept.length > q.limit;
-  return { cells: kept.slice(0, q.limit).map((r) => toCell(r, q, minClients)), truncated, table: source === 'raw' ? 'raw' : 'rollup' };
+  const cells = kept.slice(0, q.limit).map((r) => toCell(r, q, minClients, source.agg.clientsCap));
+  return { cells, truncated, table: source.name === 'raw' ? 'raw' : 'rollup' };
 }
 
 /** Ranges at least this long read the daily rollup unless the caller asks otherwise. */

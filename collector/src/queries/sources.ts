@@ -1,10 +1,12 @@
 /**
  * Where a cell query reads from: the raw table, or one cut of the daily rollup (a few dimensions per day;
- * store/migrations/0005_daily_rollup.sql). The API asks for `raw` or `rollup`; `rollup` reads the
- * smallest cut that holds every dimension the query groups or filters by — or the raw table when no cut
- * does (a browser or source filter, country with stack, hourly buckets, a range not in whole days).
+ * store/migrations/0005_daily_rollup.sql, states replaced by 0006). The API asks for `raw` or `rollup`;
+ * `rollup` reads the smallest cut that holds every dimension the query groups or filters by — or the raw
+ * table when no cut does (a browser or source filter, country with stack, hourly buckets, a range not in
+ * whole days) or when the suppression threshold is above what the rollup counts clients up to.
  * All SQL here is fixed text: no input reaches it.
  */
+import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
 import { MIXES, type Dimension, type MixName, type Table } from './dimensions';
 
@@ -26,6 +28,8 @@ const COLUMNS_OF: Record<Dimension, readonly Column[]> = {
 export interface Aggregates {
   records: string;
   clients: string;
+  /** `clients` counts up to this value and stops there ("this many or more"); absent: counts them all. */
+  clientsCap?: number;
   quantiles: (p: Phase) => string;
   /** Count of records per value of a mix's dimension (a Map), given the dimension's SQL expression. */
   mix: (expr: string, name: MixName) => string;
@@ -63,10 +67,18 @@ const rawAgg: Aggregates = {
   inferred: "countIf(resumedSource = 'inferred')",
 };
 
+/**
+ * The rollup's clients are uniqUpTo(99) states (0006): exact below 100, then 100 = "100 or more". That is
+ * all suppression needs while MIN_CLIENTS_PER_CELL ≤ 100 (chooseSource reads raw above), and a state past
+ * 99 clients is one byte: merging them costs nothing measurable, where a HyperLogLog took ≈ 18 µs a row.
+ */
+export const ROLLUP_CLIENTS_CAP = 100;
+
 const rollupAgg: Aggregates = {
   records: 'sum(records)',
-  clients: 'uniqCombined64Merge(12)(clients)',
-  quantiles: (p) => `quantilesTDigestMerge(${PERCENTILES})(${p})`,
+  clients: `uniqUpToMerge(${ROLLUP_CLIENTS_CAP - 1})(clients)`,
+  clientsCap: ROLLUP_CLIENTS_CAP,
+  quantiles: (p) => bucketPercentilesSql(`${p}_buckets`),
   mix: (_expr, name) => `sumMap(mix_${name})`,
   evidenced: 'sum(evidenced)',
   inferred: 'sum(inferred)',
@@ -85,7 +97,7 @@ function cut(by: keyof typeof BY, sites: 'one' | 'all'): Source {
   const n = (sites === 'all' ? 4 : 0) + (by === 'stack' ? 2 : 1);
   return {
     name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${by}`,
-    table: 'handshakes_daily',
+    table: 'handshakes_per_day',
     time: 'day',
     grain: 'day',
     expressions: 'rollup',
@@ -110,13 +122,15 @@ export interface SourceNeeds {
   bucket?: 'hour' | 'day';
   from: number;
   to: number;
+  /** Suppression threshold (distinct clients). */
+  minClients: number;
 }
 
 /** The source a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
 export function chooseSource(q: SourceNeeds): Source {
   if (q.table === 'raw') return RAW;
   const needed = [...new Set([...q.dimensions, ...q.filters].flatMap((d) => COLUMNS_OF[d]))];
-  if (q.bucket === 'hour' || q.from % DAY !== 0 || q.to % DAY !== 0) return RAW;
+  if (q.bucket === 'hour' || q.from % DAY !== 0 || q.to % DAY !== 0 || q.minClients > ROLLUP_CLIENTS_CAP) return RAW;
   const fits = (s: Source) =>
     (q.site === null ? s.sites === 'all' : s.sites === 'one') &&
     needed.every((c) => s.columns?.includes(c));

@@ -31,7 +31,10 @@ export const CommonQuery = {
 };
 export type CommonQuery = Static<Type.TObject<typeof CommonQuery>>;
 
-const Quantiles = Type.Object({ p50: Type.Number(), p75: Type.Number(), p95: Type.Number() }, { description: 'Milliseconds (t-digest, within 1 % of exact).' });
+const Quantiles = Type.Object(
+  { p50: Type.Number(), p75: Type.Number(), p95: Type.Number() },
+  { description: 'Milliseconds. Raw table: t-digest, within 1 % of exact. Rollup: log-scale histogram buckets, within 2.5 % of exact (values under 0.1 ms report as 0).' },
+);
 const Shares = Type.Record(Type.String(), Type.Number());
 
 export const Cell = Type.Object({
@@ -39,7 +42,10 @@ export const Cell = Type.Object({
   t: Type.Optional(Type.Integer({ description: 'Start of the time bucket, epoch ms (timeseries).' })),
   suppressed: Type.Optional(Type.Boolean({ description: 'Fewer distinct clients than minClients: no numbers are given.' })),
   records: Type.Optional(Type.Integer()),
-  clients: Type.Optional(Type.Integer({ description: 'Distinct client tokens: exact up to a few hundred, a HyperLogLog estimate (±2 %) beyond.' })),
+  clients: Type.Optional(
+    Type.Integer({ description: 'Distinct client tokens. Raw table: exact up to a few hundred, a HyperLogLog estimate (±2 %) beyond. Rollup: exact up to 99; 100 means 100 or more (clientsCapped).' }),
+  ),
+  clientsCapped: Type.Optional(Type.Boolean({ description: 'clients is a lower bound: the rollup counts distinct clients only up to 100.' })),
   dns: Type.Optional(Quantiles),
   tcp: Type.Optional(Quantiles),
   tls: Type.Optional(Quantiles),

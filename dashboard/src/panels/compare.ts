@@ -5,7 +5,7 @@
  */
 import type { Answer, Cell } from '../api';
 import { axisChart, createPanel } from '../panel';
-import { drawnStackModes, int, label, ms, PALETTE, pct, quantileColumns, sortByStackMode } from '../format';
+import { clientsText, drawnStackModes, int, label, ms, PALETTE, pct, quantileColumns, sortByStackMode } from '../format';
 import { fillTable, suppressedRow } from '../table';
 
 const HEAD = ['group', 'records', 'clients', 'tls p75', 'connect p75', 'resumption observed', 'inferred'];
@@ -41,7 +41,7 @@ export function comparePanel(parent: HTMLElement) {
         });
       });
       const describe = (c: Cell) =>
-        `${label(c)}: ${int(c.records)} records, ${int(c.clients)} clients; resumption known ${pct(c.evidence?.evidenced)}, inferred ${pct(c.evidence?.inferred)}`;
+        `${label(c)}: ${int(c.records)} records, ${clientsText(c)} clients; resumption known ${pct(c.evidence?.evidenced)}, inferred ${pct(c.evidence?.inferred)}`;
       fillTable(
         panel.table,
         'Records, clients and how the handshake is known',
@@ -50,7 +50,7 @@ export function comparePanel(parent: HTMLElement) {
           c.suppressed
             ? { cells: suppressedRow(label(c), HEAD.length), title: 'suppressed' }
             : {
-                cells: [label(c), int(c.records), int(c.clients), ms(c.tls?.p75), ms(c.connect?.p75), pct(c.evidence?.evidenced), pct(c.evidence?.inferred)],
+                cells: [label(c), int(c.records), clientsText(c), ms(c.tls?.p75), ms(c.connect?.p75), pct(c.evidence?.evidenced), pct(c.evidence?.inferred)],
                 title: describe(c),
               },
         ),
@@ -62,6 +62,7 @@ export function comparePanel(parent: HTMLElement) {
           suppressed: c.suppressed ?? false,
           records: c.records,
           clients: c.clients,
+          clients_capped: c.clientsCapped ?? false,
           ...quantileColumns('tls', c.tls),
           ...quantileColumns('connect', c.connect),
           resumption_evidenced_share: c.evidence?.evidenced,

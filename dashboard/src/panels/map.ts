@@ -4,7 +4,7 @@
  */
 import type { Answer, Cell } from '../api';
 import { createPanel } from '../panel';
-import { int, ms, pct, quantileColumns } from '../format';
+import { clientsText, int, ms, pct, quantileColumns } from '../format';
 import { countryName } from '../countries';
 import { fillTable, suppressedRow } from '../table';
 
@@ -39,7 +39,7 @@ export function mapPanel(parent: HTMLElement) {
             return [
               `<b>${name}</b>`,
               `p75 ${metric}: ${ms(c[metric]!.p75)} (p50 ${ms(c[metric]!.p50)})`,
-              `${int(c.records)} records, ${int(c.clients)} clients`,
+              `${int(c.records)} records, ${clientsText(c)} clients`,
               `h3 ${pct(m.protocol.h3)} · h2 ${pct(m.protocol.h2)} · HTTP/1.1 ${pct(m.protocol['http/1.1'])}`,
               `TLS 1.3 ${pct(m.tlsVersion['1.3'])} · TLS 1.2 ${pct(m.tlsVersion['1.2'])}`,
               `resumed ${pct(m.mode.resumed)} · 0-RTT ${pct(m.mode['0-RTT'])}`,
@@ -86,6 +86,7 @@ export function mapPanel(parent: HTMLElement) {
           suppressed: c.suppressed ?? false,
           records: c.records,
           clients: c.clients,
+          clients_capped: c.clientsCapped ?? false,
           ...quantileColumns(metric, c[metric]),
           h3_share: c.mix?.protocol.h3,
           h2_share: c.mix?.protocol.h2,
