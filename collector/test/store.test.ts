@@ -17,6 +17,24 @@ async function rollupTotals(store: Store) {
   return (await rs.json<Record<string, number>>()).map((r) => ({ cut: Number(r.cut), records: Number(r.records), tls: Number(r.tls), ttfb: Number(r.ttfb) }));
 }
 
+const FOLDER_RECORDS = 20_000;
+/** Every cut counts every stored record once, in its records and in its phase buckets. */
+const EVERY_CUT_COUNTS_EVERY_RECORD = [1, 2, 5, 6].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS }));
+
+/** A data folder migrated up to (not including) `version`, holding generated records, for an upgrade test. */
+async function upgradeFolder(version: number, test: (store: Store) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const store = openStore({ dataDir: dir, clickhouse: null });
+  try {
+    await migrate(store.ingest, loadMigrations().filter((m) => m.version < version));
+    await generateDemoData(store.ingest, { records: FOLDER_RECORDS, days: 10, seed: version });
+    await test(store);
+  } finally {
+    await store.close();
+    removeDir(dir);
+  }
+}
+
 describe('store', () => {
   it('applies migrations once; running them again changes nothing', async () => {
     const dir = tempDir();
@@ -35,30 +53,18 @@ describe('store', () => {
   });
 
   it('fills the daily rollup from the rows of a data folder that predates it, and drops the hourly one', async () => {
-    const dir = tempDir();
-    const store = openStore({ dataDir: dir, clickhouse: null });
-    try {
-      await migrate(store.ingest, loadMigrations().filter((m) => m.version < 5));
-      await generateDemoData(store.ingest, { records: 20_000, days: 10, seed: 3 });
+    await upgradeFolder(5, async (store) => {
       expect(await migrate(store.ingest)).toEqual([5, 6]);
-      // Every cut counts every stored record once.
-      expect(await rollupTotals(store)).toEqual([1, 2, 5, 6].map((cut) => ({ cut, records: 20_000, tls: 20_000, ttfb: 20_000 })));
+      expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
       const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'", format: 'JSONEachRow' });
       expect(await tables.json()).toEqual([]);
-    } finally {
-      await store.close();
-      removeDir(dir);
-    }
+    });
   });
 
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
-    const dir = tempDir();
-    const store = openStore({ dataDir: dir, clickhouse: null });
-    try {
-      await migrate(store.ingest, loadMigrations().filter((m) => m.version < 6));
-      await generateDemoData(store.ingest, { records: 20_000, days: 10, seed: 4 });
+    await upgradeFolder(6, async (store) => {
       expect(await migrate(store.ingest)).toEqual([6]);
-      expect(await rollupTotals(store)).toEqual([1, 2, 5, 6].map((cut) => ({ cut, records: 20_000, tls: 20_000, ttfb: 20_000 })));
+      expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
       const columns = await (
         await store.query.query({ query: "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_per_day' AND name IN ('clients', 'tls_buckets')", format: 'JSONEachRow' })
       ).json<{ name: string; type: string }>();
@@ -66,10 +72,7 @@ describe('store', () => {
       // New records reach the new rollup through its view.
       await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 5 });
       expect((await rollupTotals(store)).map((r) => r.records)).toEqual([21_000, 21_000, 21_000, 21_000]);
-    } finally {
-      await store.close();
-      removeDir(dir);
-    }
+    });
   });
 
   it('splits migration files into statements, ignoring comments', () => {
