@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { startLab } from '../lab/lab';
 import { profileByName } from '../lab/profiles';
 import { renderReport, type ReportMeta } from './report';
+import { expectedOf } from './samples';
 import type { ServerId } from '../lab/servers';
 import { firefoxZeroRttProbe, type ZeroRttProbe } from './firefox-probe';
 import { FULL_MATRIX, QUICK_MATRIX } from './matrices';
@@ -48,6 +49,9 @@ if (!Number.isInteger(runs) || runs < 1 || runs > 50) {
 const render = flag('--render');
 if (render) {
   const saved = JSON.parse(readFileSync(render, 'utf8')) as { result: MatrixResult; meta: ReportMeta; firefoxZeroRtt?: ZeroRttProbe };
+  // The expectation is re-derived from the server's truth, so a re-render applies the current model.
+  saved.result.samples = saved.result.samples.map((s) => ({ ...s, expected: expectedOf(s.truth, s.browser) }));
+  saved.meta.renderedAt = new Date().toISOString();
   const { markdown, summary } = renderReport(saved.result, saved.meta, saved.firefoxZeroRtt ? { firefoxZeroRtt: saved.firefoxZeroRtt } : {});
   writeFileSync(out, markdown);
   console.log(`accuracy: report written to ${out}`);

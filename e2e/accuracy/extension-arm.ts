@@ -115,7 +115,7 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
       entryType: r.entryType,
       connection: connectionId(t),
       truth: t,
-      expected: expectedOf(t, where.server.alpn === null, null),
+      expected: expectedOf(t, v.browser),
       claimed: claimedOfRecord(r, unknownReasonOf(r)),
       proxy: p,
     });

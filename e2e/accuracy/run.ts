@@ -145,7 +145,7 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
       const truthH3 = serverId === 'h3' && t.tlsVersion === '1.3' && t.resumed === null
         ? { ...t, from: 'client-h3' as const, earlyData: clientEarly, resumed: typeof c.netlog?.isResumed === 'boolean' ? c.netlog.isResumed : clientEarly ? true : null }
         : t;
-      const expected = expectedOf(truthH3, where.server.alpn === null, null);
+      const expected = expectedOf(truthH3, visit.browser);
       const proxyLine = proxy.lookup(serverId === 'h3' ? 'udp' : 'tcp', lc.addr, lc.port, c.connectStartEpochMs);
       const base = {
         browser: visit.browser,

@@ -83,6 +83,12 @@ export function unknownShare(samples: readonly Sample[]): { share: number; byRea
 
 export interface TimingRow {
   connection: string;
+  browser: Sample['browser'];
+  /** The arm whose sample came first: `synthetic` for the connections the synthetic and rum arms share. */
+  arm: Sample['arm'];
+  entryType: Sample['entryType'];
+  /** The server's truth: a full handshake or a resumption (null where the server cannot say). */
+  resumed: boolean | null;
   server: string;
   profile: string;
   rttMs: number;
@@ -148,6 +154,10 @@ export function timing(samples: readonly Sample[], zeroProfile = 'local'): { row
     const tol = tolerance(rawExpected);
     rows.push({
       connection: s.connection,
+      browser: s.browser,
+      arm: s.arm,
+      entryType: s.entryType,
+      resumed: s.expected.resumed,
       server: s.server,
       profile: s.profile,
       rttMs: s.rttMs,

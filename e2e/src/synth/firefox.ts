@@ -22,8 +22,8 @@ import { connectionKind, type ConnectionKind, type HandshakeHistory, type Securi
 import { startSecuritySink, writeHelperAddon, type FirefoxSecurityReport, type SecuritySink } from './firefox-helper';
 import { tlsVersionOf } from './names';
 import type { NormalizedOptions } from './options';
-import { ENLARGE_RESOURCE_BUFFER, readPageEntries, type PageEntry } from './page-entries';
-import { buildRecord, majorOf, osOfPlatform, type RecordEnv } from './records';
+import { connectStartEpochMsOf, ENLARGE_RESOURCE_BUFFER, observeEntry, readPageEntries, type PageEntry } from './page-entries';
+import { majorOf, osOfPlatform, type RecordEnv } from './records';
 import { describeNavigationError } from './errors';
 import { siteOf } from './site';
 import type { ConnectionObservation, VisitResult } from './types';
@@ -204,32 +204,27 @@ async function visit(
     const ri = responses.findIndex((r) => r.url === entry.url);
     const response = ri < 0 ? null : (responses.splice(ri, 1)[0] ?? null);
     const observed = securityOf(report);
-    const u = new URL(entry.url);
-    const connectStartEpochMs = entry.timeOrigin + (entry.timing.connectStart || entry.timing.startTime);
+    const connectStartEpochMs = connectStartEpochMsOf(entry);
     let history: HandshakeHistory | null = null;
     if (kind === 'new') {
+      const u = new URL(entry.url);
       const origin = `${u.hostname}:${u.port || 443}`;
       const prior = handshakes.get(origin);
       if (prior !== undefined && prior <= connectStartEpochMs) history = { msSincePriorHandshake: connectStartEpochMs - prior };
       handshakes.set(origin, Math.max(prior ?? 0, entry.timeOrigin + entry.timing.connectEnd));
     }
-    connections.push({
-      host: u.hostname,
-      port: Number(u.port || 443),
-      entryType: entry.timing.entryType,
-      url: entry.url,
-      kind,
-      timing: entry.timing,
-      connectStartEpochMs,
-      responseStatus: response?.status ?? (entry.responseStatus || null),
-      responseHeaders: response?.headers ?? {},
-      serverTiming: entry.serverTiming,
-      securityDetails: null,
-      netlog: null,
-      firefoxSecurityInfo: report?.info ?? null,
-      record:
-        kind === 'new' ? buildRecord({ timing: entry.timing, connectStartEpochMs, site, observed, serverTiming: entry.serverTiming, env, history }) : null,
-    });
+    connections.push(
+      observeEntry({
+        entry,
+        kind,
+        site,
+        env,
+        response,
+        observed,
+        history,
+        browserReport: { securityDetails: null, netlog: null, firefoxSecurityInfo: report?.info ?? null },
+      }),
+    );
   }
   if (!error && !entries.some((e) => e.timing.entryType === 'navigation')) error = 'the page has no navigation timing entry';
   // The idle timeouts set in the profile do not make Firefox drop a connection the server keeps alive

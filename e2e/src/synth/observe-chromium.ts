@@ -9,7 +9,8 @@ import type { SecurityInfo } from '@tlsrum/shared/classify';
 import { connectionKind, type ConnectionKind } from '@tlsrum/shared/classify';
 import type { CdpResponse, RawChromiumVisit } from './chromium';
 import { cdpCipherName, cdpGroupName, cipherSuiteName, groupName, signatureSchemeName, tlsVersionOf } from './names';
-import { buildRecord, type RecordEnv } from './records';
+import { observeEntry } from './page-entries';
+import type { RecordEnv } from './records';
 import type { ConnectionObservation, NetLogConnection, SynthMode, VisitResult } from './types';
 import { siteOf } from './site';
 
@@ -28,29 +29,18 @@ export function observeChromiumVisit(
     counts[kind]++;
     const response = takeResponse(unused, entry.url);
     const socket = response?.connectionId != null ? (sockets.get(response.connectionId) ?? null) : null;
-    const u = new URL(entry.url);
-    const connectStartEpochMs = entry.timeOrigin + (entry.timing.connectStart || entry.timing.startTime);
     const observed = securityOf(socket, response);
-    const record =
-      kind === 'new'
-        ? buildRecord({ timing: entry.timing, connectStartEpochMs, site, observed, serverTiming: entry.serverTiming, env })
-        : null;
-    connections.push({
-      host: u.hostname,
-      port: Number(u.port || 443),
-      entryType: entry.timing.entryType,
-      url: entry.url,
-      kind,
-      timing: entry.timing,
-      connectStartEpochMs,
-      responseStatus: response?.status ?? (entry.responseStatus || null),
-      responseHeaders: response?.headers ?? {},
-      serverTiming: entry.serverTiming,
-      securityDetails: response?.securityDetails ?? null,
-      netlog: socket,
-      firefoxSecurityInfo: null,
-      record,
-    });
+    connections.push(
+      observeEntry({
+        entry,
+        kind,
+        site,
+        env,
+        response,
+        observed,
+        browserReport: { securityDetails: response?.securityDetails ?? null, netlog: socket, firefoxSecurityInfo: null },
+      }),
+    );
   }
   const records = connections.flatMap((c) => (c.record ? [c.record] : []));
   let error = raw.error;

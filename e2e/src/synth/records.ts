@@ -5,17 +5,7 @@
  * and resumption, as in the extension.
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
-import {
-  classificationFields,
-  classifyHandshake,
-  mergeSecurity,
-  recordTs,
-  securityFields,
-  tlsFromServerTiming,
-  type ConnectionTiming,
-  type HandshakeHistory,
-  type SecurityInfo,
-} from '@tlsrum/shared/classify';
+import { measuredFields, type MeasuredConnection } from '@tlsrum/shared/classify';
 
 export interface RecordEnv {
   browser: HandshakeRecord['browser'];
@@ -24,31 +14,8 @@ export interface RecordEnv {
   clientToken: string;
 }
 
-export function buildRecord(input: {
-  timing: ConnectionTiming;
-  connectStartEpochMs: number;
-  /** The visited page's hostname: the site the measurement belongs to. */
-  site: string | null;
-  observed: SecurityInfo | null;
-  serverTiming: Array<{ name: string; description: string }>;
-  env: RecordEnv;
-  /** An earlier handshake with the same origin in the same profile (where the browser cannot say whether it resumed). */
-  history?: HandshakeHistory | null;
-}): HandshakeRecord {
-  const security = mergeSecurity(input.observed, tlsFromServerTiming(input.serverTiming));
-  const c = classifyHandshake({ timing: input.timing, security, history: input.history ?? null });
-  return {
-    ts: recordTs(input.connectStartEpochMs),
-    site: input.site,
-    entryType: input.timing.entryType,
-    ...classificationFields(c),
-    ...securityFields(security),
-    browser: input.env.browser,
-    browserMajor: input.env.browserMajor,
-    os: input.env.os,
-    source: 'synthetic',
-    clientToken: input.env.clientToken,
-  };
+export function buildRecord(input: MeasuredConnection & { env: RecordEnv }): HandshakeRecord {
+  return { ...measuredFields(input).fields, source: 'synthetic', clientToken: input.env.clientToken };
 }
 
 export function osOfPlatform(platform: NodeJS.Platform = process.platform): HandshakeRecord['os'] {

@@ -5,12 +5,7 @@
 import type { HandshakeRecord } from '@tlsrum/shared';
 import { EFFECTIVE_TYPES } from '@tlsrum/shared/constants';
 import {
-  classificationFields,
-  classifyHandshake,
-  mergeSecurity,
-  recordTs,
-  securityFields,
-  tlsFromServerTiming,
+  measuredFields,
   type Classification,
   type HandshakeHistory,
   type SecurityInfo,
@@ -30,21 +25,21 @@ export interface RecordContext {
 }
 
 export function buildRecord(m: Measurement, ctx: RecordContext): { record: HandshakeRecord; classification: Classification } {
-  const security = mergeSecurity(ctx.observed, tlsFromServerTiming(m.serverTiming));
-  const classification = classifyHandshake({ timing: m.timing, security, history: ctx.history ?? null });
+  const { fields, classification } = measuredFields({
+    timing: m.timing,
+    connectStartEpochMs: m.startEpochMs,
+    site: ctx.site,
+    observed: ctx.observed,
+    serverTiming: m.serverTiming,
+    history: ctx.history,
+    env: ctx.env,
+  });
   const effectiveType = (EFFECTIVE_TYPES as readonly string[]).includes(ctx.network.effectiveType ?? '')
     ? (ctx.network.effectiveType as HandshakeRecord['effectiveType'])
     : null;
   const rtt = ctx.network.rttHint;
   const record: HandshakeRecord = {
-    ts: recordTs(m.startEpochMs),
-    site: ctx.site,
-    entryType: m.timing.entryType,
-    ...classificationFields(classification),
-    ...securityFields(security),
-    browser: ctx.env.browser,
-    browserMajor: ctx.env.browserMajor,
-    os: ctx.env.os,
+    ...fields,
     effectiveType,
     rttHint: typeof rtt === 'number' && Number.isInteger(rtt) && rtt >= 0 && rtt <= 10_000 ? rtt : null,
     source: 'rum',

@@ -6,7 +6,50 @@
  */
 import type { HandshakeRecord } from '../schema';
 import { MAX_TS, MIN_TS } from '../constants';
-import type { Classification, SecurityInfo } from './classify';
+import { classifyHandshake, type Classification, type HandshakeHistory, type SecurityInfo } from './classify';
+import { tlsFromServerTiming } from './server-timing';
+import type { ConnectionTiming } from './timing';
+
+/** One new connection as a producer measured it, and who measured it. */
+export interface MeasuredConnection {
+  timing: ConnectionTiming;
+  /** epoch ms of the connection's start: the record's `ts`. */
+  connectStartEpochMs: number;
+  /** The measured host when it is a registered (extension) or visited (runner) site, else null. */
+  site: string | null;
+  /** The browser's own report (Firefox's getSecurityInfo, CDP + NetLog), when there is one. */
+  observed?: SecurityInfo | null;
+  serverTiming?: ReadonlyArray<{ name: string; description: string }> | null;
+  /** An earlier handshake with the same origin (where the browser cannot say whether it resumed). */
+  history?: HandshakeHistory | null;
+  env: Pick<HandshakeRecord, 'browser' | 'browserMajor' | 'os'>;
+}
+
+type MeasuredFields = Pick<HandshakeRecord, 'ts' | 'site' | 'entryType' | 'browser' | 'browserMajor' | 'os'> &
+  ClassificationFields &
+  ReturnType<typeof securityFields>;
+
+/**
+ * Everything a record says about the connection and the browser; the producer adds its source, its
+ * client token and what only it knows (the extension: network hints).
+ */
+export function measuredFields(m: MeasuredConnection): { fields: MeasuredFields; classification: Classification } {
+  const security = mergeSecurity(m.observed, tlsFromServerTiming(m.serverTiming));
+  const classification = classifyHandshake({ timing: m.timing, security, history: m.history ?? null });
+  return {
+    classification,
+    fields: {
+      ts: recordTs(m.connectStartEpochMs),
+      site: m.site,
+      entryType: m.timing.entryType,
+      ...classificationFields(classification),
+      ...securityFields(security),
+      browser: m.env.browser,
+      browserMajor: m.env.browserMajor,
+      os: m.env.os,
+    },
+  };
+}
 
 /**
  * The site's Server-Timing is the source of truth for version and resumption; the browser's own
