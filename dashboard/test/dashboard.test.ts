@@ -103,6 +103,8 @@ describe('dashboard', () => {
     }
     // TLS 1.2 full / resumed, TLS 1.3 and h3 × full / resumed / 0-RTT (TLS 1.2 has no 0-RTT); dozens of countries.
     expect(sizes.compare![0]![0]).toBe(8);
+    // 30 days read the rollup, which counts distinct clients up to 100: a capped count reads "≥ 100".
+    expect(await page.$eval('#compare tbody', (t) => t.textContent)).toContain('≥ 100');
     expect(sizes.map![0]![0]).toBeGreaterThanOrEqual(30);
     // Every panel's data can be downloaded; the map has its table.
     expect(await page.$$eval('section.panel:not(#alerts) .csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
