@@ -8,9 +8,10 @@
  * Layout (phase values are 0 … MAX_PHASE_MS = 60 000 ms, at 0.1 ms resolution):
  *   bucket 0         values below 0.1 ms (0 included)          → reported as 0 (absolute error < 0.1 ms)
  *   bucket i ≥ 1     [0.1 · g^(i−1), 0.1 · g^i) ms, g = 1.05     → reported as its geometric middle 0.1 · g^(i−½)
- * Bucket 273 holds 57 981 … 60 880 ms, so 274 buckets cover every valid value (the index is still clamped).
+ * Bucket 273 holds 58 008 … 60 909 ms, so 274 buckets cover every valid value (the index is still clamped).
  * A percentile is the bucket holding the value of 0-based rank ⌊level · n⌋ — quantileExact's definition —
- * so for any data it is within √g − 1 = 2.47 % of quantileExact (values ≥ 0.1 ms). The raw table keeps
+ * so for any data it is within √g − 1 = 2.47 % of quantileExact (values ≥ 0.1 ms; the API then rounds
+ * every percentile to 0.1 ms, raw or rollup, which adds up to 0.05 ms). The raw table keeps
  * t-digest (interpolating, ≈ 1 % of exact): the two paths agree within the sum of both errors.
  *
  * The migration holds this bucket expression as literal SQL (migrations are plain SQL files);
