@@ -57,11 +57,14 @@ export async function migrate(client: ClickHouseClient, migrations = loadMigrati
     ),
   );
   const applied: number[] = [];
-  for (const m of migrations) {
-    if (done.has(m.version)) continue;
+  const pending = migrations.filter((m) => !done.has(m.version));
+  for (const [i, m] of pending.entries()) {
     for (const statement of m.statements) await client.command({ query: statement });
-    // A cluster's existing rows are back-filled by the operator per shard (docs/cluster.md).
-    if (!cluster) for (const view of materializedViews(m.statements)) await backfill(client, view, true);
+    // A cluster's existing rows are back-filled by the operator per shard (docs/cluster.md). A rollup
+    // that a later pending migration drops is not filled: on an old data folder that would scan every
+    // stored row once per superseded rollup (0003's, 0005's) only to throw the result away.
+    const droppedLater = new Set(pending.slice(i + 1).flatMap((later) => droppedTables(later.statements)));
+    if (!cluster) for (const view of materializedViews(m.statements)) if (!droppedLater.has(view.target)) await backfill(client, view, true);
     await client.insert({ table: 'schema_migrations', values: [{ version: m.version, name: m.name }], format: 'JSONEachRow' });
     applied.push(m.version);
   }
@@ -82,6 +85,14 @@ export function materializedViews(statements: string[]): MaterializedView[] {
   return statements.flatMap((statement) => {
     const m = /^CREATE\s+MATERIALIZED\s+VIEW\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s+TO\s+(\w+)\s+AS\s+/i.exec(statement);
     return m ? [{ name: m[1]!, target: m[2]!, select: statement.slice(m[0].length), statement }] : [];
+  });
+}
+
+/** The tables that `DROP TABLE [IF EXISTS] name` statements among `statements` remove. */
+export function droppedTables(statements: string[]): string[] {
+  return statements.flatMap((statement) => {
+    const m = /^DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?(\w+)/i.exec(statement);
+    return m ? [m[1]!] : [];
   });
 }
 
