@@ -3,7 +3,7 @@ import { SERVERS } from '../lab/servers';
 import type { ZeroRttProbe } from './firefox-probe';
 import type { MatrixResult } from './run';
 import type { Sample } from './samples';
-import { accuracy, ARMS, bySource, confusion, STRONG_SOURCES, summarise, timing, unknownShare, type Field, type Summary } from './score';
+import { accuracy, ARMS, bySource, confusion, STRONG_SOURCES, summarise, timing, uniqueConnections, unknownShare, type Field, type Summary } from './score';
 
 export interface ReportMeta {
   startedAt: string;
@@ -94,9 +94,8 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   const tcpTimed = timed.filter((r) => !r.quic);
   const byArm = new Map<string, typeof tcpTimed>();
   for (const r of tcpTimed) {
-    for (const k of [`${r.browser} / ${r.arm === 'synthetic' && r.browser === 'chromium' ? 'synthetic (= rum)' : r.arm}`, `${r.browser} / ${r.arm === 'synthetic' && r.browser === 'chromium' ? 'synthetic (= rum)' : r.arm} / ${r.profile} (${r.rttMs} ms)`]) {
-      byArm.set(k, [...(byArm.get(k) ?? []), r]);
-    }
+    const arm = `${r.browser} / ${r.arm === 'synthetic' && r.browser === 'chromium' ? 'synthetic (= rum)' : r.arm}`;
+    for (const k of [arm, `${arm} / ${r.profile} (${r.rttMs} ms)`]) byArm.set(k, [...(byArm.get(k) ?? []), r]);
   }
   const withinShare = (rs: typeof tcpTimed, f: (r: (typeof tcpTimed)[number]) => boolean | null) => {
     const known = rs.filter((r) => f(r) !== null);
@@ -208,10 +207,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   // path — checked per browser, connection role and handshake: the median of (TLS phase − injected
   // delay) on each profile. Where the zero-delay column stands apart, the calibration misses.
   const residualRows = t.rows.filter((r) => !r.quic && r.handshakeClass !== '0rtt' && r.injected !== null);
-  const seenAtZero = new Set<string>();
-  const zeroRows = samples.filter(
-    (z) => z.rttMs === 0 && z.claimed.protocol !== 'h3' && z.expected.handshakeClass !== '0rtt' && !seenAtZero.has(z.connection) && (seenAtZero.add(z.connection), true),
-  );
+  const zeroRows = uniqueConnections(samples).filter((z) => z.rttMs === 0 && z.claimed.protocol !== 'h3' && z.expected.handshakeClass !== '0rtt');
   const profilesSeen = [...new Set(residualRows.map((r) => `${r.profile} (${r.rttMs} ms)`))];
   const roleKey = (browser: string, entryType: string, resumed: boolean | null) =>
     `${browser} / ${entryType === 'navigation' ? 'page (navigation)' : 'sub-resource'} / ${resumed === null ? '?' : resumed ? 'resumed' : 'full'}`;

@@ -120,14 +120,19 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+/** The first sample of each connection: the synthetic and rum arms share one timing entry. */
+export function uniqueConnections(samples: readonly Sample[]): Sample[] {
+  const seen = new Set<string>();
+  return samples.filter((s) => (seen.has(s.connection) ? false : (seen.add(s.connection), true)));
+}
+
 /**
  * One row per connection (the arms share the timing entry). The handshake's CPU cost per server and
  * class (full or resumed) is the median TLS phase of the zero-delay profile in the same run (QUIC handshakes that stalled
  * on the server left out: that wait is a probe timeout, not CPU).
  */
 export function timing(samples: readonly Sample[], zeroProfile = 'local'): { rows: TimingRow[]; cpu: Record<string, number> } {
-  const seen = new Set<string>();
-  const unique = samples.filter((s) => (seen.has(s.connection) ? false : (seen.add(s.connection), true)));
+  const unique = uniqueConnections(samples);
   const cpuSamples: Record<string, number[]> = {};
   // Per browser too: Chromium and Firefox spend different CPU on the same handshake. And per full vs
   // resumed (the server's truth): a resumption sends no certificate and signs nothing, so the client
