@@ -34,16 +34,30 @@ const isRoot = process.getuid?.() === 0;
 
 /**
  * Makes a folder tree read-only for real: as root (who ignores permissions) with the immutable
- * attribute, otherwise by removing write permission. Returns false if the folder does not exist.
+ * attribute, otherwise by removing write permission. Does nothing if the folder does not exist.
  */
 function setReadOnly(dir: string, on: boolean): void {
-  try {
-    statSync(dir);
-  } catch {
-    return;
+  // The running store creates and removes temporary part folders (tmp_insert_…) while the tree is
+  // walked: a path that vanished mid-walk fails the walk (`chattr -R` exits 1, seen in CI). Walk again:
+  // each pass leaves more of the tree read-only, so new temporary folders soon cannot appear.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      statSync(dir);
+    } catch {
+      return;
+    }
+    try {
+      return walkReadOnly(dir, on);
+    } catch (err) {
+      const vanished = (err as NodeJS.ErrnoException).code === 'ENOENT' || /No such file or directory/.test(String(err));
+      if (!vanished || attempt >= 10) throw err;
+    }
   }
+}
+
+function walkReadOnly(dir: string, on: boolean): void {
   if (isRoot) {
-    execFileSync('chattr', ['-R', on ? '+i' : '-i', dir]);
+    execFileSync('chattr', ['-R', on ? '+i' : '-i', dir], { stdio: 'pipe' });
     return;
   }
   const walk = (d: string) => {
