@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { startLab } from '../lab/lab';
 import { profileByName } from '../lab/profiles';
 import { renderReport, type ReportMeta } from './report';
-import { expectedOf } from './samples';
+import { classDerivationOf, expectedOf } from './samples';
 import type { ServerId } from '../lab/servers';
 import { firefoxZeroRttProbe, type ZeroRttProbe } from './firefox-probe';
 import { FULL_MATRIX, QUICK_MATRIX } from './matrices';
@@ -50,7 +50,12 @@ const render = flag('--render');
 if (render) {
   const saved = JSON.parse(readFileSync(render, 'utf8')) as { result: MatrixResult; meta: ReportMeta; firefoxZeroRtt?: ZeroRttProbe };
   // The expectation is re-derived from the server's truth, so a re-render applies the current model.
-  saved.result.samples = saved.result.samples.map((s) => ({ ...s, expected: expectedOf(s.truth, s.browser) }));
+  // Samples saved before records carried how their class was known get it re-derived from their phases.
+  saved.result.samples = saved.result.samples.map((s) => ({
+    ...s,
+    expected: expectedOf(s.truth, s.browser),
+    claimed: s.claimed.handshakeClassSource ? s.claimed : { ...s.claimed, ...classDerivationOf({ ...s.claimed, entryType: s.entryType }) },
+  }));
   saved.meta.renderedAt = new Date().toISOString();
   const { markdown, summary } = renderReport(saved.result, saved.meta, saved.firefoxZeroRtt ? { firefoxZeroRtt: saved.firefoxZeroRtt } : {});
   writeFileSync(out, markdown);

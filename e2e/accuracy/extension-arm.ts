@@ -15,12 +15,11 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { classifyHandshake } from '@tlsrum/shared/classify';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import { serverOfHost, type ServerId } from '../lab/servers';
 import type { Browser, MatrixResult } from './run';
-import { claimedOfRecord, expectedOf, type Sample } from './samples';
+import { claimedOfRecord, classDerivationOf, expectedOf, type Sample } from './samples';
 import { connectionId, ProxyLog, readTruth } from './truth';
 
 
@@ -116,18 +115,9 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
       connection: connectionId(t),
       truth: t,
       expected: expectedOf(t, v.browser),
-      claimed: claimedOfRecord(r, unknownReasonOf(r)),
+      claimed: claimedOfRecord(r, classDerivationOf(r)),
       proxy: p,
     });
   }
   return { samples, unjoined, failedVisits: arm.visits.filter((v) => v.error).length };
-}
-
-/** The record keeps phases, not the entry: the classifier's reason for `unknown` is re-derived from them. */
-function unknownReasonOf(r: HandshakeRecord): string | undefined {
-  if (r.handshakeClass !== 'unknown') return undefined;
-  const connectEnd = r.dns + r.tcp + r.tls;
-  return classifyHandshake({
-    timing: { entryType: r.entryType, nextHopProtocol: r.protocol, startTime: 0, fetchStart: 0, domainLookupStart: 0, domainLookupEnd: r.dns, connectStart: r.dns, secureConnectionStart: r.dns + r.tcp, connectEnd, requestStart: connectEnd, responseStart: connectEnd + r.ttfb },
-  }).unknownReason;
 }

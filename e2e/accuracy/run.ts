@@ -161,7 +161,7 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         expected,
         proxy: proxyLine,
       };
-      if (c.record) samples.push({ ...base, arm: 'synthetic', claimed: claimedOfRecord(c.record, classifyHandshake({ timing: c.timing }).unknownReason) });
+      if (c.record) samples.push({ ...base, arm: 'synthetic', claimed: claimedOfRecord(c.record, classifyHandshake({ timing: c.timing })) });
       // The `rum` arm replays the extension's Chromium rules; in Firefox the extension arm is the real thing.
       if (visit.browser !== 'chromium') continue;
       const since = lastHandshake.get(c.host);
@@ -179,6 +179,7 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
           resumed: rum.resumed,
           resumedSource: rum.resumedSource,
           handshakeClass: rum.handshakeClass,
+          handshakeClassSource: rum.handshakeClassSource,
           ...(rum.unknownReason ? { unknownReason: rum.unknownReason } : {}),
           protocol: rum.protocol,
           tcp: rum.phases.tcp,

@@ -2,8 +2,9 @@
  * One sample = one measured TLS connection as one arm recorded it, joined to the server's log line for
  * the same connection (ground truth) and to the proxy's log line (the delay actually injected).
  */
-import type { HandshakeClass, HandshakeRecord, TlsVersion } from '@tlsrum/shared';
+import type { HandshakeClass, HandshakeClassSource, HandshakeRecord, TlsVersion } from '@tlsrum/shared';
 import type { EvidenceSource } from '@tlsrum/shared/constants';
+import { classifyHandshake } from '@tlsrum/shared/classify';
 import type { ServerId } from '../lab/servers';
 import type { ProxyLine, Truth } from './truth';
 
@@ -22,6 +23,8 @@ export interface ClaimedFields {
   resumed: boolean | null;
   resumedSource: EvidenceSource;
   handshakeClass: HandshakeClass;
+  /** How the class is known (the classifier's, not stored in the record: re-derived for the extension arm). */
+  handshakeClassSource: HandshakeClassSource;
   unknownReason?: string;
   protocol: string;
   tcp: number;
@@ -75,15 +78,36 @@ export function expectedOf(truth: Truth, browser: 'chromium' | 'firefox'): Expec
   };
 }
 
-/** The fields a record claims; `unknownReason` (not in the record) comes from re-running the classifier. */
-export function claimedOfRecord(r: HandshakeRecord, unknownReason: string | undefined): ClaimedFields {
+/** What the classifier knew beyond the record: how the class is known and why it is unknown. */
+export interface ClassDerivation {
+  handshakeClassSource: HandshakeClassSource;
+  unknownReason?: string | undefined;
+}
+
+/**
+ * A record keeps phases, not the timing entry: the classifier's reason for `unknown` and how it knew the
+ * class are re-derived from them. The phases alone cannot show a request that left before `connectEnd`,
+ * so a 0-RTT class the phases do not give was known from that order of events (`implied`).
+ */
+export function classDerivationOf(c: Pick<HandshakeRecord, 'entryType' | 'tcp' | 'tls' | 'handshakeClass'> & { protocol: string }): ClassDerivation {
+  const connectEnd = c.tcp + c.tls;
+  const fromPhases = classifyHandshake({
+    timing: { entryType: c.entryType, nextHopProtocol: c.protocol, startTime: 0, fetchStart: 0, domainLookupStart: 0, domainLookupEnd: 0, connectStart: 0, secureConnectionStart: c.tcp, connectEnd, requestStart: connectEnd, responseStart: connectEnd },
+  });
+  if (c.handshakeClass === '0rtt' && fromPhases.handshakeClass !== '0rtt') return { handshakeClassSource: 'implied' };
+  return { handshakeClassSource: fromPhases.handshakeClassSource, unknownReason: fromPhases.unknownReason };
+}
+
+/** The fields a record claims; the class's source and `unknownReason` (not in the record) come from the classifier. */
+export function claimedOfRecord(r: HandshakeRecord, derived: ClassDerivation): ClaimedFields {
   return {
     tlsVersion: r.tlsVersion,
     tlsVersionSource: r.tlsVersionSource,
     resumed: r.resumed,
     resumedSource: r.resumedSource,
     handshakeClass: r.handshakeClass,
-    ...(r.handshakeClass === 'unknown' && unknownReason ? { unknownReason } : {}),
+    handshakeClassSource: derived.handshakeClassSource,
+    ...(r.handshakeClass === 'unknown' && derived.unknownReason ? { unknownReason: derived.unknownReason } : {}),
     protocol: r.protocol,
     tcp: r.tcp,
     tls: r.tls,

@@ -42,7 +42,7 @@ describe('measurePhases', () => {
 describe('classifyHandshake (timing only, as in Chromium)', () => {
   it('two round trips: full TLS 1.2 handshake, inferred', () => {
     const c = classifyHandshake({ timing: entry(80, 2) });
-    expect(c).toMatchObject({ handshakeClass: 'full-2rtt', tlsVersion: '1.2', tlsVersionSource: 'inferred', resumed: false, resumedSource: 'inferred', transport: 'tcp' });
+    expect(c).toMatchObject({ handshakeClass: 'full-2rtt', handshakeClassSource: 'timing', tlsVersion: '1.2', tlsVersionSource: 'inferred', resumed: false, resumedSource: 'inferred', transport: 'tcp' });
   });
   it('one round trip: TLS 1.2 False Start, TLS 1.3 full and resumed look alike; nothing is claimed', () => {
     const c = classifyHandshake({ timing: entry(80, 1) });
@@ -51,15 +51,15 @@ describe('classifyHandshake (timing only, as in Chromium)', () => {
   it('request before connectEnd: 0-RTT, which implies a resumed TLS 1.3 session', () => {
     const e = entry(80, 1);
     const c = classifyHandshake({ timing: { ...e, requestStart: e.secureConnectionStart + 0.3 } });
-    expect(c).toMatchObject({ handshakeClass: '0rtt', tlsVersion: '1.3', tlsVersionSource: 'implied', resumed: true, resumedSource: 'implied' });
+    expect(c).toMatchObject({ handshakeClass: '0rtt', handshakeClassSource: 'implied', tlsVersion: '1.3', tlsVersionSource: 'implied', resumed: true, resumedSource: 'implied' });
   });
   it('h3 implies TLS 1.3 over QUIC and a 1-RTT handshake', () => {
     const e = entry(80, 1, { nextHopProtocol: 'h3' });
     const c = classifyHandshake({ timing: { ...e, secureConnectionStart: e.connectStart } });
-    expect(c).toMatchObject({ protocol: 'h3', transport: 'quic', handshakeClass: '1rtt', tlsVersion: '1.3', tlsVersionSource: 'implied' });
+    expect(c).toMatchObject({ protocol: 'h3', transport: 'quic', handshakeClass: '1rtt', handshakeClassSource: 'implied', tlsVersion: '1.3', tlsVersionSource: 'implied' });
   });
   it('a TCP connect too short to be a round trip makes the class unknown', () => {
-    expect(classifyHandshake({ timing: entry(0.3, 1) })).toMatchObject({ handshakeClass: 'unknown', unknownReason: 'rtt-too-small' });
+    expect(classifyHandshake({ timing: entry(0.3, 1) })).toMatchObject({ handshakeClass: 'unknown', handshakeClassSource: 'unknown', unknownReason: 'rtt-too-small' });
   });
   it('more than two round trips is not forced into a class', () => {
     expect(classifyHandshake({ timing: entry(40, 3) })).toMatchObject({ handshakeClass: 'unknown', unknownReason: 'more-than-two-round-trips' });
@@ -135,7 +135,7 @@ describe('connectionKind: what Firefox shows a content script', () => {
 describe('0-RTT from timings (Chromium TCP early data)', () => {
   it('a TLS phase far shorter than a round trip means the request went as early data: inferred', () => {
     const t = entry(200, 0, { connectEnd: 10 + 200 + 0.5, requestStart: 10 + 200 + 0.7 });
-    expect(classifyHandshake({ timing: t })).toMatchObject({ handshakeClass: '0rtt', tlsVersion: '1.3', tlsVersionSource: 'inferred', resumed: true, resumedSource: 'inferred' });
+    expect(classifyHandshake({ timing: t })).toMatchObject({ handshakeClass: '0rtt', handshakeClassSource: 'inferred', tlsVersion: '1.3', tlsVersionSource: 'inferred', resumed: true, resumedSource: 'inferred' });
   });
   it('a TCP phase inflated by a SYN retransmission before an ordinary handshake is not early data', () => {
     const t = entry(40, 1, { connectStart: 10, secureConnectionStart: 1050, connectEnd: 1090, requestStart: 1090.2, responseStart: 1135 });

@@ -47,6 +47,8 @@ export interface Classification {
   resumed: boolean | null;
   resumedSource: EvidenceSource;
   phases: Phases;
+  /** How the class is known (not stored in the record; the accuracy report scores by it). */
+  handshakeClassSource: HandshakeClassSource;
   /** Round trips spent in the TLS phase, measured against the TCP handshake (null when not countable). */
   tlsRoundTrips: number | null;
   /** Why the class is `unknown`, for the accuracy report and the popup. */
@@ -54,6 +56,16 @@ export interface Classification {
 }
 
 export type UnknownReason = 'rtt-too-small' | 'more-than-two-round-trips' | 'less-than-half-round-trip';
+
+/**
+ * - `implied`: by the order of events (the request left before the connection was up: 0-RTT) or by the
+ *   transport (QUIC's handshake is one round trip by design).
+ * - `timing`: round trips counted against the TCP phase.
+ * - `inferred`: 0-RTT read from a TLS phase too short for any reply; a TCP phase stretched by a loaded
+ *   machine produces it too, so it is never stated as more than an inference.
+ * - `unknown`: no class.
+ */
+export type HandshakeClassSource = 'implied' | 'timing' | 'inferred' | 'unknown';
 
 /**
  * Below this TCP connect time the round-trip estimate is dominated by scheduling, the server's crypto
@@ -128,10 +140,14 @@ export function classifyHandshake({ timing, security, history }: ClassifyInput):
   const version = tlsVersionOf(security, transport, handshakeClass, zeroRtt);
   const resumption = resumptionOf(security, version.tlsVersion, handshakeClass, history, zeroRtt);
 
+  const handshakeClassSource: HandshakeClassSource =
+    handshakeClass === 'unknown' ? 'unknown' : zeroRtt ?? (transport === 'quic' ? 'implied' : 'timing');
+
   return {
     protocol,
     transport,
     handshakeClass,
+    handshakeClassSource,
     ...version,
     ...resumption,
     phases,
