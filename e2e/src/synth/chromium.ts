@@ -14,6 +14,7 @@ import { ENLARGE_RESOURCE_BUFFER, readPageEntries, type PageEntry } from './page
 import type { NormalizedOptions } from './options';
 import type { NetLogConnection } from './types';
 import { describeNavigationError } from './errors';
+import { openSettleSession, settle } from './settle';
 
 export interface CdpResponse {
   url: string;
@@ -91,6 +92,8 @@ export async function chromiumSession(o: NormalizedOptions, url: string, onVisit
       timeout: 30_000,
     });
     const version = await browser.version();
+    const settleSession = await openSettleSession(browser);
+    const beforeNavigation = () => settle(settleSession);
     const record = (v: RawChromiumVisit) => {
       visits.push(v);
       onVisit(v);
@@ -99,7 +102,7 @@ export async function chromiumSession(o: NormalizedOptions, url: string, onVisit
       for (let run = 0; run < o.runs; run++) {
         const context = await browser.createBrowserContext();
         try {
-          record(await visit(context, url, run, false, o.visitTimeoutMs, false));
+          record(await visit(context, url, run, false, o.visitTimeoutMs, false, beforeNavigation));
         } finally {
           await context.close().catch(() => {});
         }
@@ -107,8 +110,8 @@ export async function chromiumSession(o: NormalizedOptions, url: string, onVisit
     } else {
       const context = await browser.createBrowserContext();
       try {
-        record(await visit(context, url, -1, true, o.visitTimeoutMs, true));
-        for (let run = 0; run < o.runs; run++) record(await visit(context, url, run, false, o.visitTimeoutMs, true));
+        record(await visit(context, url, -1, true, o.visitTimeoutMs, true, beforeNavigation));
+        for (let run = 0; run < o.runs; run++) record(await visit(context, url, run, false, o.visitTimeoutMs, true, beforeNavigation));
       } finally {
         await context.close().catch(() => {});
       }
@@ -129,6 +132,7 @@ async function visit(
   prime: boolean,
   timeoutMs: number,
   closeConnectionsAfter: boolean,
+  beforeNavigation: () => Promise<unknown>,
 ): Promise<RawChromiumVisit> {
   const startedAt = Date.now();
   const page = await context.newPage();
@@ -155,6 +159,8 @@ async function visit(
     let error: string | undefined;
     let entries: PageEntry[] = [];
     try {
+      // The launch, the new context and the page's renderer are still busy: let them finish first.
+      await beforeNavigation();
       const response = await page.goto(url, { waitUntil: 'load', timeout: timeoutMs });
       if (!response) error = 'no response';
       else if (response.status() >= 400) error = `HTTP ${response.status()}`;
