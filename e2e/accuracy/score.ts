@@ -1,6 +1,7 @@
 /**
  * Scores samples against the ground truth: confusion matrices, accuracy per evidence source, unknown
- * share by reason, and the TLS phase's error against the injected round trips (raw and calibrated).
+ * share by reason, and the TLS phase's error against the round trips: as they passed the proxy on the
+ * wire (the headline), and against the injected delay (raw, and calibrated with the zero-delay CPU cost).
  */
 import { quicStalled } from './quic-stall';
 import type { Arm, Sample } from './samples';

@@ -9,6 +9,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../accuracy/report';
+import { accuracy, STRONG_SOURCES } from '../accuracy/score';
 import { QUICK_MATRIX } from '../accuracy/matrices';
 import { runMatrix, type MatrixResult } from '../accuracy/run';
 import { startLab, type RunningLab } from '../lab/lab';
@@ -93,6 +94,10 @@ describe('accuracy (quick matrix)', () => {
     });
     expect(summary.tlsVersionAccuracy).toBeGreaterThanOrEqual(0.99);
     expect(summary.resumedAccuracy).toBeGreaterThanOrEqual(0.99);
+    // The class, where the record states it as implied (QUIC, 0-RTT by the order of events).
+    const implied = accuracy(result.samples, 'handshakeClass', STRONG_SOURCES);
+    expect(implied.n).toBeGreaterThan(0);
+    expect(implied.accuracy).toBeGreaterThanOrEqual(0.99);
     expect(Object.keys(summary).slice(0, 6)).toEqual(['connections', 'tlsVersionAccuracy', 'resumedAccuracy', 'classAccuracy', 'timingWithinTolerance', 'unknownShare']);
     for (const f of ['tlsVersion', 'resumed', 'handshakeClass']) expect(markdown).toContain(`### ${f}`);
     expect(markdown).toContain('What cannot be told apart');
