@@ -88,15 +88,13 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
       unjoined.push({ arm: 'extension', server: where?.server.id ?? '?', host: host || '(no site)', why: where ? 'no visit window holds its ts' : 'not a lab host' });
       continue;
     }
-    // HTTP/1.1 (t12-noalpn) may open a second connection to the page's host while the first is busy:
-    // with as many records as connections for the host in the window, they pair in start order.
-    const opened = proxy.opened(v.profile.sourceAddress, host, v.start, v.end).sort((a, b) => a.t - b.t);
-    const siblings = arm.rows.filter((x) => x.site === host && epochOf(x.ts) >= v.start && epochOf(x.ts) <= v.end).map((x) => epochOf(x.ts)).sort((a, b) => a - b);
-    if (opened.length !== siblings.length) {
-      unjoined.push({ arm: 'extension', server: where.server.id, host, why: `${opened.length} proxy connections to the host in the visit window for ${siblings.length} record(s)` });
+    const opened = proxy.opened(v.profile.sourceAddress, host, v.start, v.end);
+    const siblings = arm.rows.filter((x) => x.site === host && epochOf(x.ts) >= v.start && epochOf(x.ts) <= v.end).map((x) => epochOf(x.ts));
+    const p = connectionOfRecord(ts, siblings, opened);
+    if (typeof p === 'string') {
+      unjoined.push({ arm: 'extension', server: where.server.id, host, why: p });
       continue;
     }
-    const p = opened[siblings.indexOf(ts)]!;
     const t = truth.lookup(where.server.id, { addr: p.source, port: p.upstreamLocalPort!, conn: null }, p.t);
     if (!t) {
       unjoined.push({ arm: 'extension', server: where.server.id, host, why: `no server log line for ${p.source}:${p.upstreamLocalPort}` });
@@ -120,4 +118,31 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
     });
   }
   return { samples, unjoined, failedVisits: arm.visits.filter((v) => v.error).length };
+}
+
+/**
+ * How far apart a record's `ts` (the browser's connectStart, epoch ms) and the proxy's accept of the
+ * CONNECT (its wall clock) may be, and how much closer the chosen connection must be than any other.
+ */
+export const START_MATCH_MS = 25;
+
+/**
+ * The proxy connection a record measured, among those the profile's proxy opened to the record's host in
+ * its visit window (`siblings`: the ts of every record for that host in the window, this one included).
+ * HTTP/1.1 may open a second connection to the page's host while the first is busy: with as many records
+ * as connections they pair in start order. Chromium may also open a connection no record measures (a
+ * second socket pool for uncredentialed requests, a socket whose request went elsewhere): then a record
+ * takes the connection that started nearest its own start, when that is within START_MATCH_MS, every
+ * other connection is START_MATCH_MS further, and no sibling record is nearer to it. Else: why not.
+ */
+export function connectionOfRecord<P extends { t: number }>(ts: number, siblings: readonly number[], opened: readonly P[]): P | string {
+  const byStart = [...opened].sort((a, b) => a.t - b.t);
+  const records = [...siblings].sort((a, b) => a - b);
+  if (byStart.length === records.length) return byStart[records.indexOf(ts)]!;
+  const reason = `${byStart.length} proxy connections to the host in the visit window for ${records.length} record(s), none clearly nearest in start time`;
+  const [best, next] = [...byStart].sort((a, b) => Math.abs(a.t - ts) - Math.abs(b.t - ts));
+  if (!best || Math.abs(best.t - ts) > START_MATCH_MS) return reason;
+  if (next && Math.abs(next.t - ts) - Math.abs(best.t - ts) < START_MATCH_MS) return reason;
+  const rival = records.some((o) => o !== ts && Math.abs(best.t - o) <= Math.abs(best.t - ts));
+  return rival ? reason : best;
 }
