@@ -18,21 +18,31 @@ export interface Wakeup {
   cancel(): void;
 }
 
-/** Calls fn as soon as performance.now() ≥ due, never before. */
+/**
+ * Calls fn as soon as performance.now() ≥ due, never before — and never inside at() itself, even when
+ * due has passed: the caller stores the returned Wakeup first. (DelayQueue keeps one pending wake-up and
+ * re-arms from inside fn; a synchronous fn used to re-arm, and the caller then overwrote the new wake-up
+ * with this spent one, so the queue never woke again: a chunk that became due while the previous one was
+ * being released stalled its direction for good — nginx closed the idle connection 1 s later and
+ * Firefox's navigation failed with NS_ERROR_ABORT.)
+ */
 export function at(due: number, fn: () => void): Wakeup {
   let timer: NodeJS.Timeout | null = null;
   let immediate: NodeJS.Immediate | null = null;
   let cancelled = false;
+  const wait = () => {
+    const left = due - performance.now();
+    if (left > SPIN_MS) timer = setTimeout(step, Math.floor(left - SPIN_MS));
+    else immediate = setImmediate(step);
+  };
   const step = () => {
     timer = null;
     immediate = null;
     if (cancelled) return;
-    const left = due - performance.now();
-    if (left <= 0) return fn();
-    if (left > SPIN_MS) timer = setTimeout(step, Math.floor(left - SPIN_MS));
-    else immediate = setImmediate(step);
+    if (performance.now() >= due) return fn();
+    wait();
   };
-  step();
+  wait();
   return {
     cancel() {
       cancelled = true;

@@ -47,7 +47,42 @@ describe('DelayQueue', () => {
   });
 });
 
+describe('DelayQueue on the real clock', () => {
+  it('keeps releasing when a chunk falls due while the one before it is being released', async () => {
+    vi.useRealTimers();
+    const out: string[] = [];
+    const q = new DelayQueue<string>(5, (s) => {
+      out.push(s);
+      // A slow release (socket write, a loaded machine): the next chunk is due before it returns.
+      const until = performance.now() + 1;
+      if (s === 'a') while (performance.now() < until);
+    });
+    q.push('a');
+    const bDue = performance.now() + 0.2;
+    while (performance.now() < bDue);
+    q.push('b');
+    const released = async (n: number) => {
+      for (let i = 0; i < 200 && out.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+    };
+    await released(2);
+    expect(out).toEqual(['a', 'b']);
+    // A chunk that arrives later is still released (the queue used to keep a spent wake-up and stall).
+    q.push('c');
+    await released(3);
+    expect(out).toEqual(['a', 'b', 'c']);
+  });
+});
+
 describe('at', () => {
+  it('never calls back inside at(), even when the due time has passed', async () => {
+    let fired = false;
+    at(performance.now() - 5, () => (fired = true));
+    expect(fired).toBe(false);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(fired).toBe(true);
+  });
+
+
   it('never fires before the due time, even for a fractional one, and can be cancelled', async () => {
     let fired: number | null = null;
     at(performance.now() + 7.3, () => (fired = performance.now()));
