@@ -4,7 +4,7 @@
  * and the proxy's logs (in Chromium also the `rum` arm: the extension's rules on the same entry); then,
  * when asked, the real extension in each browser (extension-arm.ts).
  */
-import { classifyHandshake, tlsFromServerTiming } from '@tlsrum/shared/classify';
+import { classificationFields, classifyHandshake, tlsFromServerTiming } from '@tlsrum/shared/classify';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import { hostOf, serverOfHost, SERVERS, type ServerId } from '../lab/servers';
@@ -170,22 +170,7 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         security: tlsFromServerTiming(c.serverTiming),
         history: since != null ? { msSincePriorHandshake: Math.max(0, c.connectStartEpochMs - since) } : null,
       });
-      samples.push({
-        ...base,
-        arm: 'rum',
-        claimed: {
-          tlsVersion: rum.tlsVersion,
-          tlsVersionSource: rum.tlsVersionSource,
-          resumed: rum.resumed,
-          resumedSource: rum.resumedSource,
-          handshakeClass: rum.handshakeClass,
-          handshakeClassSource: rum.handshakeClassSource,
-          ...(rum.unknownReason ? { unknownReason: rum.unknownReason } : {}),
-          protocol: rum.protocol,
-          tcp: rum.phases.tcp,
-          tls: rum.phases.tls,
-        },
-      });
+      samples.push({ ...base, arm: 'rum', claimed: claimedOfRecord(classificationFields(rum), rum) });
       lastHandshake.set(c.host, c.connectStartEpochMs + (c.timing.connectEnd - c.timing.connectStart));
     }
   }

@@ -98,8 +98,14 @@ export function classDerivationOf(c: Pick<HandshakeRecord, 'entryType' | 'tcp' |
   return { handshakeClassSource: fromPhases.handshakeClassSource, unknownReason: fromPhases.unknownReason };
 }
 
-/** The fields a record claims; the class's source and `unknownReason` (not in the record) come from the classifier. */
-export function claimedOfRecord(r: HandshakeRecord, derived: ClassDerivation): ClaimedFields {
+/**
+ * The fields a record (or the classification a record is made of) claims; the class's source and
+ * `unknownReason` (not in the record) come from the classifier.
+ */
+export function claimedOfRecord(
+  r: Pick<HandshakeRecord, 'tlsVersion' | 'tlsVersionSource' | 'resumed' | 'resumedSource' | 'handshakeClass' | 'protocol' | 'tcp' | 'tls'>,
+  derived: ClassDerivation,
+): ClaimedFields {
   return {
     tlsVersion: r.tlsVersion,
     tlsVersionSource: r.tlsVersionSource,
