@@ -130,8 +130,9 @@ export const START_MATCH_MS = 25;
  * The proxy connection a record measured, among those the profile's proxy opened to the record's host in
  * its visit window (`siblings`: the ts of every record for that host in the window, this one included).
  * HTTP/1.1 may open a second connection to the page's host while the first is busy: with as many records
- * as connections they pair in start order. Chromium may also open a connection no record measures (a
- * second socket pool for uncredentialed requests, a socket whose request went elsewhere): then a record
+ * as connections they pair in start order. The proxy may also see a connection no record measured (seen
+ * only while the delay queue could stall: a request the proxy held was re-sent on a new connection 1 s
+ * later): then a record
  * takes the connection that started nearest its own start, when that is within START_MATCH_MS, every
  * other connection is START_MATCH_MS further, and no sibling record is nearer to it. Else: why not.
  */

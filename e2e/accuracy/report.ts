@@ -71,6 +71,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   const timed = timing(samples).rows.filter((r) => r.handshakeClass !== '0rtt');
   const timedTcp = timed.filter((r) => !r.quic).length;
   const timedH3 = timed.length - timedTcp;
+  const impliedClass = accuracy(samples, 'handshakeClass', STRONG_SOURCES);
   out.push('## Summary');
   out.push('');
   out.push(
@@ -81,7 +82,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
         ['tlsVersion accuracy', pct(summary.tlsVersionAccuracy), `records claiming it as ${STRONG_SOURCES.join('/')} (${accuracy(samples, 'tlsVersion', STRONG_SOURCES).n})`],
         ['resumed accuracy', pct(summary.resumedAccuracy), `records claiming it as ${STRONG_SOURCES.join('/')} (${accuracy(samples, 'resumed', STRONG_SOURCES).n})`],
         ['handshakeClass accuracy', pct(summary.classAccuracy), `records with a class other than unknown (${accuracy(samples, 'handshakeClass', CLASS_SOURCES).n}); most are timing-derived`],
-        ['handshakeClass accuracy — implied', pct(accuracy(samples, 'handshakeClass', STRONG_SOURCES).accuracy), `records whose class follows from the order of events (0-RTT) or the transport (QUIC) (${accuracy(samples, 'handshakeClass', STRONG_SOURCES).n})`],
+        ['handshakeClass accuracy — implied', pct(impliedClass.accuracy), `records whose class follows from the order of events (0-RTT) or the transport (QUIC) (${impliedClass.n})`],
         ['tls phase within max(2 ms, 5 %) — on the wire', pct(summary.timingWithinTolerance), `TCP connections on delayed profiles, 0-RTT left out (${timedTcp}, ${timed.filter((r) => !r.quic && r.wireWithin === null).length} without a span); expected = the k round trips as the delaying proxy saw them pass: ClientHello to the client's answer to the server's k-th flight (injected delay + both ends' turnaround in this connection)`],
         ['tls phase within max(2 ms, 5 %) — calibrated', pct(summary.timingWithinToleranceCalibrated), 'same connections; expected = delay the proxy logged for the handshake flights + per-server CPU cost (full or resumed) from the zero-delay profile'],
         ['tls phase within max(2 ms, 5 %) — raw', pct(summary.timingWithinToleranceRaw), 'same connections; expected = nominal RTT × round trips'],
@@ -139,7 +140,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     out.push('');
     out.push(
       `**How the extension arm is joined.** A record carries no URL, path, port or address; every lab host is registered as a site, so the collector keeps its hostname in \`site\`. ` +
-        'Visits run one at a time, each opening one connection per origin, so a record belongs to the visit whose time window holds its `ts` (the entry start), and to the connection the profile\'s delaying proxy opened to that host inside the window (the proxy logs host, source address and upstream port; when HTTP/1.1 opened a second connection to the host, records and connections pair in start order; when Chromium opened a connection no record measured, a record takes the connection that started clearly nearest its own start — within 25 ms, 25 ms nearer than any other, and no other record nearer to it — and anything else stays unjoined); the server\'s log line for that upstream port is the truth. ' +
+        'Visits run one at a time, each opening one connection per origin, so a record belongs to the visit whose time window holds its `ts` (the entry start), and to the connection the profile\'s delaying proxy opened to that host inside the window (the proxy logs host, source address and upstream port; when HTTP/1.1 opened a second connection to the host, records and connections pair in start order; when the proxy saw a connection no record measured (until the delay-queue fix of 2026-11-23 that was a request the stalled proxy held, re-sent on a new connection), a record takes the connection that started clearly nearest its own start — within 25 ms, 25 ms nearer than any other, and no other record nearer to it — and anything else stays unjoined); the server\'s log line for that upstream port is the truth. ' +
         `Records stored by the collector: ${e.records}; joined: ${e.joined}; not joined: ${e.records - e.joined} (reasons below). Extension visits: ${e.visits}, failed: ${e.failedVisits}. HTTP/3 is not in this arm (the extension's QUIC entries would need a second launch per cell with forced QUIC and the relay's address).`,
     );
   }
