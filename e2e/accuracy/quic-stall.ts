@@ -19,12 +19,13 @@ const FULL_DATAGRAM = 1200;
  * 1200 bytes). null: nothing logged.
  */
 export function quicStalled(proxy: ProxyLine | null): boolean | null {
-  const up = proxy?.up;
-  if (up?.kinds && up.arrived && proxy.down.arrived?.length) {
+  if (!proxy) return null;
+  const up = proxy.up;
+  if (up.kinds && up.arrived && proxy.down.arrived?.length) {
     const answered = proxy.down.arrived[0]!;
     return up.kinds.some((k, i) => k.includes('I') && !k.includes('H') && up.arrived![i]! > answered);
   }
-  const sizes = up?.sizes;
+  const sizes = up.sizes;
   if (!sizes) return null;
   // The first two datagrams are the ClientHello itself.
   return sizes.some((b, i) => i >= 2 && b >= FULL_DATAGRAM);
