@@ -51,6 +51,12 @@ const full = (h: Handshake) => !h.prime && h.resumed === false;
 const resumedNot0 = (h: Handshake) => !h.prime && h.resumed === true && !h.zeroRtt;
 const med = (hs: Handshake[], f: (h: Handshake) => number) => median(hs.map(f));
 const n = (hs: Handshake[]) => `n = ${hs.length}`;
+/** Median TLS phase of `from` minus that of `to`, ms. */
+const tlsSaving = (from: Handshake[], to: Handshake[]) => {
+  const a = med(from, (h) => h.tls);
+  const b = med(to, (h) => h.tls);
+  return a !== null && b !== null ? a - b : null;
+};
 
 type Measure = (d: SeedsData) => Omit<Row, 'claim'>;
 
@@ -136,21 +142,13 @@ const MEASURES: Record<MeasurementKey, Measure> = {
   },
   'tls13-saving-40ms': (d) => {
     const p = d.profiles.regional;
-    const saving = (() => {
-      const a = med(handshakesOf(d, `t12-noalpn/${p.name}/cold`, full), (h) => h.tls);
-      const b = med(handshakesOf(d, `t13-h2/${p.name}/cold`, full), (h) => h.tls);
-      return a !== null && b !== null ? a - b : null;
-    })();
+    const saving = tlsSaving(handshakesOf(d, `t12-noalpn/${p.name}/cold`, full), handshakesOf(d, `t13-h2/${p.name}/cold`, full));
     const v = savingVerdict(saving, 40);
     return { labFigure: `−${f1(saving)} ms (TLS phase, full handshakes)`, labConditions: `Chromium, ${p.rttMs} ms RTT, TLS 1.2 without ALPN (2 round trips) vs TLS 1.3 (1), page connection`, ...v, why: `${v.rule}: one round trip` };
   },
   'resumption-saving-40ms': (d) => {
     const p = d.profiles.regional;
-    const saving = (() => {
-      const a = med(handshakesOf(d, `t12-noalpn/${p.name}/cold`, full), (h) => h.tls);
-      const b = med(handshakesOf(d, `t12-noalpn/${p.name}/warm`, resumedNot0), (h) => h.tls);
-      return a !== null && b !== null ? a - b : null;
-    })();
+    const saving = tlsSaving(handshakesOf(d, `t12-noalpn/${p.name}/cold`, full), handshakesOf(d, `t12-noalpn/${p.name}/warm`, resumedNot0));
     const v = savingVerdict(saving, 40);
     return {
       labFigure: `−${f1(saving)} ms (TLS 1.2 TLS phase, full vs resumed by ticket)`,
