@@ -15,6 +15,7 @@ import { buildAll } from '../../scripts/build';
 import { extensionPage, launch, type LaunchedBrowser, type LaunchOptions } from './browsers';
 import { startCollector } from './collector';
 import { optIn, readStorage, sendNow } from './pages';
+import { openSettleSession, settle } from '../../../e2e/src/synth/settle';
 
 const EXTENSION_DIST = resolve(import.meta.dirname, '..', '..', 'dist');
 /** Entries a lab page yields: the navigation, the same-origin image, the b. and the c. image. */
@@ -52,10 +53,16 @@ export async function runExtensionArm(lab: RunningLab, o: ExtensionArmOptions): 
                 const opened = await openOptedIn(name, lab, hosts, profile.name, collector.url, quic);
                 b = opened.b;
                 const ext = opened.ext;
+                // As the synthetic runner does: a visit started while Chromium is still busy (launch, opt-in)
+                // measures that work in its phases — over QUIC at once, since the handshake starts with the connection.
+                const settleSession = name === 'chromium' ? await openSettleSession(b.browser) : null;
                 browserVersions[name] = await b.browser.version();
                 step = 'visits';
                 for (const prime of rounds) {
-                  for (const server of servers) visits.push(await visitOnce(b, ext, lab.urls[server], { browser: name, profile, mode, server, prime }, !!quic));
+                  for (const server of servers) {
+                    await settle(settleSession);
+                    visits.push(await visitOnce(b, ext, lab.urls[server], { browser: name, profile, mode, server, prime }, !!quic));
+                  }
                   // Idle connections close meanwhile (nginx keep-alive 1 s; Firefox's QUIC idle timeout 1 s).
                   if (servers.length === 1) await new Promise((r) => setTimeout(r, quic ? 2_500 : 1_500));
                 }
