@@ -98,23 +98,25 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   out.push('');
   // The headline pools browsers and arms; they differ (Firefox's whole-millisecond timings, the
   // extension's connections are its own), so each is stated.
-  const tcpTimed = timed.filter((r) => !r.quic);
-  const byArm = new Map<string, typeof tcpTimed>();
-  for (const r of tcpTimed) {
-    const arm = `${r.browser} / ${r.arm === 'synthetic' && r.browser === 'chromium' ? 'synthetic (= rum)' : r.arm}`;
-    for (const k of [arm, `${arm} / ${r.profile} (${r.rttMs} ms)`]) byArm.set(k, [...(byArm.get(k) ?? []), r]);
-  }
-  const withinShare = (rs: typeof tcpTimed, f: (r: (typeof tcpTimed)[number]) => boolean | null) => {
+  const withinShare = (rs: typeof timed, f: (r: (typeof timed)[number]) => boolean | null) => {
     const known = rs.filter((r) => f(r) !== null);
     return known.length ? pct(known.filter((r) => f(r)).length / known.length) : '–';
   };
-  out.push(
-    table(
-      ['TLS phase (TCP) by browser / arm / profile', 'connections', 'within — on the wire', 'within — calibrated', 'within — raw'],
-      [...byArm.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, rs]) => [k, rs.length, withinShare(rs, (r) => r.wireWithin), withinShare(rs, (r) => r.calibratedWithin), withinShare(rs, (r) => r.rawWithin)]),
-    ),
-  );
-  out.push('');
+  for (const quic of [false, true]) {
+    const byArm = new Map<string, typeof timed>();
+    for (const r of timed.filter((x) => x.quic === quic)) {
+      const arm = `${r.browser} / ${r.arm === 'synthetic' && r.browser === 'chromium' ? 'synthetic (= rum)' : r.arm}`;
+      for (const k of [arm, `${arm} / ${r.profile} (${r.rttMs} ms)`]) byArm.set(k, [...(byArm.get(k) ?? []), r]);
+    }
+    if (!byArm.size) continue;
+    out.push(
+      table(
+        [`TLS phase (${quic ? 'HTTP/3' : 'TCP'}) by browser / arm / profile`, 'connections', 'within — on the wire', 'within — calibrated', 'within — raw'],
+        [...byArm.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, rs]) => [k, rs.length, withinShare(rs, (r) => r.wireWithin), withinShare(rs, (r) => r.calibratedWithin), withinShare(rs, (r) => r.rawWithin)]),
+      ),
+    );
+    out.push('');
+  }
   out.push(
     `Not measured (synthetic runner): ${result.counts.opaque} cross-origin entries without Timing-Allow-Origin (all timing fields 0: counted, never classified), ${result.counts.reused} entries on reused connections. Visits: ${result.counts.visits}, failed: ${result.counts.failedVisits}. Connections seen but not joined to a server log line: ${result.unjoined.length}.`,
   );
