@@ -5,7 +5,8 @@
  * tickets (resumes), then the current hour's visits to the same hostname served by the one with tickets
  * and session cache off (never resumes) — "a deploy turned resumption off". Each client is one browser
  * profile with its own client token. The baseline records are the lab's real records with their `ts`
- * moved one week back (the alert compares the last hour with the same hour a week earlier).
+ * moved one week back (the alert compares the last hour with the same hour a week earlier), stored with
+ * the collector's own row conversion; the current ones go through its ingest endpoint.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,9 @@ import type { AlertEvaluator } from '../../collector/src/alerts/evaluator';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import { hostOf } from '../lab/servers';
-import { sendRecords } from '../src/synth/collector-client';
+import { sendRecords, toBatches } from '../src/synth/collector-client';
+import { encodeRowTsv, TSV_FORMAT } from '../../collector/src/ingest/encode-rows';
+import { toRow } from '../../collector/src/ingest/to-row';
 import { runVisits } from './lab-runs';
 
 const WEEK_MS = 7 * 86_400_000;
@@ -56,7 +59,7 @@ export async function resumptionAlertRun(lab: RunningLab, profile: RttProfile, o
   }
 
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-seeds-collector-'));
-  const minSamples = Math.max(20, Math.floor(0.8 * Math.min(windows.baseline.length, windows.current.length)));
+  const minSamples = Math.max(10, Math.floor(0.8 * Math.min(windows.baseline.length, windows.current.length)));
   const config = loadConfig({
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',
@@ -80,8 +83,16 @@ export async function resumptionAlertRun(lab: RunningLab, profile: RttProfile, o
     const now = Date.now();
     const collector = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
     const agent = { name: 'tlsrum-seeds', version: '1' };
-    await sendRecords(windows.baseline.map((r) => ({ ...r, ts: r.ts - WEEK_MS })), { collector, agent });
+    // The current window through the real endpoint. The baseline a week back cannot go that way (the
+    // endpoint refuses a ts more than 24 h off its clock): the same row conversion, inserted directly.
     await sendRecords(windows.current, { collector, agent });
+    await app.ingest.flush();
+    // (Through the ingest pipeline, as the endpoint does: a direct insert on the store's ingest client
+    // would reuse the session's last deduplication token and be dropped as a duplicate.)
+    const ctx = { country: '', receivedAt: now - WEEK_MS, isRegisteredSite: (h: string) => app.sites.has(h) };
+    for (const batch of toBatches(windows.baseline.map((r) => ({ ...r, ts: r.ts - WEEK_MS })), agent)) {
+      await app.ingest.submit(batch.batchId, batch.records.map((r) => encodeRowTsv(toRow(r, { ...ctx, batch }))).join(''), batch.records.length, TSV_FORMAT);
+    }
     await app.ingest.flush();
     const events: string[] = [];
     // The alerts plugin decorates the app; its type augmentation is not part of the package's exports.
