@@ -21,7 +21,7 @@ function data(): SeedsData {
       hs('t13-h2', 'regional-40', 'cold', [42, 43, 44]),
     ]),
     pingRecords: [],
-    sTime: { tls12: { connections: 1000, seconds: 4, msPerHandshake: 4 }, tls13: { connections: 1100, seconds: 4, msPerHandshake: 3.6 }, tls12Cipher: 'x', tls13Cipher: 'y' },
+    sTime: { tls12: { connections: 1000, seconds: 4, msPerHandshake: 4, clientCpuMs: 1 }, tls13: { connections: 1100, seconds: 4, msPerHandshake: 3.6, clientCpuMs: 0.9 }, tls12Cipher: 'x', tls13Cipher: 'y' },
     alert: { site: 'a.t13-h2.lab.test', clients: 5, records: { baseline: 45, current: 45 }, resumedShare: { baseline: 0.9, current: 0 }, thresholds: { alpha: 1e-4, minSamples: 36, minClients: 5, shareDrop: 0.1, p75Rise: 0.2 }, checks: [{ check: 'resumption_drop', status: 'firing', current: 0, baseline: 0.9, pValue: 1e-20 }], events: [] },
     profiles: { lan: { name: 'local', rttMs: 0 }, ping: { name: 'ping-11.6', rttMs: 11.6 }, regional: { name: 'regional-40', rttMs: 40 }, far: { name: 'intercontinental', rttMs: 150 } },
   };
@@ -30,8 +30,8 @@ function data(): SeedsData {
 describe('seeds report', () => {
   it('parses openssl s_time', () => {
     const out = 'Collecting connection statistics for 4 seconds\n1234 connections in 3.70s; 333.51 connections/user sec, bytes read 0\n1234 connections in 4 real seconds, 0 bytes read per connection\n';
-    expect(parseSTime(out)).toEqual({ connections: 1234, seconds: 4, msPerHandshake: (4 * 1000) / 1234 });
-    expect(() => parseSTime('connect: Connection refused')).toThrow(/no "connections in/);
+    expect(parseSTime(out)).toEqual({ connections: 1234, userSeconds: 3.7 });
+    expect(() => parseSTime('connect: Connection refused')).toThrow(/no "N connections in/);
   });
 
   it('one row per claim; the crypto-lens rows stay pending, never estimated', () => {
