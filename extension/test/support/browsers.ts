@@ -81,7 +81,8 @@ export async function launchFirefox(o: LaunchOptions): Promise<LaunchedBrowser> 
   execFileSync('certutil', ['-N', '-d', `sql:${o.profileDir}`, '--empty-password']);
   execFileSync('certutil', ['-A', '-d', `sql:${o.profileDir}`, '-t', 'C,,', '-n', 'tlsrum-lab', '-i', o.certs.caPem]);
   const prefs: Record<string, unknown> = {
-    'network.dns.localDomains': o.hosts.join(','),
+    // (A QUIC launch's hosts resolve to the relay instead: localDomains would win over forceResolve.)
+    'network.dns.localDomains': o.hosts.filter((h) => !o.quic?.hosts.includes(h)).join(','),
     'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: FIREFOX_EXTENSION_UUID }),
     'network.http.speculative-parallel-limit': 0,
     'network.predictor.enabled': false,
