@@ -41,8 +41,8 @@ const PLAN: { server: ServerId; profile: RttProfile; modes: ('cold' | 'warm')[];
   { server: 'h3', profile: far, modes: ['cold'] },
   { server: 't12-noalpn', profile: ping, modes: ['cold'], runs: 8 },
   { server: 't13-h2', profile: ping, modes: ['cold'], runs: 8 },
-  { server: 't12-h2', profile: lan, modes: ['warm'], runs: 8 },
-  { server: 't13-h2', profile: lan, modes: ['warm'], runs: 8 },
+  { server: 't12-h2', profile: lan, modes: ['cold', 'warm'], runs: 6 },
+  { server: 't13-h2', profile: lan, modes: ['cold', 'warm'], runs: 6 },
 ];
 const TLS12_CIPHER = 'ECDHE-ECDSA-AES256-GCM-SHA384';
 const TLS13_CIPHER = 'TLS_CHACHA20_POLY1305_SHA256';

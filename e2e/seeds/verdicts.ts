@@ -160,21 +160,23 @@ const MEASURES: Record<MeasurementKey, Measure> = {
   'full-vs-resumed-lan': (d) => {
     const p = d.profiles.lan;
     const ratio = (server: string) => {
-      const hs = handshakesOf(d, `${server}/${p.name}/warm`);
-      const a = med(hs.filter((h) => h.prime && h.resumed === false), (h) => h.tls);
-      const b = med(hs.filter(resumedNot0), (h) => h.tls);
-      return { full: a, resumed: b, ratio: a !== null && b ? a / b : null };
+      const fulls = handshakesOf(d, `${server}/${p.name}/cold`, full);
+      const resumed = handshakesOf(d, `${server}/${p.name}/warm`, resumedNot0);
+      const a = med(fulls, (h) => h.tls);
+      const b = med(resumed, (h) => h.tls);
+      return { full: a, resumed: b, ratio: a !== null && b ? a / b : null, n: `${n(fulls)}/${n(resumed)}` };
     };
     const r12 = ratio('t12-h2');
     const r13 = ratio('t13-h2');
-    const ok = [r12.ratio, r13.ratio].some((x) => x !== null && x >= 6 && x <= 10);
+    // The seed's set-up (Java, 2015) spoke TLS 1.2: its ratio is the one judged; TLS 1.3's is stated beside.
+    const ok = r12.ratio !== null && r12.ratio >= 6 && r12.ratio <= 10;
     return {
       labFigure: `TLS 1.2 full ${f1(r12.full)} ms vs resumed ${f1(r12.resumed)} ms (${r12.ratio?.toFixed(1) ?? 'n/a'}×); TLS 1.3 ${f1(r13.full)} vs ${f1(r13.resumed)} ms (${r13.ratio?.toFixed(1) ?? 'n/a'}×)`,
-      labConditions: `Chromium → nginx 1.22 on loopback through the zero-delay proxy (RTT ≈ 0: CPU only, as in one data centre), TLS phase of the page connection, priming visit (full) vs warm visits (resumed)`,
+      labConditions: `Chromium → nginx 1.22 on loopback through the zero-delay proxy (RTT ≈ 0: CPU only, as in one data centre), TLS phase median of the page connection, cold visits (full) vs warm visits (resumed by ticket, NetLog) (TLS 1.2 ${r12.n}, TLS 1.3 ${r13.n})`,
       verdict: ok ? 'reproduced' : 'differs',
       why: ok
-        ? 'rule: a ratio between 6× and 10×'
-        : "rule: a ratio between 6× and 10×. An ECDHE-ECDSA P-256 handshake costs the client a signature check and both ends a key exchange, a resumption neither — about twice the CPU here, not eight times; the seed's Java (JSSE) stack of 2015 and its cipher choice are not in the lab",
+        ? 'rule: a TLS 1.2 ratio between 6× and 10×'
+        : "rule: a TLS 1.2 ratio between 6× and 10×. An ECDHE-ECDSA P-256 handshake costs the client a signature check and both ends a key exchange, a resumption neither — about twice the CPU here, not eight times; the seed's Java (JSSE) stack of 2015 and its cipher choice are not in the lab",
     };
   },
   'resumption-alert': (d) => {
