@@ -1,5 +1,5 @@
 /**
- * pnpm lab:seeds [--out FILE] [--keep]
+ * pnpm lab:seeds [--out FILE] [--keep] [--save-data FILE]
  *
  * Starts the lab (temporary folder) with RTT profiles matching the seeds' conditions, runs the
  * measurements each headline claim needs (Chromium synthetic runner, `openssl s_time`, the collector's
@@ -77,6 +77,8 @@ try {
   const alert = await resumptionAlertRun(lab, ping, { clients: 5, runs: 8, onProgress: log });
   const data: SeedsData = { handshakes, pingRecords, sTime: sTimeData, alert, profiles: SEED_PROFILES };
   const table = rows(data);
+  const save = flag('--save-data');
+  if (save) writeFileSync(save, JSON.stringify(data));
   const markdown = renderSeeds(table, data, { startedAt, durationS: (Date.now() - t0) / 1000, browser: `chromium ${browser}`, cores: cpus().length, loadBefore, loadAfter: loadavg() });
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, markdown);
