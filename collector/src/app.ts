@@ -6,7 +6,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config';
 import { createCountryLookup, type CountryLookup } from './geo/country';
 import { Readable } from 'node:stream';
-import type { RecentBatches } from './ingest/recent-batches';
 import { insertStatement } from './ingest/encode-rows';
 import { IngestPipeline } from './ingest/pipeline';
 import { SiteRegistry } from './ingest/site-registry';
@@ -39,10 +38,8 @@ declare module 'fastify' {
     config: Config;
     store: Store;
     storeStatus: StoreStatus;
-    /** The durable ingest path (spool + flusher); `writeBuffer` is the same object, kept for old callers. */
+    /** The durable ingest path: spool, flusher, duplicate check. */
     ingest: IngestPipeline;
-    writeBuffer: IngestPipeline;
-    recentBatches: RecentBatches;
     sites: SiteRegistry;
     countryOf: CountryLookup;
   }
@@ -154,8 +151,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('store', store);
   app.decorate('storeStatus', storeStatus);
   app.decorate('ingest', ingest);
-  app.decorate('writeBuffer', ingest);
-  app.decorate('recentBatches', ingest.recent);
   app.decorate('sites', sites);
   app.decorate('countryOf', options.countryOf ?? createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 
