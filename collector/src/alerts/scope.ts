@@ -1,9 +1,9 @@
 /**
  * Who may read which site's alerts. Alerts are per site, so there is no public view: the admin token
- * reads every site (or one with `?site=`), a site's read token only that site (plugins/auth.ts).
+ * reads every site (or one with `?site=`), a site's read token only that site (auth.ts).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { scopeOf, siteFor } from '../plugins/auth';
+import { scopeOf, siteFor } from '../auth';
 import { httpError } from '../plugins/error-handler';
 
 /** The site to list (null = every site, admin only). */

@@ -5,9 +5,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 
-export async function installDashboard(app: FastifyInstance, dir: string): Promise<void> {
+/** Encapsulated: nothing outside needs its static-file decorations. */
+const dashboard: FastifyPluginAsync = async (app) => {
+  const dir = app.config.dashboardDir;
   if (!existsSync(join(dir, 'index.html'))) {
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
       reply
@@ -29,4 +31,6 @@ export async function installDashboard(app: FastifyInstance, dir: string): Promi
       reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
-}
+};
+
+export default dashboard;

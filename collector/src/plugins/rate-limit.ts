@@ -4,10 +4,12 @@
  * only in the limiter's in-memory LRU (never logged or stored). 0 turns it off.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import { httpError } from './error-handler';
 
-export async function installRateLimit(app: FastifyInstance, perMinute: number): Promise<void> {
+const rateLimitPlugin: FastifyPluginAsync = async (app) => {
+  const perMinute = app.config.rateLimitPerMinute;
   if (perMinute <= 0) return;
   await app.register(rateLimit, {
     global: false,
@@ -17,4 +19,7 @@ export async function installRateLimit(app: FastifyInstance, perMinute: number):
     errorResponseBuilder: (_request, context) =>
       httpError(429, `rate limit: at most ${context.max} requests a minute from one address; retry in ${context.after}`),
   });
-}
+};
+
+/** Not encapsulated: routes anywhere opt in with `config: { rateLimit: {} }`. */
+export default fp(rateLimitPlugin, { name: 'rate-limit', decorators: { fastify: ['config'] } });

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { chooseTable, type CellAnswer, type Filters } from '../queries/cells';
 import { DIMENSIONS, type Dimension, type Table } from '../queries/dimensions';
-import { scopeOf, siteFor } from '../plugins/auth';
+import { scopeOf, siteFor } from '../auth';
 import { httpError } from '../plugins/error-handler';
 import type { CommonQuery } from '../schemas/query';
 

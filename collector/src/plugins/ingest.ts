@@ -1,0 +1,93 @@
+/**
+ * The ingest path behind POST /v1/handshakes: the write-ahead spool and the flusher that moves its
+ * segments into the store (ingest/pipeline.ts), their series on /metrics, the country lookup the route
+ * makes before it drops the client address, and the drain on shutdown.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { createCountryLookup, type CountryLookup } from '../geo/country';
+import { insertStatement } from '../ingest/encode-rows';
+import { IngestPipeline } from '../ingest/pipeline';
+import { scrapedCounter, scrapedGauge } from '../metrics/scraped';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The durable ingest path: spool, flusher, duplicate check. */
+    ingest: IngestPipeline;
+    countryOf: CountryLookup;
+  }
+}
+
+const ingestPlugin: FastifyPluginAsync = async (app) => {
+  const { config, store, storeStatus } = app;
+  const m = app.ingestMetrics;
+  const ingest = new IngestPipeline({
+    spoolDir: config.spoolDir,
+    spoolMaxBytes: config.spoolMaxBytes,
+    maxBufferedRows: config.maxBufferedRows,
+    flushMaxRows: config.flushMaxRows,
+    flushIntervalMs: config.flushIntervalMs,
+    recentBatches: config.recentBatches,
+    whenReady: storeStatus.whenReady,
+    insert: async (content, token) => {
+      // Rows as the route encoded them into the spool, sent as is. The ingest client does nothing else after
+      // start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
+      const result = await store.ingest.exec({
+        query: insertStatement(content.format),
+        values: Readable.from([Buffer.from(content.rows)], { objectMode: false }),
+        clickhouse_settings: { insert_deduplication_token: token, insert_deduplicate: 1 },
+      });
+      for await (const _ of result.stream) void _;
+    },
+    storedBatchIds: async (batchIds) => {
+      // On the ingest client: the flusher is its only other user and runs one thing at a time.
+      const rs = await store.ingest.query({
+        query: 'SELECT DISTINCT toString(batchId) AS id FROM handshakes WHERE batchId IN {ids:Array(UUID)}',
+        query_params: { ids: batchIds },
+        format: 'JSONEachRow',
+      });
+      return new Set((await rs.json<{ id: string }>()).map((r) => r.id.toLowerCase()));
+    },
+    onFlushed: (segment, ms) => {
+      m.flushDuration.observe(ms / 1000);
+      m.rowsFlushed.inc({}, segment.rows);
+      app.log.debug({ rows: segment.rows, ms: Math.round(ms) }, 'flushed');
+    },
+    onStoreError: (err, attempt, retryInMs) => {
+      m.storeErrors.inc();
+      app.log.error({ err: { message: (err as Error).message }, attempt, retryInMs }, 'insert failed; will retry');
+    },
+  });
+  if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
+  const registry = app.registry;
+  scrapedGauge(registry, { name: 'tlsrum_spool_bytes', help: 'Bytes of accepted batches in the spool, not yet in the store.', read: () => ingest.spool.bytes });
+  scrapedGauge(registry, { name: 'tlsrum_spool_rows', help: 'Records in the spool, not yet in the store.', read: () => ingest.size });
+  scrapedGauge(registry, { name: 'tlsrum_spool_segments', help: 'Sealed spool segments waiting for the store.', read: () => ingest.spool.sealedCount });
+  scrapedGauge(registry, { name: 'tlsrum_spool_oldest_age_seconds', help: 'Age of the oldest record in the spool.', read: () => ingest.spool.oldestAgeMs() / 1000 });
+  scrapedGauge(registry, { name: 'tlsrum_spool_max_bytes', help: 'Spool cap: ingest answers 503 above it.', read: () => config.spoolMaxBytes });
+  scrapedCounter(registry, {
+    name: 'tlsrum_spool_fsyncs_total',
+    help: 'Group commits: one fdatasync for every batch written in the round.',
+    read: () => ingest.spool.fsyncs,
+  });
+  scrapedGauge(registry, {
+    name: 'tlsrum_store_consecutive_failures',
+    help: 'Failed inserts in a row (0 when the store is healthy).',
+    read: () => ingest.flusher.consecutiveFailures,
+  });
+
+
+  app.decorate('ingest', ingest);
+  app.decorate('countryOf', createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
+
+  app.addHook('onClose', async () => {
+    // Graceful shutdown drains the spool into the store; what a failing store leaves stays on disk and
+    // is replayed at the next start, so nothing acknowledged is lost either way.
+    await ingest.close(config.shutdownDrainMs);
+    if (ingest.size > 0) app.log.warn({ rows: ingest.size }, 'shutdown before the store took every row: kept in the spool for the next start');
+  });
+};
+
+/** Not encapsulated: the ingest route, /readyz and the tests use `app.ingest`. */
+export default fp(ingestPlugin, { name: 'ingest', dependencies: ['store', 'metrics'] });
