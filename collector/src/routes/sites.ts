@@ -6,8 +6,6 @@ import { bearer, newReadToken, tokenMatches } from '../auth';
 import { httpError } from '../plugins/error-handler';
 import { ErrorResponse } from '../schemas/responses';
 
-export { tokenMatches };
-
 const sites: FastifyPluginAsyncTypebox = async (app) => {
   const requireAdmin = async (request: FastifyRequest) => {
     if (!app.config.adminToken) throw httpError(403, 'site registration is disabled: set ADMIN_TOKEN');
