@@ -5,11 +5,13 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config';
 import { createCountryLookup, type CountryLookup } from './geo/country';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { RecentBatches } from './ingest/recent-batches';
-import { insertStatement } from './ingest/encode-rows';
 import { IngestPipeline } from './ingest/pipeline';
+import { QUARANTINE_DIR } from './ingest/quarantine';
 import { SiteRegistry } from './ingest/site-registry';
+import { insertStatement } from './ingest/spool-format';
 import { installErrorHandler } from './plugins/error-handler';
 import { installCors } from './plugins/cors';
 import { installMetrics } from './plugins/metrics';
@@ -103,10 +105,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     recentBatches: config.recentBatches,
     whenReady: storeStatus.whenReady,
     insert: async (content, token) => {
-      // Rows as the route encoded them into the spool, sent as is. The ingest client does nothing else after
-      // start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
+      // Rows as they were spooled, sent as is, under the columns the segment records. The ingest client does
+      // nothing else after start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
       const result = await store.ingest.exec({
-        query: insertStatement(content.format),
+        query: insertStatement(content),
         values: Readable.from([Buffer.from(content.rows)], { objectMode: false }),
         clickhouse_settings: { insert_deduplication_token: token, insert_deduplicate: 1 },
       });
@@ -130,12 +132,26 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       m.storeErrors.inc();
       app.log.error({ err: { message: (err as Error).message }, attempt, retryInMs }, 'insert failed; will retry');
     },
+    quarantineAfterTries: config.spoolQuarantineAfterTries,
+    onQuarantined: (segment, id, reason) => {
+      app.log.error(
+        { segment: id, rows: segment.rows, tries: reason.tries, err: { message: reason.error }, quarantine: join(config.spoolDir, QUARANTINE_DIR) },
+        'the store refuses this spool segment for its content: moved to the quarantine (pnpm collector spool list)',
+      );
+    },
+    onReplayAdopted: (segments) => app.log.warn({ segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) }, 'replaying segments put back from the quarantine'),
   });
   if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
+  if (ingest.recovered.quarantined.length > 0) {
+    app.log.error({ segments: ingest.recovered.quarantined }, 'spool segments this release cannot read: moved to the quarantine (pnpm collector spool list)');
+  }
   app.registry.gauge('tlsrum_spool_bytes', 'Bytes of accepted batches in the spool, not yet in the store.', [], () => [[{}, ingest.spool.bytes]]);
   app.registry.gauge('tlsrum_spool_rows', 'Records in the spool, not yet in the store.', [], () => [[{}, ingest.size]]);
   app.registry.gauge('tlsrum_spool_segments', 'Sealed spool segments waiting for the store.', [], () => [[{}, ingest.spool.sealedCount]]);
   app.registry.gauge('tlsrum_spool_oldest_age_seconds', 'Age of the oldest record in the spool.', [], () => [[{}, ingest.spool.oldestAgeMs() / 1000]]);
+  app.registry.gauge('tlsrum_spool_quarantined_segments', 'Spool segments the store refused for their content, waiting for an operator.', [], () => [
+    [{}, ingest.quarantinedSegments()],
+  ]);
   app.registry.gauge('tlsrum_spool_max_bytes', 'Spool cap: ingest answers 503 above it.', [], () => [[{}, config.spoolMaxBytes]]);
   app.registry.counter('tlsrum_spool_fsyncs_total', 'Group commits: one fdatasync for every batch written in the round.', [], () => [
     [{}, ingest.spool.fsyncs],

@@ -37,6 +37,8 @@ export interface Config {
   spoolMaxBytes: number;
   /** Batch ids remembered for the duplicate check (also journaled to survive restarts). */
   recentBatches: number;
+  /** Inserts of a spool segment the store refuses for its content (parse or type error) before it is quarantined. */
+  spoolQuarantineAfterTries: number;
   /** How long a graceful shutdown keeps trying to move the spool into the store. */
   shutdownDrainMs: number;
   /** Requests per minute per client address on the ingest route; 0 = no limit. */
@@ -144,6 +146,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     spoolDir: abs(str(env, 'SPOOL_DIR')) ?? join(abs(dataDir)!, 'spool'),
     spoolMaxBytes: int(env, 'SPOOL_MAX_BYTES', 512 * 1024 * 1024, 64 * 1024, 1024 ** 4),
     recentBatches: int(env, 'RECENT_BATCHES', 200_000, 1, 10_000_000),
+    spoolQuarantineAfterTries: int(env, 'SPOOL_QUARANTINE_AFTER_TRIES', 5, 1, 1000),
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000),
     maxEventLoopDelayMs: int(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
