@@ -60,11 +60,11 @@ function fieldCode(kind: (typeof COLUMN_LIST)[number]['kind']['name'], v: string
  * fields with one regex over their concatenation and writes them as they are; only a row that fails
  * the check pays for escaping each field.
  */
-function encoderSource(): string {
-  const strings = COLUMN_LIST.filter((c) => c.kind.name === 'string' || c.kind.name === 'nullableString').map((c) =>
+function encoderSource(columns: typeof COLUMN_LIST): string {
+  const strings = columns.filter((c) => c.kind.name === 'string' || c.kind.name === 'nullableString').map((c) =>
     c.kind.name === 'string' ? `r.${c.name}` : `(r.${c.name} ?? '')`,
   );
-  const line = COLUMN_LIST.map((c) => fieldCode(c.kind.name, `r.${c.name}`)).join('\\t');
+  const line = columns.map((c) => fieldCode(c.kind.name, `r.${c.name}`)).join('\\t');
   return [
     'return function encodeRowTsv(r) {',
     `  const plain = ${strings.length ? strings.join(' + ') : "''"};`,
@@ -74,15 +74,25 @@ function encoderSource(): string {
   ].join('\n');
 }
 
-/** One row as one TabSeparated line, newline included. */
-export const encodeRowTsv = new Function('epochMsText', 'nullableNumber', 'nullableBool', 'tsvString', 'same', 'NEEDS_ESCAPE', encoderSource())(
-  epochMsText,
-  nullableNumber,
-  nullableBool,
-  tsvString,
-  same,
-  NEEDS_ESCAPE,
-) as (r: HandshakeRow) => string;
+/** An encoder writing `columns` of a row, in that order (the spool's tests write older column lists with it). */
+export function tsvEncoder(columns: readonly string[]): (r: HandshakeRow) => string {
+  const known = columns.map((name) => {
+    const c = COLUMN_LIST.find((k) => k.name === name);
+    if (!c) throw new Error(`"${name}" is not in the column registry`);
+    return c;
+  });
+  return new Function('epochMsText', 'nullableNumber', 'nullableBool', 'tsvString', 'same', 'NEEDS_ESCAPE', encoderSource(known))(
+    epochMsText,
+    nullableNumber,
+    nullableBool,
+    tsvString,
+    same,
+    NEEDS_ESCAPE,
+  ) as (r: HandshakeRow) => string;
+}
+
+/** One row as one TabSeparated line with every registry column, newline included. */
+export const encodeRowTsv = tsvEncoder(INSERT_COLUMNS);
 
 export function encodeRowsTsv(rows: readonly HandshakeRow[]): string {
   let out = '';

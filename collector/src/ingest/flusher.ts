@@ -21,6 +21,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { QuarantineReason } from './quarantine';
 import { Spool, type SealedSegment } from './spool';
 import { contentOf, type SegmentContent } from './spool-format';
+import { errorText } from './store-errors';
 
 export interface FlusherOptions {
   insert: (content: SegmentContent, dedupToken: string) => Promise<void>;
@@ -167,7 +168,7 @@ export class Flusher {
   /** Counts a content error against the segment; true once it has been moved to the quarantine. */
   private quarantineIfRefused(seg: SealedSegment, err: unknown): boolean {
     if (!this.opts.isContentError?.(err)) return false;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorText(err);
     const reason = this.refused.get(seg.seq) ?? { error: message, firstErrorAt: Date.now(), tries: 0 };
     reason.tries += 1;
     reason.lastError = message;

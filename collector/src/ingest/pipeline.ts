@@ -15,7 +15,7 @@ import type { HandshakeBatch } from '@tlsrum/shared';
 import { INSERT_COLUMNS, type RowContext } from './columns';
 import { encodeRowTsv } from './encode-rows';
 import { Flusher } from './flusher';
-import { countQuarantined, type QuarantineReason } from './quarantine';
+import { countQuarantined, REPLAY_POLL_MS, type QuarantineReason } from './quarantine';
 import { RecentBatches } from './recent-batches';
 import { Spool, SpoolFullError, type SealedSegment } from './spool';
 import type { SegmentContent, SegmentLayout } from './spool-format';
@@ -24,9 +24,6 @@ import { toRow } from './to-row';
 
 /** What this release writes: TabSeparated rows with every registry column. */
 export const CURRENT_LAYOUT: SegmentLayout = { format: 'TabSeparated', columns: INSERT_COLUMNS };
-
-/** How often a running collector looks for segments an operator put back for replay. */
-export const REPLAY_POLL_MS = 5_000;
 
 export interface PipelineOptions {
   spoolDir: string;

@@ -18,6 +18,8 @@ import { parseSegment, SpoolFormatError, type RowFormat } from './spool-format';
 export const QUARANTINE_DIR = 'quarantine';
 export const REPLAY_DIR = 'replay';
 const DROP_LOG = 'dropped.log';
+/** How often a running collector looks for segments put back for replay. */
+export const REPLAY_POLL_MS = 5_000;
 
 export interface QuarantineReason {
   /** The store's (or the format's) first error for this segment. */

@@ -41,3 +41,10 @@ export function isContentError(err: unknown): boolean {
   const name = clickhouseErrorName(err);
   return name !== null && (name.startsWith('CANNOT_PARSE_') || CONTENT_ERRORS.has(name));
 }
+
+/** An error as the quarantine records it: the ClickHouse error name first, when there is one. */
+export function errorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const name = clickhouseErrorName(err);
+  return name && !message.includes(name) ? `${name}: ${message.trim()}` : message.trim();
+}
