@@ -6,6 +6,7 @@
  *   migrate --cluster NAME --print   print the ON CLUSTER DDL (Replicated local tables + Distributed tables)
  *   migrate --cluster NAME           apply that DDL through CLICKHOUSE_URL (any node of the cluster)
  *   options: --database DB (default CLICKHOUSE_DATABASE or tlsrum), --out FILE (write instead of stdout)
+ *   config                           every configuration variable: default, allowed values, meaning (the README's table)
  *   spool list [--json]              quarantined spool segments: id, rows, bytes, columns, first error, when
  *   spool replay (ID… | --all)       put them back for the collector to insert
  *   spool drop (ID… | --all)         delete them (recorded in quarantine/dropped.log)
@@ -18,13 +19,13 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, configTable, loadConfig } from './config';
 import { runSpoolCommand, SPOOL_USAGE } from './ingest/spool-commands';
 import { clusterStatements, printClusterScript, type ClusterLayout } from './store/cluster';
 import { openStore } from './store/clients';
 import { loadMigrations, migrate } from './store/migrate';
 
-const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n${SPOOL_USAGE.replace('usage: ', '       ')}`;
+const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config\n${SPOOL_USAGE.replace('usage: ', '       ')}`;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
@@ -42,6 +43,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (positionals[0] === 'config' && positionals.length === 1) {
+    out(`${configTable()}\n`);
+    return 0;
+  }
   const cwd = env.INIT_CWD ? REPO_ROOT : process.cwd();
   if (!values.help && positionals[0] === 'spool') {
     const spoolDir = values['spool-dir'] ? resolve(process.cwd(), values['spool-dir']) : loadConfig(env, cwd).spoolDir;

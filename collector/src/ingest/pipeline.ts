@@ -1,7 +1,6 @@
 /**
  * Ingest from the route's point of view: duplicate check → rows encoded (columns.ts, TabSeparated) →
- * spool append (durable) → 202, with the flusher moving segments into the store behind it. The app
- * still decorates it as `writeBuffer` too (`flush()`, `size`) so existing callers keep working.
+ * spool append (durable) → 202, with the flusher moving segments into the store behind it.
  *
  * TabSeparated: the store parses it several times faster than JSONEachRow (BENCHMARKS.md, insert-format).
  * Each segment's header records the columns (spool-format.ts), so a later release replays it as written.
