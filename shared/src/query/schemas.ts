@@ -45,7 +45,7 @@ export const Cell = Type.Object({
   clients: Type.Optional(
     Type.Integer({
       description:
-        'Distinct client tokens. Exact up to 99 in both tables; beyond, the raw table reports a uniqCombined64 count (exact up to 129, a HyperLogLog estimate within about 2 % above) and the rollup 100, meaning 100 or more (clientsCapped).',
+        'Distinct client tokens. Exact up to 99 in both tables; beyond, the raw table reports a uniqCombined64 count (exact up to 127, a HyperLogLog estimate with a standard error of 1.6 % above) and the rollup 100, meaning 100 or more (clientsCapped).',
     }),
   ),
   clientsCapped: Type.Optional(Type.Boolean({ description: 'clients is a lower bound: the rollup counts distinct clients only up to 100.' })),
