@@ -7,7 +7,7 @@ import { Type, type Static, type TOptional, type TSchema, type TString } from 't
 import { HANDSHAKE_CLASSES } from '../constants';
 import { Hostname } from '../schema';
 import { ALERT_WINDOWS, CHECK_STATUSES, CHECKS, SCENARIOS } from './answers';
-import { DIMENSION_NAMES, DIMENSIONS, FILTER_NAMES, FILTERS, type DimensionInfo, type FilterName, type FilterInfo } from './catalogue';
+import { DIMENSION_NAMES, DIMENSIONS, FILTER_NAMES, MIX_DIMENSIONS, FILTERS, type DimensionInfo, type FilterName, type FilterInfo } from './catalogue';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -54,7 +54,7 @@ export const Cell = Type.Object({
   tls: Type.Optional(Quantiles),
   connect: Type.Optional(Quantiles),
   ttfb: Type.Optional(Quantiles),
-  mix: Type.Optional(Type.Record(Type.String(), Shares, { description: 'Share of records (0–1) by handshakeClass, protocol, tlsVersion and mode.' })),
+  mix: Type.Optional(Type.Record(Type.Enum([...MIX_DIMENSIONS]), Shares, { description: `Share of records (0–1) by ${MIX_DIMENSIONS.join(', ')}.` })),
   evidence: Type.Optional(
     Type.Object(
       { evidenced: Type.Number(), inferred: Type.Number() },
