@@ -10,7 +10,8 @@ import { MIX_DIMENSIONS, DIMENSIONS, type DimensionName, type MixName } from '@t
 export type { DimensionName as Dimension, MixName } from '@tlsrum/shared/query';
 export type Table = 'raw' | 'rollup';
 /** The daily rollup's cuts by what they group: the protocol stack columns, or the country (sources.ts). */
-export type Cut = 'stack' | 'country';
+export const CUTS_BY = ['stack', 'country'] as const;
+export type Cut = (typeof CUTS_BY)[number];
 
 export interface DimensionSql {
   raw: string;
@@ -26,7 +27,7 @@ const handshakeClass = column('handshakeClass', 'handshakeClass', 'stack');
 
 /** An expression over other dimensions' expressions, in both tables (the cuts holding all of them). */
 function derived(parts: DimensionSql[], sql: (e: (d: DimensionSql) => string) => string): DimensionSql {
-  const cuts = (['stack', 'country'] as const).filter((c) => parts.every((p) => p.rollup?.cuts.includes(c)));
+  const cuts = CUTS_BY.filter((c) => parts.every((p) => p.rollup?.cuts.includes(c)));
   return { raw: sql((d) => d.raw), rollup: parts.every((p) => p.rollup) ? { sql: sql((d) => d.rollup!.sql), cuts } : null };
 }
 
@@ -49,6 +50,9 @@ export function dimensionSql(d: DimensionName, t: Table): string {
   if (!e.rollup) throw new Error(`the rollup does not hold ${d}`);
   return e.rollup.sql;
 }
+
+/** Dimensions only the raw table holds: grouping or filtering by one reads the raw table. */
+export const RAW_ONLY = (Object.keys(DIMENSION_SQL) as DimensionName[]).filter((d) => !DIMENSION_SQL[d].rollup);
 
 /** The fixed values each mix (share of records) is reported for: every cell has the same keys. */
 export const MIXES = Object.fromEntries(MIX_DIMENSIONS.map((m) => [m, DIMENSIONS[m].values])) as { [M in MixName]: (typeof DIMENSIONS)[M]['values'] };

@@ -9,7 +9,7 @@
 import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
 import { RAW_CLIENTS, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from './clients';
-import { DIMENSION_SQL, MIXES, type Cut, type Dimension, type MixName, type Table } from './dimensions';
+import { CUTS_BY, DIMENSION_SQL, MIXES, type Cut, type Dimension, type MixName, type Table } from './dimensions';
 
 export { ROLLUP_CLIENTS_CAP };
 
@@ -87,7 +87,7 @@ function cut(by: Cut, sites: 'one' | 'all'): Source {
 }
 
 /** By stack first: fewer rows than by country. */
-export const CUTS: readonly Source[] = (['all', 'one'] as const).flatMap((sites) => (['stack', 'country'] as const).map((by) => cut(by, sites)));
+export const CUTS: readonly Source[] = (['all', 'one'] as const).flatMap((sites) => CUTS_BY.map((by) => cut(by, sites)));
 
 const DAY = 86_400_000;
 

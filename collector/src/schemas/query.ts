@@ -6,6 +6,7 @@
 import { Type, type Static } from 'typebox';
 import { MAX_TS, MIN_TS } from '@tlsrum/shared';
 import { FilterQuery } from '@tlsrum/shared/query/schemas';
+import { RAW_ONLY } from '../queries/dimensions';
 
 export { Cell, DimensionList, QueryAnswer } from '@tlsrum/shared/query/schemas';
 
@@ -21,7 +22,7 @@ export const CommonQuery = {
   table: Type.Optional(
     Type.Enum(['auto', 'raw', 'rollup'], {
       description:
-        'Where to read: auto = the daily rollup for ranges of 7 days or more (widened to whole UTC days), the raw table otherwise. The answer\'s `table` says what was read: a query the rollup cannot answer (browser or source filter, country with another dimension, hourly buckets) reads the raw table.',
+        `Where to read: auto = the daily rollup for ranges of 7 days or more (widened to whole UTC days), the raw table otherwise. The answer's \`table\` says what was read: a query the rollup cannot answer (${RAW_ONLY.join(' or ')} as a dimension or filter, country with another dimension, hourly buckets) reads the raw table.`,
       default: 'auto',
     }),
   ),
