@@ -3,7 +3,7 @@
  * option and its value labels. The site (the reader's scope) comes before the range, the value filters
  * after it; countries and sites are added from the data and the collector (main.ts).
  */
-import { FILTER_NAMES, FILTERS, type FilterName } from '@tlsrum/shared/query';
+import { DIMENSIONS, FILTER_NAMES, FILTERS, type FilterInfo, type FilterName } from '@tlsrum/shared/query';
 
 export function addFilterControls(form: HTMLFormElement): void {
   const range = form.querySelector('select[name=range]')!.closest('label')!;
@@ -20,7 +20,10 @@ export function addFilterControls(form: HTMLFormElement): void {
   }
 }
 
+/** The filter's own value labels, else its dimension's values as they are (none for open ones such as country). */
 function valueLabels(name: FilterName): Readonly<Record<string, string>> {
-  const f = FILTERS[name];
-  return 'valueLabels' in f ? f.valueLabels : {};
+  const f: FilterInfo = FILTERS[name];
+  if (f.valueLabels) return f.valueLabels;
+  const values = f.dimension ? DIMENSIONS[f.dimension].values : null;
+  return Object.fromEntries((values ?? []).map((v) => [v, v]));
 }
