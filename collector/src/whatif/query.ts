@@ -5,6 +5,7 @@
  * is not all "first visits"). Bound parameters only. At most `limit` rows, the most recent ones.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import { HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
 import { VALUE_FILTERS } from '@tlsrum/shared/query';
 import type { ValueFilters } from '../queries/cells';
 import { RAW_CLIENTS } from '../queries/clients';
@@ -80,7 +81,7 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
     ttfb: Number(ttfb),
     transport: transport === 'quic' ? 'quic' : 'tcp',
     tlsVersion: tlsVersion === '1.2' || tlsVersion === '1.3' ? tlsVersion : null,
-    handshakeClass: (['full-2rtt', '1rtt', '0rtt'].includes(handshakeClass) ? handshakeClass : 'unknown') as Connection['handshakeClass'],
+    handshakeClass: (HANDSHAKE_CLASSES as readonly string[]).includes(handshakeClass) ? (handshakeClass as HandshakeClass) : 'unknown',
     resumed: resumed === null ? null : Boolean(resumed),
     repeat: Boolean(Number(repeat)),
   }));
