@@ -7,11 +7,15 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { CHECK_LABELS } from '@tlsrum/shared/query';
 import type { Alert } from '@tlsrum/shared/query/schemas';
 import { evaluateChecks } from './checks';
-import { WINDOW_MS, type AlertConfig } from './config';
+import type { Config } from '../config';
 import { queryWindowPair } from './window-query';
 import type { Webhook } from './webhook';
 
 export const WEEK_MS = 7 * 86_400_000;
+
+export type AlertConfig = Config['alerts'];
+export type AlertWindow = AlertConfig['windows'][number];
+const WINDOW_MS: Record<AlertWindow, number> = { hour: 3_600_000, day: 86_400_000 };
 
 /** A check's latest verdict for a site and window, as /v1/alerts answers it. */
 export type AlertState = Alert;
