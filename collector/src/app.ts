@@ -22,16 +22,10 @@ import securityHeaders from './plugins/security-headers';
 import sites from './plugins/sites';
 import store from './plugins/store';
 import underPressure from './plugins/under-pressure';
-import alertRoutes from './routes/alerts';
-import whatifRoutes from './routes/whatif';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
+import readRoutes from './routes/read';
 import siteRoutes from './routes/sites';
-import summaryRoutes from './routes/summary';
-import compareRoutes from './routes/compare';
-import timeseriesRoutes from './routes/timeseries';
-import mapRoutes from './routes/map';
-import phasesRoutes from './routes/phases';
 import { validatorCompiler } from './schemas/validation';
 
 declare module 'fastify' {
@@ -95,14 +89,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(docs);
   await app.register(healthRoutes);
   await app.register(handshakeRoutes);
-  await app.register(summaryRoutes);
   await app.register(siteRoutes);
-  await app.register(alertRoutes);
-  await app.register(whatifRoutes);
-  await app.register(compareRoutes);
-  await app.register(timeseriesRoutes);
-  await app.register(mapRoutes);
-  await app.register(phasesRoutes);
+  await app.register(readRoutes);
   await app.register(dashboard);
   return app;
 }
