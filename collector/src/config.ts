@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type StaticDecode } from 'typebox';
+import { ALERT_WINDOWS } from '@tlsrum/shared/query';
 import { ConfigError, envTable, nullable, parseEnv, type Env } from './env-schema';
 
 export { ConfigError };
@@ -144,9 +145,9 @@ export const ConfigSchema = Type.Object({
   alerts: Type.Object({
     intervalMs: int('ALERT_INTERVAL_MS', 300_000, 0, 86_400_000, 'how often the regression checks run (`0` = never)'),
     windows: Type.Decode(
-      Type.Array(Type.Enum(['hour', 'day']), {
+      Type.Array(Type.Enum([...ALERT_WINDOWS]), {
         env: 'ALERT_WINDOWS',
-        default: ['hour', 'day'],
+        default: [...ALERT_WINDOWS],
         minItems: 1,
         description: 'windows compared with the same window a week earlier',
       }),
