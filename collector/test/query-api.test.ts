@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandshakeRecord } from '@tlsrum/shared';
+import { FILTER_NAMES } from '@tlsrum/shared/query';
 import { generateDemoData } from '../src/demo/generate';
 import { toRow } from '../src/ingest/to-row';
 import { MAX_RELATIVE_ERROR } from '../src/queries/histogram';
@@ -283,6 +284,14 @@ describe('documentation and dashboard', () => {
       expect.arrayContaining(['from', 'to', 'site', 'source', 'browser', 'country', 'dimensions']),
     );
     expect((await get('/docs')).statusCode).toBeLessThan(400);
+  });
+
+  it('documents the what-if and alert answers and every catalogue filter of the what-if', async () => {
+    const doc = (await get('/docs/json')).json();
+    const answer = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(answer('/v1/whatif').properties)).toEqual(expect.arrayContaining(['overall', 'regions', 'assumptions']));
+    expect(Object.keys(answer('/v1/alerts').properties)).toEqual(['evaluatedAt', 'thresholds', 'alerts']);
+    expect(doc.paths['/v1/whatif'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(FILTER_NAMES));
   });
 
   it('answers / with the dashboard (or how to build it)', async () => {
