@@ -81,6 +81,13 @@ export const ConfigSchema = Type.Object({
   }),
   spoolMaxBytes: int('SPOOL_MAX_BYTES', 512 * MiB, 64 * KiB, TiB, 'spool size before ingest answers 503 + `Retry-After`'),
   recentBatches: int('RECENT_BATCHES', 200_000, 1, 10_000_000, 'batch ids remembered (and journaled in the spool folder) to answer resends as duplicates'),
+  spoolQuarantineAfterTries: int(
+    'SPOOL_QUARANTINE_AFTER_TRIES',
+    5,
+    1,
+    1000,
+    'inserts of a spool segment the store refuses for its content (parse or type error, unknown column) before it moves to `$SPOOL_DIR/quarantine/`; outages are retried forever',
+  ),
   shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000, 'how long SIGTERM/SIGINT keeps moving the spool into the store before exiting'),
   rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000, 'ingest requests a minute from one client address, then 429 + `Retry-After`; `0` = off'),
   maxEventLoopDelayMs: int(
