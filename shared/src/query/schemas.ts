@@ -26,9 +26,10 @@ export const FilterQuery = Object.fromEntries(FILTER_NAMES.map((f) => [f, Type.O
 export type FilterQuery = Static<Type.TObject<typeof FilterQuery>>;
 
 const dimensionAlternatives = DIMENSION_NAMES.join('|');
-/** Comma-separated dimension names of the catalogue, one to `max`. */
+const dimensionDocs = DIMENSION_NAMES.map((d) => `\`${d}\`: ${DIMENSIONS[d].description}`).join(' ');
+/** Comma-separated dimension names of the catalogue, one to `max`; the documentation lists what each means. */
 export const DimensionList = (max: number, description: string) =>
-  Type.String({ pattern: `^(?:${dimensionAlternatives})(?:,(?:${dimensionAlternatives})){0,${max - 1}}$`, description });
+  Type.String({ pattern: `^(?:${dimensionAlternatives})(?:,(?:${dimensionAlternatives})){0,${max - 1}}$`, description: `${description} ${dimensionDocs}` });
 
 export const Quantiles = Type.Object(
   { p50: Type.Number(), p75: Type.Number(), p95: Type.Number() },
