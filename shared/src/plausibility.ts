@@ -193,7 +193,14 @@ export function checkPlausibility(r: HandshakeRecord, ctx: PlausibilityContext):
   return { rejectedBy, flags, mask };
 }
 
-/** Names of the flag rules a stored mask holds. */
+/**
+ * Not a rule of the record but of its sender, set by the collector: the record's client token was one
+ * too many for its address today (collector/src/ingest/token-budget.ts). The mask's top bit.
+ */
+export const TOKENS_PER_ADDRESS_FLAG = { name: 'tokens-per-address', mask: 1 << 7 } as const;
+
+/** Names of the flags a stored mask holds. */
 export function flagNames(mask: number): string[] {
-  return FLAG_RULES.filter((_, i) => (mask & (1 << i)) !== 0).map((r) => r.name);
+  const names = FLAG_RULES.filter((_, i) => (mask & (1 << i)) !== 0).map((r) => r.name);
+  return mask & TOKENS_PER_ADDRESS_FLAG.mask ? [...names, TOKENS_PER_ADDRESS_FLAG.name] : names;
 }

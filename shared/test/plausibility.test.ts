@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { measuredFields, type ConnectionTiming } from '../src/classify/index';
-import { checkPlausibility, FLAG_RULES, flagNames, PHASE_SUM_TOLERANCE_MS, PLAUSIBILITY_RULES } from '../src/plausibility';
+import { checkPlausibility, FLAG_RULES, flagNames, PHASE_SUM_TOLERANCE_MS, PLAUSIBILITY_RULES, TOKENS_PER_ADDRESS_FLAG } from '../src/plausibility';
 import type { HandshakeRecord } from '../src/schema';
 import { newTlsTimingArb } from './arbitraries';
 
@@ -147,7 +147,9 @@ describe('crafted implausible records', () => {
   });
 
   it('each flag rule has its own bit', () => {
-    expect(FLAG_RULES.length).toBeLessThanOrEqual(8);
+    // Bits 0–6 for the rules, bit 7 for the collector's tokens-per-address flag: one UInt8 column.
+    expect(FLAG_RULES.length).toBeLessThanOrEqual(7);
+    expect(flagNames(TOKENS_PER_ADDRESS_FLAG.mask | 1)).toEqual([FLAG_RULES[0]!.name, 'tokens-per-address']);
     const all = checkPlausibility({ ...base, handshakeClass: 'unknown', browserMajor: 400, rttHint: 4000 }, { sentAt: base.ts - 2 * 3_600_000 });
     expect(flagNames(all.mask)).toEqual(['class-matches-round-trips', 'ts-within-batch-window', 'browser-version-known', 'rtt-hint-plausible']);
   });
