@@ -98,7 +98,7 @@ export interface AlertsAnswer {
     baseline: number | null;
     change: number | null;
     pValue: number | null;
-    samples: { current: number; baseline: number };
+    samples: { current: number | null; baseline: number | null };
     since: number | null;
     evaluatedAt: number;
   }[];

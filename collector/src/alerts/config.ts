@@ -58,7 +58,8 @@ export function loadAlertConfig(env: Env, minClientsPerCell: number): AlertConfi
     thresholds: {
       alpha: number(env, 'ALERT_ALPHA', 1e-4, 1e-12, 0.5),
       minSamples: number(env, 'ALERT_MIN_SAMPLES', 200, 1, 1e9, true),
-      minClients: number(env, 'ALERT_MIN_CLIENTS', minClientsPerCell, 1, 1e9, true),
+      // Never below the small-cell threshold: a check's figures would show a cell the query API suppresses.
+      minClients: number(env, 'ALERT_MIN_CLIENTS', minClientsPerCell, minClientsPerCell, 1e9, true),
       shareDrop: number(env, 'ALERT_SHARE_DROP', 0.1, 0, 1),
       p75Rise: number(env, 'ALERT_P75_RISE', 0.2, 0, 100),
     },

@@ -21,7 +21,7 @@ export const AlertSchema = Type.Object({
   baseline: Nullable(Type.Number()),
   change: Nullable(Type.Number()),
   pValue: Nullable(Type.Number()),
-  samples: Type.Object({ current: Type.Integer(), baseline: Type.Integer() }),
+  samples: Type.Object({ current: Nullable(Type.Integer()), baseline: Nullable(Type.Integer()) }, { description: 'records per window; null where the window has fewer than the minimum of distinct clients' }),
   since: Nullable(Type.Integer()),
   evaluatedAt: Type.Integer(),
   range: Type.Object({ from: Type.Integer(), to: Type.Integer(), baselineFrom: Type.Integer(), baselineTo: Type.Integer() }),
