@@ -41,6 +41,8 @@ export interface Config {
   shutdownDrainMs: number;
   /** Requests per minute per client address on the ingest route; 0 = no limit. */
   rateLimitPerMinute: number;
+  /** Requests per minute per client address on each read route (/v1/summary, /v1/compare, …); 0 = no limit. */
+  queryRateLimitPerMinute: number;
   /** Event-loop delay above which the collector answers 503; 0 = not checked. */
   maxEventLoopDelayMs: number;
   /** V8 heap use above which the collector answers 503; 0 = not checked. */
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     recentBatches: int(env, 'RECENT_BATCHES', 200_000, 1, 10_000_000),
     shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000),
+    queryRateLimitPerMinute: int(env, 'QUERY_RATE_LIMIT_PER_MINUTE', 120, 0, 100_000_000),
     maxEventLoopDelayMs: int(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
     maxHeapUsedBytes: int(env, 'MAX_HEAP_USED_BYTES', 0, 0, 1024 ** 4),
     corsOrigins: corsOrigins(env),

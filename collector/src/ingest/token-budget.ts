@@ -14,7 +14,7 @@
  * a bounded leak, not an unbounded table). Memory for the defaults: TOKEN_BUDGET_DEFAULTS.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { isIPv6 } from 'node:net';
+import { normalizeIP } from '@fastify/rate-limit';
 
 export interface TokenBudgetOptions {
   /** New tokens one address may introduce per site and UTC day. */
@@ -84,12 +84,5 @@ export class TokenBudget {
   }
 }
 
-/** IPv4 (and IPv4-mapped IPv6) as is; IPv6 cut to its /64 prefix. */
-export function prefixOf(address: string): string {
-  if (!isIPv6(address) || /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address)) return address;
-  const [head = '', tail = ''] = address.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  return groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':') + '::/64';
-}
+/** IPv4 (and IPv4-mapped IPv6) as is; IPv6 cut to its /64 prefix (as the rate limiter counts it). */
+export const prefixOf = (address: string): string => normalizeIP(address, 64);

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { httpError } from '../plugins/error-handler';
 import { alertScope } from '../alerts/scope';
 import { ErrorResponse } from '../schemas/responses';
+import { queryRateLimit } from '../plugins/rate-limit';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -31,6 +32,7 @@ const alerts: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/alerts',
     {
+      config: { rateLimit: queryRateLimit(app.config) },
       schema: {
         summary: "Regression checks of a site: the last hour and day against the same window a week earlier",
         description:

@@ -10,6 +10,7 @@ import type { Dimension, Table } from '../queries/dimensions';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../schemas/query';
 import { answer, parseDimensions, privateCache, queryContext } from './query-context';
+import { queryRateLimit } from '../plugins/rate-limit';
 
 export interface GroupedCellsRoute {
   path: string;
@@ -29,6 +30,7 @@ export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncT
     app.get(
       route.path,
       {
+        config: { rateLimit: queryRateLimit(app.config) },
         schema: {
           summary: route.summary,
           ...(route.description ? { description: route.description } : {}),

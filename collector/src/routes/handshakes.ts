@@ -6,6 +6,7 @@ import { normalizeBatchSites } from '../ingest/hostname';
 import { SpoolFullError } from '../ingest/pipeline';
 import { toRow } from '../ingest/to-row';
 import { httpError } from '../plugins/error-handler';
+import { ingestRateLimit } from '../plugins/rate-limit';
 import { ErrorResponse } from '../schemas/responses';
 
 /** Records whose timestamp is further than this from the receive time are refused: clock garbage. */
@@ -31,8 +32,8 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           503: ErrorResponse,
         },
       },
-      // Per client address; only when RATE_LIMIT_PER_MINUTE > 0 (plugins/rate-limit.ts registers the plugin).
-      config: { rateLimit: {} },
+      // Per client address; only when RATE_LIMIT_PER_MINUTE > 0.
+      config: { rateLimit: ingestRateLimit(app.config) },
       // Hostnames are normalised (lower case, IDNA) before the schema checks their form.
       preValidation: async (request) => normalizeBatchSites(request.body, MAX_RECORDS_PER_BATCH),
     },

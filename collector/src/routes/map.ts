@@ -4,11 +4,13 @@ import { queryMap } from '../queries/map';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, QueryAnswer } from '../schemas/query';
 import { answer, privateCache, queryContext } from './query-context';
+import { queryRateLimit } from '../plugins/rate-limit';
 
 const map: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/map',
     {
+      config: { rateLimit: queryRateLimit(app.config) },
       schema: {
         summary: 'Handshake metrics and protocol / TLS version / resumption mix per country',
         tags: ['query'],

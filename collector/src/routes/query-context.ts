@@ -11,6 +11,11 @@ import type { CommonQuery } from '../schemas/query';
 
 export const DEFAULT_RANGE_MS = 7 * 86_400_000;
 export const MAX_RANGE_MS = 400 * 86_400_000;
+/**
+ * Without a token: anyone may ask, so the range is bounded tighter (the dashboard offers at most 30 days;
+ * a range the rollup cannot answer reads the raw table, docs/integrity.md).
+ */
+export const PUBLIC_MAX_RANGE_MS = 92 * 86_400_000;
 
 export interface QueryContext {
   table: Table;
@@ -18,11 +23,15 @@ export interface QueryContext {
 }
 
 export async function queryContext(app: FastifyInstance, request: FastifyRequest, q: CommonQuery): Promise<QueryContext> {
-  const site = siteFor(await scopeOf(app, request), q.site);
+  const scope = await scopeOf(app, request);
+  const site = siteFor(scope, q.site);
   const to = q.to ?? Date.now();
   const from = q.from ?? to - DEFAULT_RANGE_MS;
   if (from >= to) throw httpError(400, 'querystring/from must be before querystring/to');
-  if (to - from > MAX_RANGE_MS) throw httpError(400, `querystring/from: the range may span at most ${MAX_RANGE_MS / 86_400_000} days`);
+  const max = scope.kind === 'public' ? PUBLIC_MAX_RANGE_MS : MAX_RANGE_MS;
+  if (to - from > max) {
+    throw httpError(400, `querystring/from: the range may span at most ${max / 86_400_000} days${scope.kind === 'public' ? ' without a token' : ''}`);
+  }
   if (!app.storeStatus.ready) throw httpError(503, 'the store is not reachable yet', { 'retry-after': '5' });
   const chosen = chooseTable({ from, to }, q.table ?? 'auto');
   return {

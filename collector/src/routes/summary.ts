@@ -8,6 +8,7 @@ export const SUMMARY_MAX_RANGE_MS = 31 * 86_400_000;
 import { querySummary } from '../queries/summary';
 import { httpError } from '../plugins/error-handler';
 import { ErrorResponse } from '../schemas/responses';
+import { queryRateLimit } from '../plugins/rate-limit';
 
 const Cell = Type.Object({ records: Type.Optional(Type.Integer()), suppressed: Type.Optional(Type.Boolean()) });
 
@@ -15,6 +16,7 @@ const summary: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/summary',
     {
+      config: { rateLimit: queryRateLimit(app.config) },
       schema: {
         summary: 'Record counts by protocol and TLS version (small cells suppressed; totals count shown cells only)',
         querystring: Type.Object({

@@ -4,6 +4,7 @@ import { queryTimeseries } from '../queries/timeseries';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../schemas/query';
 import { answer, parseDimensions, privateCache, queryContext } from './query-context';
+import { queryRateLimit } from '../plugins/rate-limit';
 
 /** Ranges up to this long are bucketed by hour by default, longer ones by day. */
 const HOURLY_UP_TO_MS = 3 * 86_400_000;
@@ -12,6 +13,7 @@ const timeseries: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/timeseries',
     {
+      config: { rateLimit: queryRateLimit(app.config) },
       schema: {
         summary: 'Handshake metrics per hour or day, optionally split by one dimension',
         tags: ['query'],

@@ -5,6 +5,7 @@ import { httpError } from '../plugins/error-handler';
 import { readScope } from '../whatif/scope';
 import { whatIf } from '../whatif/report';
 import { ErrorResponse } from '../schemas/responses';
+import { queryRateLimit } from '../plugins/rate-limit';
 
 const DAY = 86_400_000;
 const MAX_RANGE_DAYS = 31;
@@ -13,6 +14,7 @@ const whatif: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/whatif',
     {
+      config: { rateLimit: queryRateLimit(app.config) },
       schema: {
         summary: 'Round trips spent on connection set-up, and TTFB if TLS 1.3 / resumption / 0-RTT / HTTP/3 / a combined handshake were used',
         description:
