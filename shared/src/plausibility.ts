@@ -199,6 +199,12 @@ export function checkPlausibility(r: HandshakeRecord, ctx: PlausibilityContext):
  */
 export const TOKENS_PER_ADDRESS_FLAG = { name: 'tokens-per-address', mask: 1 << 7 } as const;
 
+/** The first `reject` rule a record fails, or null (checked before anything is stored). */
+export function rejectingRule(r: HandshakeRecord, ctx: PlausibilityContext): PlausibilityRule | null {
+  return REJECT_RULES.find((rule) => !rule.holds(r, ctx)) ?? null;
+}
+const REJECT_RULES = PLAUSIBILITY_RULES.filter((r) => r.verdict === 'reject');
+
 /** Names of the flags a stored mask holds. */
 export function flagNames(mask: number): string[] {
   const names = FLAG_RULES.filter((_, i) => (mask & (1 << i)) !== 0).map((r) => r.name);

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { HandshakeBatch, MAX_RECORDS_PER_BATCH } from '@tlsrum/shared';
+import { HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule } from '@tlsrum/shared';
 import { encodeRowTsv, TSV_FORMAT } from '../ingest/encode-rows';
 import { normalizeBatchSites } from '../ingest/hostname';
 import { SpoolFullError } from '../ingest/pipeline';
@@ -45,6 +45,9 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
         if (Math.abs(r.ts - now) > MAX_CLOCK_SKEW_MS) {
           throw httpError(400, `body/records/${i}/ts must be within 24 h of the collector's clock`);
         }
+        // What no honest producer can send is refused, naming the rule (docs/integrity.md).
+        const rule = rejectingRule(r, batch);
+        if (rule) throw httpError(400, `body/records/${i} is implausible (rule ${rule.name}): ${rule.requirement}`);
       });
       const reject = (reason: 'not_ready' | 'spool_full' | 'spool_error', retryAfter: number) => {
         request.rejectReason = reason;
