@@ -4,7 +4,8 @@
  * summary over the whole table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLIC_MAX_RANGE_MS, MAX_RANGE_MS } from '../src/routes/query-context';
+import { MAX_RANGE_MS } from '../src/routes/query-context';
+import { PUBLIC_MAX_RANGE_MS } from '../src/routes/read-scope';
 import { SUMMARY_MAX_RANGE_MS } from '../src/routes/summary';
 import { makeBatch, makeRecords, postBatch, removeDir, startApp, type TestApp } from './helpers';
 
@@ -21,14 +22,16 @@ describe('query bounds', () => {
     removeDir(t.dataDir);
   });
 
-  it('answers 429 + Retry-After past QUERY_RATE_LIMIT_PER_MINUTE, per address and route; ingest is not limited by it', async () => {
+  it('answers 429 + Retry-After past QUERY_RATE_LIMIT_PER_MINUTE, per address over all read routes; ingest is not limited by it', async () => {
     const get = (url: string, ip: string) => t.app.inject({ url, remoteAddress: ip });
-    for (let i = 0; i < 4; i++) expect((await get('/v1/compare', '192.0.2.20')).statusCode).toBe(200);
-    const limited = await get('/v1/compare', '192.0.2.20');
-    expect(limited.statusCode).toBe(429);
-    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    for (const url of ['/v1/compare', '/v1/map', '/v1/summary', '/v1/compare']) expect((await get(url, '192.0.2.20')).statusCode).toBe(200);
+    for (const url of ['/v1/compare', '/v1/summary', '/v1/alerts']) {
+      const limited = await get(url, '192.0.2.20');
+      expect(limited.statusCode).toBe(429);
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    }
     expect((await get('/v1/compare', '192.0.2.21')).statusCode).toBe(200);
-    expect((await get('/v1/summary', '192.0.2.20')).statusCode).toBe(200);
+    expect((await get('/healthz', '192.0.2.20')).statusCode).toBe(200);
     for (let i = 0; i < 6; i++) expect((await postBatch(t.app, makeBatch(), { ip: '192.0.2.20' })).statusCode).toBe(202);
   });
 

@@ -1,11 +1,11 @@
 /**
  * Per-client-address rate limits (@fastify/rate-limit): RATE_LIMIT_PER_MINUTE requests a minute on
- * ingest, QUERY_RATE_LIMIT_PER_MINUTE on each read route, then 429 + Retry-After. Routes opt in with
- * `config: { rateLimit: ingestRateLimit(config) }` or `queryRateLimit(config)`; 0 turns a limit off.
+ * ingest (`config: { rateLimit: ingestRateLimit(config) }`), QUERY_RATE_LIMIT_PER_MINUTE on the read
+ * routes together (`readRateLimit`, the read routes' hook), then 429 + Retry-After; 0 turns a limit off.
  * The addresses live only in the limiter's in-memory LRU (never logged or stored); IPv6 counts per /64.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import type { Config } from '../config';
 import { httpError } from './error-handler';
 
@@ -25,5 +25,9 @@ export async function installRateLimit(app: FastifyInstance, limits: Limits): Pr
 const perMinute = (max: number) => (max > 0 ? { max, timeWindow: 60_000 } : false);
 
 export const ingestRateLimit = (limits: Limits) => perMinute(limits.rateLimitPerMinute);
-/** Each read route counts on its own: one dashboard view asks each route once or a few times. */
-export const queryRateLimit = (limits: Limits) => perMinute(limits.queryRateLimitPerMinute);
+
+/** One counter per address for every read route of `app` (null when QUERY_RATE_LIMIT_PER_MINUTE is 0). */
+export function readRateLimit(app: FastifyInstance, limits: Limits): onRequestHookHandler | null {
+  const limit = perMinute(limits.queryRateLimitPerMinute);
+  return limit ? app.rateLimit({ ...limit, groupId: 'read' }) : null;
+}

@@ -6,10 +6,11 @@
  * breakdown − the other) leaves anything of a suppressed cell. A breakdown cell none of whose joint
  * cells is shown is `{suppressed: true}`; one with some shown counts only those (docs/integrity.md).
  *
- * Distinct clients are counted with `uniq` (exact up to tens of thousands of distinct values, which is
- * where the threshold decides), not `uniqExact`: this route needs no token.
+ * Distinct clients as every query counts them (clients.ts: exact where the threshold decides), never
+ * `uniqExact`: this route needs no token, and its range is bounded (routes/summary.ts).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import { RAW_CLIENTS } from './clients';
 
 export interface SummaryCell {
   records?: number;
@@ -30,7 +31,7 @@ export async function querySummary(
   const rows = await (
     await client.query({
       query: `
-        SELECT protocol, ifNull(tlsVersion, 'unknown') AS version, count() AS records, uniq(clientToken) AS clients
+        SELECT protocol, ifNull(tlsVersion, 'unknown') AS version, count() AS records, ${RAW_CLIENTS} AS clients
         FROM handshakes
         WHERE ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
         GROUP BY protocol, version

@@ -1,14 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { MAX_TS, MIN_TS } from '@tlsrum/shared';
+import { querySummary } from '../queries/summary';
 import { DEFAULT_RANGE_MS } from './query-context';
 
-/** The summary reads the raw table (and needs no token): its range is bounded like a raw read of a query route. */
+/** The summary reads the raw table (and needs no token): its range is bounded like a short query. */
 export const SUMMARY_MAX_RANGE_MS = 31 * 86_400_000;
-import { querySummary } from '../queries/summary';
-import { httpError } from '../plugins/error-handler';
 import { ErrorResponse } from '../schemas/responses';
-import { queryRateLimit } from '../plugins/rate-limit';
 
 const Cell = Type.Object({ records: Type.Optional(Type.Integer()), suppressed: Type.Optional(Type.Boolean()) });
 
@@ -16,7 +14,14 @@ const summary: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/summary',
     {
-      config: { rateLimit: queryRateLimit(app.config) },
+      // Counts over every site together, small cells suppressed: nothing a token would change. It reads the
+      // raw table and needs no token: never the whole table, the last 7 days unless asked, at most 31.
+      config: {
+        read: {
+          anonymous: 'unchecked',
+          range: { defaultMs: DEFAULT_RANGE_MS, maxMs: SUMMARY_MAX_RANGE_MS, tooLong: `querystring/from: the range may span at most ${SUMMARY_MAX_RANGE_MS / 86_400_000} days` },
+        },
+      },
       schema: {
         summary: 'Record counts by protocol and TLS version (small cells suppressed; totals count shown cells only)',
         querystring: Type.Object({
@@ -34,15 +39,7 @@ const summary: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => {
-      // Never the whole table: the last 7 days unless asked, at most SUMMARY_MAX_RANGE_MS.
-      const to = request.query.to ?? Date.now();
-      const from = request.query.from ?? to - DEFAULT_RANGE_MS;
-      if (from >= to) throw httpError(400, 'querystring/from must be before querystring/to');
-      if (to - from > SUMMARY_MAX_RANGE_MS) throw httpError(400, `querystring/from: the range may span at most ${SUMMARY_MAX_RANGE_MS / 86_400_000} days`);
-      if (!app.storeStatus.ready) throw httpError(503, 'the store is not reachable yet', { 'retry-after': '5' });
-      return querySummary(app.store.query, { from, to }, app.config.minClientsPerCell);
-    },
+    async (request) => querySummary(app.store.query, request.scope, app.config.minClientsPerCell),
   );
 };
 
