@@ -143,7 +143,10 @@ export const Alert = Type.Object({
   baseline: Nullable(Type.Number()),
   change: Nullable(Type.Number()),
   pValue: Nullable(Type.Number()),
-  samples: Type.Object({ current: Type.Integer(), baseline: Type.Integer() }),
+  samples: Type.Object(
+    { current: Nullable(Type.Integer()), baseline: Nullable(Type.Integer()) },
+    { description: 'records in each window’s denominator; null for a window with fewer distinct clients than the threshold (a small cell’s count is never shown)' },
+  ),
   since: Nullable(Type.Integer()),
   evaluatedAt: Type.Integer(),
   range: Type.Object({ from: Type.Integer(), to: Type.Integer(), baselineFrom: Type.Integer(), baselineTo: Type.Integer() }),
