@@ -131,11 +131,18 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         'the store refuses this spool segment for its content: moved to the quarantine (pnpm collector spool list)',
       );
     },
-    onReplayAdopted: (segments) => app.log.warn({ segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) }, 'replaying segments put back from the quarantine'),
+    onReplay: ({ segments, quarantined, errors }) => {
+      if (segments.length) app.log.warn({ segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) }, 'replaying segments put back from the quarantine');
+      if (quarantined.length) app.log.error({ segments: quarantined }, 'segments put back for replay cannot be read: moved to the quarantine again');
+      if (errors.length) app.log.error({ errors }, 'segments put back for replay could not be taken in; trying again');
+    },
   });
   if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
   if (ingest.recovered.quarantined.length > 0) {
     app.log.error({ segments: ingest.recovered.quarantined }, 'spool segments this release cannot read: moved to the quarantine (pnpm collector spool list)');
+  }
+  if (ingest.recovered.replayErrors.length > 0) {
+    app.log.error({ errors: ingest.recovered.replayErrors }, 'segments put back for replay could not be taken in; trying again');
   }
   const registry = app.registry;
   scrapedGauge(registry, { name: 'tlsrum_spool_bytes', help: 'Bytes of accepted batches in the spool, not yet in the store.', read: () => ingest.spool.bytes });
