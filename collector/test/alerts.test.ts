@@ -232,6 +232,7 @@ describe('alerts on a real store', () => {
       client: t.app.store.query,
       sites: () => sites,
       config: { ...t.app.config.alerts, windows: ['hour'] },
+      clientCap: t.app.config.clientRecordsPerCellDay,
       webhook,
       onEvent: (e) => events.push(e),
     });

@@ -29,10 +29,13 @@ const within1pct = (got: number, want: number) => expect(Math.abs(got - want) / 
 /** Rollup (buckets) against raw (t-digest): each is off from exact by its own bound. */
 const withinBothBounds = (got: number, want: number) => expect(Math.abs(got - want) / want).toBeLessThanOrEqual(MAX_RELATIVE_ERROR + 0.01);
 
-/** Rows straight into the store (the ingest path has its own tests); the rollup view fills as they land. */
+/**
+ * Rows straight into the store (the ingest path has its own tests); the rollup view fills as they land.
+ * The data are shaped for the arithmetic under test, not for realism: they count as plausible.
+ */
 async function insert(records: HandshakeRecord[], country = 'DE') {
   const batch = { batchId: crypto.randomUUID(), agent: { name: 'tlsrum-test', version: '1' } };
-  const rows = records.map((r) => toRow(r, { batch, country, receivedAt: r.ts, isRegisteredSite: (h) => t.app.sites.has(h) }));
+  const rows = records.map((r) => ({ ...toRow(r, { batch, country, receivedAt: r.ts, isRegisteredSite: (h) => t.app.sites.has(h) }), implausible: 0 }));
   await t.app.store.ingest.insert({ table: 'handshakes', values: rows, format: 'JSONEachRow' });
 }
 
