@@ -11,6 +11,7 @@ import { IngestPipeline } from './ingest/pipeline';
 import { QUARANTINE_DIR } from './ingest/quarantine';
 import { SiteRegistry } from './ingest/site-registry';
 import { TokenBudget } from './ingest/token-budget';
+import { CLIENT_CAP_ENTRIES, ClientCapCounter } from './ingest/client-cap';
 import { insertStatement } from './ingest/spool-format';
 import { installErrorHandler } from './plugins/error-handler';
 import { installCors } from './plugins/cors';
@@ -40,6 +41,8 @@ declare module 'fastify' {
     sites: SiteRegistry;
     /** New client tokens per address, site and day (null: TOKENS_PER_ADDRESS = 0). */
     tokenBudget: TokenBudget | null;
+    /** The daily rollup's per-client cap, counted at ingest. */
+    clientCap: ClientCapCounter;
     countryOf: CountryLookup;
   }
 }
@@ -167,6 +170,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('storeStatus', storeStatus);
   app.decorate('ingest', ingest);
   app.decorate('sites', sites);
+  app.decorate('clientCap', new ClientCapCounter({ perCell: config.clientRecordsPerCellDay, maxEntries: CLIENT_CAP_ENTRIES }));
   app.decorate('tokenBudget', config.tokensPerAddress > 0 ? new TokenBudget({ perAddress: config.tokensPerAddress, maxEntries: config.tokenBudgetEntries }) : null);
   app.decorate('countryOf', options.countryOf ?? createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 

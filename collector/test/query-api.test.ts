@@ -52,7 +52,8 @@ let siteToken = '';
 let otherToken = '';
 
 beforeAll(async () => {
-  t = await startApp({ ADMIN_TOKEN: ADMIN, MIN_CLIENTS_PER_CELL: String(MIN_CLIENTS) });
+  // Exact arithmetic on data with many records per client: without the per-client cap (flood.test.ts tests it).
+  t = await startApp({ ADMIN_TOKEN: ADMIN, MIN_CLIENTS_PER_CELL: String(MIN_CLIENTS), CLIENT_RECORDS_PER_CELL_DAY: '0' });
   for (const hostname of ['a.example.com', 'b.example.com']) {
     const res = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname }, headers: { authorization: `Bearer ${ADMIN}` } });
     if (hostname === 'a.example.com') siteToken = res.json().readToken;

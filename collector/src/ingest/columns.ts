@@ -17,6 +17,8 @@ export interface RowContext {
   batch: Pick<HandshakeBatch, 'batchId' | 'agent'> & Partial<Pick<HandshakeBatch, 'sentAt'>>;
   /** True for a record whose client token was one too many for its address today (ingest/token-budget.ts). */
   overTokenBudget?: (r: HandshakeRecord) => boolean;
+  /** True for a record beyond the first K of its client, day and rollup cell (ingest/client-cap.ts). */
+  overClientCap?: (r: HandshakeRecord, site: string, country: string) => boolean;
   /** Derived from the client address, which goes no further. */
   country: string;
   receivedAt: number;
@@ -94,6 +96,10 @@ export const COLUMNS = {
     NUMBER,
     null,
     (r, c) => checkPlausibility(r, { sentAt: c.batch.sentAt ?? r.ts }).mask | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
+  ),
+  // Beyond the per-client cap of the daily rollup (ingest/client-cap.ts): only the rollup's view skips it.
+  capped: col(NUMBER, null, (r, c) =>
+    c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '', c.country || UNKNOWN_COUNTRY) ? 1 : 0,
   ),
 };
 

@@ -15,7 +15,7 @@
  */
 
 /** K by default (CLIENT_RECORDS_PER_CELL_DAY): docs/integrity.md, "Per-client cap". */
-export const DEFAULT_CLIENT_CAP = 20;
+export const DEFAULT_CLIENT_CAP = 5;
 
 /** A FROM clause: the counted rows of `handshakes` matching `where`, capped per client, day and `cellKeys`. */
 export function countedRows(where: string, cellKeys: readonly string[], cap: number): string {

@@ -64,7 +64,13 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
         const overTokenBudget = budget
           ? (r: HandshakeRecord) => !budget.admits(request.ip, r.site !== null && app.sites.has(r.site) ? r.site : null, r.clientToken)
           : undefined;
-        result = await app.ingest.submit(batch, { country, receivedAt: now, isRegisteredSite: app.sites.has, overTokenBudget });
+        result = await app.ingest.submit(batch, {
+          country,
+          receivedAt: now,
+          isRegisteredSite: app.sites.has,
+          overTokenBudget,
+          overClientCap: (r, site, c) => app.clientCap.capped(r, site, c),
+        });
       } catch (err) {
         if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());
         request.log.error({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code } }, 'spool write failed');

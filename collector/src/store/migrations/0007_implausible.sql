@@ -2,7 +2,11 @@
 -- and of the tokens-per-address flag; 0 = plausible. Flagged rows are stored but left out of every
 -- figure: the raw queries read them through queries/counted.ts, and the daily rollup's view is re-created
 -- to skip them (same SELECT as 0006 plus the WHERE). Rows stored before this column existed read as 0.
+-- `capped`: the record was beyond the first K of its client token, UTC day and rollup cell when it
+-- arrived (collector/src/ingest/client-cap.ts): the per-client cap of the rollup, which its view cannot
+-- count itself. The raw-table queries ignore it (they cap per their own cells: queries/counted.ts).
 ALTER TABLE handshakes ADD COLUMN IF NOT EXISTS implausible UInt8 DEFAULT 0;
+ALTER TABLE handshakes ADD COLUMN IF NOT EXISTS capped UInt8 DEFAULT 0;
 DROP VIEW IF EXISTS handshakes_per_day_mv;
 CREATE MATERIALIZED VIEW IF NOT EXISTS handshakes_per_day_mv TO handshakes_per_day AS
 SELECT
@@ -45,7 +49,7 @@ FROM
         connect,
         ttfb
     FROM handshakes
-    WHERE implausible = 0
+    WHERE implausible = 0 AND capped = 0
 )
 GROUP BY GROUPING SETS (
     (site, day, protocol, tlsVersion, resumed, handshakeClass),
