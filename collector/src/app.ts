@@ -10,6 +10,8 @@ import { Readable } from 'node:stream';
 import { IngestPipeline } from './ingest/pipeline';
 import { QUARANTINE_DIR } from './ingest/quarantine';
 import { SiteRegistry } from './ingest/site-registry';
+import { TokenBudget } from './ingest/token-budget';
+import { CLIENT_CAP_ENTRIES, ClientCapCounter } from './ingest/client-cap';
 import { insertStatement } from './ingest/spool-format';
 import { installErrorHandler } from './plugins/error-handler';
 import { installCors } from './plugins/cors';
@@ -37,6 +39,10 @@ declare module 'fastify' {
     /** The durable ingest path: spool, flusher, duplicate check. */
     ingest: IngestPipeline;
     sites: SiteRegistry;
+    /** New client tokens per address, site and day (null: TOKENS_PER_ADDRESS = 0). */
+    tokenBudget: TokenBudget | null;
+    /** The daily rollup's per-client cap, counted at ingest. */
+    clientCap: ClientCapCounter;
     countryOf: CountryLookup;
   }
 }
@@ -171,6 +177,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   app.decorate('storeStatus', storeStatus);
   app.decorate('ingest', ingest);
   app.decorate('sites', sites);
+  app.decorate('clientCap', new ClientCapCounter({ perCell: config.clientRecordsPerCellDay, maxEntries: CLIENT_CAP_ENTRIES }));
+  app.decorate('tokenBudget', config.tokensPerAddress > 0 ? new TokenBudget({ perAddress: config.tokensPerAddress, maxEntries: config.tokenBudgetEntries }) : null);
   app.decorate('countryOf', options.countryOf ?? createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 
   app.addHook('onResponse', async (request, reply) => {

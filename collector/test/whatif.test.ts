@@ -108,7 +108,8 @@ describe('GET /v1/whatif on a real store', () => {
   const hour = 3_600_000;
 
   beforeAll(async () => {
-    t = await startApp({ ADMIN_TOKEN: 'admin-token-0123456789', ALERT_INTERVAL_MS: '0', MIN_CLIENTS_PER_CELL: '20' });
+    // Exact arithmetic on data with many records per client: without the per-client cap (flood.test.ts tests it).
+    t = await startApp({ ADMIN_TOKEN: 'admin-token-0123456789', ALERT_INTERVAL_MS: '0', MIN_CLIENTS_PER_CELL: '20', CLIENT_RECORDS_PER_CELL_DAY: '0' });
     // Lab-like traffic with known RTTs and no jitter: every connection a TLS 1.2 full handshake (2 RTT).
     const lab = { site: 'lab.example', from: now - 2 * hour, to: now, clients: 40, resumedShare: 0, tls13Share: 0, h3Share: 0, jitter: 0, dnsShare: 0 };
     const rows = [

@@ -27,6 +27,7 @@ export function installAlerts(app: FastifyInstance): void {
     client: app.store.query,
     sites: () => app.sites.list(),
     config,
+    clientCap: app.config.clientRecordsPerCellDay,
     webhook,
     onEvent: (e) => app.log.warn({ site: e.alert.site, check: e.alert.check, window: e.alert.window, event: e.event }, e.summary),
     onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'alert evaluation failed'),

@@ -19,7 +19,7 @@ const map: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const ctx = queryContext(request.scope, request.query);
+      const ctx = queryContext(request.scope, request.query, app.config.clientRecordsPerCellDay);
       const min = app.config.minClientsPerCell;
       privateCache(reply);
       return answer(ctx, min, await queryMap(app.store.query, ctx.table, ctx.filters, min));
