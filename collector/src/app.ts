@@ -22,6 +22,7 @@ import { installAlerts } from './plugins/alerts';
 import alertRoutes from './routes/alerts';
 import whatifRoutes from './routes/whatif';
 import healthRoutes from './routes/health';
+import aboutRoutes from './routes/about';
 import handshakeRoutes from './routes/handshakes';
 import siteRoutes from './routes/sites';
 import summaryRoutes from './routes/summary';
@@ -175,6 +176,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   await installDocs(app);
   await app.register(healthRoutes);
+  await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
   await app.register(summaryRoutes);
   await app.register(siteRoutes);

@@ -49,6 +49,8 @@ export interface Config {
   corsOrigins: string[];
   /** A request (headers and body) must arrive whole within this time: slow-loris bodies are cut off. */
   requestTimeoutMs: number;
+  /** Who runs this collector, for `GET /v1/about` (shown to users before they consent). */
+  about: { operator: string | null; contact: string | null; privacyPolicyUrl: string | null };
   // --- dashboard and query API (issue 7) ---
   /** The built dashboard served at `/` (default: dashboard/dist of this repository). */
   dashboardDir: string;
@@ -151,7 +153,32 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     corsOrigins: corsOrigins(env),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 500, 600_000),
     dashboardDir: abs(str(env, 'DASHBOARD_DIR')) ?? DEFAULT_DASHBOARD_DIR,
+    about: aboutOf(env),
   };
+}
+
+/** OPERATOR_NAME (plain text), OPERATOR_CONTACT (an e-mail address or an http(s) URL), PRIVACY_POLICY_URL. */
+function aboutOf(env: Env): Config['about'] {
+  const operator = str(env, 'OPERATOR_NAME');
+  if (operator && (operator.length > 200 || /[\u0000-\u001f<>]/.test(operator))) {
+    throw new ConfigError('OPERATOR_NAME must be at most 200 characters of plain text (no control characters, < or >)');
+  }
+  const contact = str(env, 'OPERATOR_CONTACT');
+  if (contact && !/^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(contact) && !isHttpUrl(contact)) {
+    throw new ConfigError(`OPERATOR_CONTACT must be an e-mail address or an http(s) URL, got "${contact}"`);
+  }
+  const privacyPolicyUrl = str(env, 'PRIVACY_POLICY_URL');
+  if (privacyPolicyUrl && !isHttpUrl(privacyPolicyUrl)) throw new ConfigError(`PRIVACY_POLICY_URL must be an http(s) URL, got "${privacyPolicyUrl}"`);
+  return { operator, contact, privacyPolicyUrl };
+}
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return (u.protocol === 'https:' || u.protocol === 'http:') && s.length <= 500;
+  } catch {
+    return false;
+  }
 }
 
 /**
