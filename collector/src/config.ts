@@ -160,7 +160,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 /** OPERATOR_NAME (plain text), OPERATOR_CONTACT (an e-mail address or an http(s) URL), PRIVACY_POLICY_URL. */
 function aboutOf(env: Env): Config['about'] {
   const operator = str(env, 'OPERATOR_NAME');
-  if (operator && (operator.length > 200 || /[\u0000-\u001f<>]/.test(operator))) {
+  if (operator && (operator.length > 200 || [...operator].some((c) => c < ' ' || c === '<' || c === '>'))) {
     throw new ConfigError('OPERATOR_NAME must be at most 200 characters of plain text (no control characters, < or >)');
   }
   const contact = str(env, 'OPERATOR_CONTACT');
