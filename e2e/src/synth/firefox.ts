@@ -13,8 +13,7 @@
  * closes its connections, so the profile's idle timeouts are set to 1 s and each warm visit waits
  * until they have passed, then opens new connections that may resume the previous session.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type BrowserContext } from 'puppeteer-core';
