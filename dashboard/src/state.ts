@@ -13,6 +13,8 @@ export interface Filters {
 }
 
 const RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
+/** The range in words, for panels that name the period they describe (the selector's own labels). */
+export const RANGE_WORDS: Record<Filters['range'], string> = { '24h': 'Last 24 hours', '7d': 'Last 7 days', '30d': 'Last 30 days' };
 const DEFAULTS: Filters = { site: '', range: '7d', source: '', browser: '', country: '', metric: 'tls' };
 const FIELDS = Object.keys(DEFAULTS) as (keyof Filters)[];
 
@@ -28,11 +30,13 @@ export function readFilters(search = location.search): Filters {
   return f;
 }
 
-export function writeFilters(f: Filters): void {
+export function writeFilters(f: Filters, { replace = false } = {}): void {
   const q = new URLSearchParams();
   for (const k of FIELDS) if (f[k] !== DEFAULTS[k]) q.set(k, f[k]);
   const url = `${location.pathname}${q.size ? `?${q}` : ''}`;
-  if (url !== `${location.pathname}${location.search}`) history.pushState(null, '', url);
+  if (url === `${location.pathname}${location.search}`) return;
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
 }
 
 /** The API parameters for the filters; the end of the range is rounded to the minute so reloads agree. */
