@@ -210,6 +210,17 @@ describe('dashboard', () => {
     await page.evaluate(() => sessionStorage.clear());
   });
 
+  it('never clips a table at 1280 px', async () => {
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+    // Each table holder shows its table's full width (it may scroll vertically, never sideways).
+    const clipped = await page.$$eval('.table-wrap', (els) =>
+      els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.closest('section')!.id}: ${e.scrollWidth} > ${e.clientWidth}`),
+    );
+    expect(clipped).toEqual([]);
+  });
+
   it('fits a phone screen and can be used with the keyboard', async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true });
     await page.goto(`${base}/?range=7d`);

@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer-core';
-import puppeteer from 'puppeteer-core';
 import { build } from 'vite';
 import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '../../collector/src/config';
@@ -30,6 +29,7 @@ import { buildTarget } from './build';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = join(root, 'extension/docs/screenshots');
 const POLL = { polling: 100 };
+const step = (what: string) => console.log(`screenshots: ${what}`);
 
 async function collectorWithDemoData(work: string) {
   const dashboardDir = join(work, 'dashboard');
@@ -63,7 +63,10 @@ async function collectorWithDemoData(work: string) {
 
 /** The popup as the toolbar shows it: its own width, the page's height. */
 async function shootPopup(p: Page, file: string): Promise<void> {
-  await p.setViewport({ width: 520, height: 900 });
+  step(file);
+  // A background tab renders no frames (the onboarding tab opened at install may be in front).
+  await p.bringToFront();
+  await p.setViewport({ width: 600, height: 900 });
   await p.reload({ waitUntil: 'load' });
   await new Promise((r) => setTimeout(r, 800));
   const body = (await p.$('body'))!;
@@ -74,7 +77,9 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tlsrum-screenshots-'));
   const lab = tempLabDir('tlsrum-screenshots-lab-');
   mkdirSync(shots, { recursive: true });
+  step('demo collector');
   const collector = await collectorWithDemoData(work);
+  step('lab and browser');
   const certs = makeCerts(join(lab.dir, 'certs'), HOSTS);
   const nginx = await startNginx(join(lab.dir, 'nginx'), certs, LAB_SERVERS);
   const { dir } = await buildTarget('chromium');
@@ -95,6 +100,7 @@ async function main(): Promise<void> {
     await onboarding.setViewport({ width: 900, height: 900 });
     await onboarding.click('#ask-who');
     await onboarding.waitForFunction(() => document.getElementById('about')!.textContent!.includes('Run by'), POLL);
+    step('onboarding.png');
     await onboarding.screenshot({ path: join(shots, 'onboarding.png'), fullPage: true });
     await onboarding.click('#agree');
     await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), POLL);
@@ -104,23 +110,29 @@ async function main(): Promise<void> {
     await visit(b, secondPageUrl(nginx.url));
     await new Promise((r) => setTimeout(r, 2_000));
     const popup = await extensionPage(b, 'popup/index.html');
+    await popup.bringToFront();
     await popup.waitForFunction(() => Number(document.getElementById('count')!.textContent) > 0, POLL);
     await shootPopup(popup, 'popup-on.png');
+    await popup.bringToFront();
     await popup.click('#pause');
     await popup.waitForFunction(() => document.getElementById('state')!.dataset.state === 'paused', POLL);
     await shootPopup(popup, 'popup-paused.png');
 
     const options = await extensionPage(b, 'options/index.html');
+    await options.bringToFront();
     await options.setViewport({ width: 900, height: 800 });
     await options.type('#exclude-host', 'intranet.example');
     await options.click('#exclude-form button[type=submit]');
     await options.waitForFunction(() => document.getElementById('status')!.textContent!.includes('no longer measured'), POLL);
     await options.click('#test');
     await options.waitForFunction(() => document.getElementById('about')!.textContent!.includes('Connected'), POLL);
+    step('options.png');
     await options.screenshot({ path: join(shots, 'options.png'), fullPage: true });
 
     // The dashboard: the site whose alert fires, with its read token.
+    step('dashboard');
     const page = await b.browser.newPage();
+    await page.bringToFront();
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
     await page.type('input[name=token]', collector.tokens['app.example.io']!);

@@ -24,6 +24,7 @@ function render(s: State): void {
         : t('opStateOn', s.settings.consent ? when(s.settings.consent.at) : '—', s.settings.collectorUrl);
   $('turn-on').hidden = s.settings.optedIn;
   $('turn-off').hidden = !s.settings.optedIn;
+  $('resume').hidden = !s.paused;
   const input = $<HTMLInputElement>('collector');
   if (document.activeElement !== input) input.value = s.settings.collectorUrl;
   $('excluded-empty').hidden = s.settings.excludedHosts.length > 0;
@@ -98,10 +99,14 @@ $('exclude-form').addEventListener('submit', async (e) => {
   const { state, dropped } = await ask({ type: 'set-excluded', host, excluded: true });
   $<HTMLInputElement>('exclude-host').value = '';
   render(state);
-  show(t('popExcluded', host, dropped));
+  show(dropped ? t('popExcluded', host, dropped) : t('popExcludedNone', host));
 });
 
 $('turn-on').addEventListener('click', () => void api.tabs.create({ url: api.runtime.getURL('onboarding/index.html') }));
+$('resume').addEventListener('click', async () => {
+  render(await ask({ type: 'resume' }));
+  show(t('popResumedMsg'));
+});
 $('turn-off').addEventListener('click', async () => {
   const { state, deleted } = await ask({ type: 'set-opt-in', optedIn: false });
   render(state);

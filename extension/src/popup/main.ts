@@ -34,10 +34,14 @@ function row(cells: (string | Node)[], numeric: number[] = []): HTMLTableRowElem
   return tr;
 }
 
-/** A hostname, marked when it stays on this device (the site is not registered: the record's `site` is empty). */
+/**
+ * The website of a record. A site that is not registered is sent without its name (`site` empty): the
+ * recent list shows the name marked "kept on this device"; the queue, which shows what is sent, says the
+ * name is not sent.
+ */
 function siteCell(host: string | null, r: HandshakeRecord): Node {
   const span = document.createElement('span');
-  span.textContent = r.site ?? host ?? '';
+  span.textContent = r.site ?? host ?? t('nameNotSent');
   if (r.site === null) {
     const tag = document.createElement('small');
     tag.className = 'local';
@@ -93,7 +97,7 @@ function render(s: State): void {
   $('queue-empty').hidden = q.records.length > 0;
   $('json').hidden = q.records.length === 0;
   $('queue-rows').replaceChildren(
-    ...q.records.slice(0, 50).map((r, i) => row([time(r.ts), siteCell(s.queuePages[i] ?? null, r), protocolLabel(r.protocol), setupLabel(r.handshakeClass), ms(r.tls)], [4])),
+    ...q.records.slice(0, 50).map((r) => row([time(r.ts), siteCell(null, r), protocolLabel(r.protocol), setupLabel(r.handshakeClass), ms(r.tls)], [4])),
   );
   $('queue').textContent = JSON.stringify(q.records, null, 1);
   $('queue-info').textContent = [
@@ -149,7 +153,7 @@ $('exclude').addEventListener('click', () => {
   const exclude = $('exclude').dataset.excluded !== 'true';
   void run(async () => {
     const { state, dropped } = await ask({ type: 'set-excluded', host, excluded: exclude });
-    say(exclude ? t('popExcluded', host, dropped) : t('popIncluded', host));
+    say(exclude ? (dropped ? t('popExcluded', host, dropped) : t('popExcludedNone', host)) : t('popIncluded', host));
     return state;
   });
 });
