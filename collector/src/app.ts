@@ -5,10 +5,12 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config';
 import { createCountryLookup, type CountryLookup } from './geo/country';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { insertStatement } from './ingest/encode-rows';
 import { IngestPipeline } from './ingest/pipeline';
+import { QUARANTINE_DIR } from './ingest/quarantine';
 import { SiteRegistry } from './ingest/site-registry';
+import { insertStatement } from './ingest/spool-format';
 import { installErrorHandler } from './plugins/error-handler';
 import { installCors } from './plugins/cors';
 import { installMetrics } from './plugins/metrics';
@@ -19,17 +21,11 @@ import { installUnderPressure } from './plugins/under-pressure';
 import { installRequestBody } from './plugins/request-body';
 import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
 import { installAlerts } from './plugins/alerts';
-import alertRoutes from './routes/alerts';
-import whatifRoutes from './routes/whatif';
 import healthRoutes from './routes/health';
 import aboutRoutes from './routes/about';
 import handshakeRoutes from './routes/handshakes';
 import siteRoutes from './routes/sites';
-import summaryRoutes from './routes/summary';
-import compareRoutes from './routes/compare';
-import timeseriesRoutes from './routes/timeseries';
-import mapRoutes from './routes/map';
-import phasesRoutes from './routes/phases';
+import readRoutes from './routes/read';
 import { installDashboard } from './plugins/dashboard';
 import { installDocs } from './plugins/docs';
 import { validatorCompiler } from './schemas/validation';
@@ -85,7 +81,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Hardening (issue 8): headers, CORS, per-address rate limit, load shedding — before any route.
   await installSecurityHeaders(app);
   await installCors(app, config.corsOrigins);
-  await installRateLimit(app, config.rateLimitPerMinute);
+  await installRateLimit(app, config);
   await installUnderPressure(app, config);
 
   const ownsStore = !options.store;
@@ -102,10 +98,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     recentBatches: config.recentBatches,
     whenReady: storeStatus.whenReady,
     insert: async (content, token) => {
-      // Rows as the route encoded them into the spool, sent as is. The ingest client does nothing else after
-      // start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
+      // Rows as they were spooled, sent as is, under the columns the segment records. The ingest client does
+      // nothing else after start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
       const result = await store.ingest.exec({
-        query: insertStatement(content.format),
+        query: insertStatement(content),
         values: Readable.from([Buffer.from(content.rows)], { objectMode: false }),
         clickhouse_settings: { insert_deduplication_token: token, insert_deduplicate: 1 },
       });
@@ -129,13 +125,29 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       m.storeErrors.inc();
       app.log.error({ err: { message: (err as Error).message }, attempt, retryInMs }, 'insert failed; will retry');
     },
+    quarantineAfterTries: config.spoolQuarantineAfterTries,
+    onQuarantined: (segment, id, reason) => {
+      app.log.error(
+        { segment: id, rows: segment.rows, tries: reason.tries, err: { message: reason.error }, quarantine: join(config.spoolDir, QUARANTINE_DIR) },
+        'the store refuses this spool segment for its content: moved to the quarantine (pnpm collector spool list)',
+      );
+    },
+    onReplayAdopted: (segments) => app.log.warn({ segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) }, 'replaying segments put back from the quarantine'),
   });
   if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
+  if (ingest.recovered.quarantined.length > 0) {
+    app.log.error({ segments: ingest.recovered.quarantined }, 'spool segments this release cannot read: moved to the quarantine (pnpm collector spool list)');
+  }
   const registry = app.registry;
   scrapedGauge(registry, { name: 'tlsrum_spool_bytes', help: 'Bytes of accepted batches in the spool, not yet in the store.', read: () => ingest.spool.bytes });
   scrapedGauge(registry, { name: 'tlsrum_spool_rows', help: 'Records in the spool, not yet in the store.', read: () => ingest.size });
   scrapedGauge(registry, { name: 'tlsrum_spool_segments', help: 'Sealed spool segments waiting for the store.', read: () => ingest.spool.sealedCount });
   scrapedGauge(registry, { name: 'tlsrum_spool_oldest_age_seconds', help: 'Age of the oldest record in the spool.', read: () => ingest.spool.oldestAgeMs() / 1000 });
+  scrapedGauge(registry, {
+    name: 'tlsrum_spool_quarantined_segments',
+    help: 'Spool segments the store refused for their content, waiting for an operator.',
+    read: () => ingest.quarantinedSegments(),
+  });
   scrapedGauge(registry, { name: 'tlsrum_spool_max_bytes', help: 'Spool cap: ingest answers 503 above it.', read: () => config.spoolMaxBytes });
   scrapedCounter(registry, {
     name: 'tlsrum_spool_fsyncs_total',
@@ -179,15 +191,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(healthRoutes);
   await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
-  await app.register(summaryRoutes);
   await app.register(siteRoutes);
   installAlerts(app);
-  await app.register(alertRoutes);
-  await app.register(whatifRoutes);
-  await app.register(compareRoutes);
-  await app.register(timeseriesRoutes);
-  await app.register(mapRoutes);
-  await app.register(phasesRoutes);
+  await app.register(readRoutes);
   await installDashboard(app, config.dashboardDir);
   return app;
 }

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type StaticDecode } from 'typebox';
+import { ALERT_WINDOWS } from '@tlsrum/shared/query';
 import { ConfigError, envTable, nullable, parseEnv, type Env } from './env-schema';
 
 export { ConfigError };
@@ -80,8 +81,22 @@ export const ConfigSchema = Type.Object({
   }),
   spoolMaxBytes: int('SPOOL_MAX_BYTES', 512 * MiB, 64 * KiB, TiB, 'spool size before ingest answers 503 + `Retry-After`'),
   recentBatches: int('RECENT_BATCHES', 200_000, 1, 10_000_000, 'batch ids remembered (and journaled in the spool folder) to answer resends as duplicates'),
+  spoolQuarantineAfterTries: int(
+    'SPOOL_QUARANTINE_AFTER_TRIES',
+    5,
+    1,
+    1000,
+    'inserts of a spool segment the store refuses for its content (parse or type error, unknown column) before it moves to `$SPOOL_DIR/quarantine/`; outages are retried forever',
+  ),
   shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000, 'how long SIGTERM/SIGINT keeps moving the spool into the store before exiting'),
   rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000, 'ingest requests a minute from one client address, then 429 + `Retry-After`; `0` = off'),
+  queryRateLimitPerMinute: int(
+    'QUERY_RATE_LIMIT_PER_MINUTE',
+    300,
+    0,
+    100_000_000,
+    'requests a minute from one client address to the read routes together (`/v1/summary`, `/v1/compare`, …, `/v1/alerts`; a dashboard view asks about ten), then 429 + `Retry-After`; `0` = off ([docs/integrity.md](docs/integrity.md))',
+  ),
   maxEventLoopDelayMs: int(
     'MAX_EVENT_LOOP_DELAY_MS',
     1000,
@@ -149,9 +164,9 @@ export const ConfigSchema = Type.Object({
   alerts: Type.Object({
     intervalMs: int('ALERT_INTERVAL_MS', 300_000, 0, 86_400_000, 'how often the regression checks run (`0` = never)'),
     windows: Type.Decode(
-      Type.Array(Type.Enum(['hour', 'day']), {
+      Type.Array(Type.Enum([...ALERT_WINDOWS]), {
         env: 'ALERT_WINDOWS',
-        default: ['hour', 'day'],
+        default: [...ALERT_WINDOWS],
         minItems: 1,
         description: 'windows compared with the same window a week earlier',
       }),
@@ -166,7 +181,7 @@ export const ConfigSchema = Type.Object({
         maximum: 1e9,
         derive: (read: ReadonlyMap<string, unknown>) => read.get('MIN_CLIENTS_PER_CELL'),
         defaultText: '`MIN_CLIENTS_PER_CELL`',
-        description: 'distinct clients each window needs before a check says anything',
+        description: 'distinct clients each window needs before a check says anything (at least `MIN_CLIENTS_PER_CELL`; a window under it shows `samples` null)',
       }),
       shareDrop: num('ALERT_SHARE_DROP', 0.1, 0, 1, 'effect size of a share drop, in absolute terms (0.1 = 10 points)'),
       p75Rise: num('ALERT_P75_RISE', 0.2, 0, 100, 'effect size of a p75 rise, relative (0.2 = +20 %)'),
@@ -191,6 +206,8 @@ export type Config = StaticDecode<typeof ConfigSchema>;
 /** Rules between variables, checked after each one was read on its own. */
 const RULES: ((c: Config) => string | null)[] = [
   (c) => (c.inflatedLimitBytes < c.bodyLimitBytes ? 'INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES' : null),
+  // A check's figures would otherwise show a window the query API suppresses as a small cell.
+  (c) => (c.alerts.thresholds.minClients < c.minClientsPerCell ? 'ALERT_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL' : null),
 ];
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {

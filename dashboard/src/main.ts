@@ -6,7 +6,7 @@
 import './style.css';
 import { api, ApiError, type Answer } from './api';
 import { registry, type Panel } from './panel';
-import { apiParams, RANGE_WORDS, readFilters, token, writeFilters, type Filters } from './state';
+import { apiParams, readFilters, token, writeFilters, type Filters } from './state';
 import { comparePanel } from './panels/compare';
 import { mapPanel } from './panels/map';
 import { trendsPanel } from './panels/trends';
@@ -15,11 +15,14 @@ import { phasesPanel } from './panels/phases';
 import { whatIfPanel } from './panels/whatif';
 import { alertsPanel } from './panels/alerts';
 import { countryName } from './countries';
+import { addFilterControls } from './filter-controls';
+import { FILTER_NAMES } from '@tlsrum/shared/query';
 
 const form = document.querySelector<HTMLFormElement>('#filters')!;
 const scope = document.querySelector<HTMLElement>('#scope')!;
 const notice = document.querySelector<HTMLElement>('#notice')!;
 const root = document.querySelector<HTMLElement>('#panels')!;
+addFilterControls(form);
 
 const compare = comparePanel(root);
 const map = mapPanel(root);
@@ -39,7 +42,7 @@ function field(name: string) {
 }
 
 function showFilters(f: Filters) {
-  for (const k of ['site', 'range', 'source', 'browser', 'country', 'metric'] as const) {
+  for (const k of [...FILTER_NAMES, 'range', 'metric'] as const) {
     const el = field(k) as HTMLSelectElement;
     if (f[k] && ![...el.options].some((o) => o.value === f[k])) el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
     el.value = f[k];
@@ -139,8 +142,9 @@ async function load(): Promise<void> {
     run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
     run(
       whatif.panel,
-      api.whatif({ from: params.from, to: params.to, site: params.site, source: params.source, browser: params.browser, country: params.country }, t, signal),
-      (a) => whatif.render(a, f.country, RANGE_WORDS[f.range]),
+      api.whatif(params, t, signal),
+      // The period in the range selector's own words ("Last 7 days").
+      (a) => whatif.render(a, f.country, (field('range') as HTMLSelectElement).selectedOptions[0]?.text ?? f.range),
     ),
     // Alerts are per site: without a site and a token there is nothing this viewer may see.
     f.site || t

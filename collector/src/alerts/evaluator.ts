@@ -4,7 +4,9 @@
  * run the checks, keep the latest verdicts, and notify on transitions (firing, resolved).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { evaluateChecks, type CheckName, type CheckResult } from './checks';
+import { CHECK_LABELS } from '@tlsrum/shared/query';
+import type { Alert } from '@tlsrum/shared/query/schemas';
+import { evaluateChecks } from './checks';
 import type { Config } from '../config';
 import { queryWindowPair } from './window-query';
 import type { Webhook } from './webhook';
@@ -15,15 +17,8 @@ export type AlertConfig = Config['alerts'];
 export type AlertWindow = AlertConfig['windows'][number];
 const WINDOW_MS: Record<AlertWindow, number> = { hour: 3_600_000, day: 86_400_000 };
 
-export interface AlertState extends CheckResult {
-  site: string;
-  window: AlertWindow;
-  /** When the check started firing (epoch ms), while it fires. */
-  since: number | null;
-  evaluatedAt: number;
-  /** Current window [from, to) and the baseline a week earlier, epoch ms. */
-  range: { from: number; to: number; baselineFrom: number; baselineTo: number };
-}
+/** A check's latest verdict for a site and window, as /v1/alerts answers it. */
+export type AlertState = Alert;
 
 export interface AlertEvent {
   event: 'firing' | 'resolved';
@@ -41,18 +36,10 @@ export interface EvaluatorOptions {
   onError?: (err: unknown) => void;
 }
 
-const LABEL: Record<CheckName, string> = {
-  resumption_drop: 'resumption share',
-  tls13_drop: 'TLS 1.3 share',
-  h3_drop: 'HTTP/3 share',
-  tls_p75_rise: 'p75 TLS handshake time',
-  connect_p75_rise: 'p75 connect time',
-};
-
 function describe(a: AlertState): string {
   const fmt = (v: number | null) =>
     v === null ? 'n/a' : a.check.endsWith('_drop') ? `${(v * 100).toFixed(1)} %` : `${v.toFixed(1)} ms`;
-  return `${a.site}: ${LABEL[a.check]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
+  return `${a.site}: ${CHECK_LABELS[a.check]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
 }
 
 export class AlertEvaluator {
