@@ -3,6 +3,7 @@
  * discriminated union. Only the background stores or uploads anything; the others ask it.
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
+import type { AboutAnswer } from '@tlsrum/shared/query/schemas';
 import type { ConnectionTiming } from '@tlsrum/shared/classify';
 import type { HandshakeClass } from '@tlsrum/shared/constants';
 import { api } from './lib/browser';
@@ -85,14 +86,8 @@ export interface FieldPercentiles {
   note?: string;
 }
 
-/** `GET /v1/about` (collector/src/routes/about.ts). */
-export interface About {
-  operator: string | null;
-  contact: string | null;
-  privacyPolicyUrl: string | null;
-  retentionDays: number;
-  stores: { country: boolean; address: boolean };
-}
+/** `GET /v1/about`: the collector's own answer schema. */
+export type About = AboutAnswer;
 
 export type AboutReply = { ok: true; url: string; about: About } | { ok: false; url: string; error: string };
 
