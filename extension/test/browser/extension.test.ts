@@ -245,6 +245,25 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     expect(rows.filter((r) => r.clientToken === old.clientToken)).toEqual([expect.objectContaining({ site: 'a.lab.test', entryType: 'navigation' })]);
   });
 
+  it("options: 'Test connection' names who runs the collector, or says plainly why it cannot", async () => {
+    const options = await extensionPage(b, 'options/index.html');
+    const test = async (url: string) => {
+      await options.$eval('#collector', (el) => ((el as HTMLInputElement).value = ''));
+      await options.type('#collector', url);
+      await options.click('#test');
+      await options.waitForFunction(() => !/^Testing/.test(document.getElementById('about')!.textContent ?? ''), { timeout: 20_000 });
+      return options.$eval('#about', (el) => el.textContent ?? '');
+    };
+    const closed = collector.url.replace(/:\d+$/, ':9');
+    expect(await test(closed)).toMatch(/^Could not reach http:\/\/127\.0\.0\.1:9: nothing answered/);
+    const ok = await test(collector.url);
+    expect(ok).toContain(`Connected to ${collector.url}.`);
+    // The test collector has no OPERATOR_NAME: said, not hidden.
+    expect(ok).toContain('This collector does not say who runs it.');
+    expect(ok).toContain('Records are deleted after 395 days.');
+    await options.close();
+  });
+
   // Firefox has no prerendering (no speculation-rules prerender, no document.prerendering).
   it.skipIf(name === 'firefox')('does not measure a prerendered page until the user opens it', async () => {
     const pre = await launch(name, { profileDir: join(lab.dir, 'profile-prerender'), certs, hosts: HOSTS, extensionDir: join(dist, name), preloading: true });
