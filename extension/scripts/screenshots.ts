@@ -28,7 +28,8 @@ import { buildTarget } from './build';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const shots = join(root, 'extension/docs/screenshots');
-const POLL = { polling: 100 };
+// Generous: the machine may be busy (demo data, two browsers' worth of pages).
+const POLL = { polling: 100, timeout: 120_000 };
 const step = (what: string) => console.log(`screenshots: ${what}`);
 
 async function collectorWithDemoData(work: string) {
@@ -137,7 +138,10 @@ async function main(): Promise<void> {
     await page.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
     await page.type('input[name=token]', collector.tokens['app.example.io']!);
     await page.click('#apply-token');
-    await page.waitForFunction(() => document.getElementById('scope')!.textContent === 'Site app.example.io', POLL);
+    await page.waitForFunction(() => document.getElementById('scope')!.textContent === 'Site app.example.io', POLL).catch(async (err: Error) => {
+      const seen = await page.evaluate(() => [document.getElementById('scope')!.textContent, document.getElementById('notice')!.textContent, location.href]);
+      throw new Error(`${err.message}; the page shows ${JSON.stringify(seen)}`);
+    });
     await page.waitForFunction(() => [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'), POLL);
     await new Promise((r) => setTimeout(r, 1_500));
     await page.screenshot({ path: join(root, 'docs/dashboard-site.png'), fullPage: true });
