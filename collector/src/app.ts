@@ -24,6 +24,7 @@ import { installRequestBody } from './plugins/request-body';
 import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
 import { installAlerts } from './plugins/alerts';
 import healthRoutes from './routes/health';
+import aboutRoutes from './routes/about';
 import handshakeRoutes from './routes/handshakes';
 import siteRoutes from './routes/sites';
 import readRoutes from './routes/read';
@@ -203,6 +204,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   await installDocs(app);
   await app.register(healthRoutes);
+  await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
   await app.register(siteRoutes);
   installAlerts(app);
