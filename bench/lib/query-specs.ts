@@ -5,6 +5,7 @@
 import { DEFAULT_MIN_CLIENTS_PER_CELL } from '../../collector/src/config';
 import { buildCellSql, MAX_CELLS, type CellQuery } from '../../collector/src/queries/cells';
 import type { Table } from '../../collector/src/queries/dimensions';
+import { DEFAULT_CLIENT_CAP } from '../../collector/src/queries/counted';
 
 export const TABLES: readonly Table[] = ['raw', 'rollup'];
 
@@ -26,7 +27,7 @@ export const QUERY_SPECS: readonly QuerySpec[] = [
 
 /** The SQL and bound parameters the API runs for a spec over [from, to) on a table, every site (default threshold). */
 export function directSql(spec: QuerySpec, table: Table, from: number, to: number): ReturnType<typeof buildCellSql> {
-  return buildCellSql({ ...spec.cell, table, filters: { from, to, site: null } }, DEFAULT_MIN_CLIENTS_PER_CELL);
+  return buildCellSql({ ...spec.cell, table, filters: { from, to, site: null, clientCap: DEFAULT_CLIENT_CAP } }, DEFAULT_MIN_CLIENTS_PER_CELL);
 }
 
 export function apiUrl(base: string, spec: QuerySpec, table: Table, from: number, to: number): string {

@@ -22,6 +22,7 @@ import securityHeaders from './plugins/security-headers';
 import sites from './plugins/sites';
 import store from './plugins/store';
 import underPressure from './plugins/under-pressure';
+import aboutRoutes from './routes/about';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
 import readRoutes from './routes/read';
@@ -88,6 +89,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   await app.register(docs);
   await app.register(healthRoutes);
+  await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
   await app.register(siteRoutes);
   await app.register(readRoutes);

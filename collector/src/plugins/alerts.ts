@@ -28,6 +28,7 @@ const alertsPlugin: FastifyPluginAsync = async (app) => {
     client: app.store.query,
     sites: () => app.sites.list(),
     config,
+    clientCap: app.config.clientRecordsPerCellDay,
     webhook,
     onEvent: (e) => app.log.warn({ site: e.alert.site, check: e.alert.check, window: e.alert.window, event: e.event }, e.summary),
     onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'alert evaluation failed'),

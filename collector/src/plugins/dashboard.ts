@@ -29,6 +29,8 @@ const dashboard: FastifyPluginAsync = async (app) => {
     cacheControl: false,
     setHeaders: (reply, path) => {
       reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      // The guides the panels link to (guide/*.md): shown as text, not offered as a download.
+      if (path.endsWith('.md')) reply.header('content-type', 'text/plain; charset=utf-8');
     },
   });
 };

@@ -8,15 +8,21 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { createCountryLookup, type CountryLookup } from '../geo/country';
+import { CLIENT_CAP_ENTRIES, ClientCapCounter } from '../ingest/client-cap';
 import { IngestPipeline } from '../ingest/pipeline';
 import { QUARANTINE_DIR } from '../ingest/quarantine';
 import { insertStatement } from '../ingest/spool-format';
+import { TokenBudget } from '../ingest/token-budget';
 import { scrapedCounter, scrapedGauge } from '../metrics/scraped';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The durable ingest path: spool, flusher, duplicate check. */
     ingest: IngestPipeline;
+    /** New client tokens per address, site and day (null: TOKENS_PER_ADDRESS = 0). */
+    tokenBudget: TokenBudget | null;
+    /** The daily rollup's per-client cap, counted at ingest. */
+    clientCap: ClientCapCounter;
     countryOf: CountryLookup;
   }
 }
@@ -67,11 +73,18 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
         'the store refuses this spool segment for its content: moved to the quarantine (pnpm collector spool list)',
       );
     },
-    onReplayAdopted: (segments) => app.log.warn({ segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) }, 'replaying segments put back from the quarantine'),
+    onReplay: ({ segments, quarantined, errors }) => {
+      if (segments.length) app.log.warn({ segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) }, 'replaying segments put back from the quarantine');
+      if (quarantined.length) app.log.error({ segments: quarantined }, 'segments put back for replay cannot be read: moved to the quarantine again');
+      if (errors.length) app.log.error({ errors }, 'segments put back for replay could not be taken in; trying again');
+    },
   });
   if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
   if (ingest.recovered.quarantined.length > 0) {
     app.log.error({ segments: ingest.recovered.quarantined }, 'spool segments this release cannot read: moved to the quarantine (pnpm collector spool list)');
+  }
+  if (ingest.recovered.replayErrors.length > 0) {
+    app.log.error({ errors: ingest.recovered.replayErrors }, 'segments put back for replay could not be taken in; trying again');
   }
   const registry = app.registry;
   scrapedGauge(registry, { name: 'tlsrum_spool_bytes', help: 'Bytes of accepted batches in the spool, not yet in the store.', read: () => ingest.spool.bytes });
@@ -97,6 +110,8 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
 
 
   app.decorate('ingest', ingest);
+  app.decorate('clientCap', new ClientCapCounter({ perCell: config.clientRecordsPerCellDay, maxEntries: CLIENT_CAP_ENTRIES }));
+  app.decorate('tokenBudget', config.tokensPerAddress > 0 ? new TokenBudget({ perAddress: config.tokensPerAddress, maxEntries: config.tokenBudgetEntries }) : null);
   app.decorate('countryOf', createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 
   app.addHook('onClose', async () => {

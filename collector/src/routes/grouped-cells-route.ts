@@ -36,7 +36,7 @@ export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncT
         },
       },
       async (request, reply) => {
-        const ctx = queryContext(request.scope, request.query);
+        const ctx = queryContext(request.scope, request.query, app.config.clientRecordsPerCellDay);
         const dimensions = parseDimensions(request.query.dimensions, ['stack', 'mode']);
         const min = app.config.minClientsPerCell;
         privateCache(reply);

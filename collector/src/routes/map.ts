@@ -19,7 +19,7 @@ const map: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const ctx = queryContext(request.scope, request.query);
+      const ctx = queryContext(request.scope, request.query, app.config.clientRecordsPerCellDay);
       const min = app.config.minClientsPerCell;
       privateCache(reply);
       const cells = await queryCells(app.store.query, { table: ctx.table, filters: ctx.filters, dimensions: ['country'], metrics: 'handshake', limit: MAX_CELLS.map }, min);

@@ -26,7 +26,7 @@ const timeseries: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const ctx = queryContext(request.scope, request.query);
+      const ctx = queryContext(request.scope, request.query, app.config.clientRecordsPerCellDay);
       const bucket = request.query.interval ?? (ctx.filters.to - ctx.filters.from <= HOURLY_UP_TO_MS ? 'hour' : 'day');
       const dimensions = parseDimensions(request.query.dimensions, []);
       const min = app.config.minClientsPerCell;
