@@ -7,7 +7,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateChecks, type Thresholds } from '../src/alerts/checks';
-import { loadAlertConfig } from '../src/alerts/config';
 import { AlertEvaluator, WEEK_MS, type AlertEvent } from '../src/alerts/evaluator';
 import { normalUpperTail, twoProportionGreater } from '../src/alerts/stats';
 import { Webhook } from '../src/alerts/webhook';
@@ -18,7 +17,7 @@ import { metricValue, removeDir, startApp, type TestApp } from './helpers';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
-const defaults: Thresholds = loadAlertConfig({}, 20).thresholds;
+const defaults: Thresholds = loadConfig({ MIN_CLIENTS_PER_CELL: '20' }).alerts.thresholds;
 
 describe('statistics', () => {
   it('normal tail matches tabulated values', () => {
@@ -147,7 +146,8 @@ describe('alerts on a real store', () => {
   const week = (x: Omit<Traffic, 'from' | 'to'> & { from: number; to: number }) => ({ ...x, from: x.from - WEEK_MS, to: x.to - WEEK_MS });
 
   beforeAll(async () => {
-    t = await startApp({ ADMIN_TOKEN: 'admin-token-0123456789', ALERT_INTERVAL_MS: '0', ALERT_WINDOWS: 'hour' });
+    // Exact arithmetic on data with many records per client: without the per-client cap (flood.test.ts tests it).
+    t = await startApp({ ADMIN_TOKEN: 'admin-token-0123456789', ALERT_INTERVAL_MS: '0', ALERT_WINDOWS: 'hour', CLIENT_RECORDS_PER_CELL_DAY: '0' });
     const rows = [
       // broken.example: a deploy turned resumption off — every handshake is now a full one (8× slower).
       // 85 % resumed a week ago: p75 was a resumed handshake; now it is a full one.
@@ -233,6 +233,7 @@ describe('alerts on a real store', () => {
       client: t.app.store.query,
       sites: () => sites,
       config: { ...t.app.config.alerts, windows: ['hour'] },
+      clientCap: t.app.config.clientRecordsPerCellDay,
       webhook,
       onEvent: (e) => events.push(e),
     });

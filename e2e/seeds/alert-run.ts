@@ -5,8 +5,8 @@
  * tickets (resumes), then the current hour's visits to the same hostname served by the one with tickets
  * and session cache off (never resumes) — "a deploy turned resumption off". Each client is one browser
  * profile with its own client token. The baseline records are the lab's real records with their `ts`
- * moved one week back (the alert compares the last hour with the same hour a week earlier), stored with
- * the collector's own row conversion; the current ones go through its ingest endpoint.
+ * moved one week back (the alert compares the last hour with the same hour a week earlier), submitted
+ * to the collector's ingest pipeline; the current ones go through its ingest endpoint.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,8 +19,6 @@ import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import { hostOf } from '../lab/servers';
 import { sendRecords, toBatches } from '../src/synth/collector-client';
-import { encodeRowTsv, TSV_FORMAT } from '../../collector/src/ingest/encode-rows';
-import { toRow } from '../../collector/src/ingest/to-row';
 import { runVisits } from './lab-runs';
 
 const WEEK_MS = 7 * 86_400_000;
@@ -88,10 +86,11 @@ export async function resumptionAlertRun(lab: RunningLab, profile: RttProfile, o
     await sendRecords(windows.current, { collector, agent });
     await app.ingest.flush();
     // (Through the ingest pipeline, as the endpoint does: a direct insert on the store's ingest client
-    // would reuse the session's last deduplication token and be dropped as a duplicate.)
-    const ctx = { country: '', receivedAt: now - WEEK_MS, isRegisteredSite: (h: string) => app.sites.has(h) };
+    // would reuse the session's last deduplication token and be dropped as a duplicate.) The batch was
+    // sent a week ago too: its sentAt bounds its records' timestamps.
+    const origin = { country: '', receivedAt: now - WEEK_MS, isRegisteredSite: (h: string) => app.sites.has(h) };
     for (const batch of toBatches(windows.baseline.map((r) => ({ ...r, ts: r.ts - WEEK_MS })), agent)) {
-      await app.ingest.submit(batch.batchId, batch.records.map((r) => encodeRowTsv(toRow(r, { ...ctx, batch }))).join(''), batch.records.length, TSV_FORMAT);
+      await app.ingest.submit({ ...batch, sentAt: batch.sentAt - WEEK_MS }, origin);
     }
     await app.ingest.flush();
     const events: string[] = [];

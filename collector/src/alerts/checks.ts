@@ -7,11 +7,12 @@
  * wobble; the small default alpha keeps every site quiet on noise although the checks run every few
  * minutes on overlapping windows.
  */
+import { CHECKS } from '@tlsrum/shared/query';
+import type { Alert } from '@tlsrum/shared/query/schemas';
 import { twoProportionGreater } from './stats';
 import type { WindowPair, WindowStats } from './window-query';
 
-export type CheckName = 'resumption_drop' | 'tls13_drop' | 'h3_drop' | 'tls_p75_rise' | 'connect_p75_rise';
-export const CHECKS: readonly CheckName[] = ['resumption_drop', 'tls13_drop', 'h3_drop', 'tls_p75_rise', 'connect_p75_rise'];
+
 
 export interface Thresholds {
   /** Significance level of each one-sided test. */
@@ -26,25 +27,23 @@ export interface Thresholds {
   p75Rise: number;
 }
 
-export type CheckStatus = 'ok' | 'firing' | 'insufficient_data';
-
-export interface CheckResult {
-  check: CheckName;
-  status: CheckStatus;
-  /** Share (0–1) or p75 in ms, in the current and the baseline window; null when not reported. */
-  current: number | null;
-  baseline: number | null;
-  /** current − baseline for shares, current / baseline − 1 for p75s. */
-  change: number | null;
-  pValue: number | null;
-  samples: { current: number; baseline: number };
-}
+/**
+ * One check's verdict: its part of the /v1/alerts answer. Shares (0–1) or p75s in ms in the current and
+ * the baseline window (null when not reported); change = current − baseline for shares, current /
+ * baseline − 1 for p75s.
+ */
+export type CheckResult = Pick<Alert, 'check' | 'status' | 'current' | 'baseline' | 'change' | 'pValue' | 'samples'>;
 
 const SHARE: Record<'resumption_drop' | 'tls13_drop' | 'h3_drop', (w: WindowStats) => [hits: number, of: number]> = {
   resumption_drop: (w) => [w.resumed, w.resumedKnown],
   tls13_drop: (w) => [w.tls13, w.versionKnown],
   h3_drop: (w) => [w.h3, w.records],
 };
+
+/** Records per window, null for a window under the client threshold (a small cell's count is never shown). */
+function samplesOf(pair: WindowPair, nCur: number, nBase: number, t: Thresholds): CheckResult['samples'] {
+  return { current: pair.current.clients >= t.minClients ? nCur : null, baseline: pair.baseline.clients >= t.minClients ? nBase : null };
+}
 
 function enough(pair: WindowPair, nCur: number, nBase: number, t: Thresholds): boolean {
   return nCur >= t.minSamples && nBase >= t.minSamples && pair.current.clients >= t.minClients && pair.baseline.clients >= t.minClients;
@@ -53,7 +52,7 @@ function enough(pair: WindowPair, nCur: number, nBase: number, t: Thresholds): b
 function shareCheck(check: keyof typeof SHARE, pair: WindowPair, t: Thresholds): CheckResult {
   const [xc, nc] = SHARE[check](pair.current);
   const [xb, nb] = SHARE[check](pair.baseline);
-  const samples = { current: nc, baseline: nb };
+  const samples = samplesOf(pair, nc, nb, t);
   if (!enough(pair, nc, nb, t)) return { check, status: 'insufficient_data', current: null, baseline: null, change: null, pValue: null, samples };
   const current = xc / nc;
   const baseline = xb / nb;
@@ -68,7 +67,7 @@ function p75Check(check: 'tls_p75_rise' | 'connect_p75_rise', pair: WindowPair, 
   const key = check === 'tls_p75_rise' ? 'tls' : 'connect';
   const nc = pair.current.records;
   const nb = pair.baseline.records;
-  const samples = { current: nc, baseline: nb };
+  const samples = samplesOf(pair, nc, nb, t);
   if (!enough(pair, nc, nb, t)) return { check, status: 'insufficient_data', current: null, baseline: null, change: null, pValue: null, samples };
   const current = pair.current[`${key}P75`];
   const baseline = pair.baseline[`${key}P75`];

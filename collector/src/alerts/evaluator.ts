@@ -4,22 +4,21 @@
  * run the checks, keep the latest verdicts, and notify on transitions (firing, resolved).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { evaluateChecks, type CheckName, type CheckResult } from './checks';
-import { WINDOW_MS, type AlertConfig, type AlertWindow } from './config';
+import { CHECK_LABELS } from '@tlsrum/shared/query';
+import type { Alert } from '@tlsrum/shared/query/schemas';
+import { evaluateChecks } from './checks';
+import type { Config } from '../config';
 import { queryWindowPair } from './window-query';
 import type { Webhook } from './webhook';
 
 export const WEEK_MS = 7 * 86_400_000;
 
-export interface AlertState extends CheckResult {
-  site: string;
-  window: AlertWindow;
-  /** When the check started firing (epoch ms), while it fires. */
-  since: number | null;
-  evaluatedAt: number;
-  /** Current window [from, to) and the baseline a week earlier, epoch ms. */
-  range: { from: number; to: number; baselineFrom: number; baselineTo: number };
-}
+export type AlertConfig = Config['alerts'];
+export type AlertWindow = AlertConfig['windows'][number];
+const WINDOW_MS: Record<AlertWindow, number> = { hour: 3_600_000, day: 86_400_000 };
+
+/** A check's latest verdict for a site and window, as /v1/alerts answers it. */
+export type AlertState = Alert;
 
 export interface AlertEvent {
   event: 'firing' | 'resolved';
@@ -32,23 +31,17 @@ export interface EvaluatorOptions {
   /** Registered sites, read at every evaluation. */
   sites: () => string[];
   config: AlertConfig;
+  /** Records of one client token counted per window and day at most (CLIENT_RECORDS_PER_CELL_DAY; 0: no cap). */
+  clientCap: number;
   webhook?: Webhook | null;
   onEvent?: (e: AlertEvent) => void;
   onError?: (err: unknown) => void;
 }
 
-const LABEL: Record<CheckName, string> = {
-  resumption_drop: 'resumption share',
-  tls13_drop: 'TLS 1.3 share',
-  h3_drop: 'HTTP/3 share',
-  tls_p75_rise: 'p75 TLS handshake time',
-  connect_p75_rise: 'p75 connect time',
-};
-
 function describe(a: AlertState): string {
   const fmt = (v: number | null) =>
     v === null ? 'n/a' : a.check.endsWith('_drop') ? `${(v * 100).toFixed(1)} %` : `${v.toFixed(1)} ms`;
-  return `${a.site}: ${LABEL[a.check]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
+  return `${a.site}: ${CHECK_LABELS[a.check]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
 }
 
 export class AlertEvaluator {
@@ -97,6 +90,7 @@ export class AlertEvaluator {
           current: { from: range.from, to: range.to },
           baseline: { from: range.baselineFrom, to: range.baselineTo },
           source: this.o.config.source,
+          clientCap: this.o.clientCap,
         });
         for (const r of evaluateChecks(pair, this.o.config.thresholds)) {
           const key = `${site}\u0000${window}\u0000${r.check}`;

@@ -2,9 +2,11 @@
  * Regression alerts in the app: the evaluator (alerts/evaluator.ts) scheduled once the store and the
  * site list are ready, the optional webhook, and the Prometheus series on `/metrics`.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import { AlertEvaluator } from '../alerts/evaluator';
 import { Webhook } from '../alerts/webhook';
+import { scrapedCounter, scrapedGauge } from '../metrics/scraped';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -12,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-export function installAlerts(app: FastifyInstance): void {
+const alertsPlugin: FastifyPluginAsync = async (app) => {
   const config = app.config.alerts;
   const webhook = config.webhookUrl
     ? new Webhook({
@@ -26,37 +28,59 @@ export function installAlerts(app: FastifyInstance): void {
     client: app.store.query,
     sites: () => app.sites.list(),
     config,
+    clientCap: app.config.clientRecordsPerCellDay,
     webhook,
     onEvent: (e) => app.log.warn({ site: e.alert.site, check: e.alert.check, window: e.alert.window, event: e.event }, e.summary),
     onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'alert evaluation failed'),
   });
   app.decorate('alerts', evaluator);
 
-  const r = app.registry;
-  const byCheck = (check: string, value: (s: ReturnType<AlertEvaluator['list']>[number]) => number | null) => () =>
-    evaluator
-      .list()
-      .filter((s) => s.check === check)
-      .flatMap((s) => {
-        const v = value(s);
-        return v === null ? [] : [[{ site: s.site, window: s.window }, v] as [Record<string, string>, number]];
-      });
-  r.gauge('tlsrum_site_resumption_ratio', 'Share of resumed handshakes among those with a known resumption state, per site and window.', ['site', 'window'], byCheck('resumption_drop', (s) => s.current));
-  r.gauge('tlsrum_site_tls13_ratio', 'Share of TLS 1.3 among handshakes with a known version, per site and window.', ['site', 'window'], byCheck('tls13_drop', (s) => s.current));
-  r.gauge('tlsrum_site_h3_ratio', 'Share of HTTP/3 connections, per site and window.', ['site', 'window'], byCheck('h3_drop', (s) => s.current));
-  r.gauge('tlsrum_site_tls_p75_seconds', 'p75 of the TLS handshake phase, per site and window.', ['site', 'window'], byCheck('tls_p75_rise', (s) => (s.current === null ? null : s.current / 1000)));
-  r.gauge('tlsrum_site_connect_p75_seconds', 'p75 of connect (TCP + TLS), per site and window.', ['site', 'window'], byCheck('connect_p75_rise', (s) => (s.current === null ? null : s.current / 1000)));
-  r.gauge('tlsrum_site_alert_firing', '1 while a regression check fires for a site and window, else 0 (absent without enough data).', ['site', 'window', 'check'], () =>
-    evaluator
-      .list()
-      .filter((s) => s.status !== 'insufficient_data')
-      .map((s) => [{ site: s.site, window: s.window, check: s.check }, s.status === 'firing' ? 1 : 0] as [Record<string, string>, number]),
-  );
-  r.counter('tlsrum_alert_evaluations_total', 'Completed alert evaluations (every site and window).', [], () => [[{}, evaluator.evaluations]]);
-  r.counter('tlsrum_alert_webhook_deliveries_total', 'Alert webhook deliveries by outcome.', ['outcome'], () => [
-    [{ outcome: 'delivered' }, webhook?.delivered ?? 0],
-    [{ outcome: 'failed' }, webhook?.failed ?? 0],
-  ]);
+  const registry = app.registry;
+  type State = ReturnType<AlertEvaluator['list']>[number];
+  const perSiteAndWindow = (name: string, help: string, check: string, value: (s: State) => number | null) =>
+    scrapedGauge(registry, {
+      name,
+      help,
+      labelNames: ['site', 'window'],
+      read: () =>
+        evaluator
+          .list()
+          .filter((s) => s.check === check)
+          .flatMap((s) => {
+            const v = value(s);
+            return v === null ? [] : [[{ site: s.site, window: s.window }, v] as const];
+          }),
+    });
+  const seconds = (s: State) => (s.current === null ? null : s.current / 1000);
+  perSiteAndWindow('tlsrum_site_resumption_ratio', 'Share of resumed handshakes among those with a known resumption state, per site and window.', 'resumption_drop', (s) => s.current);
+  perSiteAndWindow('tlsrum_site_tls13_ratio', 'Share of TLS 1.3 among handshakes with a known version, per site and window.', 'tls13_drop', (s) => s.current);
+  perSiteAndWindow('tlsrum_site_h3_ratio', 'Share of HTTP/3 connections, per site and window.', 'h3_drop', (s) => s.current);
+  perSiteAndWindow('tlsrum_site_tls_p75_seconds', 'p75 of the TLS handshake phase, per site and window.', 'tls_p75_rise', seconds);
+  perSiteAndWindow('tlsrum_site_connect_p75_seconds', 'p75 of connect (TCP + TLS), per site and window.', 'connect_p75_rise', seconds);
+  scrapedGauge(registry, {
+    name: 'tlsrum_site_alert_firing',
+    help: '1 while a regression check fires for a site and window, else 0 (absent without enough data).',
+    labelNames: ['site', 'window', 'check'],
+    read: () =>
+      evaluator
+        .list()
+        .filter((s) => s.status !== 'insufficient_data')
+        .map((s) => [{ site: s.site, window: s.window, check: s.check }, s.status === 'firing' ? 1 : 0] as const),
+  });
+  scrapedCounter(registry, {
+    name: 'tlsrum_alert_evaluations_total',
+    help: 'Completed alert evaluations (every site and window).',
+    read: () => evaluator.evaluations,
+  });
+  scrapedCounter(registry, {
+    name: 'tlsrum_alert_webhook_deliveries_total',
+    help: 'Alert webhook deliveries by outcome.',
+    labelNames: ['outcome'],
+    read: () => [
+      [{ outcome: 'delivered' }, webhook?.delivered ?? 0],
+      [{ outcome: 'failed' }, webhook?.failed ?? 0],
+    ],
+  });
 
   // The first evaluation needs the registered sites: read them first (the registry's own start may not
   // have finished yet).
@@ -68,4 +92,7 @@ export function installAlerts(app: FastifyInstance): void {
     await evaluator.stop();
     await webhook?.close();
   });
-}
+};
+
+/** Not encapsulated: the alert routes read `app.alerts`. */
+export default fp(alertsPlugin, { name: 'alerts', dependencies: ['store', 'sites', 'metrics'] });

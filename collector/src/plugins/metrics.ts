@@ -1,10 +1,14 @@
 /**
- * Metrics: one registry per app (`app.registry`, for other plugins to add series), the collector's own
- * series (`app.ingestMetrics`), response counting, and `GET /metrics` in the Prometheus text format.
+ * Metrics: one prom-client registry per app (`app.registry`: other plugins add their series with
+ * `registers: [app.registry]`, or `scrapedGauge` for values read at scrape time), the collector's own
+ * series (`app.ingestMetrics`), response counting, and `GET /metrics` in the Prometheus text format 0.0.4.
+ * No default process collectors: only series someone acts on, and a per-app registry keeps apps built
+ * side by side (tests) apart.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import { Registry } from 'prom-client';
 import { collectorMetrics, type CollectorMetrics, type RejectReason } from '../metrics/collector-metrics';
-import { PROMETHEUS_CONTENT_TYPE, Registry } from '../metrics/registry';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -19,7 +23,7 @@ declare module 'fastify' {
 
 const STATUS_REASON: Record<number, RejectReason> = { 400: 'invalid', 413: 'too_large', 415: 'unsupported', 429: 'rate_limited', 503: 'pressure' };
 
-export function installMetrics(app: FastifyInstance): void {
+const metrics: FastifyPluginAsync = async (app) => {
   const registry = new Registry();
   const m = collectorMetrics(registry);
   app.decorate('registry', registry);
@@ -34,6 +38,9 @@ export function installMetrics(app: FastifyInstance): void {
   });
 
   app.get('/metrics', async (_request, reply) =>
-    reply.header('content-type', PROMETHEUS_CONTENT_TYPE).header('cache-control', 'no-store').send(registry.render()),
+    reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()),
   );
-}
+};
+
+/** Not encapsulated: the registry is for every plugin, and every response is counted. */
+export default fp(metrics, { name: 'metrics' });

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { HandshakeBatch, MAX_RECORDS_PER_BATCH } from '@tlsrum/shared';
-import { encodeRowTsv, TSV_FORMAT } from '../ingest/encode-rows';
+import { HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule, type HandshakeRecord } from '@tlsrum/shared';
 import { normalizeBatchSites } from '../ingest/hostname';
 import { SpoolFullError } from '../ingest/pipeline';
-import { toRow } from '../ingest/to-row';
 import { httpError } from '../plugins/error-handler';
+import { ingestRateLimit } from '../plugins/rate-limit';
 import { ErrorResponse } from '../schemas/responses';
 
 /** Records whose timestamp is further than this from the receive time are refused: clock garbage. */
@@ -31,8 +30,8 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           503: ErrorResponse,
         },
       },
-      // Per client address; only when RATE_LIMIT_PER_MINUTE > 0 (plugins/rate-limit.ts registers the plugin).
-      config: { rateLimit: {} },
+      // Per client address; only when RATE_LIMIT_PER_MINUTE > 0.
+      config: { rateLimit: ingestRateLimit(app.config) },
       // Hostnames are normalised (lower case, IDNA) before the schema checks their form.
       preValidation: async (request) => normalizeBatchSites(request.body, MAX_RECORDS_PER_BATCH),
     },
@@ -44,6 +43,9 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
         if (Math.abs(r.ts - now) > MAX_CLOCK_SKEW_MS) {
           throw httpError(400, `body/records/${i}/ts must be within 24 h of the collector's clock`);
         }
+        // What no honest producer can send is refused, naming the rule (docs/integrity.md).
+        const rule = rejectingRule(r, batch);
+        if (rule) throw httpError(400, `body/records/${i} is implausible (rule ${rule.name}): ${rule.requirement}`);
       });
       const reject = (reason: 'not_ready' | 'spool_full' | 'spool_error', retryAfter: number) => {
         request.rejectReason = reason;
@@ -54,13 +56,21 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
       if (!app.ingest.isDuplicate(batch.batchId) && !app.ingest.accepts(n)) throw reject('spool_full', app.ingest.retryAfterSeconds());
       // The IP is used for this lookup and goes no further: rows hold the country only.
       const country = app.countryOf(request.ip);
-      const ctx = { batch, country, receivedAt: now, isRegisteredSite: app.sites.has };
-      // TabSeparated: the store parses it several times faster than JSONEachRow (BENCHMARKS.md, insert-format).
-      let rows = '';
-      for (const r of batch.records) rows += encodeRowTsv(toRow(r, ctx));
       let result;
       try {
-        result = await app.ingest.submit(batch.batchId, rows, n, TSV_FORMAT);
+        // So is the token budget's keyed hash of it (memory only): the row holds a flag, never the address.
+        const budget = app.tokenBudget;
+        // Per site as stored: an unregistered hostname is no site (else each made-up name would be a fresh budget).
+        const overTokenBudget = budget
+          ? (r: HandshakeRecord) => !budget.admits(request.ip, r.site !== null && app.sites.has(r.site) ? r.site : null, r.clientToken)
+          : undefined;
+        result = await app.ingest.submit(batch, {
+          country,
+          receivedAt: now,
+          isRegisteredSite: app.sites.has,
+          overTokenBudget,
+          overClientCap: (r, site, c) => app.clientCap.capped(r, site, c),
+        });
       } catch (err) {
         if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());
         request.log.error({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code } }, 'spool write failed');

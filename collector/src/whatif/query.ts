@@ -5,30 +5,36 @@
  * is not all "first visits"). Bound parameters only. At most `limit` rows, the most recent ones.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import { HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
+import { VALUE_FILTERS } from '@tlsrum/shared/query';
+import type { ValueFilters } from '../queries/cells';
+import { RAW_CLIENTS } from '../queries/clients';
+import { dimensionSql, filterDimension } from '../queries/dimensions';
 import type { Connection } from './model';
+import { countedRows } from '../queries/counted';
 
 export interface WhatIfQuery {
   site: string | null;
   from: number;
   to: number;
-  source: string | null;
-  browser?: string | null;
-  country: string | null;
+  filters: ValueFilters;
   ticketLifetimeMs: number;
   limit: number;
+  /** Records of one client token counted per region and day at most (queries/counted.ts; 0: no cap). */
+  clientCap: number;
 }
 
 export interface RegionConnection extends Connection {
   country: string;
 }
 
-/** Site, source, country and browser filters; an empty value ('*' for the site) means any. */
-const SCOPE = `({site:String} = '*' OR site = {site:String})
-    AND ({source:String} = '' OR source = {source:String})
-    AND ({country:String} = '' OR country = {country:String})
-    AND ({browser:String} = '' OR browser = {browser:String})`;
+/** The site and the catalogue's value filters; an empty value ('*' for the site) means any. */
+const SCOPE = [
+  "({site:String} = '*' OR site = {site:String})",
+  ...VALUE_FILTERS.map((f) => `({${f}:String} = '' OR ${dimensionSql(filterDimension(f), 'raw')} = {${f}:String})`),
+].join('\n    AND ');
 
-const SQL = `
+const sql = (cap: number) => `
 SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat
 FROM (
   SELECT
@@ -36,20 +42,15 @@ FROM (
     toUnixTimestamp64Milli(ts)
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
       <= {lifetime:Int64} AS repeat
-  FROM handshakes
-  WHERE ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-    AND ${SCOPE}
-    AND clientToken != ''
+  FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != ''`, ['country'], cap)}
 )
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
 ORDER BY ts DESC
 LIMIT {limit:UInt32}`;
 
-const CLIENTS_SQL = `
-SELECT country, uniqExact(clientToken) AS clients, count() AS connections
-FROM handshakes
-WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-  AND ${SCOPE}
+const clientsSql = (cap: number) => `
+SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections
+FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, ['country'], cap)}
 GROUP BY country`;
 
 type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean];
@@ -57,9 +58,7 @@ type Row = [string, number, number, number, number, number, string, string | nul
 function params(q: WhatIfQuery) {
   return {
     site: q.site ?? '*',
-    source: q.source ?? '',
-    country: q.country ?? '',
-    browser: q.browser ?? '',
+    ...Object.fromEntries(VALUE_FILTERS.map((f) => [f, q.filters[f] ?? ''])),
     from: q.from,
     to: q.to,
     lookFrom: q.from - q.ticketLifetimeMs,
@@ -69,7 +68,7 @@ function params(q: WhatIfQuery) {
 }
 
 export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery): Promise<RegionConnection[]> {
-  const rs = await client.query({ query: SQL, query_params: params(q), format: 'JSONCompactEachRow' });
+  const rs = await client.query({ query: sql(q.clientCap), query_params: params(q), format: 'JSONCompactEachRow' });
   const rows = await rs.json<Row>();
   return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat]) => ({
     country,
@@ -80,7 +79,7 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
     ttfb: Number(ttfb),
     transport: transport === 'quic' ? 'quic' : 'tcp',
     tlsVersion: tlsVersion === '1.2' || tlsVersion === '1.3' ? tlsVersion : null,
-    handshakeClass: (['full-2rtt', '1rtt', '0rtt'].includes(handshakeClass) ? handshakeClass : 'unknown') as Connection['handshakeClass'],
+    handshakeClass: (HANDSHAKE_CLASSES as readonly string[]).includes(handshakeClass) ? (handshakeClass as HandshakeClass) : 'unknown',
     resumed: resumed === null ? null : Boolean(resumed),
     repeat: Boolean(Number(repeat)),
   }));
@@ -88,7 +87,7 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
 
 /** Distinct clients and connections per country over the whole range (for small-cell suppression). */
 export async function queryRegionClients(client: ClickHouseClient, q: WhatIfQuery): Promise<Map<string, { clients: number; connections: number }>> {
-  const rs = await client.query({ query: CLIENTS_SQL, query_params: params(q), format: 'JSONEachRow' });
+  const rs = await client.query({ query: clientsSql(q.clientCap), query_params: params(q), format: 'JSONEachRow' });
   const rows = await rs.json<{ country: string; clients: number; connections: number }>();
   return new Map(rows.map((r) => [r.country, { clients: Number(r.clients), connections: Number(r.connections) }]));
 }

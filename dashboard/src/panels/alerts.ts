@@ -2,20 +2,13 @@
  * Regression alerts of the chosen site: every check's latest verdict (last hour and day against the
  * same window a week earlier), firing ones first. Alerts are per site: they need the site's read token.
  */
+import { CHECK_LABELS, CHECK_STATUS_LABELS } from '@tlsrum/shared/query';
 import type { AlertsAnswer } from '../api';
 import { createPanel } from '../panel';
-import { ms, pct } from '../format';
+import { ms, pct, pValueText } from '../format';
 import { fillTable } from '../table';
 
-const CHECKS: Record<string, string> = {
-  resumption_drop: 'resumption share',
-  tls13_drop: 'TLS 1.3 share',
-  h3_drop: 'HTTP/3 share',
-  tls_p75_rise: 'p75 TLS handshake',
-  connect_p75_rise: 'p75 connect',
-};
-const STATUS: Record<string, string> = { firing: 'FIRING', ok: 'ok', insufficient_data: 'too little data' };
-const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change', 'p', 'since'];
+const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change', 'significance', 'since'];
 
 const isShare = (check: string) => check.endsWith('_drop');
 const value = (check: string, v: number | null) => (v === null ? '—' : isShare(check) ? pct(v) : ms(v));
@@ -25,8 +18,8 @@ export function alertsPanel(parent: HTMLElement) {
   const panel = createPanel(parent, {
     id: 'alerts',
     title: 'Regression alerts',
-    description:
-      'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test (see docs/alerts.md).',
+    description: 'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test.',
+    link: { text: 'How the checks work (docs/alerts.md)', href: './guide/alerts.md' },
     charts: [],
     table: { className: 'alerts-table', below: true },
     wide: true,
@@ -43,14 +36,14 @@ export function alertsPanel(parent: HTMLElement) {
         answer.alerts.map((a) => ({
           className: `alert-${a.status}`,
           cells: [
-            STATUS[a.status] ?? a.status,
+            CHECK_STATUS_LABELS[a.status],
             a.site,
             a.window,
-            CHECKS[a.check] ?? a.check,
+            CHECK_LABELS[a.check],
             value(a.check, a.current),
             value(a.check, a.baseline),
             change(a.check, a.change),
-            a.pValue === null ? '—' : a.pValue.toExponential(1),
+            pValueText(a.pValue),
             a.since === null ? '' : new Date(a.since).toISOString().slice(0, 16).replace('T', ' '),
           ],
         })),
@@ -65,8 +58,8 @@ export function alertsPanel(parent: HTMLElement) {
           baseline: a.baseline ?? undefined,
           change: a.change ?? undefined,
           p_value: a.pValue ?? undefined,
-          samples_current: a.samples.current,
-          samples_baseline: a.samples.baseline,
+          samples_current: a.samples.current ?? undefined,
+          samples_baseline: a.samples.baseline ?? undefined,
           since: a.since === null ? undefined : new Date(a.since).toISOString(),
           evaluated_at: new Date(a.evaluatedAt).toISOString(),
         })),
