@@ -15,6 +15,8 @@ interface Fixture {
   id: string;
   rttMs: number | null;
   path: 'proxy' | 'relay' | 'loopback';
+  /** warm: the same browser profile visited the server (cold) just before. */
+  visit: 'cold' | 'warm';
   truth: { tlsVersion: '1.2' | '1.3' | null; resumed: boolean; earlyData: boolean; roundTrips: number | null };
   /** null where the wire could not tell (two connections for one visit). */
   expectedClass: HandshakeClass | null;
