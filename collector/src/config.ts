@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { Type, type StaticDecode } from 'typebox';
 import { ALERT_WINDOWS } from '@tlsrum/shared/query';
 import { ConfigError, envTable, nullable, parseEnv, type Env } from './env-schema';
+import { TOKEN_BUDGET_DEFAULTS } from './ingest/token-budget';
+import { DEFAULT_CLIENT_CAP } from './queries/counted';
 
 export { ConfigError };
 
@@ -132,6 +134,27 @@ export const ConfigSchema = Type.Object({
   }),
   adminToken: nullable(Type.String({ minLength: 16 }), { env: 'ADMIN_TOKEN', description: 'enables site registration' }),
   minClientsPerCell: int('MIN_CLIENTS_PER_CELL', DEFAULT_MIN_CLIENTS_PER_CELL, 1, 1_000_000, 'small-cell suppression threshold (distinct clients)'),
+  clientRecordsPerCellDay: int(
+    'CLIENT_RECORDS_PER_CELL_DAY',
+    DEFAULT_CLIENT_CAP,
+    0,
+    1_000_000,
+    'records of one client token a figure counts per cell and UTC day at most (raw-table queries; [docs/integrity.md](docs/integrity.md)); `0` = no cap',
+  ),
+  tokensPerAddress: int(
+    'TOKENS_PER_ADDRESS',
+    TOKEN_BUDGET_DEFAULTS.perAddress,
+    0,
+    1_000_000,
+    'new client tokens one address (IPv6: one /64) may introduce per site and UTC day; the records of further tokens are stored flagged and left out of figures; `0` = no limit',
+  ),
+  tokenBudgetEntries: int(
+    'TOKEN_BUDGET_ENTRIES',
+    TOKEN_BUDGET_DEFAULTS.maxEntries,
+    1,
+    10_000_000,
+    '(address, site) pairs the tokens-per-address check remembers (in memory, keyed hashes only); the least recently seen is forgotten first',
+  ),
   trustProxy: Type.Boolean({
     env: 'TRUST_PROXY',
     default: false,

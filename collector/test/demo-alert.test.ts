@@ -1,7 +1,7 @@
 /** The demo data has one site whose alert fires: app.example.io's resumption dropped two days ago. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generateDemoData } from '../src/demo/generate';
-import { newReadToken } from '../src/plugins/auth';
+import { newReadToken } from '../src/auth';
 import { removeDir, startApp, type TestApp } from './helpers';
 
 const ADMIN = 'admin-token-0123456789';

@@ -18,7 +18,7 @@ import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '../../collector/src/config';
 import { generateDemoData } from '../../collector/src/demo/generate';
 import { SITES } from '../../collector/src/demo/profiles';
-import { newReadToken } from '../../collector/src/plugins/auth';
+import { newReadToken } from '../../collector/src/auth';
 // Declares app.alerts (module augmentation).
 import type {} from '../../collector/src/plugins/alerts';
 import { extensionPage, launchChromium } from '../test/support/browsers';
