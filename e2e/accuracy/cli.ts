@@ -36,8 +36,12 @@ const servers = (flag('--servers')?.split(',') as ServerId[] | undefined) ?? bas
 for (const s of servers) if (!ALL_SERVERS.includes(s)) throw new Error(`unknown server "${s}" (known: ${ALL_SERVERS.join(', ')})`);
 const runs = Number(flag('--runs') ?? base.runs);
 // --no-firefox: Chromium only (no Firefox arms, no Firefox 0-RTT probe).
-const browsers = (flag('--browsers')?.split(',') as Browser[] | undefined) ?? base.browsers.filter((b) => b !== 'firefox' || !args.includes('--no-firefox'));
+const browsersFlag = flag('--browsers')?.split(',') as Browser[] | undefined;
+const allowed = (b: Browser) => (browsersFlag ? browsersFlag.includes(b) : b !== 'firefox' || !args.includes('--no-firefox'));
+const browsers = browsersFlag ?? base.browsers.filter(allowed);
 for (const b of browsers) if (b !== 'chromium' && b !== 'firefox') throw new Error(`unknown browser "${b}" (known: chromium, firefox)`);
+// HTTP/3 cells have browsers of their own (the quick matrix runs Firefox for h3 only).
+const h3 = { browsers: base.h3.browsers.filter(allowed), runs: flag('--runs') ? runs : base.h3.runs };
 const extension = base.extension && !args.includes('--no-extension')
   ? { ...base.extension, rebuild: true, browsers: base.extension.browsers.filter((b) => browsers.includes(b)), servers: base.extension.servers.filter((s) => servers.includes(s)) }
   : undefined;
@@ -77,6 +81,7 @@ try {
     servers,
     runs,
     browsers,
+    h3,
     ...(extension ? { extension } : {}),
     onProgress: (l) => console.log(`accuracy: ${l}`),
   });
@@ -88,6 +93,7 @@ try {
     quick,
     browser: Object.entries(result.browserVersions).map(([b, v]) => `${b} ${v}`).join(', '),
     browsers,
+    h3,
     ...(extension ? { extension } : {}),
     profiles: profiles.map((p) => ({ name: p.name, rttMs: p.rttMs })),
     modes: base.modes,

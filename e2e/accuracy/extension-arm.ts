@@ -9,7 +9,7 @@
  * record is placed in the visit whose time window holds its `ts` (the entry's start), and joined to
  * the connection the profile's delaying proxy opened to the record's host inside that window (proxy
  * log: host, source address, upstream port), then to the server's log line for that upstream port
- * (truth.ts). Several records for one host in a window (HTTP/1.1 opens a second connection when the
+ * (truth.ts); for HTTP/3, to the relay's flow whose upstream port Caddy logged for the host. Several records for one host in a window (HTTP/1.1 opens a second connection when the
  * first is busy) pair with as many connections in start order; any other count: not joined, with why.
  */
 import { resolve } from 'node:path';
@@ -20,14 +20,14 @@ import type { RttProfile } from '../lab/profiles';
 import { serverOfHost, type ServerId } from '../lab/servers';
 import type { Browser, MatrixResult } from './run';
 import { claimedOfRecord, classDerivationOf, expectedOf, type Sample } from './samples';
-import { connectionId, ProxyLog, readTruth } from './truth';
+import { connectionId, h3Truth, ProxyLog, readTruth, type ProxyLine, type TruthIndex } from './truth';
 
 
 export interface ExtensionArmOptions {
   browsers: Browser[];
   profiles: RttProfile[];
   modes: ('cold' | 'warm')[];
-  /** TCP servers only: the extension arm does not run HTTP/3 (see the report). */
+  /** Lab servers; h3 gets launches of its own (QUIC to the profile's UDP relay, no SOCKS proxy). */
   servers: ServerId[];
   runs: number;
   /**
@@ -88,14 +88,16 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
       unjoined.push({ arm: 'extension', server: where?.server.id ?? '?', host: host || '(no site)', why: where ? 'no visit window holds its ts' : 'not a lab host' });
       continue;
     }
-    const opened = proxy.opened(v.profile.sourceAddress, host, v.start, v.end);
+    const h3 = where.server.id === 'h3';
+    const opened = h3 ? h3Flows(truth, proxy, v.profile.sourceAddress, host, v.start, v.end) : proxy.opened(v.profile.sourceAddress, host, v.start, v.end);
     const siblings = arm.rows.filter((x) => x.site === host && epochOf(x.ts) >= v.start && epochOf(x.ts) <= v.end).map((x) => epochOf(x.ts));
     const p = connectionOfRecord(ts, siblings, opened);
     if (typeof p === 'string') {
       unjoined.push({ arm: 'extension', server: where.server.id, host, why: p });
       continue;
     }
-    const t = truth.lookup(where.server.id, { addr: p.source, port: p.upstreamLocalPort!, conn: null }, p.t);
+    const logged = truth.lookup(where.server.id, { addr: p.source, port: p.upstreamLocalPort!, conn: null }, p.t);
+    const t = logged && h3Truth(logged, p);
     if (!t) {
       unjoined.push({ arm: 'extension', server: where.server.id, host, why: `no server log line for ${p.source}:${p.upstreamLocalPort}` });
       continue;
@@ -118,6 +120,15 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
     });
   }
   return { samples, unjoined, failedVisits: arm.visits.filter((v) => v.error).length };
+}
+
+/**
+ * The QUIC flows a profile's UDP relay carried for a host in a visit window. The relay's log has no
+ * host (QUIC hides it from a relay that does not decrypt), so the host comes from Caddy's access log:
+ * the client ports it saw for the host's requests, each the upstream port of one relay flow.
+ */
+function h3Flows(truth: TruthIndex, proxy: ProxyLog, source: string, host: string, fromMs: number, toMs: number): ProxyLine[] {
+  return truth.h3Connections(source, host, fromMs, toMs).flatMap((t) => proxy.lookup('udp', source, t.port, t.t) ?? []);
 }
 
 /**

@@ -16,6 +16,8 @@ export interface ReportMeta {
   runs: number;
   /** Browsers of the synthetic arm (older saved samples: Chromium only). */
   browsers?: string[];
+  /** The synthetic arm's HTTP/3 cells. */
+  h3?: { browsers: string[]; runs: number };
   /** The real-extension arm, when it ran. */
   extension?: { browsers: string[]; runs: number; servers: string[] };
   loadBefore: number[];
@@ -62,7 +64,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   out.push('');
   const browsers = meta.browsers ?? ['chromium'];
   out.push(
-    `Matrix: servers ${meta.servers.map((s) => `\`${s}\``).join(', ')} × RTT profiles ${meta.profiles.map((p) => `${p.name} (${p.rttMs} ms)`).join(', ')} × ${meta.modes.join('/')} × ${meta.runs} run(s) (warm adds one priming visit) × ${browsers.join('/')} × arms: synthetic runner; \`rum\` (Chromium only) = the extension's Chromium rules replayed on the synthetic runner's timing entry` +
+    `Matrix: servers ${meta.servers.map((s) => `\`${s}\``).join(', ')} × RTT profiles ${meta.profiles.map((p) => `${p.name} (${p.rttMs} ms)`).join(', ')} × ${meta.modes.join('/')} × ${meta.runs} run(s) (warm adds one priming visit) × ${browsers.join('/')}${meta.h3 && meta.servers.includes('h3') ? ` (\`h3\`: ${meta.h3.browsers.join('/')}, ${meta.h3.runs} run(s))` : ''} × arms: synthetic runner; \`rum\` (Chromium only) = the extension's Chromium rules replayed on the synthetic runner's timing entry` +
       (meta.extension
         ? `; \`extension\` = the built extension itself in ${meta.extension.browsers.join('/')}, opted in, sending to the real collector (servers ${meta.extension.servers.map((s) => `\`${s}\``).join(', ')}, ${meta.extension.runs} run(s)).`
         : '; the real-extension arm did not run.'),
@@ -86,7 +88,9 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
         ['tls phase within max(2 ms, 5 %) — on the wire', pct(summary.timingWithinTolerance), `TCP connections on delayed profiles, 0-RTT left out (${timedTcp}, ${timed.filter((r) => !r.quic && r.wireWithin === null).length} without a span); expected = the k round trips as the delaying proxy saw them pass: ClientHello to the client's answer to the server's k-th flight (injected delay + both ends' turnaround in this connection)`],
         ['tls phase within max(2 ms, 5 %) — calibrated', pct(summary.timingWithinToleranceCalibrated), 'same connections; expected = delay the proxy logged for the handshake flights + per-server CPU cost (full or resumed) from the zero-delay profile'],
         ['tls phase within max(2 ms, 5 %) — raw', pct(summary.timingWithinToleranceRaw), 'same connections; expected = nominal RTT × round trips'],
-        ['HTTP/3: tls phase within max(2 ms, 5 %) — calibrated', pct(summary.timingWithinToleranceH3), `h3 connections on delayed profiles, 0-RTT left out (${timedH3}), scored apart: the lab's QUIC server stalls many handshakes (see "TLS phase vs injected round trips")`],
+        ['HTTP/3 connections joined to a server log line', summary.h3Connections, 'unique QUIC connections (Chromium and Firefox, synthetic and extension arms, every profile)'],
+        ['HTTP/3: tls phase within max(2 ms, 5 %) — on the wire', pct(summary.h3TimingWithinTolerance), `h3 connections on delayed profiles, 0-RTT left out (${timedH3}, ${timed.filter((r) => r.quic && r.wireWithin === null).length} without a span); expected = the client's first Initial to its first 1-RTT datagram as the UDP relay saw them pass (see "TLS phase vs injected round trips")`],
+        ['HTTP/3: tls phase within max(2 ms, 5 %) — calibrated', pct(summary.timingWithinToleranceH3), 'same connections; expected = delay the relay logged for the first flight each way + zero-delay CPU cost'],
         ['unknown class share', pct(summary.unknownShare), `all records (${samples.length})`],
       ],
     ),
@@ -94,23 +98,25 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   out.push('');
   // The headline pools browsers and arms; they differ (Firefox's whole-millisecond timings, the
   // extension's connections are its own), so each is stated.
-  const tcpTimed = timed.filter((r) => !r.quic);
-  const byArm = new Map<string, typeof tcpTimed>();
-  for (const r of tcpTimed) {
-    const arm = `${r.browser} / ${r.arm === 'synthetic' && r.browser === 'chromium' ? 'synthetic (= rum)' : r.arm}`;
-    for (const k of [arm, `${arm} / ${r.profile} (${r.rttMs} ms)`]) byArm.set(k, [...(byArm.get(k) ?? []), r]);
-  }
-  const withinShare = (rs: typeof tcpTimed, f: (r: (typeof tcpTimed)[number]) => boolean | null) => {
+  const withinShare = (rs: typeof timed, f: (r: (typeof timed)[number]) => boolean | null) => {
     const known = rs.filter((r) => f(r) !== null);
     return known.length ? pct(known.filter((r) => f(r)).length / known.length) : '–';
   };
-  out.push(
-    table(
-      ['TLS phase (TCP) by browser / arm / profile', 'connections', 'within — on the wire', 'within — calibrated', 'within — raw'],
-      [...byArm.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, rs]) => [k, rs.length, withinShare(rs, (r) => r.wireWithin), withinShare(rs, (r) => r.calibratedWithin), withinShare(rs, (r) => r.rawWithin)]),
-    ),
-  );
-  out.push('');
+  for (const quic of [false, true]) {
+    const byArm = new Map<string, typeof timed>();
+    for (const r of timed.filter((x) => x.quic === quic)) {
+      const arm = `${r.browser} / ${r.arm === 'synthetic' && r.browser === 'chromium' ? 'synthetic (= rum)' : r.arm}`;
+      for (const k of [arm, `${arm} / ${r.profile} (${r.rttMs} ms)`]) byArm.set(k, [...(byArm.get(k) ?? []), r]);
+    }
+    if (!byArm.size) continue;
+    out.push(
+      table(
+        [`TLS phase (${quic ? 'HTTP/3' : 'TCP'}) by browser / arm / profile`, 'connections', 'within — on the wire', 'within — calibrated', 'within — raw'],
+        [...byArm.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, rs]) => [k, rs.length, withinShare(rs, (r) => r.wireWithin), withinShare(rs, (r) => r.calibratedWithin), withinShare(rs, (r) => r.rawWithin)]),
+      ),
+    );
+    out.push('');
+  }
   out.push(
     `Not measured (synthetic runner): ${result.counts.opaque} cross-origin entries without Timing-Allow-Origin (all timing fields 0: counted, never classified), ${result.counts.reused} entries on reused connections. Visits: ${result.counts.visits}, failed: ${result.counts.failedVisits}. Connections seen but not joined to a server log line: ${result.unjoined.length}.`,
   );
@@ -127,13 +133,13 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
           ? 'nginx access log: `$ssl_protocol $ssl_session_reused $ssl_early_data $ssl_alpn_protocol`, joined by the client port (`X-Lab-Conn`)'
           : s.software === 'nginx-stream'
             ? 'nginx stream log (TLS terminator), joined through PROXY protocol: the backend repeats the client port in `X-Lab-Conn`'
-            : "Caddy's access log joins the connection, but Caddy 2.6 logs no TLS state for HTTP/3 (an all-zero `tls` object): version 1.3 by RFC 9001; resumption and 0-RTT are **the client's own** (NetLog `is_resumed`, `requestStart < connectEnd`), so on h3 the record is compared with the browser, not the server",
+            : "Caddy's access log joins the connection (client port, host), but Caddy 2.6 logs no TLS state for HTTP/3 (an all-zero `tls` object): version 1.3 by RFC 9001 (Caddy logs `HTTP/3.0`); **early data from the wire**: the UDP relay reads each datagram's plaintext QUIC packet headers and logs the client's 0-RTT packets; **resumption is the client's own**: Chromium's NetLog (`QUIC_SESSION_ZERO_RTT_STATE` accepted), or a client that sent 0-RTT (only a client holding a ticket can); otherwise unknown and not scored (Firefox's getSecurityInfo has no resumption flag). Per row: `from` = `wire-h3`",
       ]),
     ),
   );
   out.push('');
   out.push(
-    'Expected class: `0rtt` when the server (or, on h3, the client) saw early data; `full-2rtt` for a full TLS 1.2 handshake without False Start — in Chromium without ALPN, in Firefox always (its timing entry shows two round trips for every full TLS 1.2 handshake here, ALPN or not); `1rtt` for everything else (Chromium\'s TLS 1.2 with ALPN uses False Start, TLS 1.3 full and resumed, TLS 1.2 resumed).',
+    'Expected class: `0rtt` when the server (on h3: the wire) saw early data; `full-2rtt` for a full TLS 1.2 handshake without False Start — in Chromium without ALPN, in Firefox always (its timing entry shows two round trips for every full TLS 1.2 handshake here, ALPN or not); `1rtt` for everything else (Chromium\'s TLS 1.2 with ALPN uses False Start, TLS 1.3 full and resumed, TLS 1.2 resumed).',
   );
   if (result.extension) {
     const e = result.extension;
@@ -141,7 +147,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     out.push(
       `**How the extension arm is joined.** A record carries no URL, path, port or address; every lab host is registered as a site, so the collector keeps its hostname in \`site\`. ` +
         'Visits run one at a time, each opening one connection per origin, so a record belongs to the visit whose time window holds its `ts` (the entry start), and to the connection the profile\'s delaying proxy opened to that host inside the window (the proxy logs host, source address and upstream port; when HTTP/1.1 opened a second connection to the host, records and connections pair in start order; when the proxy saw a connection no record measured (until the delay-queue fix of 2026-11-23 that was a request the stalled proxy held, re-sent on a new connection), a record takes the connection that started clearly nearest its own start — within 25 ms, 25 ms nearer than any other, and no other record nearer to it — and anything else stays unjoined); the server\'s log line for that upstream port is the truth. ' +
-        `Records stored by the collector: ${e.records}; joined: ${e.joined}; not joined: ${e.records - e.joined} (reasons below). Extension visits: ${e.visits}, failed: ${e.failedVisits}. HTTP/3 is not in this arm (the extension's QUIC entries would need a second launch per cell with forced QUIC and the relay's address).`,
+        `Records stored by the collector: ${e.records}; joined: ${e.joined}; not joined: ${e.records - e.joined} (reasons below). Extension visits: ${e.visits}, failed: ${e.failedVisits}. HTTP/3 has launches of its own (forced QUIC to the profile's UDP relay, no SOCKS proxy); its records join the relay flow whose upstream port Caddy's access log names for the record's host in the visit window.`,
     );
   }
   for (const arm of ARMS) for (const browser of ['chromium', 'firefox']) {
@@ -191,19 +197,18 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   const h3 = t.rows.filter((r) => r.quic && r.handshakeClass !== '0rtt');
   if (h3.length) {
     const stalled = h3.filter((r) => r.quicStalled);
-    const clean = h3.filter((r) => r.quicStalled === false && r.calibratedWithin !== null);
     out.push('');
     out.push(
-      `**HTTP/3 is scored apart.** Over QUIC, \`secureConnectionStart\` equals \`connectStart\` and the phase is the whole QUIC handshake; when nothing stalls it is 1 RTT + CPU like TCP's (Chromium's \`connectEnd\` comes once it has the server's Finished, not at HANDSHAKE_DONE). But Chromium's post-quantum ClientHello spans two Initial datagrams, and the lab's Caddy 2.6 (quic-go) often acknowledges the first and ignores the second (mostly when it follows within ~1 ms): its flight then leaves only after Chromium's probe timeout re-sends the ClientHello, one or more RTTs later (and tens to hundreds of ms at zero RTT, which is what inflated the h3 "CPU cost" in earlier reports). ` +
+      `**HTTP/3.** Over QUIC, \`secureConnectionStart\` equals \`connectStart\` and the phase is the whole QUIC handshake: 1 RTT + CPU like TCP's. *On the wire* it is scored against the span the UDP relay (next to the browser) saw from the arrival of the client's first Initial datagram (its ClientHello) to the arrival of its first datagram carrying a 1-RTT packet (a client has 1-RTT keys only once it has the server's Finished, and sends its own Finished with that first 1-RTT data; the relay tells packet types from the plaintext QUIC headers). ` +
+        "Both browsers offer a post-quantum key share (X25519MLKEM768), so their ClientHello spans two Initial datagrams; Caddy 2.6's quic-go (0.31) drops a second Initial that reaches it before it has set up the connection for the first (quic-go issue #3760), and the handshake then waits for the client's probe timeout. The relay therefore holds a flow's later datagrams until the server has answered the first (its ACK) — logged as `gateHeldMs`, and inside the wire span. The lab's h3 cells measure the post-quantum ClientHello (Caddy selects X25519), plus that server turnaround. " +
         (h3.some((r) => r.quicStalled === null)
-          ? 'This run\'s relay log has no datagram sizes, so stalls are not counted. '
-          : `The UDP relay's datagram log shows this stall on ${stalled.length} of ${h3.length} h3 connections on delayed profiles (0-RTT left out); of the others, ${clean.filter((r) => r.calibratedWithin).length} of ${clean.length} are within tolerance. `) +
-        'A server-side artefact, not a path property: the h3 figure is kept out of the headline and stated beside it.',
+          ? "This run's relay log has no datagram sizes, so stalls are not counted."
+          : `Handshakes that still waited for a re-sent ClientHello: ${stalled.length} of ${h3.length} on delayed profiles (0-RTT left out).`),
     );
   }
   out.push('');
   out.push(
-    '0-RTT connections are listed but left out of the headline figure: their request leaves before the handshake ends, and when Chromium marks `connectEnd` for a QUIC 0-RTT connection is not a round-trip count (it is late by one or more RTTs here).',
+    '0-RTT connections are listed but left out of the timing figures: their request leaves before the handshake ends, and when a browser marks `connectEnd` for a QUIC 0-RTT connection is not a round-trip count (it is late by one or more RTTs here).',
   );
   out.push('');
   // What the calibration assumes — that the CPU part measured at zero delay is the CPU part on a delayed
@@ -292,7 +297,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     `- **Cross-origin entries without Timing-Allow-Origin** (${result.counts.opaque} here) have no timings at all: neither arm measures them (the synthetic runner could, from CDP, but keeps RUM's coverage).`,
   );
   out.push(
-    '- **HTTP/3**: resumption and 0-RTT are known only to the client (Caddy logs no TLS state for h3); Chromium pools the `b.`/`c.` h3 origins onto the page\'s QUIC connection (same address, certificate valid for all), so h3 yields one connection per visit.',
+    '- **HTTP/3**: resumption is known only to the client (Caddy logs no TLS state for h3; the wire shows 0-RTT packets, not whether the server accepted a ticket without them); Chromium pools the `b.`/`c.` h3 origins onto the page\'s QUIC connection (same address, certificate valid for all), so h3 yields one connection per visit in Chromium and two in Firefox (a. and b.; c. has no Timing-Allow-Origin).',
   );
   out.push(
     '- **TCP 0-RTT**: Chromium does not send TLS early data over TCP, so the `t13-0rtt` server shows 1-RTT resumptions in Chromium; its 0-RTT path needs Firefox (see the Firefox section when the run included it).',

@@ -7,11 +7,12 @@
 import { classificationFields, classifyHandshake, tlsFromServerTiming } from '@tlsrum/shared/classify';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
-import { hostOf, serverOfHost, SERVERS, type ServerId } from '../lab/servers';
+import { serverOfHost, SERVERS, type ServerId } from '../lab/servers';
+import { labPath, type LabPath } from '../lab/synth-options';
 import { runSynthetic, type VisitResult } from '../src/synth/index';
 import { joinExtensionRows, runExtensionArm } from './extension-arm';
-import { claimedOfRecord, expectedOf, type Arm, type Sample } from './samples';
-import { connectionId, parseLabConn, ProxyLog, readTruth } from './truth';
+import { claimedOfRecord, derivationWithTiming, expectedOf, type Arm, type Sample } from './samples';
+import { connectionId, h3Truth, parseLabConn, ProxyLog, readTruth } from './truth';
 
 export interface MatrixOptions {
   profiles: RttProfile[];
@@ -19,8 +20,10 @@ export interface MatrixOptions {
   servers: ServerId[];
   /** Visits per URL and mode (warm adds one priming visit). */
   runs: number;
-  /** Browsers of the synthetic arm (default Chromium only). */
+  /** Browsers of the synthetic arm's TCP servers (default Chromium only). */
   browsers?: Browser[];
+  /** The synthetic arm's HTTP/3 cells (when `servers` has h3): browsers and runs (default: `browsers`, `runs`). */
+  h3?: { browsers: Browser[]; runs: number };
   /** The real-extension arm: its browsers, runs and TCP servers (none: not run). */
   extension?: { browsers: Browser[]; runs: number; servers: ServerId[]; rebuild?: boolean };
   onProgress?: (line: string) => void;
@@ -52,37 +55,17 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
   const raw: RawVisit[] = [];
   const errors: string[] = [];
   const browserVersions: MatrixResult['browserVersions'] = {};
-  for (const browser of o.browsers ?? ['chromium']) for (const profile of o.profiles) {
+  const tcpBrowsers = o.browsers ?? ['chromium'];
+  const h3 = o.h3 ?? { browsers: tcpBrowsers, runs: o.runs };
+  for (const browser of [...new Set([...tcpBrowsers, ...h3.browsers])]) for (const profile of o.profiles) {
     for (const mode of o.modes) {
       const tcpServers = o.servers.filter((s) => s !== 'h3');
-      const batches: { urls: string[]; proxy?: string; hostResolver?: Record<string, string>; h3Origins?: string[] }[] = [];
-      if (tcpServers.length) batches.push({ urls: tcpServers.map((s) => lab.urls[s]), proxy: `socks5://127.0.0.1:${lab.socks[profile.name]}` });
-      // Firefox ESR did not reach the lab's QUIC relay (NS_ERROR_CONNECTION_REFUSED: it connected over
-      // TCP, and only UDP listens on the relay's address): HTTP/3 is Chromium's here.
-      if (o.servers.includes('h3') && lab.udp[profile.name] && browser === 'chromium') {
-        // QUIC does not go through a SOCKS proxy: the h3 origins resolve to this profile's UDP relay,
-        // which listens on Caddy's port on its own loopback address.
-        const relay = lab.udp[profile.name]!.split(':')[0]!;
-        batches.push({
-          urls: [lab.urls.h3],
-          hostResolver: { [`*.h3.lab.test`]: relay },
-          h3Origins: (['a', 'b', 'c'] as const).map((p) => `${hostOf(p, 'h3')}:${lab.ports.h3}`),
-        });
-      }
+      const batches: { urls: string[]; runs: number; path: LabPath }[] = [];
+      if (tcpServers.length && tcpBrowsers.includes(browser)) batches.push({ urls: tcpServers.map((s) => lab.urls[s]), runs: o.runs, path: labPath(lab, profile, 'tcp') });
+      if (o.servers.includes('h3') && lab.udp[profile.name] && h3.browsers.includes(browser)) batches.push({ urls: [lab.urls.h3], runs: h3.runs, path: labPath(lab, profile, 'quic') });
       for (const b of batches) {
         const t0 = Date.now();
-        const result = await runSynthetic({
-          urls: b.urls,
-          browser,
-          mode,
-          runs: o.runs,
-          ...(b.proxy ? { proxy: b.proxy } : {}),
-          hostResolver: b.hostResolver ?? {},
-          spkiHashes: [lab.ca.leafSpki],
-          caCertPath: lab.ca.caCert,
-          ...(b.h3Origins ? { h3Origins: b.h3Origins } : {}),
-          visitTimeoutMs: 20_000,
-        });
+        const result = await runSynthetic({ urls: b.urls, browser, mode, runs: b.runs, ...b.path, visitTimeoutMs: 20_000 });
         browserVersions[browser] = result.browser.version;
         for (const v of result.visits) {
           raw.push({ profile, mode, visit: v });
@@ -139,14 +122,9 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         unjoined.push({ arm: 'synthetic', server: serverId, host: c.host, why: lc ? `no server log line for ${lc.addr}:${lc.port}` : 'no X-Lab-Conn header' });
         continue;
       }
-      // HTTP/3: Caddy logs no TLS state, so the truth is the client's own: NetLog's is_resumed where it
-      // has one, and early data when the request left before the connection was established.
-      const clientEarly = c.timing.requestStart > 0 && c.timing.requestStart < c.timing.connectEnd;
-      const truthH3 = serverId === 'h3' && t.tlsVersion === '1.3' && t.resumed === null
-        ? { ...t, from: 'client-h3' as const, earlyData: clientEarly, resumed: typeof c.netlog?.isResumed === 'boolean' ? c.netlog.isResumed : clientEarly ? true : null }
-        : t;
-      const expected = expectedOf(truthH3, visit.browser);
       const proxyLine = proxy.lookup(serverId === 'h3' ? 'udp' : 'tcp', lc.addr, lc.port, c.connectStartEpochMs);
+      const truthH3 = h3Truth(t, proxyLine, typeof c.netlog?.isResumed === 'boolean' ? c.netlog.isResumed : null);
+      const expected = expectedOf(truthH3, visit.browser);
       const base = {
         browser: visit.browser,
         mode,
@@ -161,7 +139,7 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         expected,
         proxy: proxyLine,
       };
-      if (c.record) samples.push({ ...base, arm: 'synthetic', claimed: claimedOfRecord(c.record, classifyHandshake({ timing: c.timing })) });
+      if (c.record) samples.push({ ...base, arm: 'synthetic', claimed: claimedOfRecord(c.record, derivationWithTiming(c.record.handshakeClass, classifyHandshake({ timing: c.timing }))) });
       // The `rum` arm replays the extension's Chromium rules; in Firefox the extension arm is the real thing.
       if (visit.browser !== 'chromium') continue;
       const since = lastHandshake.get(c.host);

@@ -86,16 +86,29 @@ export interface ClassDerivation {
 
 /**
  * A record keeps phases, not the timing entry: the classifier's reason for `unknown` and how it knew the
- * class are re-derived from them. The phases alone cannot show a request that left before `connectEnd`,
- * so a 0-RTT class the phases do not give was known from that order of events (`implied`).
+ * class are re-derived from them. A 0-RTT class is `inferred` when the phases fit the timing rule given
+ * a resumption history (which the record was classified with, and which the phases do not keep), else
+ * it was known from the order of events — a request that left before `connectEnd` — `implied`.
  */
 export function classDerivationOf(c: Pick<HandshakeRecord, 'entryType' | 'tcp' | 'tls' | 'handshakeClass'> & { protocol: string }): ClassDerivation {
   const connectEnd = c.tcp + c.tls;
-  const fromPhases = classifyHandshake({
-    timing: { entryType: c.entryType, nextHopProtocol: c.protocol, startTime: 0, fetchStart: 0, domainLookupStart: 0, domainLookupEnd: 0, connectStart: 0, secureConnectionStart: c.tcp, connectEnd, requestStart: connectEnd, responseStart: connectEnd },
-  });
-  if (c.handshakeClass === '0rtt' && fromPhases.handshakeClass !== '0rtt') return { handshakeClassSource: 'implied' };
+  const timing = { entryType: c.entryType, nextHopProtocol: c.protocol, startTime: 0, fetchStart: 0, domainLookupStart: 0, domainLookupEnd: 0, connectStart: 0, secureConnectionStart: c.tcp, connectEnd, requestStart: connectEnd, responseStart: connectEnd };
+  const fromPhases = classifyHandshake({ timing });
+  if (c.handshakeClass === '0rtt' && fromPhases.handshakeClass !== '0rtt') {
+    // The answer's timing is not in the record either: assume the most favourable one.
+    const withHistory = classifyHandshake({ timing: { ...timing, responseStart: connectEnd + c.tcp }, history: { msSincePriorHandshake: 0 } });
+    return { handshakeClassSource: withHistory.handshakeClassSource === 'inferred' ? 'inferred' : 'implied' };
+  }
   return { handshakeClassSource: fromPhases.handshakeClassSource, unknownReason: fromPhases.unknownReason };
+}
+
+/**
+ * How the class of a record was known, when its timing entry is at hand: the entry shows the order of
+ * events, so a 0-RTT class that a history-less reading of it does not give came from the history rule.
+ */
+export function derivationWithTiming(recordClass: HandshakeRecord['handshakeClass'], fromTiming: ClassDerivation & { handshakeClass: string }): ClassDerivation {
+  if (recordClass === '0rtt' && fromTiming.handshakeClass !== '0rtt') return { handshakeClassSource: 'inferred' };
+  return { handshakeClassSource: fromTiming.handshakeClassSource, unknownReason: fromTiming.unknownReason };
 }
 
 /**

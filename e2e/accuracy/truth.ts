@@ -12,6 +12,8 @@ import { SERVERS } from '../lab/servers';
 
 export interface Truth {
   server: ServerId;
+  /** The request's host (Caddy logs it): joins the extension arm's h3 records, which carry no port. */
+  host?: string;
   addr: string;
   port: number;
   /** nginx connection number (http module), when logged. */
@@ -24,8 +26,11 @@ export interface Truth {
   earlyData: boolean | null;
   alpn: string | null;
   cipher: string | null;
-  /** Where the truth comes from. */
-  from: 'nginx-http' | 'nginx-stream' | 'caddy' | 'client-h3';
+  /**
+   * Where the truth comes from. `wire-h3`: version from Caddy (HTTP/3 is TLS 1.3), early data from the
+   * client's 0-RTT packets in the UDP relay's log, resumption from the client's NetLog where it has one.
+   */
+  from: 'nginx-http' | 'nginx-stream' | 'caddy' | 'wire-h3';
 }
 
 export interface LabConn {
@@ -89,6 +94,16 @@ export class TruthIndex {
     return nearest(this.byAddr.get(`${server}|${c.addr}:${c.port}`), atMs);
   }
 
+  /** HTTP/3 connections (distinct client address:port) the server saw for a host between two instants. */
+  h3Connections(addr: string, host: string, fromMs: number, toMs: number): Truth[] {
+    const out = new Map<number, Truth>();
+    for (const [k, list] of this.byAddr) {
+      if (!k.startsWith(`h3|${addr}:`)) continue;
+      for (const t of list) if (t.host === host && t.alpn === 'h3' && t.t >= fromMs && t.t <= toMs && !out.has(t.port)) out.set(t.port, t);
+    }
+    return [...out.values()];
+  }
+
   get size(): number {
     return [...this.byAddr.values()].reduce((n, l) => n + l.length, 0);
   }
@@ -122,13 +137,14 @@ export function readTruth(logDir: string): TruthIndex {
     } else {
       for (const l of lines(join(logDir, `${s.id}.log`))) {
         const req = l.request as
-          | { remote_ip?: string; remote_port?: string; proto?: string; tls?: { version?: number; resumed?: boolean; proto?: string } }
+          | { remote_ip?: string; remote_port?: string; host?: string; proto?: string; tls?: { version?: number; resumed?: boolean; proto?: string } }
           | undefined;
         if (!req?.remote_port) continue;
         // Caddy 2.6 logs an all-zero tls object for HTTP/3 requests: treat version 0 as "not logged".
         const tls = req.tls?.version ? req.tls : undefined;
         out.add({
           server: s.id,
+          ...(req.host ? { host: req.host.replace(/:\d+$/, '') } : {}),
           addr: String(req.remote_ip),
           port: Number(req.remote_port),
           conn: null,
@@ -155,6 +171,8 @@ export interface ProxyDirection {
   first?: number[];
   arrived?: number[];
   sizes?: number[];
+  /** UDP only: the QUIC packet kinds in each of the first datagrams (lab/quic-packets.ts). */
+  kinds?: string[];
 }
 
 export interface ProxyLine {
@@ -172,6 +190,8 @@ export interface ProxyLine {
   up: ProxyDirection;
   down: ProxyDirection;
   transport?: 'udp';
+  /** UDP only: how long the relay held datagrams behind the Initial gate (udp-relay.ts). */
+  gateHeldMs?: number | null;
 }
 
 /** The proxy's own log, looked up by transport, source address and the upstream port the server saw. */
@@ -196,4 +216,17 @@ export class ProxyLog {
   opened(source: string, host: string, fromMs: number, toMs: number): ProxyLine[] {
     return this.all.filter((l) => l.transport !== 'udp' && l.source === source && l.host === host && l.t >= fromMs && l.t <= toMs);
   }
+}
+
+/**
+ * The truth of an HTTP/3 connection. Caddy 2.6 logs no TLS state for HTTP/3, so: TLS 1.3 (RFC 9001);
+ * early data when the client sent 0-RTT packets (the relay's log, from the packets' plaintext headers);
+ * resumption from the client's NetLog when it has a verdict (Chromium: accepted 0-RTT), else — since a
+ * client sends 0-RTT only with a session ticket — true when it sent early data, and unknown otherwise.
+ */
+export function h3Truth(t: Truth, proxy: ProxyLine | null, clientResumed: boolean | null = null): Truth {
+  if (t.server !== 'h3' || t.alpn !== 'h3' || t.resumed !== null) return t;
+  const kinds = proxy?.up.kinds;
+  const early = kinds ? kinds.some((k) => k.includes('0')) : null;
+  return { ...t, from: 'wire-h3', earlyData: early, resumed: clientResumed ?? (early ? true : null) };
 }

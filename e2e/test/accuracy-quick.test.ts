@@ -1,6 +1,6 @@
 /**
  * The reduced accuracy matrix against the real lab and Chromium (synthetic runner, and the built
- * extension sending to the real collector): every new TLS connection is joined to its server log line,
+ * extension sending to the real collector; HTTP/3 in Firefox too): every new TLS connection is joined to its server log line,
  * and the fields records claim as observed, implied or server-timing agree with the servers' logs
  * (≥ 99 %). Timings are reported, not asserted (the machine is shared).
  */
@@ -9,7 +9,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../accuracy/report';
-import { accuracy, STRONG_SOURCES } from '../accuracy/score';
+import { quicStalled } from '../accuracy/quic-stall';
+import { accuracy, quicWireSpan, STRONG_SOURCES } from '../accuracy/score';
 import { QUICK_MATRIX } from '../accuracy/matrices';
 import { runMatrix, type MatrixResult } from '../accuracy/run';
 import { startLab, type RunningLab } from '../lab/lab';
@@ -21,7 +22,7 @@ let result: MatrixResult;
 beforeAll(async () => {
   lab = await startLab({ dir });
   result = await runMatrix(lab, QUICK_MATRIX);
-}, 240_000);
+}, 360_000);
 
 afterAll(async () => {
   await lab?.stop();
@@ -36,7 +37,9 @@ describe('accuracy (quick matrix)', () => {
     const ext = QUICK_MATRIX.extension!;
     const extensionVisits = ext.servers.length * QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1);
     const visits = result.counts.visits - extensionVisits;
-    expect(visits).toBe(QUICK_MATRIX.servers.length * QUICK_MATRIX.profiles.length * (QUICK_MATRIX.runs * 2 + 1));
+    const tcpServers = QUICK_MATRIX.servers.filter((s) => s !== 'h3').length;
+    const { h3 } = QUICK_MATRIX;
+    expect(visits).toBe(QUICK_MATRIX.profiles.length * (tcpServers * QUICK_MATRIX.browsers.length * (QUICK_MATRIX.runs * 2 + 1) + h3.browsers.length * (h3.runs * 2 + 1)));
     const connections = new Set(result.samples.filter((s) => s.arm !== 'extension').map((s) => s.connection)).size;
     expect(connections).toBeGreaterThanOrEqual(visits);
     expect(result.counts.opaque).toBeGreaterThan(0);
@@ -45,9 +48,11 @@ describe('accuracy (quick matrix)', () => {
   it('the real extension: the records the collector stored are joined to their connections, two per visit', () => {
     const ext = QUICK_MATRIX.extension!;
     const extensionVisits = ext.servers.length * QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1);
-    // At least the page's and b.'s connection per visit (HTTP/1.1 may open a second one to the page's host).
+    // At least the page's and b.'s connection per TCP visit (HTTP/1.1 may open a second one to the
+    // page's host); over HTTP/3 Chromium pools b. onto the page's QUIC connection: one per visit.
     expect(result.extension).toMatchObject({ visits: extensionVisits, failedVisits: 0 });
-    expect(result.extension!.records).toBeGreaterThanOrEqual(2 * extensionVisits);
+    const h3Visits = ext.servers.includes('h3') ? QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1) : 0;
+    expect(result.extension!.records).toBeGreaterThanOrEqual(2 * (extensionVisits - h3Visits) + h3Visits);
     expect(result.extension!.joined).toBe(result.extension!.records);
     expect(result.unjoined.filter((u) => u.arm === 'extension')).toEqual([]);
     const samples = result.samples.filter((s) => s.arm === 'extension');
@@ -57,6 +62,31 @@ describe('accuracy (quick matrix)', () => {
     const truths = new Set(samples.map((s) => `${s.server} ${s.expected.handshakeClass} ${s.expected.resumed}`));
     expect(truths).toContain('t12-noalpn full-2rtt false');
     expect(truths).toContain('t13-h2 1rtt true');
+    expect(samples.filter((x) => x.server === 'h3').length).toBeGreaterThanOrEqual(h3Visits);
+  });
+
+  it('HTTP/3 in both browsers: QUIC connections seen on the wire, no handshake waiting for a re-sent ClientHello', () => {
+    const h3 = result.samples.filter((s) => s.server === 'h3');
+    const connections = new Set(h3.map((s) => s.connection));
+    expect(connections.size).toBeGreaterThanOrEqual(10);
+    expect(new Set(h3.map((s) => `${s.arm} ${s.browser}`))).toEqual(new Set(['synthetic chromium', 'rum chromium', 'synthetic firefox', 'extension chromium']));
+    for (const s of h3) {
+      expect(s.claimed, s.connection).toMatchObject({ protocol: 'h3', tlsVersion: '1.3' });
+      expect(s.truth.from).toBe('wire-h3');
+      const kinds = s.proxy!.up.kinds!;
+      // Both browsers' ClientHello (post-quantum key share) spans two Initial datagrams; the relay held
+      // the second until Caddy had answered the first, so no ClientHello had to be sent again.
+      expect(kinds.slice(0, 2), s.connection).toEqual(['I', 'I']);
+      expect(quicStalled(s.proxy), s.connection).toBe(false);
+      // The client's Finished went out with its first 1-RTT packet: the span the TLS phase is scored on.
+      expect(quicWireSpan(s.proxy), s.connection).toBeGreaterThan(s.rttMs);
+      // Early data on the wire ⇔ the record says 0-RTT (Chromium: requestStart < connectEnd, implied;
+      // Firefox: no TLS phase after a handshake with the host, inferred).
+      expect(s.claimed.handshakeClass === '0rtt', s.connection).toBe(s.truth.earlyData === true);
+      if (s.claimed.handshakeClass === '0rtt') expect(s.claimed.handshakeClassSource, s.connection).toBe(s.browser === 'chromium' ? 'implied' : 'inferred');
+    }
+    // Warm Chromium visits resume with 0-RTT (the NetLog's accepted 0-RTT is the synthetic record's resumption).
+    expect(h3.some((s) => s.browser === 'chromium' && s.arm === 'synthetic' && s.expected.handshakeClass === '0rtt' && s.claimed.resumed === true && s.claimed.resumedSource === 'observed')).toBe(true);
   });
 
   it('has the ground truths the matrix is for: 2-RTT TLS 1.2, resumptions, and a server that never resumes', () => {
@@ -83,6 +113,7 @@ describe('accuracy (quick matrix)', () => {
       quick: true,
       browser: `Chromium ${result.browserVersion}`,
       browsers: QUICK_MATRIX.browsers,
+      h3: QUICK_MATRIX.h3,
       extension: QUICK_MATRIX.extension!,
       profiles: QUICK_MATRIX.profiles,
       modes: QUICK_MATRIX.modes,
@@ -98,6 +129,8 @@ describe('accuracy (quick matrix)', () => {
     const implied = accuracy(result.samples, 'handshakeClass', STRONG_SOURCES);
     expect(implied.n).toBeGreaterThan(0);
     expect(implied.accuracy).toBeGreaterThanOrEqual(0.99);
+    expect(summary.h3Connections).toBeGreaterThanOrEqual(10);
+    expect(summary).toHaveProperty('h3TimingWithinTolerance');
     expect(Object.keys(summary).slice(0, 6)).toEqual(['connections', 'tlsVersionAccuracy', 'resumedAccuracy', 'classAccuracy', 'timingWithinTolerance', 'unknownShare']);
     for (const f of ['tlsVersion', 'resumed', 'handshakeClass']) expect(markdown).toContain(`### ${f}`);
     expect(markdown).toContain('What cannot be told apart');

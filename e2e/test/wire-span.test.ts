@@ -3,7 +3,7 @@
  * arrival log (ms after the connection began), here as logged for real lab connections at 20 ms RTT.
  */
 import { describe, expect, it } from 'vitest';
-import { wireSpan } from '../accuracy/score';
+import { quicWireSpan, wireSpan } from '../accuracy/score';
 import type { ProxyLine } from '../accuracy/truth';
 
 const line = (up: number[], down: number[]): ProxyLine => ({
@@ -34,5 +34,19 @@ describe('wireSpan', () => {
     expect(wireSpan(line([22, 44], [33]), 2)).toBeNull();
     expect(wireSpan(null, 1)).toBeNull();
     expect(wireSpan(line([], []), 1)).toBeNull();
+  });
+});
+
+describe('quicWireSpan', () => {
+  const quic = (arrived: number[], kinds: string[]): ProxyLine => ({ ...line(arrived, []), transport: 'udp', up: { n: arrived.length, mean: 40, min: 40, max: 40, arrived, kinds } });
+  it("Chromium at 80 ms (as logged): the first Initial to the datagram with the client's Finished and first 1-RTT packet", () => {
+    expect(quicWireSpan(quic([0.63, 0.97, 87.39, 87.52, 88.29], ['I', 'I', 'IH', 'H1', '1']))).toBe(86.89);
+  });
+  it("Firefox acknowledges the server's Handshake packets before it has verified the certificate: that is not the end", () => {
+    expect(quicWireSpan(quic([0.02, 0.42, 87.1, 116.46], ['I', 'I', 'IH', 'H1']))).toBe(116.44);
+  });
+  it('no 1-RTT datagram among those logged, or no kinds at all: no span', () => {
+    expect(quicWireSpan(quic([0, 0.2, 90], ['I', 'I', 'IH']))).toBeNull();
+    expect(quicWireSpan(line([0, 40], [20]))).toBeNull();
   });
 });

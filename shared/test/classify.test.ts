@@ -132,13 +132,31 @@ describe('connectionKind: what Firefox shows a content script', () => {
   });
 });
 
-describe('0-RTT from timings (Chromium TCP early data)', () => {
-  it('a TLS phase far shorter than a round trip means the request went as early data: inferred', () => {
-    const t = entry(200, 0, { connectEnd: 10 + 200 + 0.5, requestStart: 10 + 200 + 0.7 });
-    expect(classifyHandshake({ timing: t })).toMatchObject({ handshakeClass: '0rtt', handshakeClassSource: 'inferred', tlsVersion: '1.3', tlsVersionSource: 'inferred', resumed: true, resumedSource: 'inferred' });
+describe('0-RTT from timings: inferred only after a recent handshake with the host', () => {
+  const recent = { msSincePriorHandshake: 60_000 };
+  // Chromium's TCP early data (recorded fixture chromium-rtt200-tls13-warm): TLS 0.6 ms at 200 ms RTT,
+  // the request after connectEnd, answered one round trip after the ClientHello.
+  const early = entry(200, 0, { connectEnd: 10 + 200 + 0.6, requestStart: 10 + 200 + 1, responseStart: 10 + 200 + 219 });
+  it('a TLS phase far shorter than a round trip, answered a round trip after the ClientHello, after a recent handshake: inferred', () => {
+    expect(classifyHandshake({ timing: early, history: recent })).toMatchObject({ handshakeClass: '0rtt', handshakeClassSource: 'inferred', tlsVersion: '1.3', tlsVersionSource: 'inferred', resumed: true, resumedSource: 'inferred' });
+  });
+  it('the same entry on a first contact (no ticket to send early data with) is unknown, not 0-RTT', () => {
+    expect(classifyHandshake({ timing: early })).toMatchObject({ handshakeClass: 'unknown', unknownReason: 'less-than-half-round-trip' });
+    expect(classifyHandshake({ timing: early, history: { msSincePriorHandshake: 6 * 60_000 } })).toMatchObject({ handshakeClass: 'unknown' });
+  });
+  it('a loaded loopback (TCP phase inflated to 30 ms, TLS 2 ms, answer 4 ms later) is unknown even after a recent handshake', () => {
+    const noise = entry(30, 0, { connectEnd: 10 + 30 + 2, requestStart: 10 + 30 + 2.2, responseStart: 10 + 30 + 6 });
+    expect(classifyHandshake({ timing: noise, history: recent })).toMatchObject({ handshakeClass: 'unknown', unknownReason: 'less-than-half-round-trip' });
   });
   it('a TCP phase inflated by a SYN retransmission before an ordinary handshake is not early data', () => {
     const t = entry(40, 1, { connectStart: 10, secureConnectionStart: 1050, connectEnd: 1090, requestStart: 1090.2, responseStart: 1135 });
-    expect(classifyHandshake({ timing: t })).toMatchObject({ handshakeClass: 'unknown', unknownReason: 'less-than-half-round-trip' });
+    expect(classifyHandshake({ timing: t, history: recent })).toMatchObject({ handshakeClass: 'unknown', unknownReason: 'less-than-half-round-trip' });
+  });
+  it("QUIC: Firefox's 0-RTT connection shows no TLS phase at all; after a recent handshake that is 0-RTT, inferred", () => {
+    const quic = entry(0, 0, { nextHopProtocol: 'h3', connectStart: 12, secureConnectionStart: 12, connectEnd: 12, requestStart: 12, responseStart: 98 });
+    expect(classifyHandshake({ timing: quic, history: recent })).toMatchObject({ handshakeClass: '0rtt', handshakeClassSource: 'inferred', tlsVersion: '1.3', tlsVersionSource: 'implied', resumed: true, resumedSource: 'inferred' });
+    expect(classifyHandshake({ timing: quic })).toMatchObject({ handshakeClass: '1rtt', handshakeClassSource: 'implied', resumed: null });
+    // A QUIC handshake that took any time at all stays 1-RTT.
+    expect(classifyHandshake({ timing: { ...quic, connectEnd: 13, requestStart: 13 }, history: recent })).toMatchObject({ handshakeClass: '1rtt', resumed: true, resumedSource: 'inferred' });
   });
 });

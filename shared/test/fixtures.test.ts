@@ -15,6 +15,8 @@ interface Fixture {
   id: string;
   rttMs: number | null;
   path: 'proxy' | 'relay' | 'loopback';
+  /** warm: the same browser profile visited the server (cold) just before. */
+  visit: 'cold' | 'warm';
   truth: { tlsVersion: '1.2' | '1.3' | null; resumed: boolean; earlyData: boolean; roundTrips: number | null };
   /** null where the wire could not tell (two connections for one visit). */
   expectedClass: HandshakeClass | null;
@@ -37,6 +39,8 @@ const COVERED: Record<string, HandshakeClass[]> = {
 
 /** The classifier assumes the TCP phase is one RTT; where the recording itself broke that, it may abstain or err. */
 const RTT_TOLERANCE = 0.25;
+/** A warm visit followed a cold one to the same server: the client had a recent handshake with it. */
+const historyOf = (f: Fixture) => (f.visit === 'warm' ? { msSincePriorHandshake: 1_000 } : null);
 const tcpHeld = (f: Fixture) => f.path === 'proxy' && f.rttMs !== null && f.expectedClass !== null && Math.abs(f.timing.secureConnectionStart - f.timing.connectStart - f.rttMs) <= RTT_TOLERANCE * f.rttMs;
 
 describe.each(Object.keys(COVERED))('recorded %s fixtures', (browser) => {
@@ -48,7 +52,7 @@ describe.each(Object.keys(COVERED))('recorded %s fixtures', (browser) => {
 
   it('timings alone: the wire-measured class, or an honest unknown, wherever the TCP phase was one RTT', () => {
     for (const f of fixtures) {
-      const c = classifyHandshake({ timing: f.timing });
+      const c = classifyHandshake({ timing: f.timing, history: historyOf(f) });
       // Loopback and the relay (whose TCP handshake the kernel answers at once) give no RTT estimate.
       if (f.path !== 'proxy') expect(c.handshakeClass, f.id).toBe('unknown');
       else if (tcpHeld(f)) expect([f.expectedClass, 'unknown'], f.id).toContain(c.handshakeClass);
@@ -56,12 +60,12 @@ describe.each(Object.keys(COVERED))('recorded %s fixtures', (browser) => {
   });
 
   it('recognises each class it covers', () => {
-    const hits = new Set(fixtures.filter((f) => classifyHandshake({ timing: f.timing }).handshakeClass === f.expectedClass).map((f) => f.expectedClass));
+    const hits = new Set(fixtures.filter((f) => classifyHandshake({ timing: f.timing, history: historyOf(f) }).handshakeClass === f.expectedClass).map((f) => f.expectedClass));
     expect([...hits].sort()).toEqual([...COVERED[browser]!].sort());
   });
 
   it('claims 0-RTT only where nginx saw early data', () => {
-    for (const f of fixtures) if (classifyHandshake({ timing: f.timing }).handshakeClass === '0rtt') expect(f.truth.earlyData, f.id).toBe(true);
+    for (const f of fixtures) if (classifyHandshake({ timing: f.timing, history: historyOf(f) }).handshakeClass === '0rtt') expect(f.truth.earlyData, f.id).toBe(true);
   });
 
   it("with the site's Server-Timing: version and resumption equal nginx's, as server-timing", () => {
@@ -90,9 +94,10 @@ describe('Firefox TCP early data (relay fixtures)', () => {
       expect(f.timing.requestStart, f.id).toBe(f.timing.connectEnd);
       // Without an RTT estimate (the relay's TCP phase is ~0) the classifier abstains; on a real path
       // the TCP phase is one RTT and the < ¼ RTT rule reads it as 0-RTT.
-      expect(classifyHandshake({ timing: f.timing }).handshakeClass, f.id).toBe('unknown');
-      const onARealPath = { ...f.timing, secureConnectionStart: f.timing.secureConnectionStart + f.rttMs!, connectEnd: f.timing.connectEnd + f.rttMs!, requestStart: f.timing.requestStart + f.rttMs!, responseStart: f.timing.responseStart + f.rttMs! };
-      expect(classifyHandshake({ timing: onARealPath }).handshakeClass, f.id).toBe('0rtt');
+      expect(classifyHandshake({ timing: f.timing, history: historyOf(f) }).handshakeClass, f.id).toBe('unknown');
+      // (the early request and its answer cross that path once more: the answer a round trip later)
+      const onARealPath = { ...f.timing, secureConnectionStart: f.timing.secureConnectionStart + f.rttMs!, connectEnd: f.timing.connectEnd + f.rttMs!, requestStart: f.timing.requestStart + f.rttMs!, responseStart: f.timing.responseStart + 2 * f.rttMs! };
+      expect(classifyHandshake({ timing: onARealPath, history: historyOf(f) }).handshakeClass, f.id).toBe('0rtt');
     }
   });
 });

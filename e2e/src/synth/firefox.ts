@@ -76,6 +76,13 @@ export function firefoxPrefs(o: NormalizedOptions, bypassProxy?: string): Record
   }
   if (o.h3Origins.length) {
     prefs['network.http.http3.enable'] = true;
+    // Without it Firefox first opens a TCP connection to the mapped origin and only then races QUIC: the
+    // lab's QUIC relays listen on UDP only, so that connection is refused and the visit fails.
+    prefs['network.http.http3.force-use-alt-svc-mapping-for-testing'] = true;
+    // A private CA added to the profile counts as a "third-party root", which turns HTTP/3 off.
+    prefs['network.http.http3.disable_when_third_party_roots_found'] = false;
+    // Idle QUIC connections close after 1 s, as HTTP/1.1 and HTTP/2 ones do: warm visits need new ones.
+    prefs['network.http.http3.idle_timeout'] = 1;
     prefs['network.http.http3.alt-svc-mapping-for-testing'] = o.h3Origins
       .map((origin) => {
         const [host, port] = origin.split(':');

@@ -12,9 +12,10 @@ import type { ExtensionArmOptions, ExtensionArmResult, ExtensionVisit } from '..
 import type { RunningLab } from '../../../e2e/lab/lab';
 import { hostOf, ORIGIN_PREFIXES } from '../../../e2e/lab/servers';
 import { buildAll } from '../../scripts/build';
-import { extensionPage, launch, type LaunchedBrowser } from './browsers';
+import { extensionPage, launch, type LaunchedBrowser, type LaunchOptions } from './browsers';
 import { startCollector } from './collector';
 import { optIn, readStorage, sendNow } from './pages';
+import { openSettleSession, settle } from '../../../e2e/src/synth/settle';
 
 const EXTENSION_DIST = resolve(import.meta.dirname, '..', '..', 'dist');
 /** Entries a lab page yields: the navigation, the same-origin image, the b. and the c. image. */
@@ -33,36 +34,49 @@ export async function runExtensionArm(lab: RunningLab, o: ExtensionArmOptions): 
     for (const h of hosts) await collector.registerSite(h);
     for (const name of o.browsers) {
       for (const profile of o.profiles) {
-        for (const mode of o.modes) {
-          // Cold: a fresh profile per run, each server visited once (its first contact: a full handshake).
-          // Warm: one profile, a priming round, then `runs` rounds; the other servers' visits in between
-          // outlast nginx's 1 s keep-alive, so each visit opens new connections that may resume.
-          const launches = mode === 'cold' ? Array.from({ length: o.runs }, () => [false]) : [[true, ...Array.from({ length: o.runs }, () => false)]];
-          for (const rounds of launches) {
-            const t0 = Date.now();
-            let b: LaunchedBrowser | null = null;
-            let counts = '';
-            let step = 'launch';
-            try {
-              const opened = await openOptedIn(name, lab, hosts, profile.name, collector.url);
-              b = opened.b;
-              const ext = opened.ext;
-              browserVersions[name] = await b.browser.version();
-              step = 'visits';
-              for (const prime of rounds) {
-                for (const server of o.servers) visits.push(await visitOnce(b, ext, lab.urls[server], { browser: name, profile, mode, server, prime }));
-                if (o.servers.length === 1) await new Promise((r) => setTimeout(r, 1_500));
+        // HTTP/3 goes to the profile's UDP relay, not through its SOCKS proxy: launches of its own.
+        const relay = lab.udp[profile.name];
+        const groups = [o.servers.filter((s) => s !== 'h3'), relay && o.servers.includes('h3') ? ['h3' as const] : []].filter((g) => g.length);
+        for (const servers of groups) {
+          const quic = servers[0] === 'h3' && relay ? { address: relay.split(':')[0]!, port: lab.ports.h3, hosts: ORIGIN_PREFIXES.map((p) => hostOf(p, 'h3')) } : undefined;
+          for (const mode of o.modes) {
+            // Cold: a fresh profile per run, each server visited once (its first contact: a full handshake).
+            // Warm: one profile, a priming round, then `runs` rounds; the other servers' visits in between
+            // outlast nginx's 1 s keep-alive, so each visit opens new connections that may resume.
+            const launches = mode === 'cold' ? Array.from({ length: o.runs }, () => [false]) : [[true, ...Array.from({ length: o.runs }, () => false)]];
+            for (const rounds of launches) {
+              const t0 = Date.now();
+              let b: LaunchedBrowser | null = null;
+              let counts = '';
+              let step = 'launch';
+              try {
+                const opened = await openOptedIn(name, lab, hosts, profile.name, collector.url, quic);
+                b = opened.b;
+                const ext = opened.ext;
+                // As the synthetic runner does: a visit started while Chromium is still busy (launch, opt-in)
+                // measures that work in its phases — over QUIC at once, since the handshake starts with the connection.
+                const settleSession = name === 'chromium' ? await openSettleSession(b.browser) : null;
+                browserVersions[name] = await b.browser.version();
+                step = 'visits';
+                for (const prime of rounds) {
+                  for (const server of servers) {
+                    await settle(settleSession);
+                    visits.push(await visitOnce(b, ext, lab.urls[server], { browser: name, profile, mode, server, prime }, !!quic));
+                  }
+                  // Idle connections close meanwhile (nginx keep-alive 1 s; Firefox's QUIC idle timeout 1 s).
+                  if (servers.length === 1) await new Promise((r) => setTimeout(r, quic ? 2_500 : 1_500));
+                }
+                step = 'send';
+                counts = JSON.stringify((await readStorage(ext)).counts ?? {});
+                // Everything waiting goes to the collector now (the outbox sends in batches of ≤ 200).
+                for (let i = 0; i < 10 && (await sendNow(b, POLL_MS)) !== 'Sent 0.'; i++);
+              } catch (e) {
+                visits.push({ browser: name, profile, mode, server: servers[0]!, prime: false, start: t0, end: Date.now(), counted: 0, error: `${step}: ${e instanceof Error ? e.message.split('\n')[0]! : String(e)}` });
+              } finally {
+                await b?.close().catch(() => undefined);
               }
-              step = 'send';
-              counts = JSON.stringify((await readStorage(ext)).counts ?? {});
-              // Everything waiting goes to the collector now (the outbox sends in batches of ≤ 200).
-              for (let i = 0; i < 10 && (await sendNow(b, POLL_MS)) !== 'Sent 0.'; i++);
-            } catch (e) {
-              visits.push({ browser: name, profile, mode, server: o.servers[0]!, prime: false, start: t0, end: Date.now(), counted: 0, error: `${step}: ${e instanceof Error ? e.message.split('\n')[0]! : String(e)}` });
-            } finally {
-              await b?.close().catch(() => undefined);
+              o.onProgress?.(`extension ${name.padEnd(8)} ${profile.name.padEnd(16)} ${mode.padEnd(4)} ${rounds.length * servers.length} visits in ${Date.now() - t0} ms; extension counted ${counts} (per visit: ${visits.slice(-rounds.length * servers.length).map((v) => v.counted).join(',')})`);
             }
-            o.onProgress?.(`extension ${name.padEnd(8)} ${profile.name.padEnd(16)} ${mode.padEnd(4)} ${rounds.length * o.servers.length} visits in ${Date.now() - t0} ms; extension counted ${counts} (per visit: ${visits.slice(-rounds.length * o.servers.length).map((v) => v.counted).join(',')})`);
           }
         }
       }
@@ -81,7 +95,7 @@ const OPT_IN_TIMEOUT_MS = 30_000;
  * a page call that never returns (seen in Chromium, rAF and interval polling alike): such a launch is
  * closed and made again, up to three times. The profile folder goes with the browser.
  */
-async function openOptedIn(name: 'chromium' | 'firefox', lab: RunningLab, hosts: string[], profile: string, collectorUrl: string) {
+async function openOptedIn(name: 'chromium' | 'firefox', lab: RunningLab, hosts: string[], profile: string, collectorUrl: string, quic?: LaunchOptions['quic']) {
   for (let attempt = 1; ; attempt++) {
     const dir = mkdtempSync(join(tmpdir(), `tlsrum-accuracy-ext-${name}-`));
     let b: LaunchedBrowser | null = null;
@@ -91,7 +105,8 @@ async function openOptedIn(name: 'chromium' | 'firefox', lab: RunningLab, hosts:
         certs: { dir: lab.ca.dir, caPem: lab.ca.caCert, spki: [lab.ca.leafSpki], keyOf: () => lab.ca.leafKey, certOf: () => lab.ca.leafCert },
         hosts,
         extensionDir: join(EXTENSION_DIST, name),
-        socksPort: lab.socks[profile],
+        // A QUIC connection outlives Caddy's 1 s HTTP idle timeout: Chromium closes it on request.
+        ...(quic ? { quic, chromiumArgs: ['--enable-net-benchmarking'] } : { socksPort: lab.socks[profile] }),
       });
       const launched = b;
       let timer: NodeJS.Timeout | undefined;
@@ -116,7 +131,7 @@ type Meta = Omit<ExtensionVisit, 'start' | 'end' | 'error' | 'counted'>;
  * script reports in idle time, at the latest 3 s after the entries; Firefox sometimes never reports
  * the navigation entry, see the report).
  */
-async function visitOnce(b: LaunchedBrowser, ext: Awaited<ReturnType<typeof extensionPage>>, url: string, meta: Meta): Promise<ExtensionVisit> {
+async function visitOnce(b: LaunchedBrowser, ext: Awaited<ReturnType<typeof extensionPage>>, url: string, meta: Meta, closeConnections = false): Promise<ExtensionVisit> {
   const counted = async () => {
     const c = (await readStorage(ext)).counts;
     return c ? c.measured + c.opaque + c.reused + c.skipped : 0;
@@ -132,6 +147,8 @@ async function visitOnce(b: LaunchedBrowser, ext: Awaited<ReturnType<typeof exte
   } catch (e) {
     error = e instanceof Error ? e.message.split('\n')[0] : String(e);
   } finally {
+    // Sockets go, session tickets stay: the next visit opens a new connection that may resume.
+    if (closeConnections && b.name === 'chromium') await tab.evaluate('chrome.benchmarking.closeConnections()').catch(() => undefined);
     await tab.close().catch(() => undefined);
   }
   return { ...meta, start, end: Date.now(), counted: (await counted()) - before, ...(error ? { error } : {}) };

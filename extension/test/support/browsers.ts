@@ -34,6 +34,11 @@ export interface LaunchOptions {
   /** Extra Chromium command-line flags. */
   chromiumArgs?: string[];
   /**
+   * HTTP/3 to these hosts only, at `address:port` (the lab's delaying UDP relay for one RTT profile):
+   * they resolve to `address`, and the browser speaks QUIC to them without first trying TCP.
+   */
+  quic?: { address: string; port: number; hosts: string[] };
+  /**
    * Leave Chromium's preloading on (its default). Off otherwise: preconnects hide handshakes. The
    * prerender test needs it on (the same setting governs speculation-rules prerendering).
    */
@@ -52,9 +57,10 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedBrowser>
     '--disable-component-update',
     '--disable-sync',
     '--disable-features=DnsOverHttps,HttpsUpgrades',
-    `--host-resolver-rules=${o.hosts.map((h) => `MAP ${h} 127.0.0.1`).join(',')}`,
+    `--host-resolver-rules=${o.hosts.map((h) => `MAP ${h} ${o.quic?.hosts.includes(h) ? o.quic.address : '127.0.0.1'}`).join(',')}`,
     `--ignore-certificate-errors-spki-list=${o.certs.spki.join(',')}`,
   ];
+  if (o.quic) args.push('--enable-quic', `--origin-to-force-quic-on=${o.quic.hosts.map((h) => `${h}:${o.quic!.port}`).join(',')}`);
   if (o.socksPort) args.push(`--proxy-server=socks5://127.0.0.1:${o.socksPort}`);
   args.push(...(o.chromiumArgs ?? []));
   const browser = await puppeteer.launch({
@@ -80,7 +86,8 @@ export async function launchFirefox(o: LaunchOptions): Promise<LaunchedBrowser> 
   execFileSync('certutil', ['-N', '-d', `sql:${o.profileDir}`, '--empty-password']);
   execFileSync('certutil', ['-A', '-d', `sql:${o.profileDir}`, '-t', 'C,,', '-n', 'tlsrum-lab', '-i', o.certs.caPem]);
   const prefs: Record<string, unknown> = {
-    'network.dns.localDomains': o.hosts.join(','),
+    // (A QUIC launch's hosts resolve to the relay instead: localDomains would win over forceResolve.)
+    'network.dns.localDomains': o.hosts.filter((h) => !o.quic?.hosts.includes(h)).join(','),
     'extensions.webextensions.uuids': JSON.stringify({ [GECKO_ID]: FIREFOX_EXTENSION_UUID }),
     'network.http.speculative-parallel-limit': 0,
     'network.predictor.enabled': false,
@@ -91,6 +98,19 @@ export async function launchFirefox(o: LaunchOptions): Promise<LaunchedBrowser> 
     'toolkit.telemetry.reportingpolicy.firstRun': false,
     'dom.security.https_first': false,
   };
+  if (o.quic) {
+    Object.assign(prefs, {
+      // Firefox maps names to one address only: a QUIC launch visits nothing but the relay's hosts.
+      'network.dns.forceResolve': o.quic.address,
+      'network.http.http3.enable': true,
+      'network.http.http3.alt-svc-mapping-for-testing': o.quic.hosts.map((h) => `${h};h3=:${o.quic!.port}`).join(','),
+      // Without it Firefox tries TCP first, which the relay's address refuses.
+      'network.http.http3.force-use-alt-svc-mapping-for-testing': true,
+      // The lab CA added to the profile counts as a third-party root, which turns HTTP/3 off.
+      'network.http.http3.disable_when_third_party_roots_found': false,
+      'network.http.http3.idle_timeout': 1,
+    });
+  }
   if (o.socksPort) {
     Object.assign(prefs, {
       'network.proxy.type': 1,

@@ -61,8 +61,9 @@ export type UnknownReason = 'rtt-too-small' | 'more-than-two-round-trips' | 'les
  * - `implied`: by the order of events (the request left before the connection was up: 0-RTT) or by the
  *   transport (QUIC's handshake is one round trip by design).
  * - `timing`: round trips counted against the TCP phase.
- * - `inferred`: 0-RTT read from a TLS phase too short for any reply; a TCP phase stretched by a loaded
- *   machine produces it too, so it is never stated as more than an inference.
+ * - `inferred`: 0-RTT read from a TLS phase too short for any reply, only after a recent handshake with
+ *   the host (0-RTT needs a ticket) and, over TCP, an answer no sooner than half a round trip after the
+ *   ClientHello (see earlyDataInferred()); never stated as more than an inference.
  * - `unknown`: no class.
  */
 export type HandshakeClassSource = 'implied' | 'timing' | 'inferred' | 'unknown';
@@ -88,6 +89,37 @@ export const EARLY_DATA_BELOW = 0.25;
  * on paths whose RTT is worth counting.
  */
 export const EARLY_DATA_MAX_TLS_MS = 3;
+/**
+ * …and the response's first byte no sooner than this many round trips after the TLS start: a request
+ * sent as early data is answered one round trip after the ClientHello at the earliest. A TCP phase
+ * inflated by a busy machine on a near-zero path (the lab's loopback: TCP 10–36 ms, TLS 1.5–3 ms, the
+ * response 2–5 ms later) fails this, as no real path can answer within half its own round trip.
+ */
+export const EARLY_ANSWER_FROM = 0.5;
+
+/**
+ * Whether a TLS phase too short for any server reply means early data (0-RTT), `inferred`. Only with a
+ * resumption history — a handshake with the same host within the ticket lifetime: 0-RTT needs a ticket
+ * from an earlier session, so a first contact never qualifies (the loaded-loopback readings the lab saw
+ * were first contacts). Over TCP: TLS phase < ¼ of the TCP phase and < 3 ms, and the answer no sooner
+ * than half a round trip after the ClientHello (Chromium's TCP early data: TLS 0.6 ms, answer 1.09 RTT
+ * after it, at 200 ms RTT). Over QUIC (no RTT estimate): a TLS phase of exactly 0 — Firefox marks a
+ * QUIC connection that sends 0-RTT as established the moment it starts (4 of 4 in the lab), while a
+ * QUIC handshake takes at least the server's flight and certificate verification (≥ 2 ms on loopback).
+ */
+function earlyDataInferred(timing: ConnectionTiming, phases: Phases, transport: Transport, history: HandshakeHistory | null | undefined): boolean {
+  if (!recentHandshake(history)) return false;
+  if (transport === 'quic') return timing.connectEnd === timing.secureConnectionStart;
+  const answeredAfter = timing.responseStart - timing.secureConnectionStart;
+  return phases.tls / phases.tcp < EARLY_DATA_BELOW && phases.tls < EARLY_DATA_MAX_TLS_MS && answeredAfter >= EARLY_ANSWER_FROM * phases.tcp;
+}
+
+/** The client completed a handshake with this host within the ticket lifetime. */
+function recentHandshake(history: HandshakeHistory | null | undefined): boolean {
+  const since = history?.msSincePriorHandshake;
+  return typeof since === 'number' && since >= 0 && since <= (history?.ticketLifetimeMs ?? DEFAULT_TICKET_LIFETIME_MS);
+}
+
 /** Round-trip count boundaries: half way between whole round trips, tolerant of server CPU time. */
 const ONE_RTT_FROM = 0.5;
 const TWO_RTT_FROM = 1.6;
@@ -111,6 +143,10 @@ export function classifyHandshake({ timing, security, history }: ClassifyInput):
     zeroRtt = 'implied';
     handshakeClass = '0rtt';
     tlsRoundTrips = 0;
+  } else if (transport === 'quic' && earlyDataInferred(timing, phases, transport, history)) {
+    handshakeClass = '0rtt';
+    zeroRtt = 'inferred';
+    tlsRoundTrips = 0;
   } else if (transport === 'quic') {
     // QUIC has no separate TCP phase to estimate the RTT from; its handshake is 1 RTT by design
     // (a Retry or version negotiation adds one, which we cannot see).
@@ -122,7 +158,7 @@ export function classifyHandshake({ timing, security, history }: ClassifyInput):
   } else {
     // TCP's handshake costs exactly one round trip: use it as this path's RTT.
     tlsRoundTrips = phases.tls / phases.tcp;
-    if (tlsRoundTrips < EARLY_DATA_BELOW && phases.tls < EARLY_DATA_MAX_TLS_MS) {
+    if (earlyDataInferred(timing, phases, transport, history)) {
       handshakeClass = '0rtt';
       zeroRtt = 'inferred';
     } else if (tlsRoundTrips >= MORE_THAN_TWO_FROM) {
@@ -189,9 +225,7 @@ function resumptionOf(
   }
   // An abbreviated TLS 1.2 handshake costs one round trip; two mean a full one.
   if (handshakeClass === 'full-2rtt') return { resumed: false, resumedSource: 'inferred' };
-  const lifetime = history?.ticketLifetimeMs ?? DEFAULT_TICKET_LIFETIME_MS;
-  const since = history?.msSincePriorHandshake;
-  if (typeof since === 'number' && since >= 0 && since <= lifetime) {
+  if (recentHandshake(history)) {
     // A recent handshake with this host makes a resumption attempt likely, not certain: the server
     // may refuse the ticket.
     return { resumed: true, resumedSource: 'inferred' };

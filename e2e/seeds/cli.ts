@@ -1,0 +1,96 @@
+/**
+ * pnpm lab:seeds [--out FILE] [--keep] [--save-data FILE]
+ *
+ * Starts the lab (temporary folder) with RTT profiles matching the seeds' conditions, runs the
+ * measurements each headline claim needs (Chromium synthetic runner, `openssl s_time`, the collector's
+ * alert engine and what-if model on lab records), writes e2e/reports/seeds.md and prints, last, a
+ * summary JSON object (verdict counts). About 8–12 minutes on a quiet 2-core machine.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { HandshakeRecord } from '@tlsrum/shared';
+import { startLab } from '../lab/lab';
+import type { RttProfile } from '../lab/profiles';
+import type { ServerId } from '../lab/servers';
+import { resumptionAlertRun } from './alert-run';
+import { runVisits, SEED_PROFILES, type Handshake } from './lab-runs';
+import { renderSeeds } from './report';
+import { sTime } from './s-time';
+import { rows, type SeedsData } from './verdicts';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const HERE = dirname(fileURLToPath(import.meta.url));
+const out = resolve(flag('--out') ?? join(HERE, '..', 'reports', 'seeds.md'));
+const log = (l: string) => console.log(`seeds: ${l}`);
+
+/** Visits per cell: enough for a median on a shared machine, few enough for the 20-minute budget. */
+const RUNS = 5;
+const { lan, ping, regional, far } = SEED_PROFILES;
+const PLAN: { server: ServerId; profile: RttProfile; modes: ('cold' | 'warm')[]; runs?: number }[] = [
+  { server: 't12-noalpn', profile: regional, modes: ['cold', 'warm'] },
+  { server: 't12-h2', profile: regional, modes: ['cold'] },
+  { server: 't13-h2', profile: regional, modes: ['cold', 'warm'] },
+  { server: 'h3', profile: regional, modes: ['cold', 'warm'] },
+  { server: 't13-h2', profile: far, modes: ['cold'] },
+  { server: 'h3', profile: far, modes: ['cold'] },
+  { server: 't12-noalpn', profile: ping, modes: ['cold'], runs: 8 },
+  { server: 't13-h2', profile: ping, modes: ['cold'], runs: 8 },
+  { server: 't12-h2', profile: lan, modes: ['cold', 'warm'], runs: 6 },
+  { server: 't13-h2', profile: lan, modes: ['cold', 'warm'], runs: 6 },
+];
+const TLS12_CIPHER = 'ECDHE-ECDSA-AES256-GCM-SHA384';
+const TLS13_CIPHER = 'TLS_CHACHA20_POLY1305_SHA256';
+
+const startedAt = new Date().toISOString();
+const t0 = Date.now();
+const loadBefore = loadavg();
+const dir = mkdtempSync(join(tmpdir(), 'tlsrum-seeds-'));
+const lab = await startLab({ dir, profiles: Object.values(SEED_PROFILES) });
+let code = 0;
+try {
+  const handshakes: Record<string, Handshake[]> = {};
+  const pingRecords: HandshakeRecord[] = [];
+  let browser = '';
+  for (const p of PLAN) {
+    for (const mode of p.modes) {
+      const key = `${p.server}/${p.profile.name}/${mode}`;
+      const r = await runVisits(lab, { server: p.server, profile: p.profile, mode, runs: p.runs ?? RUNS });
+      handshakes[key] = r.handshakes;
+      browser ||= r.browserVersion;
+      if (p.profile === ping) pingRecords.push(...r.visits.flatMap((v) => v.records.filter((x) => x.entryType === 'navigation')));
+      log(`${key}: ${r.visits.length} visits, ${r.handshakes.length} page handshakes`);
+    }
+  }
+  const sTimeData = {
+    tls12: await sTime(lab.ports['t12-h2'], '1.2', TLS12_CIPHER),
+    tls13: await sTime(lab.ports['t13-h2'], '1.3', TLS13_CIPHER),
+    tls12Cipher: TLS12_CIPHER,
+    tls13Cipher: TLS13_CIPHER,
+  };
+  log(`s_time: TLS 1.2 ${sTimeData.tls12.msPerHandshake.toFixed(2)} ms, TLS 1.3 ${sTimeData.tls13.msPerHandshake.toFixed(2)} ms per handshake`);
+  const alert = await resumptionAlertRun(lab, ping, { clients: 5, runs: 8, onProgress: log });
+  const data: SeedsData = { handshakes, pingRecords, sTime: sTimeData, alert, profiles: SEED_PROFILES };
+  const table = rows(data);
+  const save = flag('--save-data');
+  if (save) writeFileSync(save, JSON.stringify(data));
+  const markdown = renderSeeds(table, data, { startedAt, durationS: (Date.now() - t0) / 1000, browser: `chromium ${browser}`, cores: cpus().length, loadBefore, loadAfter: loadavg() });
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, markdown);
+  log(`report written to ${out}`);
+  const verdicts = table.reduce<Record<string, number>>((m, r) => ((m[r.verdict] = (m[r.verdict] ?? 0) + 1), m), {});
+  console.log(JSON.stringify({ claims: table.length, verdicts, durationS: Math.round((Date.now() - t0) / 1000) }));
+} catch (e) {
+  console.error(`seeds: ${e instanceof Error ? e.stack : String(e)}`);
+  code = 1;
+} finally {
+  await lab.stop();
+  if (!args.includes('--keep')) rmSync(dir, { recursive: true, force: true });
+  else console.error(`seeds: lab folder kept at ${dir}`);
+}
+process.exit(code);

@@ -1,0 +1,58 @@
+/**
+ * The seeds report's pure parts: `openssl s_time` output parsing and the rows' verdict rules on
+ * hand-made lab figures (the lab runs themselves are `pnpm lab:seeds`).
+ */
+import { describe, expect, it } from 'vitest';
+import { CLAIMS } from '../seeds/claims';
+import type { Handshake } from '../seeds/lab-runs';
+import { parseSTime } from '../seeds/s-time';
+import { rows, type SeedsData } from '../seeds/verdicts';
+
+const hs = (server: string, profile: string, mode: 'cold' | 'warm', tls: number[], o: Partial<Handshake> = {}): [string, Handshake[]] => [
+  `${server}/${profile}/${mode}`,
+  tls.map((t, i) => ({ server: server as Handshake['server'], profile, mode, prime: mode === 'warm' && i === 0, resumed: mode === 'warm' && i > 0, zeroRtt: false, tls: t, connect: t + 40, firstByte: t + 80, tlsVersion: null, ...o })),
+];
+
+function data(): SeedsData {
+  return {
+    handshakes: Object.fromEntries([
+      hs('t12-noalpn', 'regional-40', 'cold', [82, 83, 84]),
+      hs('t12-noalpn', 'regional-40', 'warm', [83, 42, 42, 43]),
+      hs('t13-h2', 'regional-40', 'cold', [42, 43, 44]),
+    ]),
+    pingRecords: [],
+    sTime: { tls12: { connections: 1000, seconds: 4, msPerHandshake: 4, clientCpuMs: 1 }, tls13: { connections: 1100, seconds: 4, msPerHandshake: 3.6, clientCpuMs: 0.9 }, tls12Cipher: 'x', tls13Cipher: 'y' },
+    alert: { site: 'a.t13-h2.lab.test', clients: 5, records: { baseline: 45, current: 45 }, resumedShare: { baseline: 0.9, current: 0 }, thresholds: { alpha: 1e-4, minSamples: 36, minClients: 5, shareDrop: 0.1, p75Rise: 0.2 }, checks: [{ check: 'resumption_drop', status: 'firing', current: 0, baseline: 0.9, pValue: 1e-20 }], events: [] },
+    profiles: { lan: { name: 'local', rttMs: 0 }, ping: { name: 'ping-11.6', rttMs: 11.6 }, regional: { name: 'regional-40', rttMs: 40 }, far: { name: 'intercontinental', rttMs: 150 } },
+  };
+}
+
+describe('seeds report', () => {
+  it('parses openssl s_time', () => {
+    const out = 'Collecting connection statistics for 4 seconds\n1234 connections in 3.70s; 333.51 connections/user sec, bytes read 0\n1234 connections in 4 real seconds, 0 bytes read per connection\n';
+    expect(parseSTime(out)).toEqual({ connections: 1234, userSeconds: 3.7 });
+    expect(() => parseSTime('connect: Connection refused')).toThrow(/no "N connections in/);
+  });
+
+  it('one row per claim; the crypto-lens rows stay pending, never estimated', () => {
+    const r = rows(data());
+    expect(r.map((x) => x.claim.id)).toEqual(CLAIMS.map((c) => c.id));
+    for (const id of ['000-e', '000-f', '002-d', '002-e']) expect(r.find((x) => x.claim.id === id)).toMatchObject({ verdict: 'pending', labFigure: '—' });
+    expect(r.find((x) => x.claim.id === '002-b')!.verdict).toBe('not testable here');
+  });
+
+  it('verdicts follow the stated rules', () => {
+    const r = Object.fromEntries(rows(data()).map((x) => [x.claim.id, x]));
+    // TLS 1.2 (2 RTT) 83 ms vs TLS 1.3 43 ms at 40 ms: −48 %, more than 10 points from the seed's −35 %.
+    expect(r['000-a']).toMatchObject({ verdict: 'differs' });
+    expect(r['000-a']!.labFigure).toContain('−48 %');
+    // Saving of one round trip at 40 ms: 40 ms, the seed's figure.
+    expect(r['002-a']).toMatchObject({ verdict: 'reproduced' });
+    expect(r['002-c']).toMatchObject({ verdict: 'reproduced' });
+    // s_time: −10 % against the seed's −37 %.
+    expect(r['001-a']).toMatchObject({ verdict: 'differs' });
+    expect(r['003-b']).toMatchObject({ verdict: 'reproduced' });
+    // Runs that did not happen give no figure, and say so.
+    expect(r['000-b']).toMatchObject({ verdict: 'differs', why: expect.stringContaining('no figure') });
+  });
+});
