@@ -13,18 +13,27 @@ export interface ScrapedSeries<L extends string> {
   read: () => number | Iterable<readonly [LabelValues<L>, number]>;
 }
 
+const options = <L extends string>(registry: Registry, s: ScrapedSeries<L>) => ({
+  name: s.name,
+  help: s.help,
+  labelNames: s.labelNames ?? [],
+  registers: [registry],
+});
+
+/** Hands every value `read` returns to `put` (an unlabelled one with no labels). */
+function readInto<L extends string>(s: ScrapedSeries<L>, put: (labels: LabelValues<L>, value: number) => void): void {
+  const v = s.read();
+  if (typeof v === 'number') put({}, v);
+  else for (const [labels, value] of v) put(labels, value);
+}
+
 /** A gauge computed at scrape time. */
 export function scrapedGauge<L extends string = never>(registry: Registry, s: ScrapedSeries<L>): Gauge<L> {
   return new Gauge<L>({
-    name: s.name,
-    help: s.help,
-    labelNames: s.labelNames ?? [],
-    registers: [registry],
+    ...options(registry, s),
     collect() {
       this.reset();
-      const v = s.read();
-      if (typeof v === 'number') this.set(v);
-      else for (const [labels, value] of v) this.set(labels, value);
+      readInto(s, (labels, value) => this.set(labels, value));
     },
   });
 }
@@ -32,16 +41,11 @@ export function scrapedGauge<L extends string = never>(registry: Registry, s: Sc
 /** A counter kept by its owner as a plain number (it only goes up there), read at scrape time. */
 export function scrapedCounter<L extends string = never>(registry: Registry, s: ScrapedSeries<L>): Counter<L> {
   return new Counter<L>({
-    name: s.name,
-    help: s.help,
-    labelNames: s.labelNames ?? [],
-    registers: [registry],
+    ...options(registry, s),
     collect() {
       // prom-client counters have no `set`: start from zero and add the owner's total.
       this.reset();
-      const v = s.read();
-      if (typeof v === 'number') this.inc(v);
-      else for (const [labels, value] of v) this.inc(labels, value);
+      readInto(s, (labels, value) => this.inc(labels, value));
     },
   });
 }
