@@ -172,6 +172,18 @@ export const ConfigSchema = Type.Object({
     defaultText: '`dashboard/dist`',
     description: 'the built dashboard served at `/`',
   }),
+  // Who runs this collector: `GET /v1/about`, which the extension shows before anyone consents.
+  about: Type.Object({
+    operator: nullable(Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f<>]+$', expected: 'plain text of at most 200 characters (no control characters, < or >)' }), {
+      env: 'OPERATOR_NAME',
+      description: 'who runs this collector (person or organisation), shown to users before they consent',
+    }),
+    contact: nullable(Type.Refine(Type.String({ maxLength: 500, expected: 'an e-mail address or an http(s) URL' }), (s) => /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(s) || isHttpUrl(s)), {
+      env: 'OPERATOR_CONTACT',
+      description: "how to reach the operator (e-mail address or URL), shown with the operator's name",
+    }),
+    privacyPolicyUrl: nullable(httpUrl(), { env: 'PRIVACY_POLICY_URL', description: "the operator's privacy policy, shown before consent" }),
+  }),
   alerts: Type.Object({
     intervalMs: int('ALERT_INTERVAL_MS', 300_000, 0, 86_400_000, 'how often the regression checks run (`0` = never)'),
     windows: Type.Decode(

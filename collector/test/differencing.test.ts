@@ -97,7 +97,7 @@ describe('no answer lets a suppressed value be derived', () => {
       urls.push({ url: `/v1/whatif?from=${FROM - HOUR}&to=${NOW + HOUR}${s.query}`, token: s.token });
       if (s.token) urls.push({ url: `/v1/alerts?${s.query.slice(1)}`, token: s.token });
     }
-    urls.push({ url: `/v1/summary?from=${FROM - HOUR}&to=${NOW + HOUR}` }, { url: '/v1/sites' }, { url: '/v1/alerts', token: ADMIN });
+    urls.push({ url: `/v1/summary?from=${FROM - HOUR}&to=${NOW + HOUR}` }, { url: '/v1/sites' }, { url: '/v1/about' }, { url: '/v1/alerts', token: ADMIN });
     for (const u of urls) {
       const res = await t.app.inject({ url: u.url, headers: u.token ? { authorization: `Bearer ${u.token}` } : {} });
       expect(res.statusCode, u.url).toBe(200);

@@ -33,6 +33,12 @@ export interface Filters extends ValueFilters {
 export type MetricSet = 'handshake' | 'phases';
 export type Bucket = 'hour' | 'day';
 
+/**
+ * The most groups each cell route answers (`truncated` says when there were more). About 250 countries
+ * exist: the map's limit is never why a country is missing.
+ */
+export const MAX_CELLS = { compare: 2000, phases: 2000, map: 300, timeseries: 20_000 } as const;
+
 export interface CellQuery {
   table: Table;
   filters: Filters;

@@ -2,11 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
-import { bearer, newReadToken, tokenMatches } from '../plugins/auth';
+import { bearer, newReadToken, tokenMatches } from '../auth';
 import { httpError } from '../plugins/error-handler';
 import { ErrorResponse } from '../schemas/responses';
-
-export { tokenMatches };
 
 const sites: FastifyPluginAsyncTypebox = async (app) => {
   const requireAdmin = async (request: FastifyRequest) => {

@@ -5,10 +5,10 @@
 import { CHECK_LABELS, CHECK_STATUS_LABELS } from '@tlsrum/shared/query';
 import type { AlertsAnswer } from '../api';
 import { createPanel } from '../panel';
-import { ms, pct } from '../format';
+import { ms, pct, pValueText } from '../format';
 import { fillTable } from '../table';
 
-const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change', 'p', 'since'];
+const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change', 'significance', 'since'];
 
 const isShare = (check: string) => check.endsWith('_drop');
 const value = (check: string, v: number | null) => (v === null ? '—' : isShare(check) ? pct(v) : ms(v));
@@ -18,8 +18,8 @@ export function alertsPanel(parent: HTMLElement) {
   const panel = createPanel(parent, {
     id: 'alerts',
     title: 'Regression alerts',
-    description:
-      'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test (see docs/alerts.md).',
+    description: 'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test.',
+    link: { text: 'How the checks work (docs/alerts.md)', href: './guide/alerts.md' },
     charts: [],
     table: { className: 'alerts-table', below: true },
     wide: true,
@@ -43,7 +43,7 @@ export function alertsPanel(parent: HTMLElement) {
             value(a.check, a.current),
             value(a.check, a.baseline),
             change(a.check, a.change),
-            a.pValue === null ? '—' : a.pValue.toExponential(1),
+            pValueText(a.pValue),
             a.since === null ? '' : new Date(a.since).toISOString().slice(0, 16).replace('T', ' '),
           ],
         })),

@@ -26,9 +26,10 @@ export const FilterQuery = Object.fromEntries(FILTER_NAMES.map((f) => [f, Type.O
 export type FilterQuery = Static<Type.TObject<typeof FilterQuery>>;
 
 const dimensionAlternatives = DIMENSION_NAMES.join('|');
-/** Comma-separated dimension names of the catalogue, one to `max`. */
+const dimensionDocs = DIMENSION_NAMES.map((d) => `\`${d}\`: ${DIMENSIONS[d].description}`).join(' ');
+/** Comma-separated dimension names of the catalogue, one to `max`; the documentation lists what each means. */
 export const DimensionList = (max: number, description: string) =>
-  Type.String({ pattern: `^(?:${dimensionAlternatives})(?:,(?:${dimensionAlternatives})){0,${max - 1}}$`, description });
+  Type.String({ pattern: `^(?:${dimensionAlternatives})(?:,(?:${dimensionAlternatives})){0,${max - 1}}$`, description: `${description} ${dimensionDocs}` });
 
 export const Quantiles = Type.Object(
   { p50: Type.Number(), p75: Type.Number(), p95: Type.Number() },
@@ -158,3 +159,16 @@ export const AlertsAnswer = Type.Object({
   alerts: Type.Array(Alert),
 });
 export type AlertsAnswer = Static<typeof AlertsAnswer>;
+
+/** `GET /v1/about`: who runs the collector and how long it keeps records — what the extension shows before consent. */
+export const AboutAnswer = Type.Object({
+  operator: Nullable(Type.String({ description: 'Who runs this collector (OPERATOR_NAME); null when not configured.' })),
+  contact: Nullable(Type.String({ description: 'An e-mail address or URL to reach the operator (OPERATOR_CONTACT).' })),
+  privacyPolicyUrl: Nullable(Type.String({ description: 'The operator’s privacy policy (PRIVACY_POLICY_URL).' })),
+  retentionDays: Type.Integer({ description: 'Stored records are deleted after this many days (RETENTION_DAYS).' }),
+  stores: Type.Object({
+    country: Type.Boolean({ description: 'A country derived from the sending address is stored with each record.' }),
+    address: Type.Boolean({ description: 'The sending address itself is stored (never).' }),
+  }),
+});
+export type AboutAnswer = Static<typeof AboutAnswer>;
