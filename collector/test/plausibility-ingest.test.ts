@@ -30,18 +30,8 @@ describe('plausibility at ingest', () => {
     expect(await countRows(t.app.store)).toBe(0);
     expect((await postBatch(t.app, makeBatch(makeRecords(3)))).statusCode).toBe(202);
   });
-});
 
-describe('flagged records: stored, marked, left out of figures', () => {
-  let t: TestApp;
-  beforeAll(async () => {
-    t = await startApp({ TOKENS_PER_ADDRESS: '2', MIN_CLIENTS_PER_CELL: '1' });
-  });
-  afterAll(async () => {
-    await t.close();
-    removeDir(t.dataDir);
-  });
-
+  // Flagged records: stored, marked, left out of figures.
   it('a record failing a flag rule is accepted and stored with its flag, but not counted', async () => {
     const [ok, odd] = makeRecords(2, { protocol: 'http/1.1' }, 1);
     expect((await postBatch(t.app, makeBatch([ok!, { ...odd!, rttHint: 212 }]), { ip: '192.0.2.50' })).statusCode).toBe(202);
