@@ -2,3 +2,4 @@ export * from './constants';
 export * from './schema';
 export * from './hostname';
 export * from './classify/index';
+export * from './probe';
