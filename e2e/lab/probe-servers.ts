@@ -101,7 +101,9 @@ export interface ProbeLab {
   url(id: ProbeServerId): string;
   /** `--resolve` pairs mapping every probe lab host to 127.0.0.1. */
   resolve: Record<string, string>;
-  /** An extra leaf whose validity ended in 2020 (signed by the lab CA), for servers the tests start themselves. */
+  /** The ECDSA leaf of the nginx servers; also names `pq.probe.test`, for a Node TLS server the tests start. */
+  ecdsaLeaf: LabLeaf;
+  /** A leaf for `expired.probe.test` whose validity ended in 2020 (signed by the lab CA). */
   expiredLeaf: LabLeaf;
   /** Turns session tickets and the session cache of `toggle-tickets` on or off; resolves once nginx reloaded. */
   setTickets(on: boolean): Promise<void>;
@@ -163,7 +165,7 @@ export async function startProbeLab(dir: string): Promise<ProbeLab> {
   const ca = makeLabCa(join(dir, 'ca'), hosts);
   const files: Files = {
     rsa: issueLeaf(ca.dir, 'rsa4096', ['rsa.probe.test'], { key: 'rsa:4096' }),
-    ec: issueLeaf(ca.dir, 'ecdsa', hosts.filter((h) => h !== 'rsa.probe.test')),
+    ec: issueLeaf(ca.dir, 'ecdsa', [...hosts.filter((h) => h !== 'rsa.probe.test'), 'pq.probe.test']),
     ocsp: '',
   };
   files.ocsp = ocspResponse(ca.dir, files.ec, 'ecdsa-ocsp');
@@ -186,7 +188,8 @@ export async function startProbeLab(dir: string): Promise<ProbeLab> {
     ca,
     ports,
     url: (id) => `https://${PROBE_SERVERS.find((s) => s.id === id)!.host}:${ports[id]}/`,
-    resolve: Object.fromEntries(hosts.map((h) => [h, '127.0.0.1'])),
+    resolve: Object.fromEntries([...hosts, 'pq.probe.test', 'expired.probe.test'].map((h) => [h, '127.0.0.1'])),
+    ecdsaLeaf: files.ec,
     expiredLeaf,
     async setTickets(on) {
       writeFileSync(conf, renderConf(dir, ports, files, on));

@@ -7,6 +7,8 @@
  *   [10] EXPLICIT tlsext_tick                 (the ticket itself: present only for ticket sessions)
  *   [15] EXPLICIT max_early_data              (ZUINT32: omitted when 0, i.e. no early_data extension)
  * The structure has been stable since OpenSSL 1.1.1 and is the same in 3.0 (Node 20) and 3.5 (Node 24).
+ * Node 24 prefixes the DER with its own header ("\0nodejs:tls:session:1\0", the server name): the session is
+ * the SEQUENCE that ends exactly where the buffer ends.
  */
 import { children, readNode, readUint, type DerNode } from './der';
 
@@ -21,9 +23,21 @@ export interface SessionFacts {
 
 const ctx = (n: number) => 0xa0 + n;
 
+function sessionSequence(buf: Uint8Array): DerNode {
+  for (let at = 0; at < Math.min(buf.length, 1024); at++) {
+    if (buf[at] !== 0x30) continue;
+    try {
+      const node = readNode(buf, at);
+      if (node.end === buf.length) return node;
+    } catch {
+      // not a well-formed element here: keep looking
+    }
+  }
+  throw new Error('session: no SSL_SESSION SEQUENCE found');
+}
+
 export function sessionFacts(der: Uint8Array): SessionFacts {
-  const top = readNode(der, 0);
-  if (top.tag !== 0x30) throw new Error('session: not a SEQUENCE');
+  const top = sessionSequence(der);
   const fields = new Map<number, DerNode>();
   for (const c of children(der, top)) fields.set(c.tag, c);
   const explicitUint = (n: number): number | null => {
