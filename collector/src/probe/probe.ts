@@ -3,6 +3,7 @@
  * version (acceptance, chain as sent, sessions), then one resumption try per version. Every failure becomes a
  * line in `errors`; nothing here throws for a bad server.
  */
+import { createHash, X509Certificate } from 'node:crypto';
 import type { ProbeResult } from '@tlsrum/shared';
 import { chainFacts, NO_CHAIN } from './cert';
 import type { Target } from './connect';
@@ -55,7 +56,34 @@ export function trustReason(code: string): string {
   }
 }
 
+/**
+ * What identifies the certificate the server presents, beyond the JSON contract: the leaf's key (SHA-256 of
+ * its SubjectPublicKeyInfo) and the chain as sent (SHA-256 over the certificates' DER). A renewal with the
+ * same key changes the chain but not the key; a key rollover changes both.
+ */
+export interface ProbeIdentity {
+  leafSpkiSha256: string | null;
+  chainSha256: string | null;
+}
+
+export interface ProbeOutcome {
+  result: ProbeResult;
+  identity: ProbeIdentity;
+}
+
 export async function probe(input: string, options: ProbeOptions = DEFAULT_PROBE_OPTIONS): Promise<ProbeResult> {
+  return (await probeWithIdentity(input, options)).result;
+}
+
+function identityOf(chain: Buffer[]): ProbeIdentity {
+  if (chain.length === 0) return { leafSpkiSha256: null, chainSha256: null };
+  const spki = new X509Certificate(chain[0]!).publicKey.export({ type: 'spki', format: 'der' });
+  const all = createHash('sha256');
+  for (const c of chain) all.update(c);
+  return { leafSpkiSha256: createHash('sha256').update(spki).digest('hex'), chainSha256: all.digest('hex') };
+}
+
+export async function probeWithIdentity(input: string, options: ProbeOptions = DEFAULT_PROBE_OPTIONS): Promise<ProbeOutcome> {
   const url = probeUrl(input);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const target: Target = { host, port: Number(url.port || 443), address: options.resolve[host] };
@@ -72,7 +100,7 @@ export async function probe(input: string, options: ProbeOptions = DEFAULT_PROBE
   // The chain as sent, from the newest version's handshake (servers may send different chains per version: rare).
   const chainFrom = tries ? [...tries].reverse().find((t) => t.accepted && t.chain.length > 0) : undefined;
   const pick = (k: keyof (typeof runs.samples)[number]) => median(runs.samples.flatMap((s) => (s[k] === null ? [] : [s[k]])));
-  return {
+  const result: ProbeResult = {
     url: url.href,
     host,
     phases: { dns: pick('dns'), tcp: pick('tcp'), tls: pick('tls'), ttfb: pick('ttfb') },
@@ -88,4 +116,5 @@ export async function probe(input: string, options: ProbeOptions = DEFAULT_PROBE
     h3: { advertised: modern?.altSvc ? /(^|[\s,])h3(-\d+)?=/.test(modern.altSvc) : false, altSvc: modern?.altSvc ?? null },
     errors,
   };
+  return { result, identity: identityOf(chainFrom?.chain ?? []) };
 }
