@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProbeResult } from '@tlsrum/shared';
 import { evaluateProbeChecks, type ProbeSnapshot } from '../src/probe/changes';
+import type { ProbeIdentity } from '../src/probe/probe';
 
 const good: ProbeResult = {
   url: 'https://www.example.test/',
@@ -30,7 +31,7 @@ const unreachable: ProbeResult = {
   h3: { advertised: false, altSvc: null },
   errors: ['tcp: cannot connect'],
 };
-const id = { leafSpkiSha256: 'k1', chainSha256: 'c1' };
+const id: ProbeIdentity = { leafSpkiSha256: 'k1', chainSha256: 'c1' };
 const snap = (at: number, change: (r: ProbeResult) => ProbeResult = (r) => r, identity = id): ProbeSnapshot => ({ at, result: change(structuredClone(good)), identity });
 const firing = (h: ProbeSnapshot[]) => Object.fromEntries(evaluateProbeChecks('www.example.test', h).filter((c) => c.status === 'firing').map((c) => [c.check, c.since]));
 
