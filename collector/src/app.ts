@@ -6,13 +6,13 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config';
 import { createCountryLookup, type CountryLookup } from './geo/country';
 import { Readable } from 'node:stream';
-import type { RecentBatches } from './ingest/recent-batches';
 import { insertStatement } from './ingest/encode-rows';
 import { IngestPipeline } from './ingest/pipeline';
 import { SiteRegistry } from './ingest/site-registry';
 import { installErrorHandler } from './plugins/error-handler';
 import { installCors } from './plugins/cors';
 import { installMetrics } from './plugins/metrics';
+import { scrapedCounter, scrapedGauge } from './metrics/scraped';
 import { installRateLimit } from './plugins/rate-limit';
 import { installSecurityHeaders } from './plugins/security-headers';
 import { installUnderPressure } from './plugins/under-pressure';
@@ -38,10 +38,8 @@ declare module 'fastify' {
     config: Config;
     store: Store;
     storeStatus: StoreStatus;
-    /** The durable ingest path (spool + flusher); `writeBuffer` is the same object, kept for old callers. */
+    /** The durable ingest path: spool, flusher, duplicate check. */
     ingest: IngestPipeline;
-    writeBuffer: IngestPipeline;
-    recentBatches: RecentBatches;
     sites: SiteRegistry;
     countryOf: CountryLookup;
   }
@@ -132,24 +130,27 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     },
   });
   if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
-  app.registry.gauge('tlsrum_spool_bytes', 'Bytes of accepted batches in the spool, not yet in the store.', [], () => [[{}, ingest.spool.bytes]]);
-  app.registry.gauge('tlsrum_spool_rows', 'Records in the spool, not yet in the store.', [], () => [[{}, ingest.size]]);
-  app.registry.gauge('tlsrum_spool_segments', 'Sealed spool segments waiting for the store.', [], () => [[{}, ingest.spool.sealedCount]]);
-  app.registry.gauge('tlsrum_spool_oldest_age_seconds', 'Age of the oldest record in the spool.', [], () => [[{}, ingest.spool.oldestAgeMs() / 1000]]);
-  app.registry.gauge('tlsrum_spool_max_bytes', 'Spool cap: ingest answers 503 above it.', [], () => [[{}, config.spoolMaxBytes]]);
-  app.registry.counter('tlsrum_spool_fsyncs_total', 'Group commits: one fdatasync for every batch written in the round.', [], () => [
-    [{}, ingest.spool.fsyncs],
-  ]);
-  app.registry.gauge('tlsrum_store_consecutive_failures', 'Failed inserts in a row (0 when the store is healthy).', [], () => [
-    [{}, ingest.flusher.consecutiveFailures],
-  ]);
+  const registry = app.registry;
+  scrapedGauge(registry, { name: 'tlsrum_spool_bytes', help: 'Bytes of accepted batches in the spool, not yet in the store.', read: () => ingest.spool.bytes });
+  scrapedGauge(registry, { name: 'tlsrum_spool_rows', help: 'Records in the spool, not yet in the store.', read: () => ingest.size });
+  scrapedGauge(registry, { name: 'tlsrum_spool_segments', help: 'Sealed spool segments waiting for the store.', read: () => ingest.spool.sealedCount });
+  scrapedGauge(registry, { name: 'tlsrum_spool_oldest_age_seconds', help: 'Age of the oldest record in the spool.', read: () => ingest.spool.oldestAgeMs() / 1000 });
+  scrapedGauge(registry, { name: 'tlsrum_spool_max_bytes', help: 'Spool cap: ingest answers 503 above it.', read: () => config.spoolMaxBytes });
+  scrapedCounter(registry, {
+    name: 'tlsrum_spool_fsyncs_total',
+    help: 'Group commits: one fdatasync for every batch written in the round.',
+    read: () => ingest.spool.fsyncs,
+  });
+  scrapedGauge(registry, {
+    name: 'tlsrum_store_consecutive_failures',
+    help: 'Failed inserts in a row (0 when the store is healthy).',
+    read: () => ingest.flusher.consecutiveFailures,
+  });
 
   app.decorate('config', config);
   app.decorate('store', store);
   app.decorate('storeStatus', storeStatus);
   app.decorate('ingest', ingest);
-  app.decorate('writeBuffer', ingest);
-  app.decorate('recentBatches', ingest.recent);
   app.decorate('sites', sites);
   app.decorate('countryOf', options.countryOf ?? createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 

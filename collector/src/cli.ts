@@ -6,15 +6,16 @@
  *   migrate --cluster NAME --print   print the ON CLUSTER DDL (Replicated local tables + Distributed tables)
  *   migrate --cluster NAME           apply that DDL through CLICKHOUSE_URL (any node of the cluster)
  *   options: --database DB (default CLICKHOUSE_DATABASE or tlsrum), --out FILE (write instead of stdout)
+ *   config                           every configuration variable: default, allowed values, meaning (the README's table)
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, configTable, loadConfig } from './config';
 import { clusterStatements, printClusterScript, type ClusterLayout } from './store/cluster';
 import { openStore } from './store/clients';
 import { loadMigrations, migrate } from './store/migrate';
 
-const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]`;
+const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config`;
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -28,6 +29,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
+  if (positionals[0] === 'config' && positionals.length === 1) {
+    out(`${configTable()}\n`);
+    return 0;
+  }
   if (values.help || positionals[0] !== 'migrate' || positionals.length > 1) {
     out(`${USAGE}\n`);
     return values.help ? 0 : 2;

@@ -1,182 +1,198 @@
 /**
- * Configuration from environment variables, validated once at start. A bad value stops the process
- * with a message naming the variable, never a silent default.
+ * The collector's configuration: every environment variable, once, with its type, default, bounds and
+ * meaning (env-schema.ts reads it). It is validated once at start; a bad value stops the process with a
+ * message naming the variable, never a silent default. The README's configuration table is generated
+ * from this schema (`pnpm collector config`; test/config.test.ts keeps the two equal).
  */
-import { isAbsolute, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AlertConfigError, loadAlertConfig, type AlertConfig } from './alerts/config';
+import { Type, type StaticDecode } from 'typebox';
+import { ConfigError, envTable, nullable, parseEnv, type Env } from './env-schema';
 
-export interface Config {
-  /** Regression alerts (ALERT_* variables, alerts/config.ts). */
-  alerts: AlertConfig;
-  host: string;
-  port: number;
-  dataDir: string;
-  /** `cluster`: the ClickHouse cluster name (CLICKHOUSE_CLUSTER); tables then live ON CLUSTER (docs/cluster.md). */
-  clickhouse: { url: string; username: string; password: string; database: string; cluster: string | null } | null;
-  retentionDays: number;
-  flushIntervalMs: number;
-  flushMaxRows: number;
-  /** Rows held in memory waiting for the store before ingest answers 503. */
-  maxBufferedRows: number;
-  /** Request body as sent (compressed or not), bytes. */
-  bodyLimitBytes: number;
-  /** Request body after gunzip, bytes. */
-  inflatedLimitBytes: number;
-  geoipDb: string | null;
-  geoipOverrides: string | null;
-  adminToken: string | null;
-  /** Cells with fewer distinct clients than this are suppressed in query results. */
-  minClientsPerCell: number;
-  trustProxy: boolean;
-  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  // --- hardening (issue 8) ---
-  /** Write-ahead spool for accepted batches (segment files), default DATA_DIR/spool. */
-  spoolDir: string;
-  /** Bytes of spooled batches waiting for the store before ingest answers 503. */
-  spoolMaxBytes: number;
-  /** Batch ids remembered for the duplicate check (also journaled to survive restarts). */
-  recentBatches: number;
-  /** How long a graceful shutdown keeps trying to move the spool into the store. */
-  shutdownDrainMs: number;
-  /** Requests per minute per client address on the ingest route; 0 = no limit. */
-  rateLimitPerMinute: number;
-  /** Event-loop delay above which the collector answers 503; 0 = not checked. */
-  maxEventLoopDelayMs: number;
-  /** V8 heap use above which the collector answers 503; 0 = not checked. */
-  maxHeapUsedBytes: number;
-  /** Origins allowed cross-origin (CORS): exact origins, or `moz-extension://*` / `chrome-extension://*`. */
-  corsOrigins: string[];
-  /** A request (headers and body) must arrive whole within this time: slow-loris bodies are cut off. */
-  requestTimeoutMs: number;
-  // --- dashboard and query API (issue 7) ---
-  /** The built dashboard served at `/` (default: dashboard/dist of this repository). */
-  dashboardDir: string;
+export { ConfigError };
+
+const int = (env: string, dflt: number, minimum: number, maximum: number, description: string) =>
+  Type.Integer({ env, default: dflt, minimum, maximum, description });
+const num = (env: string, dflt: number, minimum: number, maximum: number, description: string) =>
+  Type.Number({ env, default: dflt, minimum, maximum, description });
+
+function isHttpUrl(s: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(s).protocol);
+  } catch {
+    return false;
+  }
 }
+const httpUrl = () => Type.Refine(Type.String({ expected: 'an http(s) URL' }), isHttpUrl);
+const identifier = (annotations: object = {}) =>
+  Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$', expected: 'an identifier ([A-Za-z_][A-Za-z0-9_]*)', ...annotations });
 
-const DEFAULT_DASHBOARD_DIR = fileURLToPath(new URL('../../dashboard/dist', import.meta.url));
+const ORIGIN = Type.String({
+  pattern: [
+    '^chrome-extension://(?:[a-p]{32}|\\*)$',
+    '^moz-extension://(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\\*)$',
+    '^https?://[a-z0-9.-]+(?::\\d{1,5})?$',
+    '^https?://\\[[0-9a-f:]+\\](?::\\d{1,5})?$',
+  ].join('|'),
+  expected: 'an origin (chrome-extension://ID, moz-extension://UUID or moz-extension://*, http(s)://host[:port])',
+});
 
+/** Also the benchmarks' threshold, so their queries do the suppression work a default collector does. */
 export const DEFAULT_MIN_CLIENTS_PER_CELL = 20;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const TiB = 1024 ** 4;
 
-type Env = Record<string, string | undefined>;
+export const ConfigSchema = Type.Object({
+  host: Type.String({ env: 'HOST', default: '127.0.0.1', description: 'address to listen on' }),
+  port: int('PORT', 8787, 0, 65535, 'port to listen on'),
+  dataDir: Type.String({
+    env: 'DATA_DIR',
+    default: './data',
+    path: true,
+    description: "embedded store's data folder (one collector process per folder); also holds the spool",
+  }),
+  clickhouse: Type.Decode(
+    Type.Object({
+      url: nullable(httpUrl(), { env: 'CLICKHOUSE_URL', description: 'use a ClickHouse server over HTTP(S) instead of the embedded store' }),
+      username: Type.String({ env: 'CLICKHOUSE_USER', default: 'default', description: 'server user' }),
+      password: Type.String({ env: 'CLICKHOUSE_PASSWORD', default: '', trim: false, description: 'server password' }),
+      database: identifier({ env: 'CLICKHOUSE_DATABASE', default: 'tlsrum', description: 'server database (must exist)' }),
+      cluster: nullable(identifier(), {
+        env: 'CLICKHOUSE_CLUSTER',
+        description: 'cluster name: tables live `ON CLUSTER`, the collector writes to the Distributed tables ([docs/cluster.md](docs/cluster.md)); needs `CLICKHOUSE_URL`',
+      }),
+    }),
+    // Without a server URL the store is embedded and the server settings do not apply.
+    (c) => (c.url === null ? null : { ...c, url: c.url }),
+  ),
+  retentionDays: int('RETENTION_DAYS', 395, 1, 36_500, 'TTL of raw records'),
+  flushIntervalMs: int('FLUSH_INTERVAL_MS', 1000, 10, 60_000, "longest a record waits in the spool's active segment before its insert"),
+  flushMaxRows: int('FLUSH_MAX_ROWS', 10_000, 1, 100_000, 'rows per spool segment = per insert (an insert starts as soon as this many wait)'),
+  maxBufferedRows: int('MAX_BUFFERED_ROWS', 500_000, 1, 10_000_000, 'rows in the spool (not yet in the store) before ingest answers 503'),
+  spoolDir: Type.String({
+    env: 'SPOOL_DIR',
+    path: true,
+    derive: (read: ReadonlyMap<string, unknown>) => join(read.get('DATA_DIR') as string, 'spool'),
+    defaultText: '`$DATA_DIR/spool`',
+    description: 'write-ahead spool: accepted batches are fsynced here before the 202',
+  }),
+  spoolMaxBytes: int('SPOOL_MAX_BYTES', 512 * MiB, 64 * KiB, TiB, 'spool size before ingest answers 503 + `Retry-After`'),
+  recentBatches: int('RECENT_BATCHES', 200_000, 1, 10_000_000, 'batch ids remembered (and journaled in the spool folder) to answer resends as duplicates'),
+  shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000, 'how long SIGTERM/SIGINT keeps moving the spool into the store before exiting'),
+  rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000, 'ingest requests a minute from one client address, then 429 + `Retry-After`; `0` = off'),
+  maxEventLoopDelayMs: int(
+    'MAX_EVENT_LOOP_DELAY_MS',
+    1000,
+    0,
+    600_000,
+    'event-loop lag above which requests get 503 + `Retry-After` (health, readiness and metrics excepted); `0` = off',
+  ),
+  maxHeapUsedBytes: int('MAX_HEAP_USED_BYTES', 0, 0, TiB, 'V8 heap use above which requests get 503 + `Retry-After`; `0` = off'),
+  requestTimeoutMs: int(
+    'REQUEST_TIMEOUT_MS',
+    30_000,
+    500,
+    600_000,
+    'a request must arrive whole within this time (its headers within 10 s): slow-loris senders are cut off',
+  ),
+  corsOrigins: Type.Array(ORIGIN, {
+    env: 'CORS_ORIGINS',
+    default: [],
+    description: 'origins allowed cross-origin: the extension (`moz-extension://*` since Firefox add-on UUIDs are random per install) or a dashboard served elsewhere',
+  }),
+  bodyLimitBytes: int('BODY_LIMIT_BYTES', 256 * KiB, KiB, 16 * MiB, 'request body as sent'),
+  inflatedLimitBytes: int('INFLATED_LIMIT_BYTES', MiB, KiB, 64 * MiB, 'request body after gunzip (at least `BODY_LIMIT_BYTES`)'),
+  geoipDb: nullable(Type.String(), {
+    env: 'GEOIP_DB',
+    path: true,
+    defaultText: 'bundled geo-whois-asn-country',
+    description: 'an MMDB file with `country_code` records',
+  }),
+  geoipOverrides: nullable(Type.String(), {
+    env: 'GEOIP_OVERRIDES',
+    path: true,
+    description: 'file of `CIDR CC` lines checked first (labs map 127.0.0.N to countries)',
+  }),
+  adminToken: nullable(Type.String({ minLength: 16 }), { env: 'ADMIN_TOKEN', description: 'enables site registration' }),
+  minClientsPerCell: int('MIN_CLIENTS_PER_CELL', DEFAULT_MIN_CLIENTS_PER_CELL, 1, 1_000_000, 'small-cell suppression threshold (distinct clients)'),
+  trustProxy: Type.Boolean({
+    env: 'TRUST_PROXY',
+    default: false,
+    description: 'take the client address from `X-Forwarded-For` (behind a load balancer)',
+  }),
+  logLevel: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    env: 'LOG_LEVEL',
+    default: 'info',
+    description: 'pino level; logs never contain client addresses or query strings',
+  }),
+  dashboardDir: Type.String({
+    env: 'DASHBOARD_DIR',
+    path: true,
+    default: fileURLToPath(new URL('../../dashboard/dist', import.meta.url)),
+    defaultText: '`dashboard/dist`',
+    description: 'the built dashboard served at `/`',
+  }),
+  alerts: Type.Object({
+    intervalMs: int('ALERT_INTERVAL_MS', 300_000, 0, 86_400_000, 'how often the regression checks run (`0` = never)'),
+    windows: Type.Decode(
+      Type.Array(Type.Enum(['hour', 'day']), {
+        env: 'ALERT_WINDOWS',
+        default: ['hour', 'day'],
+        minItems: 1,
+        description: 'windows compared with the same window a week earlier',
+      }),
+      (windows) => [...new Set(windows)],
+    ),
+    thresholds: Type.Object({
+      alpha: num('ALERT_ALPHA', 1e-4, 1e-12, 0.5, 'significance level of each one-sided test'),
+      minSamples: int('ALERT_MIN_SAMPLES', 200, 1, 1e9, "records (in the check's denominator) each window needs before a check says anything"),
+      minClients: Type.Integer({
+        env: 'ALERT_MIN_CLIENTS',
+        minimum: 1,
+        maximum: 1e9,
+        derive: (read: ReadonlyMap<string, unknown>) => read.get('MIN_CLIENTS_PER_CELL'),
+        defaultText: '`MIN_CLIENTS_PER_CELL`',
+        description: 'distinct clients each window needs before a check says anything',
+      }),
+      shareDrop: num('ALERT_SHARE_DROP', 0.1, 0, 1, 'effect size of a share drop, in absolute terms (0.1 = 10 points)'),
+      p75Rise: num('ALERT_P75_RISE', 0.2, 0, 100, 'effect size of a p75 rise, relative (0.2 = +20 %)'),
+    }),
+    source: Type.Decode(
+      Type.Enum(['rum', 'synthetic', 'any'], {
+        env: 'ALERT_SOURCE',
+        default: 'rum',
+        description: 'records compared (synthetic runs come in bursts a week apart)',
+      }),
+      (source) => (source === 'any' ? null : source),
+    ),
+    webhookUrl: nullable(httpUrl(), { env: 'ALERT_WEBHOOK_URL', description: 'POST each firing/resolved event as JSON here' }),
+    webhookRetries: int('ALERT_WEBHOOK_RETRIES', 5, 0, 20, 'webhook attempts after the first failure, with exponential backoff from 1 s'),
+    webhookTimeoutMs: int('ALERT_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000, 'timeout of each webhook attempt'),
+  }),
+});
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
+export type Config = StaticDecode<typeof ConfigSchema>;
 
-function str(env: Env, name: string): string | null {
-  const v = env[name]?.trim();
-  return v ? v : null;
-}
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** Rules between variables, checked after each one was read on its own. */
+const RULES: ((c: Config) => string | null)[] = [
+  (c) => (c.inflatedLimitBytes < c.bodyLimitBytes ? 'INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES' : null),
+];
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
-  const host = str(env, 'HOST') ?? '127.0.0.1';
-  const dataDir = str(env, 'DATA_DIR') ?? './data';
-  const url = str(env, 'CLICKHOUSE_URL');
-  if (url) {
-    try {
-      const u = new URL(url);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error();
-    } catch {
-      throw new ConfigError(`CLICKHOUSE_URL must be an http(s) URL, got "${url}"`);
-    }
+  // Checked on the variables: once parsed, the server settings of an embedded store are gone.
+  if (env.CLICKHOUSE_CLUSTER?.trim() && !env.CLICKHOUSE_URL?.trim()) {
+    throw new ConfigError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL (a cluster is a set of servers, not the embedded store)');
   }
-  const database = str(env, 'CLICKHOUSE_DATABASE') ?? 'tlsrum';
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(database)) {
-    throw new ConfigError(`CLICKHOUSE_DATABASE must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got "${database}"`);
+  const config = parseEnv(ConfigSchema, env, cwd);
+  for (const rule of RULES) {
+    const wrong = rule(config);
+    if (wrong) throw new ConfigError(wrong);
   }
-  const cluster = str(env, 'CLICKHOUSE_CLUSTER');
-  if (cluster && !url) throw new ConfigError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL (a cluster is a set of servers, not the embedded store)');
-  if (cluster && !/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(cluster)) {
-    throw new ConfigError(`CLICKHOUSE_CLUSTER must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got "${cluster}"`);
-  }
-  const logLevel = (str(env, 'LOG_LEVEL') ?? 'info') as Config['logLevel'];
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
-  const adminToken = str(env, 'ADMIN_TOKEN');
-  if (adminToken && adminToken.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters');
-  const trust = str(env, 'TRUST_PROXY') ?? 'false';
-  if (trust !== 'true' && trust !== 'false') throw new ConfigError(`TRUST_PROXY must be true or false, got "${trust}"`);
-  const abs = (p: string | null) => (p === null ? null : isAbsolute(p) ? p : resolve(cwd, p));
-  const bodyLimitBytes = int(env, 'BODY_LIMIT_BYTES', 256 * 1024, 1024, 16 * 1024 * 1024);
-  const inflatedLimitBytes = int(env, 'INFLATED_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024);
-  if (inflatedLimitBytes < bodyLimitBytes) throw new ConfigError('INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES');
-
-  const minClientsPerCell = int(env, 'MIN_CLIENTS_PER_CELL', DEFAULT_MIN_CLIENTS_PER_CELL, 1, 1_000_000);
-  let alerts: AlertConfig;
-  try {
-    alerts = loadAlertConfig(env, minClientsPerCell);
-  } catch (err) {
-    if (err instanceof AlertConfigError) throw new ConfigError(err.message);
-    throw err;
-  }
-
-  return {
-    alerts,
-    host,
-    port: int(env, 'PORT', 8787, 0, 65535),
-    dataDir: abs(dataDir)!,
-    clickhouse: url
-      ? { url, username: str(env, 'CLICKHOUSE_USER') ?? 'default', password: env.CLICKHOUSE_PASSWORD ?? '', database, cluster }
-      : null,
-    retentionDays: int(env, 'RETENTION_DAYS', 395, 1, 36500),
-    flushIntervalMs: int(env, 'FLUSH_INTERVAL_MS', 1000, 10, 60_000),
-    flushMaxRows: int(env, 'FLUSH_MAX_ROWS', 10_000, 1, 100_000),
-    maxBufferedRows: int(env, 'MAX_BUFFERED_ROWS', 500_000, 1, 10_000_000),
-    bodyLimitBytes,
-    inflatedLimitBytes,
-    geoipDb: abs(str(env, 'GEOIP_DB')),
-    geoipOverrides: abs(str(env, 'GEOIP_OVERRIDES')),
-    adminToken,
-    minClientsPerCell,
-    trustProxy: trust === 'true',
-    logLevel,
-    spoolDir: abs(str(env, 'SPOOL_DIR')) ?? join(abs(dataDir)!, 'spool'),
-    spoolMaxBytes: int(env, 'SPOOL_MAX_BYTES', 512 * 1024 * 1024, 64 * 1024, 1024 ** 4),
-    recentBatches: int(env, 'RECENT_BATCHES', 200_000, 1, 10_000_000),
-    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000),
-    maxEventLoopDelayMs: int(env, 'MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 600_000),
-    maxHeapUsedBytes: int(env, 'MAX_HEAP_USED_BYTES', 0, 0, 1024 ** 4),
-    corsOrigins: corsOrigins(env),
-    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 30_000, 500, 600_000),
-    dashboardDir: abs(str(env, 'DASHBOARD_DIR')) ?? DEFAULT_DASHBOARD_DIR,
-  };
+  return config;
 }
 
-/**
- * CORS_ORIGINS: comma-separated. `chrome-extension://<32 letters a-p>` for a Chromium extension id,
- * `moz-extension://*` for Firefox (its add-on UUID is random per install, so it cannot be listed),
- * or an http(s) origin such as a dashboard served elsewhere.
- */
-function corsOrigins(env: Env): string[] {
-  const raw = str(env, 'CORS_ORIGINS');
-  if (!raw) return [];
-  return raw
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean)
-    .map((o) => {
-      const ok =
-        /^chrome-extension:\/\/(?:[a-p]{32}|\*)$/.test(o) ||
-        /^moz-extension:\/\/(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\*)$/.test(o) ||
-        /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$/.test(o) ||
-        /^https?:\/\/\[[0-9a-f:]+\](?::\d{1,5})?$/.test(o);
-      if (!ok) {
-        throw new ConfigError(
-          `CORS_ORIGINS: "${o}" is not an origin (chrome-extension://ID, moz-extension://UUID or moz-extension://*, http(s)://host[:port])`,
-        );
-      }
-      return o;
-    });
-}
+/** The README's configuration table. */
+export const configTable = (): string => envTable(ConfigSchema);

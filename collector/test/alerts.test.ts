@@ -7,7 +7,6 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluateChecks, type Thresholds } from '../src/alerts/checks';
-import { loadAlertConfig } from '../src/alerts/config';
 import { AlertEvaluator, WEEK_MS, type AlertEvent } from '../src/alerts/evaluator';
 import { normalUpperTail, twoProportionGreater } from '../src/alerts/stats';
 import { Webhook } from '../src/alerts/webhook';
@@ -18,7 +17,7 @@ import { metricValue, removeDir, startApp, type TestApp } from './helpers';
 
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 23, 12, 0, 0);
-const defaults: Thresholds = loadAlertConfig({}, 20).thresholds;
+const defaults: Thresholds = loadConfig({ MIN_CLIENTS_PER_CELL: '20' }).alerts.thresholds;
 
 describe('statistics', () => {
   it('normal tail matches tabulated values', () => {

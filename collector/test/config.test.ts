@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config';
+import { ConfigError, ConfigSchema, configTable, loadConfig } from '../src/config';
+import { leaves } from '../src/env-schema';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -48,5 +50,20 @@ describe('loadConfig', () => {
   ])('refuses %o with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+  it('names every variable once, each with a meaning; every default is a value its variable accepts', () => {
+    const all = leaves(ConfigSchema);
+    expect(new Set(all.map((l) => l.env)).size).toBe(all.length);
+    for (const l of all) expect(l.description.length, l.env).toBeGreaterThan(5);
+    const spelledOut = Object.fromEntries(
+      all.filter((l) => l.default !== undefined && l.default !== null).map((l) => [l.env, Array.isArray(l.default) ? l.default.join(',') : String(l.default)]),
+    );
+    expect(Object.keys(spelledOut).length).toBeGreaterThan(30);
+    expect(loadConfig(spelledOut, '/srv/tlsrum')).toEqual(loadConfig({}, '/srv/tlsrum'));
+  });
+  it("is documented by the README's table, generated from the schema (`pnpm collector config`)", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const table = readme.match(/<!-- config-table[^>]*-->\n([\s\S]*?)\n<!-- \/config-table -->/)?.[1];
+    expect(table).toBe(configTable());
   });
 });

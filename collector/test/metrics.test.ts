@@ -1,28 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Registry } from '../src/metrics/registry';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { scrapedCounter, scrapedGauge } from '../src/metrics/scraped';
 import { makeBatch, makeRecords, metricValue, postBatch, removeDir, startApp, type TestApp } from './helpers';
 
-describe('metrics registry', () => {
-  it('renders counters, gauges and histograms in the Prometheus text format', () => {
+describe('metrics on prom-client', () => {
+  it('renders counters, gauges and histograms in the Prometheus text format', async () => {
     const r = new Registry();
-    const c = r.counter('x_total', 'Things.', ['reason']);
+    const c = new Counter({ name: 'x_total', help: 'Things.', labelNames: ['reason'], registers: [r] });
     c.inc({ reason: 'a' });
     c.inc({ reason: 'a' }, 2);
     c.inc({ reason: 'q"\\\n' });
-    r.gauge('g', 'A gauge.', [], () => [[{}, 1.5]]);
-    const h = r.histogram('h_seconds', 'Latency.', [0.1, 1]);
+    scrapedGauge(r, { name: 'g', help: 'A gauge.', read: () => 1.5 });
+    const h = new Histogram({ name: 'h_seconds', help: 'Latency.', buckets: [0.1, 1], registers: [r] });
     h.observe(0.05);
     h.observe(0.5);
     h.observe(5);
-    expect(r.render()).toBe(
+    // prom-client separates metric families with an empty line (allowed by format 0.0.4).
+    expect(await r.metrics()).toBe(
       [
         '# HELP x_total Things.',
         '# TYPE x_total counter',
         'x_total{reason="a"} 3',
         'x_total{reason="q\\"\\\\\\n"} 1',
+        '',
         '# HELP g A gauge.',
         '# TYPE g gauge',
         'g 1.5',
+        '',
         '# HELP h_seconds Latency.',
         '# TYPE h_seconds histogram',
         'h_seconds_bucket{le="0.1"} 1',
@@ -35,29 +39,33 @@ describe('metrics registry', () => {
     );
   });
 
-  it('reads kept and collected series alike; an unlabelled counter is 0 before its first inc', () => {
+  it('reads scraped series at each scrape, dropping labelled ones the source no longer has; an unlabelled counter is 0 before its first inc', async () => {
     const r = new Registry();
-    const kept = r.counter('kept_total', 'x');
-    expect(r.render()).toContain('\nkept_total 0\n');
+    const kept = new Counter({ name: 'kept_total', help: 'x', registers: [r] });
+    expect(await r.metrics()).toContain('\nkept_total 0\n');
     kept.inc();
-    expect(kept.get()).toBe(1);
-    const collected = r.counter('collected_total', 'x', ['k'], () => [[{ k: 'a' }, 7]]);
-    expect([collected.get({ k: 'a' }), collected.get({ k: 'b' })]).toEqual([7, 0]);
-    const g = r.gauge('g', 'x', ['k']);
-    g.set({ k: 'a' }, 2);
-    expect([g.get({ k: 'a' }), g.get({ k: 'b' })]).toEqual([2, undefined]);
-    g.reset({ k: 'a' });
-    expect(g.get({ k: 'a' })).toBeUndefined();
-    expect(r.gauge('h', 'x', [], () => [[{}, 3]]).get()).toBe(3);
+    expect(metricValue(await r.metrics(), 'kept_total')).toBe(1);
+    let total = 7;
+    scrapedCounter(r, { name: 'collected_total', help: 'x', labelNames: ['k'], read: () => [[{ k: 'a' }, total]] });
+    let sites: [string, number][] = [['a', 2], ['b', 3]];
+    scrapedGauge(r, { name: 'g', help: 'x', labelNames: ['site'], read: () => sites.map(([site, v]) => [{ site }, v] as const) });
+    let text = await r.metrics();
+    expect([metricValue(text, 'collected_total{k="a"}'), metricValue(text, 'collected_total{k="b"}')]).toEqual([7, undefined]);
+    expect([metricValue(text, 'g{site="a"}'), metricValue(text, 'g{site="b"}')]).toEqual([2, 3]);
+    total = 9;
+    sites = [['b', 4]];
+    text = await r.metrics();
+    expect(metricValue(text, 'collected_total{k="a"}')).toBe(9);
+    expect([metricValue(text, 'g{site="a"}'), metricValue(text, 'g{site="b"}')]).toEqual([undefined, 4]);
   });
 
-  it('returns the existing metric for the same name and kind, refuses another kind, bad names and labels', () => {
+  it('refuses a second series of the same name, bad names, unknown labels and a counter going down', () => {
     const r = new Registry();
-    expect(r.counter('a_total', 'x')).toBe(r.counter('a_total', 'x'));
-    expect(() => r.gauge('a_total', 'x')).toThrow(/already registered/);
-    expect(() => r.counter('bad name', 'x')).toThrow(/bad metric name/);
-    expect(() => r.counter('b_total', 'x', ['l']).inc({ other: '1' })).toThrow(/unknown label/);
-    expect(() => r.counter('c_total', 'x').inc({}, -1)).toThrow(RangeError);
+    new Counter({ name: 'a_total', help: 'x', registers: [r] });
+    expect(() => new Gauge({ name: 'a_total', help: 'x', registers: [r] })).toThrow(/already been registered/);
+    expect(() => new Counter({ name: 'bad name', help: 'x', registers: [r] })).toThrow(/Invalid metric name/);
+    expect(() => new Counter({ name: 'b_total', help: 'x', labelNames: ['l'] as string[], registers: [r] }).inc({ other: '1' })).toThrow(/not included in initial labelset/);
+    expect(() => new Counter({ name: 'c_total', help: 'x', registers: [r] }).inc(-1)).toThrow(/not possible to decrease/);
   });
 });
 
@@ -119,7 +127,7 @@ describe('GET /metrics', () => {
   });
 
   it('lets other plugins add series through app.registry', async () => {
-    t.app.registry.gauge('tlsrum_test_gauge', 'Added by a test.', ['site']).set({ site: 'www.example.com' }, 0.5);
+    new Gauge({ name: 'tlsrum_test_gauge', help: 'Added by a test.', labelNames: ['site'], registers: [t.app.registry] }).set({ site: 'www.example.com' }, 0.5);
     expect(metricValue(await scrape(), 'tlsrum_test_gauge{site="www.example.com"}')).toBe(0.5);
   });
 });

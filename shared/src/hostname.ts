@@ -5,6 +5,7 @@
  * its platform's IDNA conversion (`domainToASCII` from `node:url` in Node; in a page or extension,
  * `new URL('http://' + host).hostname` does the same).
  */
+import { isValidALabel } from './punycode';
 import { HOSTNAME_PATTERN } from './schema';
 
 const HOSTNAME_RE = new RegExp(HOSTNAME_PATTERN);
@@ -25,10 +26,11 @@ export function normalizeHostname(raw: string, toAscii?: ToAscii): string | null
   // IDNA conversion parses like a URL host and would cut "a.com/x" or "a.com?x" to "a.com": refuse every
   // ASCII character a hostname cannot hold before converting.
   if (/[^-.a-z0-9\u0080-\uffff]/.test(host)) return null;
-  // With a converter, ASCII names go through it too: it rejects malformed `xn--` labels.
   if (toAscii) host = toAscii(host);
   else if (/[^\p{ASCII}]/u.test(host)) return null;
   if (host.length === 0 || host.length > MAX_HOSTNAME || !HOSTNAME_RE.test(host)) return null;
+  // Malformed `xn--` labels are refused here, not left to the converter: platforms disagree on them.
+  if (!host.split('.').every((label) => isValidALabel(label, toAscii))) return null;
   // An all-numeric last label is an IPv4 address, not a name: never a site.
   if (/^\d+$/.test(host.slice(host.lastIndexOf('.') + 1))) return null;
   return host;

@@ -5,11 +5,15 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { evaluateChecks, type CheckName, type CheckResult } from './checks';
-import { WINDOW_MS, type AlertConfig, type AlertWindow } from './config';
+import type { Config } from '../config';
 import { queryWindowPair } from './window-query';
 import type { Webhook } from './webhook';
 
 export const WEEK_MS = 7 * 86_400_000;
+
+export type AlertConfig = Config['alerts'];
+export type AlertWindow = AlertConfig['windows'][number];
+const WINDOW_MS: Record<AlertWindow, number> = { hour: 3_600_000, day: 86_400_000 };
 
 export interface AlertState extends CheckResult {
   site: string;

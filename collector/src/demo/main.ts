@@ -4,28 +4,30 @@
  * out of a real store). The data (DEMO_RECORDS, default 1.2 M over 30 days) and the demo sites are
  * loaded on the first run only; later runs start at once.
  */
+import { Type } from 'typebox';
 import { buildApp } from '../app';
 import { ConfigError, loadConfig } from '../config';
+import { parseEnv } from '../env-schema';
 import { newReadToken } from '../plugins/auth';
 import { generateDemoData, hasDemoData } from './generate';
 import { SITES } from './profiles';
 
+/** The demo's own variable, read like the collector's (env-schema.ts). */
+const DemoSchema = Type.Object({
+  records: Type.Integer({ env: 'DEMO_RECORDS', default: 1_200_000, minimum: 1000, maximum: 100_000_000, description: 'records generated on the first run' }),
+});
+
 async function main(): Promise<void> {
-  let config;
+  let config, records;
   try {
     config = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR || './data-demo' });
+    ({ records } = parseEnv(DemoSchema, process.env));
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`tlsrum demo: configuration error: ${err.message}`);
       process.exit(2);
     }
     throw err;
-  }
-  const raw = process.env.DEMO_RECORDS ?? '1200000';
-  const records = Number(raw);
-  if (!Number.isInteger(records) || records < 1000 || records > 100_000_000) {
-    console.error(`tlsrum demo: DEMO_RECORDS must be a whole number between 1000 and 100000000, got "${raw}"`);
-    process.exit(2);
   }
 
   const app = await buildApp(config);

@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AlertEvaluator } from '../alerts/evaluator';
 import { Webhook } from '../alerts/webhook';
+import { scrapedCounter, scrapedGauge } from '../metrics/scraped';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -32,31 +33,52 @@ export function installAlerts(app: FastifyInstance): void {
   });
   app.decorate('alerts', evaluator);
 
-  const r = app.registry;
-  const byCheck = (check: string, value: (s: ReturnType<AlertEvaluator['list']>[number]) => number | null) => () =>
-    evaluator
-      .list()
-      .filter((s) => s.check === check)
-      .flatMap((s) => {
-        const v = value(s);
-        return v === null ? [] : [[{ site: s.site, window: s.window }, v] as [Record<string, string>, number]];
-      });
-  r.gauge('tlsrum_site_resumption_ratio', 'Share of resumed handshakes among those with a known resumption state, per site and window.', ['site', 'window'], byCheck('resumption_drop', (s) => s.current));
-  r.gauge('tlsrum_site_tls13_ratio', 'Share of TLS 1.3 among handshakes with a known version, per site and window.', ['site', 'window'], byCheck('tls13_drop', (s) => s.current));
-  r.gauge('tlsrum_site_h3_ratio', 'Share of HTTP/3 connections, per site and window.', ['site', 'window'], byCheck('h3_drop', (s) => s.current));
-  r.gauge('tlsrum_site_tls_p75_seconds', 'p75 of the TLS handshake phase, per site and window.', ['site', 'window'], byCheck('tls_p75_rise', (s) => (s.current === null ? null : s.current / 1000)));
-  r.gauge('tlsrum_site_connect_p75_seconds', 'p75 of connect (TCP + TLS), per site and window.', ['site', 'window'], byCheck('connect_p75_rise', (s) => (s.current === null ? null : s.current / 1000)));
-  r.gauge('tlsrum_site_alert_firing', '1 while a regression check fires for a site and window, else 0 (absent without enough data).', ['site', 'window', 'check'], () =>
-    evaluator
-      .list()
-      .filter((s) => s.status !== 'insufficient_data')
-      .map((s) => [{ site: s.site, window: s.window, check: s.check }, s.status === 'firing' ? 1 : 0] as [Record<string, string>, number]),
-  );
-  r.counter('tlsrum_alert_evaluations_total', 'Completed alert evaluations (every site and window).', [], () => [[{}, evaluator.evaluations]]);
-  r.counter('tlsrum_alert_webhook_deliveries_total', 'Alert webhook deliveries by outcome.', ['outcome'], () => [
-    [{ outcome: 'delivered' }, webhook?.delivered ?? 0],
-    [{ outcome: 'failed' }, webhook?.failed ?? 0],
-  ]);
+  const registry = app.registry;
+  type State = ReturnType<AlertEvaluator['list']>[number];
+  const perSiteAndWindow = (name: string, help: string, check: string, value: (s: State) => number | null) =>
+    scrapedGauge(registry, {
+      name,
+      help,
+      labelNames: ['site', 'window'],
+      read: () =>
+        evaluator
+          .list()
+          .filter((s) => s.check === check)
+          .flatMap((s) => {
+            const v = value(s);
+            return v === null ? [] : [[{ site: s.site, window: s.window }, v] as const];
+          }),
+    });
+  const seconds = (s: State) => (s.current === null ? null : s.current / 1000);
+  perSiteAndWindow('tlsrum_site_resumption_ratio', 'Share of resumed handshakes among those with a known resumption state, per site and window.', 'resumption_drop', (s) => s.current);
+  perSiteAndWindow('tlsrum_site_tls13_ratio', 'Share of TLS 1.3 among handshakes with a known version, per site and window.', 'tls13_drop', (s) => s.current);
+  perSiteAndWindow('tlsrum_site_h3_ratio', 'Share of HTTP/3 connections, per site and window.', 'h3_drop', (s) => s.current);
+  perSiteAndWindow('tlsrum_site_tls_p75_seconds', 'p75 of the TLS handshake phase, per site and window.', 'tls_p75_rise', seconds);
+  perSiteAndWindow('tlsrum_site_connect_p75_seconds', 'p75 of connect (TCP + TLS), per site and window.', 'connect_p75_rise', seconds);
+  scrapedGauge(registry, {
+    name: 'tlsrum_site_alert_firing',
+    help: '1 while a regression check fires for a site and window, else 0 (absent without enough data).',
+    labelNames: ['site', 'window', 'check'],
+    read: () =>
+      evaluator
+        .list()
+        .filter((s) => s.status !== 'insufficient_data')
+        .map((s) => [{ site: s.site, window: s.window, check: s.check }, s.status === 'firing' ? 1 : 0] as const),
+  });
+  scrapedCounter(registry, {
+    name: 'tlsrum_alert_evaluations_total',
+    help: 'Completed alert evaluations (every site and window).',
+    read: () => evaluator.evaluations,
+  });
+  scrapedCounter(registry, {
+    name: 'tlsrum_alert_webhook_deliveries_total',
+    help: 'Alert webhook deliveries by outcome.',
+    labelNames: ['outcome'],
+    read: () => [
+      [{ outcome: 'delivered' }, webhook?.delivered ?? 0],
+      [{ outcome: 'failed' }, webhook?.failed ?? 0],
+    ],
+  });
 
   // The first evaluation needs the registered sites: read them first (the registry's own start may not
   // have finished yet).

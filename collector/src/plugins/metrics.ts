@@ -1,10 +1,13 @@
 /**
- * Metrics: one registry per app (`app.registry`, for other plugins to add series), the collector's own
- * series (`app.ingestMetrics`), response counting, and `GET /metrics` in the Prometheus text format.
+ * Metrics: one prom-client registry per app (`app.registry`: other plugins add their series with
+ * `registers: [app.registry]`, or `scrapedGauge` for values read at scrape time), the collector's own
+ * series (`app.ingestMetrics`), response counting, and `GET /metrics` in the Prometheus text format 0.0.4.
+ * No default process collectors: only series someone acts on, and a per-app registry keeps apps built
+ * side by side (tests) apart.
  */
 import type { FastifyInstance } from 'fastify';
+import { Registry } from 'prom-client';
 import { collectorMetrics, type CollectorMetrics, type RejectReason } from '../metrics/collector-metrics';
-import { PROMETHEUS_CONTENT_TYPE, Registry } from '../metrics/registry';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,6 +37,6 @@ export function installMetrics(app: FastifyInstance): void {
   });
 
   app.get('/metrics', async (_request, reply) =>
-    reply.header('content-type', PROMETHEUS_CONTENT_TYPE).header('cache-control', 'no-store').send(registry.render()),
+    reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()),
   );
 }

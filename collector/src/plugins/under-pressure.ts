@@ -6,6 +6,7 @@
  */
 import underPressure from '@fastify/under-pressure';
 import type { FastifyInstance } from 'fastify';
+import { Counter } from 'prom-client';
 import { httpError } from './error-handler';
 
 const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics']);
@@ -16,7 +17,12 @@ export async function installUnderPressure(
   limits: { maxEventLoopDelayMs: number; maxHeapUsedBytes: number },
 ): Promise<void> {
   if (limits.maxEventLoopDelayMs <= 0 && limits.maxHeapUsedBytes <= 0) return;
-  const shed = app.registry.counter('tlsrum_pressure_rejections_total', 'Requests answered 503 under memory or event-loop pressure.', ['type']);
+  const shed = new Counter({
+    name: 'tlsrum_pressure_rejections_total',
+    help: 'Requests answered 503 under memory or event-loop pressure.',
+    labelNames: ['type'] as const,
+    registers: [app.registry],
+  });
   await app.register(underPressure, {
     maxEventLoopDelay: limits.maxEventLoopDelayMs,
     maxHeapUsedBytes: limits.maxHeapUsedBytes,
