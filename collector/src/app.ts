@@ -19,7 +19,10 @@ import { installUnderPressure } from './plugins/under-pressure';
 import { installRequestBody } from './plugins/request-body';
 import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
 import { installAlerts } from './plugins/alerts';
+import { installProbe } from './plugins/probe';
+import type { ProbeScheduler } from './probe/scheduler';
 import alertRoutes from './routes/alerts';
+import probeRoutes from './routes/probes';
 import whatifRoutes from './routes/whatif';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
@@ -42,6 +45,8 @@ declare module 'fastify' {
     ingest: IngestPipeline;
     sites: SiteRegistry;
     countryOf: CountryLookup;
+    /** Scheduled TLS configuration probes of the registered sites (plugins/probe.ts). */
+    probes: ProbeScheduler;
   }
 }
 
@@ -180,7 +185,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(summaryRoutes);
   await app.register(siteRoutes);
   installAlerts(app);
+  installProbe(app);
   await app.register(alertRoutes);
+  await app.register(probeRoutes);
   await app.register(whatifRoutes);
   await app.register(compareRoutes);
   await app.register(timeseriesRoutes);

@@ -4,6 +4,7 @@
  * run the checks, keep the latest verdicts, and notify on transitions (firing, resolved).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { ProbeCheckName, ProbeCheckResult } from '../probe/changes';
 import { evaluateChecks, type CheckName, type CheckResult } from './checks';
 import type { Config } from '../config';
 import { queryWindowPair } from './window-query';
@@ -15,9 +16,15 @@ export type AlertConfig = Config['alerts'];
 export type AlertWindow = AlertConfig['windows'][number];
 const WINDOW_MS: Record<AlertWindow, number> = { hour: 3_600_000, day: 86_400_000 };
 
-export interface AlertState extends CheckResult {
+export interface AlertState extends Omit<CheckResult, 'check'> {
   site: string;
-  window: AlertWindow;
+  check: CheckName | ProbeCheckName;
+  /** Field-data checks compare a window with the week before; probe checks ('probe') read the probe history. */
+  window: AlertWindow | 'probe';
+  /** Probe checks: the hostname probed (the site's own or an extra one registered with it). */
+  hostname?: string;
+  /** Probe checks: the finding in one sentence. */
+  summary?: string;
   /** When the check started firing (epoch ms), while it fires. */
   since: number | null;
   evaluatedAt: number;
@@ -50,13 +57,16 @@ const LABEL: Record<CheckName, string> = {
 };
 
 function describe(a: AlertState): string {
+  if (a.window === 'probe') return a.summary ?? `${a.site}: ${a.check}`;
   const fmt = (v: number | null) =>
     v === null ? 'n/a' : a.check.endsWith('_drop') ? `${(v * 100).toFixed(1)} %` : `${v.toFixed(1)} ms`;
-  return `${a.site}: ${LABEL[a.check]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
+  return `${a.site}: ${LABEL[a.check as CheckName]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
 }
 
 export class AlertEvaluator {
   private readonly states = new Map<string, AlertState>();
+  /** Probe check verdicts, per site and check: replaced whenever that site's probe history is evaluated. */
+  private readonly probeStates = new Map<string, AlertState>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<AlertState[]> | null = null;
   evaluations = 0;
@@ -126,6 +136,51 @@ export class AlertEvaluator {
     return this.list();
   }
 
+  /**
+   * Verdicts of the probe change checks for one site (after each probe cycle, from the stored history):
+   * transitions notify through the same channels as the field-data checks.
+   */
+  applyProbeChecks(
+    site: string,
+    hostname: string,
+    results: ProbeCheckResult[],
+    probes: { count: number; from: number; to: number },
+    now = Date.now(),
+  ): void {
+    for (const r of results) {
+      const key = `${site}\u0000${hostname}\u0000${r.check}`;
+      const prev = this.probeStates.get(key);
+      const state: AlertState = {
+        site,
+        hostname,
+        window: 'probe',
+        check: r.check,
+        status: r.status,
+        summary: r.summary,
+        current: null,
+        baseline: null,
+        change: null,
+        pValue: null,
+        samples: { current: probes.count, baseline: 0 },
+        since: r.since,
+        evaluatedAt: now,
+        range: { from: probes.from, to: probes.to, baselineFrom: probes.from, baselineTo: probes.from },
+      };
+      this.probeStates.set(key, state);
+      if (r.status === 'firing' && prev?.status !== 'firing') this.emit('firing', state);
+      if (r.status !== 'firing' && prev?.status === 'firing') this.emit('resolved', state);
+    }
+  }
+
+  /** A site no longer registered: its probe alerts resolve. */
+  dropProbeSites(keep: ReadonlySet<string>, now = Date.now()): void {
+    for (const [key, s] of this.probeStates) {
+      if (keep.has(s.site)) continue;
+      this.probeStates.delete(key);
+      if (s.status === 'firing') this.emit('resolved', { ...s, status: 'ok', since: null, evaluatedAt: now });
+    }
+  }
+
   private emit(event: AlertEvent['event'], alert: AlertState): void {
     const e: AlertEvent = { event, alert, summary: `${event === 'firing' ? 'FIRING' : 'resolved'} — ${describe(alert)}` };
     this.o.onEvent?.(e);
@@ -135,7 +190,7 @@ export class AlertEvaluator {
   /** Latest verdicts, firing first; one site's only when `site` is given. */
   list(site: string | null = null): AlertState[] {
     const rank = { firing: 0, ok: 1, insufficient_data: 2 } as const;
-    return [...this.states.values()]
+    return [...this.states.values(), ...this.probeStates.values()]
       .filter((s) => site === null || s.site === site)
       .sort((a, b) => rank[a.status] - rank[b.status] || a.site.localeCompare(b.site) || a.window.localeCompare(b.window) || a.check.localeCompare(b.check));
   }

@@ -103,3 +103,60 @@ export function evaluateProbeChecks(site: string, history: ProbeSnapshot[]): Pro
     expiryCheck(sorted, site),
   ];
 }
+
+/** A fact of the profile as the change log names it, and how to read it from a result. */
+const FACTS: { name: string; read: (r: ProbeResult) => string | number | boolean | null }[] = [
+  { name: 'TLS 1.0', read: (r) => r.tls.versions['1.0'] },
+  { name: 'TLS 1.1', read: (r) => r.tls.versions['1.1'] },
+  { name: 'TLS 1.2', read: (r) => r.tls.versions['1.2'] },
+  { name: 'TLS 1.3', read: (r) => r.tls.versions['1.3'] },
+  { name: 'key exchange group', read: (r) => r.tls.negotiated.group },
+  { name: 'ALPN', read: (r) => (reachable(r) ? (r.tls.negotiated.alpn ?? 'none') : null) },
+  { name: 'post-quantum key exchange', read: (r) => r.pq.supported },
+  { name: 'leaf key', read: (r) => (r.cert.leaf ? `${r.cert.leaf.keyType}-${r.cert.leaf.keyBits ?? '?'}` : null) },
+  { name: 'issuer', read: (r) => r.cert.leaf?.issuer ?? null },
+  { name: 'chain length', read: (r) => (r.cert.leaf ? r.cert.chainLength : null) },
+  { name: 'OCSP stapling', read: (r) => r.ocsp.stapled },
+  { name: 'TLS 1.2 resumption', read: (r) => r.resumption['1.2'] },
+  { name: 'TLS 1.3 resumption', read: (r) => r.resumption['1.3'] },
+  { name: '0-RTT', read: (r) => r.earlyData.allowed },
+  { name: 'HTTP/3 advertised', read: (r) => (reachable(r) ? r.h3.advertised : null) },
+];
+
+const show = (v: string | number | boolean) => (v === true ? 'on' : v === false ? 'off' : String(v));
+
+export interface ProfileChange {
+  hostname: string;
+  /** The probe that first saw the new value, epoch ms. */
+  at: number;
+  fact: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * What changed when, per hostname: each fact's value compared with its last measured value (facts a probe
+ * could not measure are skipped, not read as changes), plus certificate renewals seen by identity.
+ */
+export function changeLog(history: (ProbeSnapshot & { hostname: string })[]): ProfileChange[] {
+  const out: ProfileChange[] = [];
+  const last = new Map<string, string | number | boolean>();
+  for (const s of [...history].sort((a, b) => a.at - b.at)) {
+    for (const f of FACTS) {
+      const v = f.read(s.result);
+      if (v === null) continue;
+      const key = `${s.hostname}\u0000${f.name}`;
+      const prev = last.get(key);
+      if (prev !== undefined && prev !== v) out.push({ hostname: s.hostname, at: s.at, fact: f.name, from: show(prev), to: show(v) });
+      last.set(key, v);
+    }
+    const chain = s.identity.chainSha256;
+    if (chain !== null) {
+      const key = `${s.hostname}\u0000chain`;
+      const prev = last.get(key);
+      if (prev !== undefined && prev !== chain) out.push({ hostname: s.hostname, at: s.at, fact: 'certificate', from: String(prev).slice(0, 12), to: chain.slice(0, 12) });
+      last.set(key, chain);
+    }
+  }
+  return out;
+}

@@ -3,19 +3,19 @@ import { Type } from 'typebox';
 import { httpError } from '../plugins/error-handler';
 import { alertScope } from '../alerts/scope';
 import { ErrorResponse } from '../schemas/responses';
+import { PROBE_CHECKS } from '../probe/changes';
+import { CHECKS } from '../alerts/checks';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 export const AlertSchema = Type.Object({
   site: Type.String(),
-  window: Type.Union([Type.Literal('hour'), Type.Literal('day')]),
-  check: Type.Union([
-    Type.Literal('resumption_drop'),
-    Type.Literal('tls13_drop'),
-    Type.Literal('h3_drop'),
-    Type.Literal('tls_p75_rise'),
-    Type.Literal('connect_p75_rise'),
-  ]),
+  window: Type.Union([Type.Literal('hour'), Type.Literal('day'), Type.Literal('probe')], {
+    description: "hour/day: field data against the week before; probe: the site's probe history",
+  }),
+  check: Type.Enum([...CHECKS, ...PROBE_CHECKS]),
+  hostname: Type.Optional(Type.String({ description: 'probe checks: the hostname probed' })),
+  summary: Type.Optional(Type.String({ description: 'probe checks: the finding in one sentence' })),
   status: Type.Union([Type.Literal('ok'), Type.Literal('firing'), Type.Literal('insufficient_data')]),
   current: Nullable(Type.Number()),
   baseline: Nullable(Type.Number()),
