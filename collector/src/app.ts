@@ -5,10 +5,12 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config';
 import { createCountryLookup, type CountryLookup } from './geo/country';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { insertStatement } from './ingest/encode-rows';
 import { IngestPipeline } from './ingest/pipeline';
+import { QUARANTINE_DIR } from './ingest/quarantine';
 import { SiteRegistry } from './ingest/site-registry';
+import { insertStatement } from './ingest/spool-format';
 import { installErrorHandler } from './plugins/error-handler';
 import { installCors } from './plugins/cors';
 import { installMetrics } from './plugins/metrics';
@@ -21,17 +23,11 @@ import { openStore, prepareStore, type Store, type StoreStatus } from './plugins
 import { installAlerts } from './plugins/alerts';
 import { installProbe } from './plugins/probe';
 import type { ProbeScheduler } from './probe/scheduler';
-import alertRoutes from './routes/alerts';
-import probeRoutes from './routes/probes';
-import whatifRoutes from './routes/whatif';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
 import siteRoutes from './routes/sites';
-import summaryRoutes from './routes/summary';
-import compareRoutes from './routes/compare';
-import timeseriesRoutes from './routes/timeseries';
-import mapRoutes from './routes/map';
-import phasesRoutes from './routes/phases';
+import probeTargetRoutes from './routes/probe-targets';
+import readRoutes from './routes/read';
 import { installDashboard } from './plugins/dashboard';
 import { installDocs } from './plugins/docs';
 import { validatorCompiler } from './schemas/validation';
@@ -106,10 +102,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     recentBatches: config.recentBatches,
     whenReady: storeStatus.whenReady,
     insert: async (content, token) => {
-      // Rows as the route encoded them into the spool, sent as is. The ingest client does nothing else after
-      // start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
+      // Rows as they were spooled, sent as is, under the columns the segment records. The ingest client does
+      // nothing else after start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
       const result = await store.ingest.exec({
-        query: insertStatement(content.format),
+        query: insertStatement(content),
         values: Readable.from([Buffer.from(content.rows)], { objectMode: false }),
         clickhouse_settings: { insert_deduplication_token: token, insert_deduplicate: 1 },
       });
@@ -133,13 +129,29 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       m.storeErrors.inc();
       app.log.error({ err: { message: (err as Error).message }, attempt, retryInMs }, 'insert failed; will retry');
     },
+    quarantineAfterTries: config.spoolQuarantineAfterTries,
+    onQuarantined: (segment, id, reason) => {
+      app.log.error(
+        { segment: id, rows: segment.rows, tries: reason.tries, err: { message: reason.error }, quarantine: join(config.spoolDir, QUARANTINE_DIR) },
+        'the store refuses this spool segment for its content: moved to the quarantine (pnpm collector spool list)',
+      );
+    },
+    onReplayAdopted: (segments) => app.log.warn({ segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) }, 'replaying segments put back from the quarantine'),
   });
   if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
+  if (ingest.recovered.quarantined.length > 0) {
+    app.log.error({ segments: ingest.recovered.quarantined }, 'spool segments this release cannot read: moved to the quarantine (pnpm collector spool list)');
+  }
   const registry = app.registry;
   scrapedGauge(registry, { name: 'tlsrum_spool_bytes', help: 'Bytes of accepted batches in the spool, not yet in the store.', read: () => ingest.spool.bytes });
   scrapedGauge(registry, { name: 'tlsrum_spool_rows', help: 'Records in the spool, not yet in the store.', read: () => ingest.size });
   scrapedGauge(registry, { name: 'tlsrum_spool_segments', help: 'Sealed spool segments waiting for the store.', read: () => ingest.spool.sealedCount });
   scrapedGauge(registry, { name: 'tlsrum_spool_oldest_age_seconds', help: 'Age of the oldest record in the spool.', read: () => ingest.spool.oldestAgeMs() / 1000 });
+  scrapedGauge(registry, {
+    name: 'tlsrum_spool_quarantined_segments',
+    help: 'Spool segments the store refused for their content, waiting for an operator.',
+    read: () => ingest.quarantinedSegments(),
+  });
   scrapedGauge(registry, { name: 'tlsrum_spool_max_bytes', help: 'Spool cap: ingest answers 503 above it.', read: () => config.spoolMaxBytes });
   scrapedCounter(registry, {
     name: 'tlsrum_spool_fsyncs_total',
@@ -182,17 +194,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await installDocs(app);
   await app.register(healthRoutes);
   await app.register(handshakeRoutes);
-  await app.register(summaryRoutes);
   await app.register(siteRoutes);
+  await app.register(probeTargetRoutes);
   installAlerts(app);
   installProbe(app);
-  await app.register(alertRoutes);
-  await app.register(probeRoutes);
-  await app.register(whatifRoutes);
-  await app.register(compareRoutes);
-  await app.register(timeseriesRoutes);
-  await app.register(mapRoutes);
-  await app.register(phasesRoutes);
+  await app.register(readRoutes);
   await installDashboard(app, config.dashboardDir);
   return app;
 }

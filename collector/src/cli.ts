@@ -7,15 +7,26 @@
  *   migrate --cluster NAME           apply that DDL through CLICKHOUSE_URL (any node of the cluster)
  *   options: --database DB (default CLICKHOUSE_DATABASE or tlsrum), --out FILE (write instead of stdout)
  *   config                           every configuration variable: default, allowed values, meaning (the README's table)
+ *   spool list [--json]              quarantined spool segments: id, rows, bytes, columns, first error, when
+ *   spool replay (ID… | --all)       put them back for the collector to insert
+ *   spool drop (ID… | --all)         delete them (recorded in quarantine/dropped.log)
+ *   options: --spool-dir DIR (default SPOOL_DIR or DATA_DIR/spool)
+ *
+ * Run through pnpm (INIT_CWD set), relative paths in the environment are taken from the repository root,
+ * as `pnpm start` takes them; pnpm runs this file in collector/.
  */
 import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ConfigError, configTable, loadConfig } from './config';
+import { runSpoolCommand, SPOOL_USAGE } from './ingest/spool-commands';
 import { clusterStatements, printClusterScript, type ClusterLayout } from './store/cluster';
 import { openStore } from './store/clients';
 import { loadMigrations, migrate } from './store/migrate';
 
-const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config`;
+const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config\n${SPOOL_USAGE.replace('usage: ', '       ')}`;
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -26,12 +37,21 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       database: { type: 'string' },
       print: { type: 'boolean', default: false },
       out: { type: 'string' },
+      all: { type: 'boolean', default: false },
+      json: { type: 'boolean', default: false },
+      'spool-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
   if (positionals[0] === 'config' && positionals.length === 1) {
     out(`${configTable()}\n`);
     return 0;
+  }
+  const cwd = env.INIT_CWD ? REPO_ROOT : process.cwd();
+  if (!values.help && positionals[0] === 'spool') {
+    const spoolDir = values['spool-dir'] ? resolve(process.cwd(), values['spool-dir']) : loadConfig(env, cwd).spoolDir;
+    const [, action, ...ids] = positionals;
+    return runSpoolCommand({ action, ids, all: values.all, json: values.json }, spoolDir, out);
   }
   if (values.help || positionals[0] !== 'migrate' || positionals.length > 1) {
     out(`${USAGE}\n`);
@@ -48,7 +68,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     return 0;
   }
   if (layout) clusterStatements(migrations, layout); // fail on an untranslatable migration before connecting
-  const config = loadConfig({ ...env, ...(layout ? { CLICKHOUSE_CLUSTER: layout.cluster, CLICKHOUSE_DATABASE: database } : {}) });
+  const config = loadConfig({ ...env, ...(layout ? { CLICKHOUSE_CLUSTER: layout.cluster, CLICKHOUSE_DATABASE: database } : {}) }, cwd);
   const store = openStore(config);
   try {
     const applied = await migrate(store.ingest, migrations, store.cluster);
@@ -63,7 +83,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: Error) => {
-      process.stderr.write(`${err instanceof ConfigError || err.name === 'ClusterDdlError' || err.name === 'TypeError' ? err.message : err.stack}\n`);
+      const expected = err instanceof ConfigError || err.name === 'ClusterDdlError' || err.name === 'TypeError' || err.name === 'SpoolCommandError';
+      process.stderr.write(`${expected ? err.message : err.stack}\n`);
       process.exit(1);
     },
   );

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type StaticDecode } from 'typebox';
+import { ALERT_WINDOWS } from '@tlsrum/shared/query';
 import { ConfigError, envTable, nullable, parseEnv, type Env } from './env-schema';
 
 export { ConfigError };
@@ -83,6 +84,13 @@ export const ConfigSchema = Type.Object({
   }),
   spoolMaxBytes: int('SPOOL_MAX_BYTES', 512 * MiB, 64 * KiB, TiB, 'spool size before ingest answers 503 + `Retry-After`'),
   recentBatches: int('RECENT_BATCHES', 200_000, 1, 10_000_000, 'batch ids remembered (and journaled in the spool folder) to answer resends as duplicates'),
+  spoolQuarantineAfterTries: int(
+    'SPOOL_QUARANTINE_AFTER_TRIES',
+    5,
+    1,
+    1000,
+    'inserts of a spool segment the store refuses for its content (parse or type error, unknown column) before it moves to `$SPOOL_DIR/quarantine/`; outages are retried forever',
+  ),
   shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000, 'how long SIGTERM/SIGINT keeps moving the spool into the store before exiting'),
   rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000, 'ingest requests a minute from one client address, then 429 + `Retry-After`; `0` = off'),
   maxEventLoopDelayMs: int(
@@ -140,9 +148,9 @@ export const ConfigSchema = Type.Object({
   alerts: Type.Object({
     intervalMs: int('ALERT_INTERVAL_MS', 300_000, 0, 86_400_000, 'how often the regression checks run (`0` = never)'),
     windows: Type.Decode(
-      Type.Array(Type.Enum(['hour', 'day']), {
+      Type.Array(Type.Enum([...ALERT_WINDOWS]), {
         env: 'ALERT_WINDOWS',
-        default: ['hour', 'day'],
+        default: [...ALERT_WINDOWS],
         minItems: 1,
         description: 'windows compared with the same window a week earlier',
       }),

@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeRowsTsv, encodeRowTsv, epochMsText, INSERT_COLUMNS, tsvString, TSV_INSERT_QUERY } from '../src/ingest/encode-rows';
-import { toRow, type HandshakeRow } from '../src/ingest/to-row';
+import { INSERT_COLUMNS } from '../src/ingest/columns';
+import { encodeRowsTsv, encodeRowTsv, epochMsText, tsvString, TSV_INSERT_QUERY } from '../src/ingest/encode-rows';
+import type { HandshakeRow } from '../src/ingest/columns';
+import { toRow } from '../src/ingest/to-row';
 import { migrate } from '../src/store/migrate';
 import { makeBatch, makeRecords, openStore, removeDir, tempDir } from './helpers';
 

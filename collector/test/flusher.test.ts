@@ -27,7 +27,7 @@ describe('flusher', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     const dir = tempDir('tlsrum-flusher-');
     dirs.push(dir);
-    const spool = new Spool({ dir, maxBytes: 1 << 20, maxRows: 10_000, segmentMaxRows: 1_000, segmentMaxAgeMs: 3_600_000 });
+    const spool = new Spool({ dir, maxBytes: 1 << 20, maxRows: 10_000, segmentMaxRows: 1_000, segmentMaxAgeMs: 3_600_000, layout: { format: 'JSONEachRow', columns: null } });
     spool.recover();
     let attempts = 0;
     const flusher = new Flusher(spool, {
@@ -37,7 +37,7 @@ describe('flusher', () => {
         if (attempts === 1) throw new Error('store down');
       },
     });
-    await spool.append(Spool.frame(id(1), '{"i":1}\n', 1, 'JSONEachRow'), 1);
+    await spool.append(Spool.frame(id(1), '{"i":1}\n', 1), 1);
     await spool.requestSeal();
     await until(() => attempts === 1 && flusher.consecutiveFailures === 1);
     // Node schedules timers on the event loop's cached clock, which lags Date.now() under load: the

@@ -4,7 +4,8 @@
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { toRow, type HandshakeRow } from '../src/ingest/to-row';
+import type { HandshakeRow } from '../src/ingest/columns';
+import { toRow } from '../src/ingest/to-row';
 
 export function rng(seed: number): () => number {
   let s = seed >>> 0;

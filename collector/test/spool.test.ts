@@ -8,8 +8,8 @@ import { crc32 } from 'node:zlib';
 import type { HandshakeBatch } from '@tlsrum/shared';
 import { toRow } from '../src/ingest/to-row';
 import { afterAll, describe, expect, it } from 'vitest';
-import { insertStatement } from '../src/ingest/encode-rows';
-import { parseSegment, Spool, SpoolFullError } from '../src/ingest/spool';
+import { Spool, SpoolFullError } from '../src/ingest/spool';
+import { insertStatement, parseSegment, type SegmentLayout } from '../src/ingest/spool-format';
 import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from './helpers';
 
 const dirs: string[] = [];
@@ -24,8 +24,11 @@ const rowsText = (n: number, tag = 'r') => Array.from({ length: n }, (_, i) => J
 const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
 const segments = (d: string) => readdirSync(d).filter((f) => f.endsWith('.seg')).sort();
 
+// These tests look at the files, not the store: rows are JSON lines, by key.
+const layout: SegmentLayout = { format: 'JSONEachRow', columns: null };
+
 function spool(d: string, over: Partial<ConstructorParameters<typeof Spool>[0]> = {}) {
-  const s = new Spool({ dir: d, maxBytes: 64 * 1024 * 1024, maxRows: 1_000_000, segmentMaxRows: 100, segmentMaxAgeMs: 60_000, ...over });
+  const s = new Spool({ dir: d, maxBytes: 64 * 1024 * 1024, maxRows: 1_000_000, segmentMaxRows: 100, segmentMaxAgeMs: 60_000, layout, ...over });
   s.recover();
   return s;
 }
@@ -34,7 +37,7 @@ describe('spool', () => {
   it('group commit: 200 concurrent appends share a handful of fdatasyncs, all durable when they resolve', async () => {
     const d = dir();
     const s = spool(d, { segmentMaxRows: 10_000 });
-    await Promise.all(Array.from({ length: 200 }, (_, i) => s.append(Spool.frame(id(i), rowsText(2), 2, 'JSONEachRow'), 2)));
+    await Promise.all(Array.from({ length: 200 }, (_, i) => s.append(Spool.frame(id(i), rowsText(2), 2), 2)));
     // The first round takes one append; everything that arrived meanwhile goes in the next one(s).
     expect(s.fsyncs).toBeGreaterThanOrEqual(1);
     expect(s.fsyncs).toBeLessThan(20);
@@ -51,7 +54,7 @@ describe('spool', () => {
     const s = spool(d, { segmentMaxRows: 10, segmentMaxAgeMs: 50 });
     const sealed: number[] = [];
     s.onSealed = (seg) => sealed.push(seg.rows);
-    for (let i = 0; i < 3; i++) await s.append(Spool.frame(id(i), rowsText(4), 4, 'JSONEachRow'), 4);
+    for (let i = 0; i < 3; i++) await s.append(Spool.frame(id(i), rowsText(4), 4), 4);
     // 4 + 4 fit, the third would make 12 > 10: a new segment.
     expect(sealed).toEqual([8]);
     await new Promise((r) => setTimeout(r, 200));
@@ -68,45 +71,45 @@ describe('spool', () => {
 
   it('refuses appends over the byte cap and the row cap, and takes them again once there is room', async () => {
     const d = dir();
-    const frame = Spool.frame(id(1), rowsText(5), 5, 'JSONEachRow');
+    const frame = Spool.frame(id(1), rowsText(5), 5);
     const s = spool(d, { maxBytes: frame.length * 2, segmentMaxRows: 5 });
     await s.append(frame, 5);
-    await s.append(Spool.frame(id(2), rowsText(5), 5, 'JSONEachRow'), 5);
+    await s.append(Spool.frame(id(2), rowsText(5), 5), 5);
     expect(s.accepts(5, frame.length)).toBe(false);
-    await expect(s.append(Spool.frame(id(3), rowsText(5), 5, 'JSONEachRow'), 5)).rejects.toBeInstanceOf(SpoolFullError);
+    await expect(s.append(Spool.frame(id(3), rowsText(5), 5), 5)).rejects.toBeInstanceOf(SpoolFullError);
     await s.remove(s.peek()!);
     expect(s.accepts(5, frame.length)).toBe(true);
     await s.close();
     const r = spool(dir(), { maxRows: 3 });
     expect(r.accepts(4, 10)).toBe(false);
-    await expect(r.append(Spool.frame(id(4), rowsText(4), 4, 'JSONEachRow'), 4)).rejects.toBeInstanceOf(SpoolFullError);
+    await expect(r.append(Spool.frame(id(4), rowsText(4), 4), 4)).rejects.toBeInstanceOf(SpoolFullError);
     await r.close();
   });
 
   it('recovers after a crash: complete entries kept, a torn tail cut off, ids returned for the duplicate check', async () => {
     const d = dir();
     const s = spool(d, { segmentMaxRows: 1000 });
-    for (let i = 0; i < 3; i++) await s.append(Spool.frame(id(i), rowsText(3, `b${i}`), 3, 'JSONEachRow'), 3);
+    for (let i = 0; i < 3; i++) await s.append(Spool.frame(id(i), rowsText(3, `b${i}`), 3), 3);
     // A crash: the process dies without closing; the last entry was half written.
     const [seg] = segments(d);
     const path = join(d, seg!);
     const good = statSync(path).size;
-    appendFileSync(path, Spool.frame(id(9), rowsText(3), 3, 'JSONEachRow').subarray(0, 20));
-    const again = new Spool({ dir: d, maxBytes: 1 << 30, maxRows: 1e6, segmentMaxRows: 1000, segmentMaxAgeMs: 1000 });
+    appendFileSync(path, Spool.frame(id(9), rowsText(3), 3).subarray(0, 20));
+    const again = new Spool({ dir: d, maxBytes: 1 << 30, maxRows: 1e6, segmentMaxRows: 1000, segmentMaxAgeMs: 1000, layout });
     const rec = again.recover();
     expect(rec).toMatchObject({ segments: 1, rows: 9, batchIds: [id(0), id(1), id(2)], tornBytes: 20 });
     expect(statSync(path).size).toBe(good);
     const content = await Spool.read(again.peek()!);
     expect(content.rows.trim().split('\n').map((l) => JSON.parse(l).tag)).toEqual(['b0', 'b0', 'b0', 'b1', 'b1', 'b1', 'b2', 'b2', 'b2']);
     // New segments continue after the recovered ones.
-    await again.append(Spool.frame(id(5), rowsText(1), 1, 'JSONEachRow'), 1);
+    await again.append(Spool.frame(id(5), rowsText(1), 1), 1);
     expect(segments(d)).toHaveLength(2);
     await again.close();
   });
 
   it('a corrupted entry (bad checksum) ends the segment there', () => {
-    const a = Spool.frame(id(1), rowsText(2), 2, 'JSONEachRow');
-    const b = Spool.frame(id(2), rowsText(2), 2, 'JSONEachRow');
+    const a = Spool.frame(id(1), rowsText(2), 2);
+    const b = Spool.frame(id(2), rowsText(2), 2);
     b.writeUInt8(b.readUInt8(b.length - 2) ^ 0xff, b.length - 2);
     const parsed = parseSegment(Buffer.concat([a, b]));
     expect(parsed.validBytes).toBe(a.length);
@@ -214,7 +217,7 @@ describe('spool in the collector (real embedded store)', () => {
       // The same insert the flusher makes, three times, as a retry after lost acknowledgements would.
       for (let i = 0; i < 3; i++) {
         await t.app.store.ingest.command({
-          query: `${insertStatement(content.format)}\n${content.rows}`,
+          query: `${insertStatement(content)}\n${content.rows}`,
           clickhouse_settings: { insert_deduplication_token: dedupToken(content.batchIds) },
         });
       }
@@ -240,7 +243,7 @@ describe('replay after a crash does not trust the deduplication token alone', ()
       const { dedupToken } = await import('../src/ingest/flusher');
       // The segment inserted under its token, then its rows removed: the token stays in the log.
       await t.app.store.ingest.command({
-        query: `${insertStatement(content.format)}\n${content.rows}`,
+        query: `${insertStatement(content)}\n${content.rows}`,
         clickhouse_settings: { insert_deduplication_token: dedupToken(content.batchIds) },
       });
       await t.app.store.ingest.command({ query: `ALTER TABLE handshakes DELETE WHERE ${ofBatches}`, clickhouse_settings: { mutations_sync: '2' } });

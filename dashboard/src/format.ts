@@ -1,3 +1,4 @@
+import { DIMENSIONS } from '@tlsrum/shared/query';
 import type { Cell, Quantiles } from './api';
 
 export const ms = (v: number | undefined) => (v === undefined ? '—' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
@@ -6,9 +7,10 @@ export const int = (v: number | undefined) => (v === undefined ? '—' : v.toLoc
 /** Distinct clients; the rollup counts them only up to a cap, so a capped count reads "≥ 100". */
 export const clientsText = (c: Pick<Cell, 'clients' | 'clientsCapped'>) => (c.clientsCapped ? `≥ ${int(c.clients)}` : int(c.clients));
 
-/** Comparison groups in reading order: protocol stack, then handshake mode. */
-export const STACKS = ['TLS 1.2', 'TLS 1.3', 'h3'] as const;
-export const MODES = ['full', 'resumed', '0-RTT'] as const;
+/** Comparison groups in the catalogue's reading order (the known ones): protocol stack, then handshake mode. */
+const known = (values: readonly string[]) => values.filter((v) => v !== 'unknown');
+export const STACKS = known(DIMENSIONS.stack.values);
+export const MODES = known(DIMENSIONS.mode.values);
 export const label = (c: Cell) => `${c.key.stack} · ${c.key.mode}`;
 
 export function sortByStackMode(cells: Cell[]): Cell[] {

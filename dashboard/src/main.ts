@@ -15,10 +15,13 @@ import { phasesPanel } from './panels/phases';
 import { whatIfPanel } from './panels/whatif';
 import { alertsPanel } from './panels/alerts';
 import { countryName } from './countries';
+import { addFilterControls } from './filter-controls';
+import { FILTER_NAMES } from '@tlsrum/shared/query';
 
 const form = document.querySelector<HTMLFormElement>('#filters')!;
 const scope = document.querySelector<HTMLElement>('#scope')!;
 const root = document.querySelector<HTMLElement>('#panels')!;
+addFilterControls(form);
 
 const compare = comparePanel(root);
 const map = mapPanel(root);
@@ -38,7 +41,7 @@ function field(name: string) {
 }
 
 function showFilters(f: Filters) {
-  for (const k of ['site', 'range', 'source', 'browser', 'country', 'metric'] as const) {
+  for (const k of [...FILTER_NAMES, 'range', 'metric'] as const) {
     const el = field(k) as HTMLSelectElement;
     if (f[k] && ![...el.options].some((o) => o.value === f[k])) el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
     el.value = f[k];
@@ -100,7 +103,7 @@ async function load(): Promise<void> {
     run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
     run(
       whatif.panel,
-      api.whatif({ from: params.from, to: params.to, site: params.site, source: params.source, browser: params.browser, country: params.country }, t, signal),
+      api.whatif(params, t, signal),
       (a) => whatif.render(a, f.country),
     ),
     // Alerts are per site: without a site and a token there is nothing this viewer may see.

@@ -1,19 +1,18 @@
 /**
  * The view's filters, kept in the URL's query string so a view can be shared or bookmarked. The read
  * token never goes into the URL (it would leak through history and shared links): it stays in
- * sessionStorage.
+ * sessionStorage. The data filters are the query catalogue's (@tlsrum/shared/query); range and metric
+ * are the dashboard's own.
  */
-export interface Filters {
-  site: string;
+import { FILTER_NAMES, type FilterName } from '@tlsrum/shared/query';
+
+export type Filters = Record<FilterName, string> & {
   range: '24h' | '7d' | '30d';
-  source: string;
-  browser: string;
-  country: string;
   metric: 'tls' | 'connect';
-}
+};
 
 const RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
-const DEFAULTS: Filters = { site: '', range: '7d', source: '', browser: '', country: '', metric: 'tls' };
+const DEFAULTS: Filters = { ...(Object.fromEntries(FILTER_NAMES.map((f) => [f, ''])) as Record<FilterName, string>), range: '7d', metric: 'tls' };
 const FIELDS = Object.keys(DEFAULTS) as (keyof Filters)[];
 
 export function readFilters(search = location.search): Filters {
@@ -41,10 +40,7 @@ export function apiParams(f: Filters, now = Date.now()): Record<string, string |
   return {
     from: String(to - RANGES[f.range]),
     to: String(to),
-    site: f.site || undefined,
-    source: f.source || undefined,
-    browser: f.browser || undefined,
-    country: f.country || undefined,
+    ...Object.fromEntries(FILTER_NAMES.map((k) => [k, f[k] || undefined])),
   };
 }
 

@@ -7,11 +7,12 @@
  * wobble; the small default alpha keeps every site quiet on noise although the checks run every few
  * minutes on overlapping windows.
  */
+import { CHECKS } from '@tlsrum/shared/query';
+import type { Alert } from '@tlsrum/shared/query/schemas';
 import { twoProportionGreater } from './stats';
 import type { WindowPair, WindowStats } from './window-query';
 
-export type CheckName = 'resumption_drop' | 'tls13_drop' | 'h3_drop' | 'tls_p75_rise' | 'connect_p75_rise';
-export const CHECKS: readonly CheckName[] = ['resumption_drop', 'tls13_drop', 'h3_drop', 'tls_p75_rise', 'connect_p75_rise'];
+
 
 export interface Thresholds {
   /** Significance level of each one-sided test. */
@@ -26,19 +27,12 @@ export interface Thresholds {
   p75Rise: number;
 }
 
-export type CheckStatus = 'ok' | 'firing' | 'insufficient_data';
-
-export interface CheckResult {
-  check: CheckName;
-  status: CheckStatus;
-  /** Share (0–1) or p75 in ms, in the current and the baseline window; null when not reported. */
-  current: number | null;
-  baseline: number | null;
-  /** current − baseline for shares, current / baseline − 1 for p75s. */
-  change: number | null;
-  pValue: number | null;
-  samples: { current: number; baseline: number };
-}
+/**
+ * One check's verdict: its part of the /v1/alerts answer. Shares (0–1) or p75s in ms in the current and
+ * the baseline window (null when not reported); change = current − baseline for shares, current /
+ * baseline − 1 for p75s.
+ */
+export type CheckResult = Pick<Alert, 'check' | 'status' | 'current' | 'baseline' | 'change' | 'pValue' | 'samples'>;
 
 const SHARE: Record<'resumption_drop' | 'tls13_drop' | 'h3_drop', (w: WindowStats) => [hits: number, of: number]> = {
   resumption_drop: (w) => [w.resumed, w.resumedKnown],

@@ -4,8 +4,10 @@
  * run the checks, keep the latest verdicts, and notify on transitions (firing, resolved).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import type { ProbeCheckName, ProbeCheckResult } from '../probe/changes';
-import { evaluateChecks, type CheckName, type CheckResult } from './checks';
+import { CHECK_LABELS, PROBE_WINDOW, type CheckName } from '@tlsrum/shared/query';
+import type { Alert } from '@tlsrum/shared/query/schemas';
+import type { ProbeCheckResult } from '../probe/changes';
+import { evaluateChecks } from './checks';
 import type { Config } from '../config';
 import { queryWindowPair } from './window-query';
 import type { Webhook } from './webhook';
@@ -16,21 +18,8 @@ export type AlertConfig = Config['alerts'];
 export type AlertWindow = AlertConfig['windows'][number];
 const WINDOW_MS: Record<AlertWindow, number> = { hour: 3_600_000, day: 86_400_000 };
 
-export interface AlertState extends Omit<CheckResult, 'check'> {
-  site: string;
-  check: CheckName | ProbeCheckName;
-  /** Field-data checks compare a window with the week before; probe checks ('probe') read the probe history. */
-  window: AlertWindow | 'probe';
-  /** Probe checks: the hostname probed (the site's own or an extra one registered with it). */
-  hostname?: string;
-  /** Probe checks: the finding in one sentence. */
-  summary?: string;
-  /** When the check started firing (epoch ms), while it fires. */
-  since: number | null;
-  evaluatedAt: number;
-  /** Current window [from, to) and the baseline a week earlier, epoch ms. */
-  range: { from: number; to: number; baselineFrom: number; baselineTo: number };
-}
+/** A check's latest verdict for a site and window, as /v1/alerts answers it. */
+export type AlertState = Alert;
 
 export interface AlertEvent {
   event: 'firing' | 'resolved';
@@ -48,24 +37,16 @@ export interface EvaluatorOptions {
   onError?: (err: unknown) => void;
 }
 
-const LABEL: Record<CheckName, string> = {
-  resumption_drop: 'resumption share',
-  tls13_drop: 'TLS 1.3 share',
-  h3_drop: 'HTTP/3 share',
-  tls_p75_rise: 'p75 TLS handshake time',
-  connect_p75_rise: 'p75 connect time',
-};
-
 function describe(a: AlertState): string {
-  if (a.window === 'probe') return a.summary ?? `${a.site}: ${a.check}`;
+  if (a.window === PROBE_WINDOW) return a.summary ?? `${a.hostname ?? a.site}: ${a.check}`;
   const fmt = (v: number | null) =>
     v === null ? 'n/a' : a.check.endsWith('_drop') ? `${(v * 100).toFixed(1)} %` : `${v.toFixed(1)} ms`;
-  return `${a.site}: ${LABEL[a.check as CheckName]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
+  return `${a.site}: ${CHECK_LABELS[a.check as CheckName]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
 }
 
 export class AlertEvaluator {
   private readonly states = new Map<string, AlertState>();
-  /** Probe check verdicts, per site and check: replaced whenever that site's probe history is evaluated. */
+  /** Probe check verdicts per site, hostname and check: replaced whenever that hostname's history is evaluated. */
   private readonly probeStates = new Map<string, AlertState>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<AlertState[]> | null = null;
@@ -137,8 +118,8 @@ export class AlertEvaluator {
   }
 
   /**
-   * Verdicts of the probe change checks for one site (after each probe cycle, from the stored history):
-   * transitions notify through the same channels as the field-data checks.
+   * Verdicts of the probe change checks for one hostname of a site (after each probe cycle, from the stored
+   * history): transitions notify through the same channels as the field-data checks.
    */
   applyProbeChecks(
     site: string,
@@ -153,7 +134,7 @@ export class AlertEvaluator {
       const state: AlertState = {
         site,
         hostname,
-        window: 'probe',
+        window: PROBE_WINDOW,
         check: r.check,
         status: r.status,
         summary: r.summary,
@@ -172,7 +153,7 @@ export class AlertEvaluator {
     }
   }
 
-  /** A site no longer registered: its probe alerts resolve. */
+  /** Sites no longer registered: their probe alerts resolve. */
   dropProbeSites(keep: ReadonlySet<string>, now = Date.now()): void {
     for (const [key, s] of this.probeStates) {
       if (keep.has(s.site)) continue;

@@ -4,6 +4,7 @@
  * percentiles (both windows together) feed the quantile test in stats.ts.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import { RAW_CLIENTS } from '../queries/clients';
 
 export interface WindowStats {
   records: number;
@@ -67,7 +68,7 @@ WITH
 SELECT
   if(ts >= curFrom, 'current', 'baseline') AS window,
   count() AS records,
-  uniq(clientToken) AS clients,
+  ${RAW_CLIENTS} AS clients,
   countIf(resumed IS NOT NULL) AS resumedKnown,
   countIf(resumed = true) AS resumedYes, -- an alias "resumed" would shadow the column
   countIf(tlsVersion IS NOT NULL) AS versionKnown,

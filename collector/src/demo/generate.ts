@@ -10,6 +10,7 @@
  * over QUIC there is no separate TCP handshake. Plus a little CPU time for the key exchange.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { ColumnName } from '../ingest/columns';
 import { COUNTRIES, DEMO_AGENT, SITES, type CountryProfile, type SiteProfile } from './profiles';
 
 export interface DemoOptions {
@@ -36,26 +37,50 @@ const u = (salt: number, of = 'number') => `(cityHash64({seed:UInt64}, ${of}, ${
 /** A standard normal from two uniforms (Box–Muller). */
 const normal = (a: number, b: number, of = 'number') => `(sqrt(-2 * log(${u(a, of)} + 1e-9)) * cos(2 * pi() * ${u(b, of)}))`;
 
+/**
+ * The stored value of each column the demo fills, as SQL over the generated row (the subqueries below).
+ * Keyed by the column registry's names, so a column that is renamed or dropped fails the type check;
+ * a column added to the registry and not listed here gets its table default in demo data.
+ */
+const DEMO_VALUES = {
+  ts: 'fromUnixTimestamp64Milli(tsMs)',
+  receivedAt: "toDateTime(intDiv(tsMs, 1000), 'UTC')",
+  batchId: 'generateUUIDv4(number)',
+  site: 'site',
+  country: 'country',
+  entryType: `if(${u(14)} < 0.25, 'navigation', 'resource')`,
+  protocol: 'protocol',
+  transport: "if(protocol = 'h3', 'quic', 'tcp')",
+  tlsVersion: 'if(versionKnown, tlsVersion, NULL)',
+  tlsVersionSource:
+    "multiIf(NOT versionKnown, 'unknown', protocol = 'h3', 'implied', source = 'synthetic' OR browser = 'firefox', 'observed', stReported, 'server-timing', 'inferred')",
+  resumed: "if(resumedSource = 'unknown', NULL, resumedTrue)",
+  resumedSource: 'resumedSource',
+  handshakeClass: 'cls',
+  dns: 'round(least(dnsMs, 60000), 1)',
+  tcp: 'round(least(tcpMs, 60000), 1)',
+  tls: 'round(least(tlsMs, 60000), 1)',
+  connect: 'round(least(tcpMs + tlsMs, 60000), 1)',
+  ttfb: 'round(least(ttfbMs, 60000), 1)',
+  cipher: "if(browser = 'firefox', if(tlsVersion = '1.3', 'TLS_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'), '')",
+  keyExchangeGroup: "if(browser = 'firefox' AND NOT resumedTrue, if(browserMajor >= 132, 'X25519MLKEM768', 'X25519'), '')",
+  signatureScheme: "if(browser = 'firefox', 'ecdsa_secp256r1_sha256', '')",
+  certChainLength: `if(browser = 'firefox', toNullable(toUInt8(2 + (${u(15)} < 0.3))), NULL)`,
+  browser: 'browser',
+  browserMajor: 'browserMajor',
+  os: 'os',
+  effectiveType: "if(browser = 'firefox', '', if(rtt > 600, '3g', '4g'))",
+  rttHint: "if(browser = 'firefox', NULL, toNullable(toUInt16(least(3000, round(rtt / 25) * 25))))",
+  source: 'source',
+  agentName: '{agentName:String}',
+  agentVersion: '{agentVersion:String}',
+  clientToken: 'clientToken',
+} satisfies { [K in ColumnName]?: string };
+
 const SQL = `
-INSERT INTO handshakes
-  (ts, receivedAt, batchId, site, country, entryType, protocol, transport, tlsVersion, tlsVersionSource, resumed,
-   resumedSource, handshakeClass, dns, tcp, tls, connect, ttfb, cipher, keyExchangeGroup, signatureScheme,
-   certChainLength, browser, browserMajor, os, effectiveType, rttHint, source, agentName, agentVersion, clientToken)
+INSERT INTO handshakes (${Object.keys(DEMO_VALUES).join(', ')})
 SELECT
-  fromUnixTimestamp64Milli(tsMs) AS ts, toDateTime(intDiv(tsMs, 1000), 'UTC'), generateUUIDv4(number), site, country,
-  if(${u(14)} < 0.25, 'navigation', 'resource'), protocol, if(protocol = 'h3', 'quic', 'tcp'),
-  if(versionKnown, tlsVersion, NULL),
-  multiIf(NOT versionKnown, 'unknown', protocol = 'h3', 'implied', source = 'synthetic' OR browser = 'firefox', 'observed', stReported, 'server-timing', 'inferred'),
-  if(resumedSource = 'unknown', NULL, resumedTrue), resumedSource, cls,
-  round(least(dnsMs, 60000), 1), round(least(tcpMs, 60000), 1), round(least(tlsMs, 60000), 1),
-  round(least(tcpMs + tlsMs, 60000), 1), round(least(ttfbMs, 60000), 1),
-  if(browser = 'firefox', if(tlsVersion = '1.3', 'TLS_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'), ''),
-  if(browser = 'firefox' AND NOT resumedTrue, if(browserMajor >= 132, 'X25519MLKEM768', 'X25519'), ''),
-  if(browser = 'firefox', 'ecdsa_secp256r1_sha256', ''),
-  if(browser = 'firefox', toNullable(toUInt8(2 + (${u(15)} < 0.3))), NULL),
-  browser, browserMajor, os, if(browser = 'firefox', '', if(rtt > 600, '3g', '4g')),
-  if(browser = 'firefox', NULL, toNullable(toUInt16(least(3000, round(rtt / 25) * 25)))),
-  source, {agentName:String}, {agentVersion:String}, clientToken
+  ${Object.values(DEMO_VALUES).join(',\n  ')}
 FROM
 (
   SELECT *,

@@ -6,56 +6,14 @@
  * faster, and it is also cheaper to produce than JSON.stringify (bench/insert-format.ts measures both;
  * figures in BENCHMARKS.md). Text, not RowBinary, so a spool segment stays a readable, appendable string.
  *
- * The column list is explicit (TSV is positional): a column added to the table must be added here, and
- * `INSERT_COLUMNS` keeps the statement and the encoder in one place.
+ * The encoder is generated once, at load, from the column registry (columns.ts): one template literal
+ * with every column in `INSERT_COLUMNS` order, as fast as a hand-unrolled one and never out of step
+ * with the column list.
  */
-import type { RowFormat } from './spool';
-import type { HandshakeRow } from './to-row';
-
-/** The columns, in the order each line carries them. */
-export const INSERT_COLUMNS = [
-  'ts',
-  'receivedAt',
-  'batchId',
-  'site',
-  'country',
-  'entryType',
-  'protocol',
-  'transport',
-  'tlsVersion',
-  'tlsVersionSource',
-  'resumed',
-  'resumedSource',
-  'handshakeClass',
-  'dns',
-  'tcp',
-  'tls',
-  'connect',
-  'ttfb',
-  'cipher',
-  'keyExchangeGroup',
-  'signatureScheme',
-  'certChainLength',
-  'browser',
-  'browserMajor',
-  'os',
-  'effectiveType',
-  'rttHint',
-  'source',
-  'agentName',
-  'agentVersion',
-  'clientToken',
-] as const satisfies ReadonlyArray<keyof HandshakeRow>;
-
-export const TSV_FORMAT = 'TabSeparated' satisfies RowFormat;
+import { COLUMN_LIST, INSERT_COLUMNS, type HandshakeRow } from './columns';
 
 /** The statement that takes `encodeRowsTsv` output (rows follow as the body). */
-export const TSV_INSERT_QUERY = `INSERT INTO handshakes (${INSERT_COLUMNS.join(', ')}) FORMAT ${TSV_FORMAT}`;
-
-/** The insert for rows spooled in `format` (segments written before TabSeparated hold JSONEachRow). */
-export function insertStatement(format: RowFormat): string {
-  return format === 'TabSeparated' ? TSV_INSERT_QUERY : 'INSERT INTO handshakes FORMAT JSONEachRow';
-}
+export const TSV_INSERT_QUERY = `INSERT INTO handshakes (${INSERT_COLUMNS.join(', ')}) FORMAT TabSeparated`;
 
 // TabSeparated escaping: backslash, tab, newline and carriage return are written as \\, \t, \n, \r.
 // Values come from schema-validated records (bounded strings), but a client chooses them, so every
@@ -70,6 +28,7 @@ export function tsvString(s: string): string {
 
 const nullableNumber = (n: number | null): string => (n === null ? '\\N' : String(n));
 const nullableBool = (b: boolean | null): string => (b === null ? '\\N' : b ? 'true' : 'false');
+const same = (s: string): string => s;
 
 /** Epoch milliseconds as `seconds.mmm`: unambiguous for DateTime64(3) whatever date_time_input_format says. */
 export function epochMsText(ms: number): string {
@@ -78,21 +37,62 @@ export function epochMsText(ms: number): string {
   return `${whole}.${frac < 10 ? '00' : frac < 100 ? '0' : ''}${frac}`;
 }
 
-/**
- * One row as one TabSeparated line, newline included. Validated records never hold a tab, newline or
- * backslash, so the common case checks all string fields with one regex and writes them as they are;
- * only a row that fails the check pays for escaping each field.
- */
-export function encodeRowTsv(r: HandshakeRow): string {
-  const plain =
-    r.batchId + r.site + r.country + r.entryType + r.protocol + r.transport + (r.tlsVersion ?? '') + r.tlsVersionSource +
-    r.resumedSource + r.handshakeClass + r.cipher + r.keyExchangeGroup + r.signatureScheme + r.browser + r.os +
-    r.effectiveType + r.source + r.agentName + r.agentVersion + r.clientToken;
-  const e: (s: string) => string = NEEDS_ESCAPE.test(plain) ? tsvString : same;
-  return `${epochMsText(r.ts)}\t${r.receivedAt}\t${e(r.batchId)}\t${e(r.site)}\t${e(r.country)}\t${e(r.entryType)}\t${e(r.protocol)}\t${e(r.transport)}\t${r.tlsVersion === null ? '\\N' : e(r.tlsVersion)}\t${e(r.tlsVersionSource)}\t${nullableBool(r.resumed)}\t${e(r.resumedSource)}\t${e(r.handshakeClass)}\t${r.dns}\t${r.tcp}\t${r.tls}\t${r.connect}\t${r.ttfb}\t${e(r.cipher)}\t${e(r.keyExchangeGroup)}\t${e(r.signatureScheme)}\t${nullableNumber(r.certChainLength)}\t${e(r.browser)}\t${r.browserMajor}\t${e(r.os)}\t${e(r.effectiveType)}\t${nullableNumber(r.rttHint)}\t${e(r.source)}\t${e(r.agentName)}\t${e(r.agentVersion)}\t${e(r.clientToken)}\n`;
+/** The expression that writes one column of row `r` (escaping through `e`). */
+function fieldCode(kind: (typeof COLUMN_LIST)[number]['kind']['name'], v: string): string {
+  switch (kind) {
+    case 'epochMs':
+      return `\${epochMsText(${v})}`;
+    case 'number':
+      return `\${${v}}`;
+    case 'nullableNumber':
+      return `\${nullableNumber(${v})}`;
+    case 'nullableBool':
+      return `\${nullableBool(${v})}`;
+    case 'string':
+      return `\${e(${v})}`;
+    case 'nullableString':
+      return `\${${v} === null ? '\\\\N' : e(${v})}`;
+  }
 }
 
-const same = (s: string): string => s;
+/**
+ * Validated records never hold a tab, newline or backslash, so the common case checks all string
+ * fields with one regex over their concatenation and writes them as they are; only a row that fails
+ * the check pays for escaping each field.
+ */
+function encoderSource(columns: typeof COLUMN_LIST): string {
+  const strings = columns.filter((c) => c.kind.name === 'string' || c.kind.name === 'nullableString').map((c) =>
+    c.kind.name === 'string' ? `r.${c.name}` : `(r.${c.name} ?? '')`,
+  );
+  const line = columns.map((c) => fieldCode(c.kind.name, `r.${c.name}`)).join('\\t');
+  return [
+    'return function encodeRowTsv(r) {',
+    `  const plain = ${strings.length ? strings.join(' + ') : "''"};`,
+    '  const e = NEEDS_ESCAPE.test(plain) ? tsvString : same;',
+    `  return \`${line}\\n\`;`,
+    '};',
+  ].join('\n');
+}
+
+/** An encoder writing `columns` of a row, in that order (the spool's tests write older column lists with it). */
+export function tsvEncoder(columns: readonly string[]): (r: HandshakeRow) => string {
+  const known = columns.map((name) => {
+    const c = COLUMN_LIST.find((k) => k.name === name);
+    if (!c) throw new Error(`"${name}" is not in the column registry`);
+    return c;
+  });
+  return new Function('epochMsText', 'nullableNumber', 'nullableBool', 'tsvString', 'same', 'NEEDS_ESCAPE', encoderSource(known))(
+    epochMsText,
+    nullableNumber,
+    nullableBool,
+    tsvString,
+    same,
+    NEEDS_ESCAPE,
+  ) as (r: HandshakeRow) => string;
+}
+
+/** One row as one TabSeparated line with every registry column, newline included. */
+export const encodeRowTsv = tsvEncoder(INSERT_COLUMNS);
 
 export function encodeRowsTsv(rows: readonly HandshakeRow[]): string {
   let out = '';

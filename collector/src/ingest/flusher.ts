@@ -12,9 +12,16 @@
  * in the store's deduplication log without its rows, and the replay was then dropped as a repeat (about
  * 100 acknowledged batches lost; fault test (a)). Such a "suspect" segment is first checked against the
  * store: batches already there are skipped, the others are inserted under a fresh token.
+ *
+ * A segment the store refuses for its content (store-errors.ts) is tried `quarantineAfter` times, then
+ * moved to the quarantine (quarantine.ts) and the next segment goes on: one bad segment must not hold
+ * every later one back until the spool fills and ingest answers 503. Other errors are retried forever.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { contentOf, Spool, type SealedSegment, type SegmentContent } from './spool';
+import type { QuarantineReason } from './quarantine';
+import { Spool, type SealedSegment } from './spool';
+import { contentOf, type SegmentContent } from './spool-format';
+import { errorText } from './store-errors';
 
 export interface FlusherOptions {
   insert: (content: SegmentContent, dedupToken: string) => Promise<void>;
@@ -29,6 +36,11 @@ export interface FlusherOptions {
   onError?: (err: unknown, attempt: number, retryInMs: number) => void;
   /** Which of these batch ids the store already holds (for suspect segments; see the top comment). */
   storedBatchIds?: (batchIds: string[]) => Promise<Set<string>>;
+  /** Whether the store refused the segment's content (default: never, so every error is retried forever). */
+  isContentError?: (err: unknown) => boolean;
+  /** Inserts of a segment refused for its content before it is quarantined. */
+  quarantineAfter?: number;
+  onQuarantined?: (segment: SealedSegment, id: string, reason: QuarantineReason) => void;
 }
 
 export const MIN_BACKOFF_MS = 250;
@@ -44,6 +56,8 @@ export class Flusher {
   private stopped = false;
   /** Segments whose earlier insert may have been cut short: replayed after a crash, or failed here. */
   private readonly suspect = new Set<number>();
+  /** Content errors per segment, until it is stored or quarantined. */
+  private readonly refused = new Map<number, QuarantineReason>();
 
   constructor(
     private readonly spool: Spool,
@@ -70,6 +84,12 @@ export class Flusher {
 
   private backoffMs(): number {
     return Math.min(MAX_BACKOFF_MS, MIN_BACKOFF_MS * 2 ** Math.min(this.failures - 1, 10));
+  }
+
+  /** Segments put back into the spool (replay): suspect, as their batches may have been stored since. */
+  adopt(segments: readonly SealedSegment[]): void {
+    for (const seg of segments) this.suspect.add(seg.seq);
+    if (segments.length) this.wake();
   }
 
   private wake(): void {
@@ -120,8 +140,14 @@ export class Flusher {
         // If the delete fails the segment is inserted again later: the store drops the repeat.
         await this.spool.remove(seg);
         this.suspect.delete(seg.seq);
+        this.refused.delete(seg.seq);
       } catch (err) {
         this.suspect.add(seg.seq);
+        if (this.quarantineIfRefused(seg, err)) {
+          this.failures = 0;
+          this.retryAt = 0;
+          continue;
+        }
         this.failures += 1;
         const wait = this.backoffMs();
         this.retryAt = Date.now() + wait;
@@ -137,6 +163,29 @@ export class Flusher {
         // Bookkeeping only (journal, metrics): the rows are stored.
       }
     }
+  }
+
+  /** Counts a content error against the segment; true once it has been moved to the quarantine. */
+  private quarantineIfRefused(seg: SealedSegment, err: unknown): boolean {
+    if (!this.opts.isContentError?.(err)) return false;
+    const message = errorText(err);
+    const reason = this.refused.get(seg.seq) ?? { error: message, firstErrorAt: Date.now(), tries: 0 };
+    reason.tries += 1;
+    reason.lastError = message;
+    this.refused.set(seg.seq, reason);
+    if (reason.tries < (this.opts.quarantineAfter ?? Infinity)) return false;
+    let id: string;
+    try {
+      id = this.spool.quarantine(seg, reason);
+    } catch (moveErr) {
+      // Could not move it (the spool folder read-only?): it stays first in line and is retried with backoff.
+      this.opts.onError?.(moveErr, this.failures, 0);
+      return false;
+    }
+    this.refused.delete(seg.seq);
+    this.suspect.delete(seg.seq);
+    this.opts.onQuarantined?.(seg, id, reason);
+    return true;
   }
 
   /** Seals the active segment and tries to insert everything now, ignoring any backoff wait. */
@@ -183,7 +232,7 @@ export function withoutStored(content: SegmentContent, stored: Set<string>): Seg
   if (stored.size === 0) return content;
   return contentOf(
     content.entries.filter((e) => !stored.has(e.batchId.toLowerCase())),
-    content.format,
+    content,
   );
 }
 

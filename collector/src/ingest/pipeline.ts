@@ -1,16 +1,28 @@
 /**
- * Ingest from the route's point of view: duplicate check → spool append (durable) → 202, with the
- * flusher moving segments into the store behind it. Replaces the in-memory write buffer; the app
- * still decorates it as `writeBuffer` too (`flush()`, `size`) so existing callers keep working.
+ * Ingest from the route's point of view: duplicate check → rows encoded (columns.ts, TabSeparated) →
+ * spool append (durable) → 202, with the flusher moving segments into the store behind it.
+ *
+ * TabSeparated: the store parses it several times faster than JSONEachRow (BENCHMARKS.md, insert-format).
+ * Each segment's header records the columns (spool-format.ts), so a later release replays it as written.
  *
  * Duplicates: a batch id is remembered from the moment its append starts. A copy that arrives while
  * the first is still being written waits for that write and shares its outcome, so five concurrent
  * copies are written once and none is answered 202 before the data is on disk.
  */
 import { join } from 'node:path';
+import type { HandshakeBatch } from '@tlsrum/shared';
+import { INSERT_COLUMNS, type RowContext } from './columns';
+import { encodeRowTsv } from './encode-rows';
 import { Flusher } from './flusher';
+import { countQuarantined, REPLAY_POLL_MS, type QuarantineReason } from './quarantine';
 import { RecentBatches } from './recent-batches';
-import { Spool, SpoolFullError, type RowFormat, type SealedSegment, type SegmentContent } from './spool';
+import { Spool, SpoolFullError, type SealedSegment } from './spool';
+import type { SegmentContent, SegmentLayout } from './spool-format';
+import { isContentError } from './store-errors';
+import { toRow } from './to-row';
+
+/** What this release writes: TabSeparated rows with every registry column. */
+export const CURRENT_LAYOUT: SegmentLayout = { format: 'TabSeparated', columns: INSERT_COLUMNS };
 
 export interface PipelineOptions {
   spoolDir: string;
@@ -25,7 +37,15 @@ export interface PipelineOptions {
   onStoreError?: (err: unknown, attempt: number, retryInMs: number) => void;
   /** Which of these batch ids the store already holds: checked before replaying a suspect segment. */
   storedBatchIds?: (batchIds: string[]) => Promise<Set<string>>;
+  /** Inserts of a segment the store refuses for its content before it is quarantined. */
+  quarantineAfterTries: number;
+  onQuarantined?: (segment: SealedSegment, id: string, reason: QuarantineReason) => void;
+  /** Segments an operator put back for replay, taken in while running. */
+  onReplayAdopted?: (segments: SealedSegment[]) => void;
 }
+
+/** Where a batch came from, besides its records: the request's country and clock, the registered sites. */
+export type BatchOrigin = Omit<RowContext, 'batch'>;
 
 export type SubmitResult = { status: 'accepted' } | { status: 'duplicate' };
 
@@ -34,7 +54,8 @@ export class IngestPipeline {
   readonly flusher: Flusher;
   readonly recent: RecentBatches;
   private readonly inflight = new Map<string, Promise<void>>();
-  readonly recovered: { segments: number; rows: number; tornBytes: number };
+  readonly recovered: { segments: number; rows: number; tornBytes: number; quarantined: string[] };
+  private readonly replayTimer: NodeJS.Timeout;
 
   constructor(opts: PipelineOptions) {
     this.spool = new Spool({
@@ -43,6 +64,7 @@ export class IngestPipeline {
       maxRows: opts.maxBufferedRows,
       segmentMaxRows: opts.flushMaxRows,
       segmentMaxAgeMs: opts.flushIntervalMs,
+      layout: CURRENT_LAYOUT,
     });
     this.recent = new RecentBatches(opts.recentBatches, join(opts.spoolDir, 'batches.journal'));
     const { batchIds, ...recovered } = this.spool.recover();
@@ -57,7 +79,33 @@ export class IngestPipeline {
       onFlushed: (segment, _content, ms) => opts.onFlushed?.(segment, ms),
       onError: opts.onStoreError,
       ...(opts.storedBatchIds ? { storedBatchIds: opts.storedBatchIds } : {}),
+      isContentError,
+      quarantineAfter: opts.quarantineAfterTries,
+      ...(opts.onQuarantined ? { onQuarantined: opts.onQuarantined } : {}),
     });
+    this.replayTimer = setInterval(() => this.adoptReplays(opts.onReplayAdopted), REPLAY_POLL_MS);
+    this.replayTimer.unref();
+  }
+
+  /** Takes in segments put back for replay (`pnpm collector spool replay`); start-up does this in `recover`. */
+  adoptReplays(onAdopted?: (segments: SealedSegment[]) => void): SealedSegment[] {
+    let adopted;
+    try {
+      adopted = this.spool.adoptReplays();
+    } catch {
+      // The replay folder unreadable now (permissions): tried again at the next poll.
+      return [];
+    }
+    for (const { batchIds } of adopted.segments) for (const id of batchIds) this.recent.add(id);
+    const segments = adopted.segments.map((a) => a.segment);
+    this.flusher.adopt(segments);
+    if (segments.length) onAdopted?.(segments);
+    return segments;
+  }
+
+  /** Segments in the quarantine now. */
+  quarantinedSegments(): number {
+    return countQuarantined(this.spool.dir);
   }
 
   isDuplicate(batchId: string): boolean {
@@ -68,14 +116,18 @@ export class IngestPipeline {
    * Resolves when the batch is durable (or was already): the caller answers 202. Rejects with
    * SpoolFullError at the cap, or with the write error; then nothing of it is kept.
    */
-  async submit(batchId: string, rows: string, rowCount: number, format: RowFormat): Promise<SubmitResult> {
-    const id = batchId.toLowerCase();
+  async submit(batch: HandshakeBatch, origin: BatchOrigin): Promise<SubmitResult> {
+    const id = batch.batchId.toLowerCase();
     if (this.recent.has(id)) {
       const first = this.inflight.get(id);
       if (first) await first;
       return { status: 'duplicate' };
     }
-    const frame = Spool.frame(id, rows, rowCount, format);
+    const ctx: RowContext = { batch, ...origin };
+    let rows = '';
+    for (const r of batch.records) rows += encodeRowTsv(toRow(r, ctx));
+    const rowCount = batch.records.length;
+    const frame = Spool.frame(id, rows, rowCount);
     if (!this.spool.accepts(rowCount, frame.length)) throw new SpoolFullError('spool is full');
     this.recent.add(id);
     const written = this.spool.append(frame, rowCount);
@@ -111,6 +163,7 @@ export class IngestPipeline {
 
   /** Graceful shutdown: stop taking batches, write what is pending, then insert until `deadlineMs`. */
   async close(deadlineMs: number): Promise<void> {
+    clearInterval(this.replayTimer);
     await this.spool.close();
     await this.flusher.drain(deadlineMs);
   }

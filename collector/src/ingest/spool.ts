@@ -10,18 +10,17 @@
  * Because a sealed segment never changes, the insert's deduplication token (derived from its batch
  * ids) is the same on every retry and after a restart, and the store drops the repeat.
  *
- * Frame of an entry: u32 payload length, u32 CRC-32 of the payload, u32 row count, then the payload:
- * the batch id, a tab and the rows' format, "\n", then the rows in that format. Entries written before
- * the format was recorded have no tab: their rows are JSONEachRow, and they are replayed as such. A torn
- * tail (a crash mid-write: that entry was never acknowledged) is cut off at start-up.
+ * The file format (a header naming the segment's columns, then one frame per batch) is spool-format.ts;
+ * quarantined segments and the operator's replay folder are quarantine.ts.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, ftruncateSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
+import { entryFrame, headerFrame, parseSegment, SpoolFormatError, type SegmentContent, type SegmentLayout } from './spool-format';
+import { fsyncDir, fsyncDirSync, highestQuarantinedSeq, moveToQuarantine, takeReplays, type QuarantineReason } from './quarantine';
 
-const HEADER = 12;
-const SEGMENT_RE = /^(\d{12})\.seg$/;
+export const SEGMENT_RE = /^(\d{12})\.seg$/;
+export const segmentName = (seq: number) => `${String(seq).padStart(12, '0')}.seg`;
 
 export interface SpoolOptions {
   dir: string;
@@ -33,35 +32,18 @@ export interface SpoolOptions {
   segmentMaxRows: number;
   /** Seal the active segment when its first entry is this old. */
   segmentMaxAgeMs: number;
+  /** The layout this process writes (recorded in each segment's header). */
+  layout: SegmentLayout;
 }
 
 export interface SealedSegment {
   seq: number;
   path: string;
+  /** Bytes of its entries (the header is not counted against the cap). */
   bytes: number;
   rows: number;
   /** When its first entry was appended (for the spool-age gauge); file mtime after a restart. */
   firstAt: number;
-}
-
-/** How an entry's rows are written: TabSeparated since the insert-format change, JSONEachRow before. */
-export type RowFormat = 'TabSeparated' | 'JSONEachRow';
-const FORMATS: ReadonlySet<string> = new Set<RowFormat>(['TabSeparated', 'JSONEachRow']);
-
-export interface SegmentEntry {
-  batchId: string;
-  rows: string;
-  rowCount: number;
-}
-
-export interface SegmentContent {
-  batchIds: string[];
-  /** The rows of every entry in `format`, ready for one insert. */
-  rows: string;
-  rowCount: number;
-  format: RowFormat;
-  /** The same rows per batch (to leave out the batches the store already holds). */
-  entries: SegmentEntry[];
 }
 
 interface Pending {
@@ -75,7 +57,9 @@ interface Active {
   seq: number;
   path: string;
   fh: FileHandle;
+  /** End of the file: the header and every entry written. */
   bytes: number;
+  headerBytes: number;
   rows: number;
   firstAt: number;
 }
@@ -106,6 +90,7 @@ export class Spool {
 
   /** Called when a segment is sealed, so the flusher can start at once. */
   onSealed: (segment: SealedSegment) => void = () => {};
+  private readonly header: Buffer;
 
   /**
    * Opens the spool folder. Segments left by a previous run (crash or a shutdown that could not
@@ -114,20 +99,40 @@ export class Spool {
    */
   constructor(private readonly opts: SpoolOptions) {
     mkdirSync(opts.dir, { recursive: true });
+    this.header = headerFrame(opts.layout);
   }
 
-  recover(): { segments: number; rows: number; batchIds: string[]; tornBytes: number } {
+  get dir(): string {
+    return this.opts.dir;
+  }
+
+  /**
+   * Segments this release cannot read are moved to the quarantine (with the reason), not replayed and
+   * not deleted; `quarantined` lists them. Segments an operator put back for replay are taken in too.
+   */
+  recover(): { segments: number; rows: number; batchIds: string[]; tornBytes: number; quarantined: string[] } {
     const files = readdirSync(this.opts.dir)
       .map((f) => SEGMENT_RE.exec(f))
       .filter((m): m is RegExpExecArray => m !== null)
       .map((m) => ({ seq: Number(m[1]), path: join(this.opts.dir, m[0]) }))
       .sort((a, b) => a.seq - b.seq);
+    // Sequence numbers stay unique across the spool and its quarantine (a segment put back keeps no number).
+    this.nextSeq = Math.max(this.nextSeq, highestQuarantinedSeq(this.opts.dir) + 1);
     const batchIds: string[] = [];
+    const quarantined: string[] = [];
     let rows = 0;
     let tornBytes = 0;
     for (const f of files) {
+      this.nextSeq = Math.max(this.nextSeq, f.seq + 1);
       const buf = readFileSync(f.path);
-      const parsed = parseSegment(buf);
+      let parsed: ReturnType<typeof parseSegment>;
+      try {
+        parsed = parseSegment(buf);
+      } catch (err) {
+        if (!(err instanceof SpoolFormatError)) throw err;
+        quarantined.push(moveToQuarantine(this.opts.dir, f.path, unreadable(err)));
+        continue;
+      }
       if (parsed.validBytes < buf.length) {
         tornBytes += buf.length - parsed.validBytes;
         const fd = openSync(f.path, 'r+');
@@ -144,10 +149,47 @@ export class Spool {
       }
       batchIds.push(...parsed.content.batchIds);
       rows += parsed.content.rowCount;
-      this.pushSealed({ seq: f.seq, path: f.path, bytes: parsed.validBytes, rows: parsed.content.rowCount, firstAt: statSync(f.path).mtimeMs });
-      this.nextSeq = f.seq + 1;
+      this.pushSealed({ seq: f.seq, path: f.path, bytes: parsed.entryBytes, rows: parsed.content.rowCount, firstAt: statSync(f.path).mtimeMs });
     }
-    return { segments: this.sealed.length, rows, batchIds, tornBytes };
+    const replayed = this.adoptReplays();
+    for (const r of replayed.segments) {
+      batchIds.push(...r.batchIds);
+      rows += r.segment.rows;
+    }
+    quarantined.push(...replayed.quarantined);
+    return { segments: this.sealed.length, rows, batchIds, tornBytes, quarantined };
+  }
+
+  /**
+   * Takes in the segments an operator put back for replay (`pnpm collector spool replay`): each gets
+   * the next sequence number and is queued behind the sealed ones. The caller treats them as suspect
+   * (some of their batches may have reached the store since) and adds their batch ids to the duplicate check.
+   */
+  adoptReplays(): { segments: { segment: SealedSegment; batchIds: string[] }[]; quarantined: string[] } {
+    const segments: { segment: SealedSegment; batchIds: string[] }[] = [];
+    const quarantined: string[] = [];
+    for (const file of takeReplays(this.opts.dir)) {
+      let parsed: ReturnType<typeof parseSegment>;
+      try {
+        parsed = parseSegment(readFileSync(file));
+      } catch (err) {
+        if (!(err instanceof SpoolFormatError)) throw err;
+        quarantined.push(moveToQuarantine(this.opts.dir, file, unreadable(err)));
+        continue;
+      }
+      if (parsed.content.rowCount === 0) {
+        unlinkSync(file);
+        continue;
+      }
+      const seq = this.nextSeq++;
+      const path = join(this.opts.dir, segmentName(seq));
+      renameSync(file, path);
+      fsyncDirSync(this.opts.dir);
+      const segment: SealedSegment = { seq, path, bytes: parsed.entryBytes, rows: parsed.content.rowCount, firstAt: Date.now() };
+      this.pushSealed(segment);
+      segments.push({ segment, batchIds: parsed.content.batchIds });
+    }
+    return { segments, quarantined };
   }
 
   /** Bytes of every segment on disk plus appends waiting for their round. */
@@ -174,15 +216,9 @@ export class Spool {
     return !this.closed && this.bytes + bytes <= this.opts.maxBytes && this.rows + rows <= this.opts.maxRows;
   }
 
-  /** Encodes one batch's rows as an entry; the caller passes it to `append`. */
-  static frame(batchId: string, rows: string, rowCount: number, format: RowFormat): Buffer {
-    const payload = Buffer.from(`${batchId}\t${format}\n${rows}`, 'utf8');
-    const frame = Buffer.allocUnsafe(HEADER + payload.length);
-    frame.writeUInt32LE(payload.length, 0);
-    frame.writeUInt32LE(crc32(payload), 4);
-    frame.writeUInt32LE(rowCount, 8);
-    payload.copy(frame, HEADER);
-    return frame;
+  /** Encodes one batch's rows (in the spool's layout) as an entry; the caller passes it to `append`. */
+  static frame(batchId: string, rows: string, rowCount: number): Buffer {
+    return entryFrame(batchId, rows, rowCount);
   }
 
   /** Resolves once the entry is on disk (fdatasync done); rejects if it could not be written. */
@@ -269,11 +305,20 @@ export class Spool {
   private async ensureActive(): Promise<Active> {
     if (this.active) return this.active;
     const seq = this.nextSeq++;
-    const path = join(this.opts.dir, `${String(seq).padStart(12, '0')}.seg`);
+    const path = join(this.opts.dir, segmentName(seq));
     const fh = await open(path, 'wx');
-    // The new file's directory entry must survive a crash too, or its acknowledged entries vanish.
-    await fsyncDir(this.opts.dir);
-    this.active = { seq, path, fh, bytes: 0, rows: 0, firstAt: Date.now() };
+    try {
+      // Made durable by the first entry's fdatasync: a segment whose header never reached the disk has
+      // no acknowledged entry either, and recovery deletes it.
+      await fh.write(this.header, 0, this.header.length, 0);
+      // The new file's directory entry must survive a crash too, or its acknowledged entries vanish.
+      await fsyncDir(this.opts.dir);
+    } catch (err) {
+      await fh.close().catch(() => {});
+      await unlink(path).catch(() => {});
+      throw err;
+    }
+    this.active = { seq, path, fh, bytes: this.header.length, headerBytes: this.header.length, rows: 0, firstAt: Date.now() };
     return this.active;
   }
 
@@ -306,7 +351,7 @@ export class Spool {
     if (!seg || seg.rows === 0) return;
     this.active = null;
     await seg.fh.close();
-    const sealed: SealedSegment = { seq: seg.seq, path: seg.path, bytes: seg.bytes, rows: seg.rows, firstAt: seg.firstAt };
+    const sealed: SealedSegment = { seq: seg.seq, path: seg.path, bytes: seg.bytes - seg.headerBytes, rows: seg.rows, firstAt: seg.firstAt };
     this.pushSealed(sealed, false);
     this.onSealed(sealed);
   }
@@ -324,6 +369,7 @@ export class Spool {
     return this.sealed[0];
   }
 
+  /** Throws SpoolFormatError for a segment this release cannot read. */
   static async read(segment: SealedSegment): Promise<SegmentContent> {
     return parseSegment(await readFile(segment.path)).content;
   }
@@ -335,6 +381,19 @@ export class Spool {
     await unlink(segment.path).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
     });
+    this.forget(i, segment);
+  }
+
+  /** A segment the store refuses for its content: moved to the quarantine, out of the way of later ones. */
+  quarantine(segment: SealedSegment, reason: QuarantineReason): string {
+    const i = this.sealed.indexOf(segment);
+    if (i < 0) throw new Error(`segment ${segment.seq} is not waiting in the spool`);
+    const id = moveToQuarantine(this.opts.dir, segment.path, reason);
+    this.forget(i, segment);
+    return id;
+  }
+
+  private forget(i: number, segment: SealedSegment): void {
     this.sealed.splice(i, 1);
     this.diskBytes -= segment.bytes;
     this.waitingRows -= segment.rows;
@@ -355,44 +414,7 @@ export class Spool {
   }
 }
 
-export function parseSegment(buf: Buffer): { content: SegmentContent; validBytes: number } {
-  const entries: SegmentEntry[] = [];
-  let format: RowFormat | null = null;
-  let off = 0;
-  while (off + HEADER <= buf.length) {
-    const len = buf.readUInt32LE(off);
-    const crc = buf.readUInt32LE(off + 4);
-    const rows = buf.readUInt32LE(off + 8);
-    const end = off + HEADER + len;
-    if (end > buf.length) break;
-    const payload = buf.subarray(off + HEADER, end);
-    if (crc32(payload) !== crc) break;
-    const text = payload.toString('utf8');
-    const nl = text.indexOf('\n');
-    if (nl < 0) break;
-    const [batchId, entryFormat = 'JSONEachRow'] = text.slice(0, nl).split('\t');
-    // The checksum matched, so this is what a collector wrote: refuse to guess rather than drop it.
-    if (!FORMATS.has(entryFormat)) throw new Error(`spool entry ${batchId} has rows in an unknown format "${entryFormat}"`);
-    // One process writes a segment, in one format; a mixed segment cannot be one insert.
-    if (format !== null && entryFormat !== format) throw new Error(`spool segment mixes ${format} and ${entryFormat} entries`);
-    format = entryFormat as RowFormat;
-    entries.push({ batchId: batchId!, rows: text.slice(nl + 1), rowCount: rows });
-    off = end;
-  }
-  return { content: contentOf(entries, format ?? 'TabSeparated'), validBytes: off };
-}
 
-export function contentOf(entries: SegmentEntry[], format: RowFormat): SegmentContent {
-  let rowCount = 0;
-  for (const e of entries) rowCount += e.rowCount;
-  return { batchIds: entries.map((e) => e.batchId), rows: entries.map((e) => e.rows).join(''), rowCount, format, entries };
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r');
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+function unreadable(err: SpoolFormatError): QuarantineReason {
+  return { error: err.message, firstErrorAt: Date.now(), tries: 0 };
 }

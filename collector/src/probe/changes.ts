@@ -8,6 +8,7 @@
  * "Changed" checks fire on the probe whose certificate differs from the one before, until the next probe.
  */
 import type { ProbeResult } from '@tlsrum/shared';
+import { PROBE_CHECKS, type ProbeCheckName } from '@tlsrum/shared/query';
 import type { ProbeIdentity } from './probe';
 
 export interface ProbeSnapshot {
@@ -17,16 +18,7 @@ export interface ProbeSnapshot {
   identity: ProbeIdentity;
 }
 
-export const PROBE_CHECKS = [
-  'probe_resumption_lost',
-  'probe_tls13_disabled',
-  'probe_h3_lost',
-  'probe_ocsp_lost',
-  'probe_leaf_changed',
-  'probe_chain_changed',
-  'probe_cert_expiring',
-] as const;
-export type ProbeCheckName = (typeof PROBE_CHECKS)[number];
+export { PROBE_CHECKS, type ProbeCheckName };
 
 export interface ProbeCheckResult {
   check: ProbeCheckName;

@@ -8,19 +8,23 @@
  * the rollups the smallest one that holds the query's dimensions (sources.ts).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { dimensionSql, MIXES, type Dimension, type MixName, type Table } from './dimensions';
+import { VALUE_FILTERS, type ValueFilterName } from '@tlsrum/shared/query';
+import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
+import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
 import { chooseSource, type Source } from './sources';
 
-export interface Filters {
+export type { Cell, Quantiles };
+
+/** The catalogue's value filters (source, browser, country, …): absent means any value. */
+export type ValueFilters = Partial<Record<ValueFilterName, string>>;
+
+export interface Filters extends ValueFilters {
   /** epoch ms, inclusive / exclusive */
   from: number;
   to: number;
   /** One registered site, or null for every site (unregistered ones included). */
   site: string | null;
-  source?: string;
-  browser?: string;
-  country?: string;
 }
 
 export type MetricSet = 'handshake' | 'phases';
@@ -36,33 +40,6 @@ export interface CellQuery {
   limit: number;
 }
 
-export interface Quantiles {
-  p50: number;
-  p75: number;
-  p95: number;
-}
-
-export interface Cell {
-  key: Record<string, string>;
-  /** Start of the time bucket, epoch ms (timeseries only). */
-  t?: number;
-  /** Fewer distinct clients than the threshold: no numbers are given. */
-  suppressed?: true;
-  records?: number;
-  clients?: number;
-  /** `clients` is a lower bound: the rollup counts distinct clients only up to ROLLUP_CLIENTS_CAP. */
-  clientsCapped?: true;
-  tls?: Quantiles;
-  connect?: Quantiles;
-  ttfb?: Quantiles;
-  dns?: Quantiles;
-  tcp?: Quantiles;
-  /** Share (0–1) of records by handshake class, protocol, TLS version, mode. */
-  mix?: Record<MixName, Record<string, number>>;
-  /** Share of records whose resumption state is evidenced (observed, server-timing) or inferred from timings. */
-  evidence?: { evidenced: number; inferred: number };
-}
-
 /** Cells, whether the limit cut them, and the table actually read (a rollup without the dimensions falls back to raw). */
 export interface CellAnswer {
   cells: Cell[];
@@ -71,8 +48,8 @@ export interface CellAnswer {
 }
 
 export function buildCellSql(q: CellQuery, minClients: number): { sql: string; params: Record<string, string | number>; source: Source } {
-  const filterDims = (['source', 'browser', 'country'] as const).filter((f) => q.filters[f] !== undefined);
-  const src = chooseSource({ table: q.table, dimensions: q.dimensions, filters: filterDims, site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to, minClients });
+  const filters = VALUE_FILTERS.filter((f) => q.filters[f] !== undefined);
+  const src = chooseSource({ table: q.table, dimensions: q.dimensions, filters: filters.map(filterDimension), site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to, minClients });
   const a = src.agg;
   const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
   if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${src.time}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
@@ -97,11 +74,14 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
     params.toS = Math.floor(q.filters.to / 1000);
   }
   // A cut of every site together has no site column to filter on (chooseSource picked it for site = null).
-  for (const f of src.sites === 'all' ? filterDims : (['site', ...filterDims] as const)) {
-    const v = q.filters[f];
-    if (v === undefined || v === null) continue;
-    where.push(`${f} = {${f}:String}`);
-    params[f] = v;
+  if (src.sites !== 'all' && q.filters.site !== null) {
+    where.push('site = {site:String}');
+    params.site = q.filters.site;
+  }
+  // A filter's column is its dimension's expression in the source read (the catalogue's names are identifiers).
+  for (const f of filters) {
+    where.push(`${dimensionSql(filterDimension(f), src.expressions)} = {${f}:String}`);
+    params[f] = q.filters[f]!;
   }
   params.limit = q.limit + 1;
 

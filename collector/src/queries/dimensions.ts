@@ -1,41 +1,60 @@
 /**
- * The dimensions the query API groups and filters by, each as a fixed SQL expression for the raw table
- * and for the daily rollup (whose cuts hold only some of them: queries/sources.ts). Names come from this
- * whitelist only; input never reaches SQL text.
+ * The SQL half of the query catalogue (the names, labels and values live in @tlsrum/shared/query): for
+ * every dimension, its expression over the raw table and over the daily rollup, and the rollup cuts
+ * holding the columns it is computed from (null: not in the rollup, so a query grouping or filtering by it
+ * reads the raw table). A Record over the catalogue's names: the compiler refuses a dimension without SQL.
+ * These are fixed texts; input never reaches SQL text (values travel as bound parameters, cells.ts).
  */
+import { MIX_DIMENSIONS, DIMENSIONS, type DimensionName, type MixName } from '@tlsrum/shared/query';
+
+export type { DimensionName as Dimension, MixName } from '@tlsrum/shared/query';
 export type Table = 'raw' | 'rollup';
+/** The daily rollup's cuts by what they group: the protocol stack columns, or the country (sources.ts). */
+export const CUTS_BY = ['stack', 'country'] as const;
+export type Cut = (typeof CUTS_BY)[number];
 
-const base = {
-  protocol: { raw: 'protocol', rollup: 'protocol' },
-  tlsVersion: { raw: "ifNull(tlsVersion, 'unknown')", rollup: 'tlsVersion' },
-  resumed: { raw: "multiIf(resumed IS NULL, 'unknown', resumed, 'true', 'false')", rollup: 'resumed' },
-  handshakeClass: { raw: 'handshakeClass', rollup: 'handshakeClass' },
-  country: { raw: 'country', rollup: 'country' },
-  browser: { raw: 'browser', rollup: 'browser' },
-  source: { raw: 'source', rollup: 'source' },
-} as const;
-
-/** TLS 1.2 / TLS 1.3 over TCP, or HTTP/3 (always TLS 1.3, over QUIC): what a site owner can switch on. */
-const stack = (t: Table) =>
-  `multiIf(${base.protocol[t]} = 'h3', 'h3', ${base.tlsVersion[t]} = '1.3', 'TLS 1.3', ${base.tlsVersion[t]} = '1.2', 'TLS 1.2', 'unknown')`;
-/** Full handshake, resumed session, or 0-RTT early data. */
-const mode = (t: Table) =>
-  `multiIf(${base.handshakeClass[t]} = '0rtt', '0-RTT', ${base.resumed[t]} = 'true', 'resumed', ${base.resumed[t]} = 'false', 'full', 'unknown')`;
-
-export const DIMENSIONS = ['tlsVersion', 'protocol', 'handshakeClass', 'resumed', 'country', 'browser', 'source', 'stack', 'mode'] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
-
-export function dimensionSql(d: Dimension, t: Table): string {
-  if (d === 'stack') return stack(t);
-  if (d === 'mode') return mode(t);
-  return base[d][t];
+export interface DimensionSql {
+  raw: string;
+  rollup: { sql: string; cuts: readonly Cut[] } | null;
 }
 
-/** Values each mix (share of records) is reported for; fixed lists, so every cell has the same keys. */
-export const MIXES = {
-  handshakeClass: ['full-2rtt', '1rtt', '0rtt', 'unknown'],
-  protocol: ['http/1.1', 'h2', 'h3', 'other'],
-  tlsVersion: ['1.2', '1.3', 'unknown'],
-  mode: ['full', 'resumed', '0-RTT', 'unknown'],
-} as const satisfies Partial<Record<Dimension, readonly string[]>>;
-export type MixName = keyof typeof MIXES;
+/** The rollup stores tlsVersion and resumed normalised ('unknown', 'true', 'false'): its columns are the raw expressions' values. */
+const column = (raw: string, rollup: string, cut: Cut): DimensionSql => ({ raw, rollup: { sql: rollup, cuts: [cut] } });
+const tlsVersion = column("ifNull(tlsVersion, 'unknown')", 'tlsVersion', 'stack');
+const protocol = column('protocol', 'protocol', 'stack');
+const resumed = column("multiIf(resumed IS NULL, 'unknown', resumed, 'true', 'false')", 'resumed', 'stack');
+const handshakeClass = column('handshakeClass', 'handshakeClass', 'stack');
+
+/** An expression over other dimensions' expressions, in both tables (the cuts holding all of them). */
+function derived(parts: DimensionSql[], sql: (e: (d: DimensionSql) => string) => string): DimensionSql {
+  const cuts = CUTS_BY.filter((c) => parts.every((p) => p.rollup?.cuts.includes(c)));
+  return { raw: sql((d) => d.raw), rollup: parts.every((p) => p.rollup) ? { sql: sql((d) => d.rollup!.sql), cuts } : null };
+}
+
+export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
+  tlsVersion,
+  protocol,
+  handshakeClass,
+  resumed,
+  country: column('country', 'country', 'country'),
+  browser: { raw: 'browser', rollup: null },
+  source: { raw: 'source', rollup: null },
+  stack: derived([protocol, tlsVersion], (e) => `multiIf(${e(protocol)} = 'h3', 'h3', ${e(tlsVersion)} = '1.3', 'TLS 1.3', ${e(tlsVersion)} = '1.2', 'TLS 1.2', 'unknown')`),
+  mode: derived([handshakeClass, resumed], (e) => `multiIf(${e(handshakeClass)} = '0rtt', '0-RTT', ${e(resumed)} = 'true', 'resumed', ${e(resumed)} = 'false', 'full', 'unknown')`),
+};
+
+/** A dimension's expression in a table (the rollup only for a dimension it holds: chooseSource checks). */
+export function dimensionSql(d: DimensionName, t: Table): string {
+  const e = DIMENSION_SQL[d];
+  if (t === 'raw') return e.raw;
+  if (!e.rollup) throw new Error(`the rollup does not hold ${d}`);
+  return e.rollup.sql;
+}
+
+/** Dimensions only the raw table holds: grouping or filtering by one reads the raw table. */
+export const RAW_ONLY = (Object.keys(DIMENSION_SQL) as DimensionName[]).filter((d) => !DIMENSION_SQL[d].rollup);
+
+/** The fixed values each mix (share of records) is reported for: every cell has the same keys. */
+export const MIXES = Object.fromEntries(MIX_DIMENSIONS.map((m) => [m, DIMENSIONS[m].values])) as { [M in MixName]: (typeof DIMENSIONS)[M]['values'] };
+
+export { filterDimension } from '@tlsrum/shared/query';

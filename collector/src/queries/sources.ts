@@ -8,22 +8,10 @@
  */
 import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
-import { MIXES, type Dimension, type MixName, type Table } from './dimensions';
+import { RAW_CLIENTS, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from './clients';
+import { CUTS_BY, DIMENSION_SQL, MIXES, type Cut, type Dimension, type MixName, type Table } from './dimensions';
 
-/** The stored columns a dimension is computed from. */
-type Column = 'protocol' | 'tlsVersion' | 'resumed' | 'handshakeClass' | 'country' | 'browser' | 'source';
-
-const COLUMNS_OF: Record<Dimension, readonly Column[]> = {
-  protocol: ['protocol'],
-  tlsVersion: ['tlsVersion'],
-  resumed: ['resumed'],
-  handshakeClass: ['handshakeClass'],
-  country: ['country'],
-  browser: ['browser'],
-  source: ['source'],
-  stack: ['protocol', 'tlsVersion'],
-  mode: ['handshakeClass', 'resumed'],
-};
+export { ROLLUP_CLIENTS_CAP };
 
 export interface Aggregates {
   records: string;
@@ -45,8 +33,8 @@ export interface Source {
   grain: 'ms' | 'day';
   /** Which dimension expressions apply (dimensions.ts): the rollup stores normalised values. */
   expressions: Table;
-  /** Stored columns available for grouping and filtering (null: all of them). */
-  columns: readonly Column[] | null;
+  /** The rollup cut read (null: the raw table, which holds every dimension). */
+  cut: Cut | null;
   /** Rows of one site (can filter by site), of every site together, or both (raw). */
   sites: 'any' | 'one' | 'all';
   /** Fixed condition selecting the source's rows within its table. */
@@ -54,12 +42,10 @@ export interface Source {
   agg: Aggregates;
 }
 
-// Profiled at 2 M rows (BENCHMARKS.md): `uniq` of the token strings cost 2× `uniqCombined64(12)` (its set
-// grows with every client), and one `countIf` per listed value 2.5× less than `sumMap(map(…))`.
+// Profiled at 2 M rows (BENCHMARKS.md): one `countIf` per listed value costs 2.5× less than `sumMap(map(…))`.
 const rawAgg: Aggregates = {
   records: 'count()',
-  // The same estimator as the rollup, so both suppress the same cells (exact up to a few hundred).
-  clients: 'uniqCombined64(12)(clientToken)',
+  clients: RAW_CLIENTS,
   quantiles: (p) => `quantilesTDigest(${PERCENTILES})(${p})`,
   // MIXES values are fixed identifiers without quotes: safe as literals.
   mix: (expr, name) => `map(${MIXES[name].map((v) => `'${v}', countIf(${expr} = '${v}')`).join(', ')})`,
@@ -67,16 +53,11 @@ const rawAgg: Aggregates = {
   inferred: "countIf(resumedSource = 'inferred')",
 };
 
-/**
- * The rollup's clients are uniqUpTo(99) states (0006): exact below 100, then 100 = "100 or more". That is
- * all suppression needs while MIN_CLIENTS_PER_CELL ≤ 100 (chooseSource reads raw above), and a state past
- * 99 clients is one byte: merging them costs nothing measurable, where a HyperLogLog took ≈ 18 µs a row.
- */
-export const ROLLUP_CLIENTS_CAP = 100;
-
+// Distinct clients: exact below 100 like the raw count, then "100 or more" (clients.ts); chooseSource reads
+// the raw table when MIN_CLIENTS_PER_CELL is above 100.
 const rollupAgg: Aggregates = {
   records: 'sum(records)',
-  clients: `uniqUpToMerge(${ROLLUP_CLIENTS_CAP - 1})(clients)`,
+  clients: ROLLUP_CLIENTS,
   clientsCap: ROLLUP_CLIENTS_CAP,
   quantiles: (p) => bucketPercentilesSql(`${p}_buckets`),
   mix: (_expr, name) => `sumMap(mix_${name})`,
@@ -84,16 +65,13 @@ const rollupAgg: Aggregates = {
   inferred: 'sum(inferred)',
 };
 
-export const RAW: Source = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', expressions: 'raw', columns: null, sites: 'any', agg: rawAgg };
-
-const STACK: readonly Column[] = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
-const BY = { stack: STACK, country: ['country'] } as const satisfies Record<string, readonly Column[]>;
+export const RAW: Source = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', expressions: 'raw', cut: null, sites: 'any', agg: rawAgg };
 
 /**
  * One cut. Its number is what grouping(site, country, protocol) gives for its grouping set in the
  * migration: a bit set where the column is aggregated away (site: 4, country: 2, protocol: 1).
  */
-function cut(by: keyof typeof BY, sites: 'one' | 'all'): Source {
+function cut(by: Cut, sites: 'one' | 'all'): Source {
   const n = (sites === 'all' ? 4 : 0) + (by === 'stack' ? 2 : 1);
   return {
     name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${by}`,
@@ -101,7 +79,7 @@ function cut(by: keyof typeof BY, sites: 'one' | 'all'): Source {
     time: 'day',
     grain: 'day',
     expressions: 'rollup',
-    columns: BY[by],
+    cut: by,
     sites,
     where: `cut = ${n}`,
     agg: rollupAgg,
@@ -109,7 +87,7 @@ function cut(by: keyof typeof BY, sites: 'one' | 'all'): Source {
 }
 
 /** By stack first: fewer rows than by country. */
-export const CUTS: readonly Source[] = (['all', 'one'] as const).flatMap((sites) => (['stack', 'country'] as const).map((by) => cut(by, sites)));
+export const CUTS: readonly Source[] = (['all', 'one'] as const).flatMap((sites) => CUTS_BY.map((by) => cut(by, sites)));
 
 const DAY = 86_400_000;
 
@@ -129,10 +107,9 @@ export interface SourceNeeds {
 /** The source a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
 export function chooseSource(q: SourceNeeds): Source {
   if (q.table === 'raw') return RAW;
-  const needed = [...new Set([...q.dimensions, ...q.filters].flatMap((d) => COLUMNS_OF[d]))];
+  const needed = [...new Set([...q.dimensions, ...q.filters])].map((d) => DIMENSION_SQL[d].rollup);
   if (q.bucket === 'hour' || q.from % DAY !== 0 || q.to % DAY !== 0 || q.minClients > ROLLUP_CLIENTS_CAP) return RAW;
   const fits = (s: Source) =>
-    (q.site === null ? s.sites === 'all' : s.sites === 'one') &&
-    needed.every((c) => s.columns?.includes(c));
+    (q.site === null ? s.sites === 'all' : s.sites === 'one') && needed.every((r) => s.cut !== null && r !== null && r.cuts.includes(s.cut));
   return CUTS.find(fits) ?? RAW;
 }

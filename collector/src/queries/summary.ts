@@ -3,6 +3,7 @@
  * than the suppression threshold come back as `{suppressed: true}`, never with their numbers.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import { RAW_CLIENTS } from './clients';
 
 export interface SummaryCell {
   records?: number;
@@ -23,7 +24,7 @@ export async function querySummary(
   const rows = await (
     await client.query({
       query: `
-        SELECT dimension, key, count() AS records, uniqExact(clientToken) AS clients
+        SELECT dimension, key, count() AS records, ${RAW_CLIENTS} AS clients
         FROM handshakes
         ARRAY JOIN [('protocol', protocol), ('tlsVersion', ifNull(tlsVersion, 'unknown'))] AS pair
         WHERE ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})

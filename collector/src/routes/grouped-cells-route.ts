@@ -9,7 +9,7 @@ import type { CellAnswer, Filters } from '../queries/cells';
 import type { Dimension, Table } from '../queries/dimensions';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../schemas/query';
-import { answer, parseDimensions, privateCache, queryContext } from './query-context';
+import { answer, CELLS_READ, parseDimensions, privateCache, queryContext } from './query-context';
 
 export interface GroupedCellsRoute {
   path: string;
@@ -29,6 +29,7 @@ export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncT
     app.get(
       route.path,
       {
+        config: { read: CELLS_READ },
         schema: {
           summary: route.summary,
           ...(route.description ? { description: route.description } : {}),
@@ -42,7 +43,7 @@ export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncT
         },
       },
       async (request, reply) => {
-        const ctx = await queryContext(app, request, request.query);
+        const ctx = queryContext(request.scope, request.query);
         const dimensions = parseDimensions(request.query.dimensions, ['stack', 'mode']);
         const min = app.config.minClientsPerCell;
         privateCache(reply);

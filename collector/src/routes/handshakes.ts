@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { HandshakeBatch, MAX_RECORDS_PER_BATCH } from '@tlsrum/shared';
-import { encodeRowTsv, TSV_FORMAT } from '../ingest/encode-rows';
 import { normalizeBatchSites } from '../ingest/hostname';
 import { SpoolFullError } from '../ingest/pipeline';
-import { toRow } from '../ingest/to-row';
 import { httpError } from '../plugins/error-handler';
 import { ErrorResponse } from '../schemas/responses';
 
@@ -54,13 +52,9 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
       if (!app.ingest.isDuplicate(batch.batchId) && !app.ingest.accepts(n)) throw reject('spool_full', app.ingest.retryAfterSeconds());
       // The IP is used for this lookup and goes no further: rows hold the country only.
       const country = app.countryOf(request.ip);
-      const ctx = { batch, country, receivedAt: now, isRegisteredSite: app.sites.has };
-      // TabSeparated: the store parses it several times faster than JSONEachRow (BENCHMARKS.md, insert-format).
-      let rows = '';
-      for (const r of batch.records) rows += encodeRowTsv(toRow(r, ctx));
       let result;
       try {
-        result = await app.ingest.submit(batch.batchId, rows, n, TSV_FORMAT);
+        result = await app.ingest.submit(batch, { country, receivedAt: now, isRegisteredSite: app.sites.has });
       } catch (err) {
         if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());
         request.log.error({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code } }, 'spool write failed');

@@ -3,12 +3,13 @@ import { Type } from 'typebox';
 import { queryMap } from '../queries/map';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, QueryAnswer } from '../schemas/query';
-import { answer, privateCache, queryContext } from './query-context';
+import { answer, CELLS_READ, privateCache, queryContext } from './query-context';
 
 const map: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/map',
     {
+      config: { read: CELLS_READ },
       schema: {
         summary: 'Handshake metrics and protocol / TLS version / resumption mix per country',
         tags: ['query'],
@@ -18,7 +19,7 @@ const map: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const ctx = await queryContext(app, request, request.query);
+      const ctx = queryContext(request.scope, request.query);
       const min = app.config.minClientsPerCell;
       privateCache(reply);
       return answer(ctx, min, await queryMap(app.store.query, ctx.table, ctx.filters, min));

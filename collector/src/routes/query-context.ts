@@ -1,40 +1,42 @@
 /**
- * What every query route does before its query: who is asking (scope), which site it may read, the
- * time range and its defaults, raw table or rollup, and whether the store is up.
+ * What the cell routes (compare, timeseries, map, phases) share: their read rule (public, 7 days by
+ * default, at most 400), the request's filters with raw table or rollup chosen, and their answer.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { chooseTable, type CellAnswer, type Filters } from '../queries/cells';
-import { DIMENSIONS, type Dimension, type Table } from '../queries/dimensions';
-import { scopeOf, siteFor } from '../plugins/auth';
-import { httpError } from '../plugins/error-handler';
+import type { FastifyReply } from 'fastify';
+import { DIMENSION_NAMES, VALUE_FILTERS } from '@tlsrum/shared/query';
+import { chooseTable, type CellAnswer, type Filters, type ValueFilters } from '../queries/cells';
+import type { Dimension, Table } from '../queries/dimensions';
 import type { CommonQuery } from '../schemas/query';
+import type { ReadRule, RequestScope } from './read-scope';
 
 export const DEFAULT_RANGE_MS = 7 * 86_400_000;
 export const MAX_RANGE_MS = 400 * 86_400_000;
+
+export const CELLS_READ: ReadRule = {
+  anonymous: 'all-sites',
+  range: { defaultMs: DEFAULT_RANGE_MS, maxMs: MAX_RANGE_MS, tooLong: `querystring/from: the range may span at most ${MAX_RANGE_MS / 86_400_000} days` },
+};
 
 export interface QueryContext {
   table: Table;
   filters: Filters;
 }
 
-export async function queryContext(app: FastifyInstance, request: FastifyRequest, q: CommonQuery): Promise<QueryContext> {
-  const site = siteFor(await scopeOf(app, request), q.site);
-  const to = q.to ?? Date.now();
-  const from = q.from ?? to - DEFAULT_RANGE_MS;
-  if (from >= to) throw httpError(400, 'querystring/from must be before querystring/to');
-  if (to - from > MAX_RANGE_MS) throw httpError(400, `querystring/from: the range may span at most ${MAX_RANGE_MS / 86_400_000} days`);
-  if (!app.storeStatus.ready) throw httpError(503, 'the store is not reachable yet', { 'retry-after': '5' });
-  const chosen = chooseTable({ from, to }, q.table ?? 'auto');
-  return {
-    table: chosen.table,
-    filters: { from: chosen.from, to: chosen.to, site, source: q.source, browser: q.browser, country: q.country },
-  };
+/** The catalogue's value filters a query string sets. */
+export function valueFilters(q: ValueFilters): ValueFilters {
+  return Object.fromEntries(VALUE_FILTERS.filter((f) => q[f] !== undefined).map((f) => [f, q[f]]));
 }
 
-/** "a,b" → the whitelisted dimensions, without repeats (the schema already checked each name). */
+/** The request's scope and filters, with the table to read (the rollup widens the range to whole days). */
+export function queryContext({ site, from, to }: RequestScope, q: CommonQuery): QueryContext {
+  const chosen = chooseTable({ from, to }, q.table ?? 'auto');
+  return { table: chosen.table, filters: { from: chosen.from, to: chosen.to, site, ...valueFilters(q) } };
+}
+
+/** "a,b" → the catalogue's dimensions, without repeats (the schema already checked each name). */
 export function parseDimensions(list: string | undefined, fallback: Dimension[]): Dimension[] {
   if (!list) return fallback;
-  const names = list.split(',').filter((d): d is Dimension => (DIMENSIONS as readonly string[]).includes(d));
+  const names = list.split(',').filter((d): d is Dimension => (DIMENSION_NAMES as readonly string[]).includes(d));
   return [...new Set(names)];
 }
 

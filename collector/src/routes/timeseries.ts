@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { queryTimeseries } from '../queries/timeseries';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../schemas/query';
-import { answer, parseDimensions, privateCache, queryContext } from './query-context';
+import { answer, CELLS_READ, parseDimensions, privateCache, queryContext } from './query-context';
 
 /** Ranges up to this long are bucketed by hour by default, longer ones by day. */
 const HOURLY_UP_TO_MS = 3 * 86_400_000;
@@ -12,6 +12,7 @@ const timeseries: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v1/timeseries',
     {
+      config: { read: CELLS_READ },
       schema: {
         summary: 'Handshake metrics per hour or day, optionally split by one dimension',
         tags: ['query'],
@@ -25,7 +26,7 @@ const timeseries: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const ctx = await queryContext(app, request, request.query);
+      const ctx = queryContext(request.scope, request.query);
       const bucket = request.query.interval ?? (ctx.filters.to - ctx.filters.from <= HOURLY_UP_TO_MS ? 'hour' : 'day');
       const dimensions = parseDimensions(request.query.dimensions, []);
       const min = app.config.minClientsPerCell;

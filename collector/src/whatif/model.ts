@@ -10,6 +10,9 @@
  * (TCP costs exactly one round trip); QUIC connections have none and take the region's median TCP time.
  * Percentiles are then taken over the region's own, shifted, distribution.
  */
+import { HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
+import { SCENARIOS, type ScenarioName } from '@tlsrum/shared/query';
+import type { WhatIfAccounting, WhatIfResult, WhatIfScenario } from '@tlsrum/shared/query/schemas';
 
 export interface Connection {
   dns: number;
@@ -19,14 +22,13 @@ export interface Connection {
   ttfb: number;
   transport: 'tcp' | 'quic';
   tlsVersion: '1.2' | '1.3' | null;
-  handshakeClass: 'full-2rtt' | '1rtt' | '0rtt' | 'unknown';
+  handshakeClass: HandshakeClass;
   resumed: boolean | null;
   /** The same client connected to the same site earlier within the ticket lifetime. */
   repeat: boolean;
 }
 
-export type ScenarioName = 'tls13' | 'resumption' | 'zero_rtt' | 'http3' | 'combined_handshake';
-export const SCENARIOS: readonly ScenarioName[] = ['tls13', 'resumption', 'zero_rtt', 'http3', 'combined_handshake'];
+export { SCENARIOS, type ScenarioName };
 
 export const ASSUMPTIONS: Record<ScenarioName, string> = {
   tls13:
@@ -125,10 +127,7 @@ export function roundTripsIn(s: ScenarioName, c: Connection, rtt: number, m: Reg
   }
 }
 
-export interface Quantiles {
-  p50: number;
-  p75: number;
-}
+type Quantiles = WhatIfAccounting['ttfb'];
 
 /** Linear-interpolated quantile (type 7), as ClickHouse's quantileExactInclusive. */
 export function quantile(sorted: readonly number[], q: number): number {
@@ -145,39 +144,10 @@ const quantiles = (xs: number[]): Quantiles => {
   return { p50: r(quantile(s, 0.5)), p75: r(quantile(s, 0.75)) };
 };
 
-export interface ScenarioResult {
-  scenario: ScenarioName;
-  ttfb: Quantiles;
-  saving: Quantiles;
-  /** Share of connections whose set-up gets shorter. */
-  affected: number;
-  /** Mean round trips saved per connection. */
-  roundTripsSaved: number;
-  assumption: string;
-}
-
-export interface Accounting {
-  connections: number;
-  /** Median of the connections' RTTs, ms. */
-  rttMs: number | null;
-  /** Mean round trips per new connection before the request can leave, by phase. */
-  roundTrips: { dns: number; tcp: number; tls: number; total: number };
-  /** Share of connections by handshake class and the TLS round trips each costs. */
-  tlsByClass: Record<Connection['handshakeClass'], { share: number; roundTrips: number | null }>;
-  /** Share of connections that were repeats (could have resumed). */
-  repeatShare: number;
-  /** Mean time per connection in each set-up phase, ms. */
-  meanMs: { dns: number; tcp: number; tls: number };
-  ttfb: Quantiles;
-}
-
-export interface RegionResult {
-  accounting: Accounting;
-  /** Ranked by p75 saving, largest first. */
-  scenarios: ScenarioResult[];
-  /** QUIC handshake round trips measured in the region (one region only; null when too few h3 connections). */
-  quicRoundTrips: number | null;
-}
+/** The answer's shapes (@tlsrum/shared/query/schemas), which the dashboard reads too. */
+export type ScenarioResult = WhatIfScenario;
+export type Accounting = WhatIfAccounting;
+export type RegionResult = WhatIfResult;
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const r2 = (x: number) => Math.round(x * 100) / 100;
@@ -210,9 +180,8 @@ export function analyse(all: readonly Connection[], regionOf: (c: Connection) =>
   const rtts = conns.map((c, i) => rttOf(c, models[i]!)!);
   const today = conns.map(firstByte);
   const tlsRounds = conns.map((c, i) => tlsRoundTrips(c, rtts[i]!));
-  const classes = ['full-2rtt', '1rtt', '0rtt', 'unknown'] as const;
   const tlsByClass = Object.fromEntries(
-    classes.map((k) => {
+    HANDSHAKE_CLASSES.map((k) => {
       const idx = conns.map((c, i) => (c.handshakeClass === k ? i : -1)).filter((i) => i >= 0);
       return [k, { share: r2(idx.length / conns.length), roundTrips: idx.length ? r2(mean(idx.map((i) => tlsRounds[i]!))) : null }];
     }),

@@ -5,15 +5,18 @@
  * is not all "first visits"). Bound parameters only. At most `limit` rows, the most recent ones.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import { HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
+import { VALUE_FILTERS } from '@tlsrum/shared/query';
+import type { ValueFilters } from '../queries/cells';
+import { RAW_CLIENTS } from '../queries/clients';
+import { dimensionSql, filterDimension } from '../queries/dimensions';
 import type { Connection } from './model';
 
 export interface WhatIfQuery {
   site: string | null;
   from: number;
   to: number;
-  source: string | null;
-  browser?: string | null;
-  country: string | null;
+  filters: ValueFilters;
   ticketLifetimeMs: number;
   limit: number;
 }
@@ -22,11 +25,11 @@ export interface RegionConnection extends Connection {
   country: string;
 }
 
-/** Site, source, country and browser filters; an empty value ('*' for the site) means any. */
-const SCOPE = `({site:String} = '*' OR site = {site:String})
-    AND ({source:String} = '' OR source = {source:String})
-    AND ({country:String} = '' OR country = {country:String})
-    AND ({browser:String} = '' OR browser = {browser:String})`;
+/** The site and the catalogue's value filters; an empty value ('*' for the site) means any. */
+const SCOPE = [
+  "({site:String} = '*' OR site = {site:String})",
+  ...VALUE_FILTERS.map((f) => `({${f}:String} = '' OR ${dimensionSql(filterDimension(f), 'raw')} = {${f}:String})`),
+].join('\n    AND ');
 
 const SQL = `
 SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat
@@ -46,7 +49,7 @@ ORDER BY ts DESC
 LIMIT {limit:UInt32}`;
 
 const CLIENTS_SQL = `
-SELECT country, uniqExact(clientToken) AS clients, count() AS connections
+SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections
 FROM handshakes
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
   AND ${SCOPE}
@@ -57,9 +60,7 @@ type Row = [string, number, number, number, number, number, string, string | nul
 function params(q: WhatIfQuery) {
   return {
     site: q.site ?? '*',
-    source: q.source ?? '',
-    country: q.country ?? '',
-    browser: q.browser ?? '',
+    ...Object.fromEntries(VALUE_FILTERS.map((f) => [f, q.filters[f] ?? ''])),
     from: q.from,
     to: q.to,
     lookFrom: q.from - q.ticketLifetimeMs,
@@ -80,7 +81,7 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
     ttfb: Number(ttfb),
     transport: transport === 'quic' ? 'quic' : 'tcp',
     tlsVersion: tlsVersion === '1.2' || tlsVersion === '1.3' ? tlsVersion : null,
-    handshakeClass: (['full-2rtt', '1rtt', '0rtt'].includes(handshakeClass) ? handshakeClass : 'unknown') as Connection['handshakeClass'],
+    handshakeClass: (HANDSHAKE_CLASSES as readonly string[]).includes(handshakeClass) ? (handshakeClass as HandshakeClass) : 'unknown',
     resumed: resumed === null ? null : Boolean(resumed),
     repeat: Boolean(Number(repeat)),
   }));

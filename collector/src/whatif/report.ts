@@ -4,39 +4,17 @@
  * distinct clients than the small-cell threshold are returned as suppressed, without numbers.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS, type RegionResult } from './model';
+import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
+import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS } from './model';
 import { queryConnections, queryRegionClients, type WhatIfQuery } from './query';
 
-export interface WhatIfRegion {
-  country: string;
-  /** Absent when suppressed. */
-  connections?: number;
-  suppressed?: true;
-  /** Present unless suppressed or without a usable RTT. */
-  result?: RegionResult | null;
-}
-
-export interface WhatIfReport {
-  site: string | null;
-  from: number;
-  to: number;
-  /** Connections analysed (shown regions only); `sampled` when the range held more than `limit`. */
-  connections: number;
-  sampled: boolean;
-  ticketLifetimeHours: number;
-  assumptions: { general: string[]; scenarios: typeof ASSUMPTIONS };
-  overall: RegionResult | null;
-  overallSuppressed?: true;
-  regions: WhatIfRegion[];
-}
-
-export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClients: number): Promise<WhatIfReport> {
+export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClients: number): Promise<WhatIfAnswer> {
   const [conns, clients] = await Promise.all([queryConnections(client, q), queryRegionClients(client, q)]);
   const total = [...clients.values()].reduce((a, r) => a + r.connections, 0);
   const allowed = new Set([...clients].filter(([, r]) => r.clients >= minClients).map(([c]) => c));
   const shown = conns.filter((c) => allowed.has(c.country));
   const totalClients = [...clients.values()].reduce((a, r) => a + r.clients, 0);
-  const regions: WhatIfRegion[] = [...clients]
+  const regions: WhatIfAnswer['regions'] = [...clients]
     .sort((a, b) => b[1].connections - a[1].connections || a[0].localeCompare(b[0]))
     .map(([country, r]) =>
       allowed.has(country)

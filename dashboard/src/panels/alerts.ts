@@ -2,21 +2,16 @@
  * Regression alerts of the chosen site: every check's latest verdict (last hour and day against the
  * same window a week earlier), firing ones first. Alerts are per site: they need the site's read token.
  */
+import { CHECK_LABELS, CHECK_STATUS_LABELS, PROBE_CHECK_LABELS } from '@tlsrum/shared/query';
 import type { AlertsAnswer } from '../api';
 import { createPanel } from '../panel';
 import { ms, pct } from '../format';
 import { fillTable } from '../table';
 
-const CHECKS: Record<string, string> = {
-  resumption_drop: 'resumption share',
-  tls13_drop: 'TLS 1.3 share',
-  h3_drop: 'HTTP/3 share',
-  tls_p75_rise: 'p75 TLS handshake',
-  connect_p75_rise: 'p75 connect',
-};
-const STATUS: Record<string, string> = { firing: 'FIRING', ok: 'ok', insufficient_data: 'too little data' };
 const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change', 'p', 'since'];
 
+/** Field-data checks and probe change checks (window `probe`) in one table. */
+const LABELS = { ...CHECK_LABELS, ...PROBE_CHECK_LABELS };
 const isShare = (check: string) => check.endsWith('_drop');
 const value = (check: string, v: number | null) => (v === null ? '—' : isShare(check) ? pct(v) : ms(v));
 const change = (check: string, v: number | null) => (v === null ? '—' : `${v > 0 ? '+' : ''}${Math.round(v * 100)} ${isShare(check) ? 'pt' : '%'}`);
@@ -26,7 +21,7 @@ export function alertsPanel(parent: HTMLElement) {
     id: 'alerts',
     title: 'Regression alerts',
     description:
-      'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test (see docs/alerts.md).',
+      'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test (see docs/alerts.md). Window "probe": a change the scheduled TLS probe saw (docs/probe.md).',
     charts: [],
     table: { className: 'alerts-table', below: true },
     wide: true,
@@ -43,10 +38,10 @@ export function alertsPanel(parent: HTMLElement) {
         answer.alerts.map((a) => ({
           className: `alert-${a.status}`,
           cells: [
-            STATUS[a.status] ?? a.status,
-            a.site,
+            CHECK_STATUS_LABELS[a.status],
+            a.hostname && a.hostname !== a.site ? `${a.site} (${a.hostname})` : a.site,
             a.window,
-            CHECKS[a.check] ?? a.check,
+            LABELS[a.check],
             value(a.check, a.current),
             value(a.check, a.baseline),
             change(a.check, a.change),

@@ -13,7 +13,7 @@ export function trendsPanel(parent: HTMLElement) {
   return {
     panel,
     render(answer: Answer, metric: 'tls' | 'connect') {
-      const cells = answer.cells.filter((c) => !c.suppressed && (STACKS as readonly string[]).includes(c.key.stack ?? ''));
+      const cells = answer.cells.filter((c) => !c.suppressed && STACKS.includes(c.key.stack ?? ''));
       if (cells.length === 0) return false;
       const series = STACKS.map((stack) => ({
         name: stack,

@@ -2,19 +2,12 @@
  * Round trips and what-if: the scenarios ranked by how much p75 time to first byte they would save, for
  * the whole selection or the chosen country, with today's round-trip accounting and the assumptions.
  */
+import { SCENARIO_LABELS } from '@tlsrum/shared/query';
 import type { WhatIfAnswer, WhatIfResult } from '../api';
 import { axisChart, createPanel } from '../panel';
 import { countryName } from '../countries';
 import { ms, pct } from '../format';
 import { fillTable } from '../table';
-
-const NAMES: Record<string, string> = {
-  tls13: 'TLS 1.2 full → TLS 1.3',
-  resumption: 'resumption on every repeat visit',
-  zero_rtt: '0-RTT on every repeat visit',
-  http3: 'HTTP/3 (QUIC)',
-  combined_handshake: 'combined TCP+TLS handshake (1 RTT)',
-};
 
 export function whatIfPanel(parent: HTMLElement) {
   const panel = createPanel(parent, {
@@ -34,7 +27,7 @@ export function whatIfPanel(parent: HTMLElement) {
       const result: WhatIfResult | null | undefined = country ? region?.result : answer.overall;
       if (!result) return false;
       const scenarios = result.scenarios;
-      const name = (scenario: string) => NAMES[scenario] ?? scenario;
+      const name = (scenario: keyof typeof SCENARIO_LABELS) => SCENARIO_LABELS[scenario];
       panel.draw(0, {
         ...axisChart(ms, { shadow: true }),
         grid: { left: 230, right: 24, top: 40, bottom: 30 },

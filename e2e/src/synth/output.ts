@@ -1,14 +1,10 @@
 /** Records to files: NDJSON (one record per line) or CSV (one row per record, a fixed column set). */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import type { HandshakeRecord } from '@tlsrum/shared';
+import { HandshakeRecord } from '@tlsrum/shared';
 
-/** Every field of a record, in schema order; absent optional fields are empty cells. */
-export const CSV_COLUMNS = [
-  'ts', 'site', 'entryType', 'protocol', 'transport', 'tlsVersion', 'tlsVersionSource', 'resumed', 'resumedSource',
-  'handshakeClass', 'dns', 'tcp', 'tls', 'connect', 'ttfb', 'cipher', 'group', 'signatureScheme', 'certChainLength',
-  'browser', 'browserMajor', 'os', 'effectiveType', 'rttHint', 'source', 'clientToken',
-] as const satisfies ReadonlyArray<keyof HandshakeRecord>;
+/** Every field of a record, in schema order (the schema declares them); absent optional fields are empty cells. */
+export const CSV_COLUMNS = Object.keys(HandshakeRecord.properties) as ReadonlyArray<keyof HandshakeRecord>;
 
 export type OutputFormat = 'ndjson' | 'csv';
 

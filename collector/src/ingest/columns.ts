@@ -1,0 +1,105 @@
+/**
+ * The column registry: every column of `handshakes` the collector writes, in insert order, with the
+ * record field it stores, how its value is derived, and how it is encoded. `HandshakeRow`, `toRow`,
+ * `INSERT_COLUMNS`, the TabSeparated encoder, the spool's segment header and the demo generator's
+ * column set all derive from this list.
+ *
+ * Adding a record field: one line here (after the schema field and the migration that adds the column).
+ * A column's position only matters for this release's writes: every spool segment records the columns
+ * its rows carry, so segments written by an older release replay with their own list.
+ */
+import { roundPhase, type HandshakeBatch, type HandshakeRecord } from '@tlsrum/shared';
+import { UNKNOWN_COUNTRY } from '../geo/country';
+
+/** What a record meets at the collector: the batch it came in, the request's country and clock, the site list. */
+export interface RowContext {
+  batch: Pick<HandshakeBatch, 'batchId' | 'agent'>;
+  /** Derived from the client address, which goes no further. */
+  country: string;
+  receivedAt: number;
+  isRegisteredSite: (hostname: string) => boolean;
+}
+
+/**
+ * How a value is written in TabSeparated. The type parameter ties each kind to the value type its
+ * column's `value` must return, so a registry line cannot pair a string with a number encoder.
+ */
+export interface Kind<T> {
+  readonly name: 'epochMs' | 'number' | 'nullableNumber' | 'nullableBool' | 'string' | 'nullableString';
+  /** Phantom: only for type checking. */
+  readonly _t?: T;
+}
+const kind = <T>(name: Kind<T>['name']): Kind<T> => ({ name });
+/** DateTime64(3): epoch milliseconds written as `seconds.mmm`. */
+const EPOCH_MS = kind<number>('epochMs');
+const NUMBER = kind<number>('number');
+const NULLABLE_NUMBER = kind<number | null>('nullableNumber');
+const NULLABLE_BOOL = kind<boolean | null>('nullableBool');
+const STRING = kind<string>('string');
+const NULLABLE_STRING = kind<string | null>('nullableString');
+
+export interface Column<T> {
+  kind: Kind<T>;
+  /** The record field stored in this column; null for a column the collector adds (batch, request). */
+  field: keyof HandshakeRecord | null;
+  value: (r: HandshakeRecord, ctx: RowContext) => T;
+}
+const col = <T>(kind: Kind<T>, field: keyof HandshakeRecord | null, value: (r: HandshakeRecord, ctx: RowContext) => T): Column<T> => ({
+  kind,
+  field,
+  value,
+});
+
+// Optional strings are '' when absent (cheaper than Nullable for LowCardinality columns; migration 0001).
+export const COLUMNS = {
+  ts: col(EPOCH_MS, 'ts', (r) => r.ts),
+  // DateTime column: whole seconds.
+  receivedAt: col(NUMBER, null, (_, c) => Math.floor(c.receivedAt / 1000)),
+  batchId: col(STRING, null, (_, c) => c.batch.batchId.toLowerCase()),
+  // Privacy: a hostname is stored only when its site is registered, whatever the client sent.
+  site: col(STRING, 'site', (r, c) => (r.site !== null && c.isRegisteredSite(r.site) ? r.site : '')),
+  country: col(STRING, null, (_, c) => c.country || UNKNOWN_COUNTRY),
+  entryType: col(STRING, 'entryType', (r) => r.entryType),
+  protocol: col(STRING, 'protocol', (r) => r.protocol),
+  transport: col(STRING, 'transport', (r) => r.transport),
+  tlsVersion: col(NULLABLE_STRING, 'tlsVersion', (r) => r.tlsVersion),
+  tlsVersionSource: col(STRING, 'tlsVersionSource', (r) => r.tlsVersionSource),
+  resumed: col(NULLABLE_BOOL, 'resumed', (r) => r.resumed),
+  resumedSource: col(STRING, 'resumedSource', (r) => r.resumedSource),
+  handshakeClass: col(STRING, 'handshakeClass', (r) => r.handshakeClass),
+  dns: col(NUMBER, 'dns', (r) => roundPhase(r.dns)),
+  tcp: col(NUMBER, 'tcp', (r) => roundPhase(r.tcp)),
+  tls: col(NUMBER, 'tls', (r) => roundPhase(r.tls)),
+  connect: col(NUMBER, 'connect', (r) => roundPhase(r.connect)),
+  ttfb: col(NUMBER, 'ttfb', (r) => roundPhase(r.ttfb)),
+  cipher: col(STRING, 'cipher', (r) => r.cipher ?? ''),
+  keyExchangeGroup: col(STRING, 'group', (r) => r.group ?? ''),
+  signatureScheme: col(STRING, 'signatureScheme', (r) => r.signatureScheme ?? ''),
+  certChainLength: col(NULLABLE_NUMBER, 'certChainLength', (r) => r.certChainLength ?? null),
+  browser: col(STRING, 'browser', (r) => r.browser),
+  browserMajor: col(NUMBER, 'browserMajor', (r) => r.browserMajor),
+  os: col(STRING, 'os', (r) => r.os),
+  effectiveType: col(STRING, 'effectiveType', (r) => r.effectiveType ?? ''),
+  rttHint: col(NULLABLE_NUMBER, 'rttHint', (r) => r.rttHint ?? null),
+  source: col(STRING, 'source', (r) => r.source),
+  agentName: col(STRING, null, (_, c) => c.batch.agent.name),
+  agentVersion: col(STRING, null, (_, c) => c.batch.agent.version),
+  clientToken: col(STRING, 'clientToken', (r) => r.clientToken),
+};
+
+export type ColumnName = keyof typeof COLUMNS;
+
+/** A `handshakes` row as the collector writes it. */
+export type HandshakeRow = { [K in ColumnName]: ReturnType<(typeof COLUMNS)[K]['value']> };
+
+/** The columns, in the order each TabSeparated line carries them. */
+export const INSERT_COLUMNS = Object.keys(COLUMNS) as ColumnName[];
+
+/** The registry as a list, for the code generated from it. */
+export const COLUMN_LIST: ReadonlyArray<{ name: ColumnName } & Column<unknown>> = INSERT_COLUMNS.map((name) => ({
+  name,
+  ...(COLUMNS[name] as Column<unknown>),
+}));
+
+// Generated code names columns as properties: only plain identifiers may appear in it.
+for (const { name } of COLUMN_LIST) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`column name "${name}" is not an identifier`);

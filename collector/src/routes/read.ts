@@ -1,0 +1,29 @@
+/**
+ * The /v1 read routes in one encapsulated plugin: its preHandler hook (read-scope.ts) resolves each
+ * request's scope — token, site, time range, store ready — before the route runs, by the rule the route
+ * declares in `config.read`.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { installReadScope } from './read-scope';
+import alertRoutes from './alerts';
+import probeRoutes from './probes';
+import compareRoutes from './compare';
+import mapRoutes from './map';
+import phasesRoutes from './phases';
+import summaryRoutes from './summary';
+import timeseriesRoutes from './timeseries';
+import whatifRoutes from './whatif';
+
+const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  installReadScope(app);
+  await app.register(summaryRoutes);
+  await app.register(alertRoutes);
+  await app.register(probeRoutes);
+  await app.register(whatifRoutes);
+  await app.register(compareRoutes);
+  await app.register(timeseriesRoutes);
+  await app.register(mapRoutes);
+  await app.register(phasesRoutes);
+};
+
+export default readRoutes;

@@ -1,0 +1,263 @@
+/**
+ * An upgrade never strands spooled data (real embedded store, real spool files):
+ * - segments an older release left in the spool (headerless TabSeparated in the v1 column order,
+ *   headerless JSONEachRow, and a headed segment with fewer columns than today's) replay after an
+ *   upgrade that adds columns to the table: every row stored once, the new columns at their defaults;
+ * - a segment the store refuses for its content is quarantined after its tries, later segments are
+ *   stored, ingest keeps answering 202, and the operator can list, replay and drop it.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import type { HandshakeBatch } from '@tlsrum/shared';
+import { afterAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli';
+import { INSERT_COLUMNS, type HandshakeRow } from '../src/ingest/columns';
+import { tsvEncoder } from '../src/ingest/encode-rows';
+import { QUARANTINE_DIR } from '../src/ingest/quarantine';
+import { entryFrame, headerFrame, V1_COLUMNS } from '../src/ingest/spool-format';
+import { isContentError } from '../src/ingest/store-errors';
+import { toRow } from '../src/ingest/to-row';
+import { makeBatch, makeRecords, metricValue, openStore, postBatch, removeDir, startApp, tempDir } from './helpers';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach(removeDir));
+
+const rowsOf = (b: HandshakeBatch): HandshakeRow[] =>
+  b.records.map((r) => toRow(r, { batch: b, country: 'DE', receivedAt: Date.now(), isRegisteredSite: () => false }));
+
+/** A frame as releases before segment headers wrote it: `batchId[\tformat]\n` + rows. */
+function legacyFrame(firstLine: string, rows: string, rowCount: number): Buffer {
+  const payload = Buffer.from(`${firstLine}\n${rows}`);
+  const head = Buffer.alloc(12);
+  head.writeUInt32LE(payload.length, 0);
+  head.writeUInt32LE(crc32(payload), 4);
+  head.writeUInt32LE(rowCount, 8);
+  return Buffer.concat([head, payload]);
+}
+
+const segFiles = (d: string) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.seg')).sort() : []);
+
+async function until(cond: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** What a migration of the new release would add: columns with their defaults. */
+const ADDED_COLUMNS = ['certKeyBits UInt16 DEFAULT 0', 'ocspStapled Nullable(Bool)', "chainAlgorithms LowCardinality(String) DEFAULT ''"];
+
+describe('upgrade: spooled segments of an older release replay with their own columns', () => {
+  it('headerless TabSeparated (v1 columns), headerless JSONEachRow and a headed segment with fewer columns: every row stored once, new columns at their defaults', async () => {
+    const first = await startApp({ FLUSH_INTERVAL_MS: '60000' });
+    const dataDir = first.dataDir;
+    dirs.push(dataDir);
+    await first.close();
+    const spoolDir = join(dataDir, 'spool');
+
+    // What the previous release left in its spool (a crash, or a shutdown with the store down).
+    const tsvBatches = [makeBatch(makeRecords(4)), makeBatch(makeRecords(6))];
+    const jsonBatches = [makeBatch(makeRecords(3)), makeBatch(makeRecords(5))];
+    const olderBatches = [makeBatch(makeRecords(7, { signatureScheme: 'ecdsa_secp256r1_sha256', certChainLength: 3, rttHint: 50 }))];
+    const v1 = tsvEncoder(V1_COLUMNS);
+    writeFileSync(
+      join(spoolDir, '000000000007.seg'),
+      Buffer.concat(tsvBatches.map((b) => legacyFrame(`${b.batchId}\tTabSeparated`, rowsOf(b).map(v1).join(''), b.records.length))),
+    );
+    writeFileSync(
+      join(spoolDir, '000000000008.seg'),
+      Buffer.concat(
+        jsonBatches.map((b) =>
+          legacyFrame(
+            b.batchId,
+            rowsOf(b)
+              .map((r) => JSON.stringify(Object.fromEntries(V1_COLUMNS.map((c) => [c, r[c as keyof HandshakeRow]]))) + '\n')
+              .join(''),
+            b.records.length,
+          ),
+        ),
+      ),
+    );
+    // A release whose registry did not have these columns yet: they are absent from the header and the rows.
+    const missing = ['signatureScheme', 'certChainLength', 'rttHint'];
+    const olderColumns = INSERT_COLUMNS.filter((c) => !missing.includes(c));
+    const older = tsvEncoder(olderColumns);
+    writeFileSync(
+      join(spoolDir, '000000000009.seg'),
+      Buffer.concat([
+        headerFrame({ format: 'TabSeparated', columns: olderColumns }),
+        ...olderBatches.map((b) => entryFrame(b.batchId, rowsOf(b).map(older).join(''), b.records.length)),
+      ]),
+    );
+
+    // The upgrade: a migration adds columns to the table.
+    const store = openStore({ dataDir, clickhouse: null });
+    try {
+      for (const ddl of ADDED_COLUMNS) await store.ingest.command({ query: `ALTER TABLE handshakes ADD COLUMN ${ddl}` });
+    } finally {
+      await store.close();
+    }
+
+    const t = await startApp({ FLUSH_INTERVAL_MS: '50' }, dataDir);
+    try {
+      const all = [...tsvBatches, ...jsonBatches, ...olderBatches];
+      const total = all.reduce((n, b) => n + b.records.length, 0);
+      expect(t.app.ingest.recovered).toMatchObject({ segments: 3, rows: total, quarantined: [] });
+      // Ingest of the new release goes on meanwhile, with today's columns.
+      const fresh = makeBatch(makeRecords(2));
+      expect((await postBatch(t.app, fresh)).statusCode).toBe(202);
+      await t.app.ingest.flush();
+      expect(segFiles(spoolDir)).toEqual([]);
+      expect(segFiles(join(spoolDir, QUARANTINE_DIR))).toEqual([]);
+
+      const rs = await t.app.store.query.query({
+        query: `SELECT toString(batchId) AS id, count() AS n, groupUniqArray(certKeyBits) AS bits, groupUniqArray(ocspStapled) AS stapled,
+                       groupUniqArray(chainAlgorithms) AS algs, groupUniqArray(signatureScheme) AS sig, groupUniqArray(certChainLength) AS chain,
+                       groupUniqArray(rttHint) AS rtt, groupUniqArray(clientToken) AS tokens
+                FROM handshakes GROUP BY batchId`,
+        format: 'JSONEachRow',
+      });
+      const stored = new Map((await rs.json<Record<string, unknown> & { id: string; n: number }>()).map((r) => [r.id, r]));
+      for (const b of [...all, fresh]) {
+        const row = stored.get(b.batchId)!;
+        expect(row, b.batchId).toBeDefined();
+        // Exactly once: as many rows as the batch had records, each client token once.
+        expect(Number(row.n)).toBe(b.records.length);
+        expect((row.tokens as string[]).sort()).toEqual(b.records.map((r) => r.clientToken).sort());
+        // The columns the upgrade added hold their defaults (groupUniqArray skips NULL: [] means all NULL).
+        expect(row.bits).toEqual([0]);
+        expect(row.stapled).toEqual([]);
+        expect(row.algs).toEqual(['']);
+      }
+      expect(stored.size).toBe(all.length + 1);
+      // The headed segment's missing columns took the table defaults, not a neighbour's value.
+      const o = stored.get(olderBatches[0]!.batchId)!;
+      expect(o).toMatchObject({ sig: [''], chain: [], rtt: [] });
+      // The legacy segments carried them: stored as sent.
+      expect(stored.get(tsvBatches[0]!.batchId)!.sig).toEqual([rowsOf(tsvBatches[0]!)[0]!.signatureScheme]);
+      // The replayed batches stay duplicates for the clients that resend them.
+      expect((await postBatch(t.app, jsonBatches[1]!)).json()).toEqual({ accepted: 0, duplicate: true });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('quarantine: a segment the store refuses for its content does not stall ingest', () => {
+  it('is quarantined after SPOOL_QUARANTINE_AFTER_TRIES tries while later segments are stored and ingest answers 202; list, replay, drop', async () => {
+    const first = await startApp({ FLUSH_INTERVAL_MS: '60000' });
+    const dataDir = first.dataDir;
+    dirs.push(dataDir);
+    await first.close();
+    const spoolDir = join(dataDir, 'spool');
+    const quarantineDir = join(spoolDir, QUARANTINE_DIR);
+
+    // The oldest segment: whole frames with good checksums, rows the store cannot parse.
+    const bad = makeBatch(makeRecords(2));
+    const header = headerFrame({ format: 'TabSeparated', columns: INSERT_COLUMNS });
+    writeFileSync(join(spoolDir, '000000000003.seg'), Buffer.concat([header, entryFrame(bad.batchId, 'not a row\tat all\n', 1)]));
+    // A later segment, fine.
+    const good = makeBatch(makeRecords(5));
+    const encode = tsvEncoder(INSERT_COLUMNS);
+    writeFileSync(join(spoolDir, '000000000004.seg'), Buffer.concat([header, entryFrame(good.batchId, rowsOf(good).map(encode).join(''), 5)]));
+
+    const t = await startApp({ FLUSH_INTERVAL_MS: '50', SPOOL_QUARANTINE_AFTER_TRIES: '3' }, dataDir);
+    try {
+      // Ingest answers 202 all along: the refused segment waits in line only for its tries.
+      const posted: HandshakeBatch[] = [];
+      for (let i = 0; i < 5; i++) {
+        const b = makeBatch(makeRecords(3));
+        posted.push(b);
+        expect((await postBatch(t.app, b)).statusCode).toBe(202);
+      }
+      await until(() => segFiles(quarantineDir).length === 1 && t.app.ingest.size === 0);
+      for (let i = 0; i < 3; i++) {
+        const b = makeBatch(makeRecords(3));
+        posted.push(b);
+        expect((await postBatch(t.app, b)).statusCode).toBe(202);
+      }
+      await t.app.ingest.flush();
+
+      const counts = await perBatch(t);
+      for (const b of [good, ...posted]) expect(counts.get(b.batchId), b.batchId).toBe(b.records.length);
+      expect(counts.has(bad.batchId)).toBe(false);
+      expect(segFiles(quarantineDir)).toEqual(['000000000003.seg']);
+      const reason = JSON.parse(readFileSync(join(quarantineDir, '000000000003.json'), 'utf8'));
+      expect(reason).toMatchObject({ tries: 3 });
+      expect(reason.error).toMatch(/^CANNOT_PARSE_/);
+      expect(t.logs()).toContain('moved to the quarantine');
+      expect(metricValue((await t.app.inject({ url: '/metrics' })).body, 'tlsrum_spool_quarantined_segments')).toBe(1);
+      expect(t.app.ingest.flusher.consecutiveFailures).toBe(0);
+
+      // The operator's view, while the collector runs.
+      const out: string[] = [];
+      const env = { SPOOL_DIR: spoolDir };
+      expect(await main(['spool', 'list'], env, (s) => out.push(s))).toBe(0);
+      expect(out.join('')).toMatch(/000000000003 {2}1 rows in 1 batches, \d+ bytes, quarantined \S+ after 3 tries/);
+      expect(out.join('')).toContain(`columns (TabSeparated): ${INSERT_COLUMNS.join(', ')}`);
+
+      // Replay: the running collector takes it in, the store refuses it again, back in the quarantine.
+      expect(await main(['spool', 'replay', '000000000003'], env, () => {})).toBe(0);
+      expect(segFiles(quarantineDir)).toEqual([]);
+      await until(() => segFiles(quarantineDir).length === 1 && t.app.ingest.size === 0, 30_000);
+      expect(t.logs()).toContain('replaying segments put back from the quarantine');
+      expect((await postBatch(t.app, makeBatch(makeRecords(1)))).statusCode).toBe(202);
+
+      // Drop: gone, recorded, the gauge back to 0.
+      const [id] = segFiles(quarantineDir).map((f) => f.replace(/\.seg$/, ''));
+      expect(await main(['spool', 'drop', id!], env, () => {})).toBe(0);
+      expect(segFiles(quarantineDir)).toEqual([]);
+      expect(readFileSync(join(quarantineDir, 'dropped.log'), 'utf8')).toContain(bad.batchId.toLowerCase());
+      expect(metricValue((await t.app.inject({ url: '/metrics' })).body, 'tlsrum_spool_quarantined_segments')).toBe(0);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('a segment this release cannot read at all is quarantined at start-up, not deleted and not fatal', async () => {
+    const first = await startApp({ FLUSH_INTERVAL_MS: '60000' });
+    const dataDir = first.dataDir;
+    dirs.push(dataDir);
+    await first.close();
+    const spoolDir = join(dataDir, 'spool');
+    writeFileSync(join(spoolDir, '000000000005.seg'), legacyFrame('00000000-0000-4000-8000-000000000001\tParquet', 'x\n', 1));
+    const t = await startApp({}, dataDir);
+    try {
+      expect(t.app.ingest.recovered.quarantined).toEqual(['000000000005']);
+      expect(segFiles(join(spoolDir, QUARANTINE_DIR))).toEqual(['000000000005.seg']);
+      expect((await postBatch(t.app, makeBatch(makeRecords(2)))).statusCode).toBe(202);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('an outage is never taken for bad content: connection refused and a missing table are retried, not quarantined', async () => {
+    const client = createClient({ url: 'http://127.0.0.1:1', request_timeout: 2000, log: { level: ClickHouseLogLevel.OFF } });
+    const refused = await client.command({ query: 'SELECT 1' }).catch((e: unknown) => e);
+    await client.close();
+    expect(isContentError(refused)).toBe(false);
+    const d = tempDir('tlsrum-upgrade-');
+    dirs.push(d);
+    mkdirSync(d, { recursive: true });
+    const store = openStore({ dataDir: d, clickhouse: null });
+    try {
+      const noTable = await store.ingest.command({ query: 'INSERT INTO handshakes (ts) VALUES (1)' }).catch((e: unknown) => e);
+      expect(isContentError(noTable)).toBe(false);
+      await store.ingest.command({ query: 'CREATE TABLE t (n UInt8) ENGINE = Memory' });
+      const parse = await store.ingest.command({ query: "INSERT INTO t VALUES ('abc')" }).catch((e: unknown) => e);
+      expect(isContentError(parse)).toBe(true);
+      const noColumn = await store.ingest.command({ query: 'INSERT INTO t (m) VALUES (1)' }).catch((e: unknown) => e);
+      expect(isContentError(noColumn)).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+async function perBatch(t: { app: Awaited<ReturnType<typeof startApp>>['app'] }): Promise<Map<string, number>> {
+  const rs = await t.app.store.query.query({ query: 'SELECT toString(batchId) AS id, count() AS n FROM handshakes GROUP BY batchId', format: 'JSONEachRow' });
+  return new Map((await rs.json<{ id: string; n: number }>()).map((r) => [r.id, Number(r.n)]));
+}
