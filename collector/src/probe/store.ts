@@ -77,3 +77,16 @@ export async function listProbeTargets(client: ClickHouseClient): Promise<ProbeT
 export async function saveProbeTarget(client: ClickHouseClient, site: string, hostname: string, deleted: boolean): Promise<void> {
   await client.insert({ table: 'probe_targets', values: [{ site, hostname, deleted: deleted ? 1 : 0, version: Date.now() }], format: 'JSONEachRow' });
 }
+
+/** The newest probe of one hostname of a site, if any. */
+export async function latestProbe(client: ClickHouseClient, site: string, hostname: string): Promise<StoredProbe | null> {
+  const rs = await client.query({
+    query: `SELECT site, hostname, toUnixTimestamp64Milli(probedAt) AS atMs, result, leafSpkiSha256, chainSha256
+            FROM site_probes WHERE site = {site:String} AND hostname = {hostname:String}
+            ORDER BY site_probes.probedAt DESC LIMIT 1`,
+    query_params: { site, hostname },
+    format: 'JSONEachRow',
+  });
+  const row = (await rs.json<ProbeRow>())[0];
+  return row ? fromRow(row) : null;
+}

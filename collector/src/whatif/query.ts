@@ -32,10 +32,10 @@ const SCOPE = [
 ].join('\n    AND ');
 
 const SQL = `
-SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat
+SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser
 FROM (
   SELECT
-    ts, country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed,
+    ts, country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, browser,
     toUnixTimestamp64Milli(ts)
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
       <= {lifetime:Int64} AS repeat
@@ -55,7 +55,7 @@ WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimes
   AND ${SCOPE}
 GROUP BY country`;
 
-type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean];
+type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean, string];
 
 function params(q: WhatIfQuery) {
   return {
@@ -72,7 +72,7 @@ function params(q: WhatIfQuery) {
 export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery): Promise<RegionConnection[]> {
   const rs = await client.query({ query: SQL, query_params: params(q), format: 'JSONCompactEachRow' });
   const rows = await rs.json<Row>();
-  return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat]) => ({
+  return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser]) => ({
     country,
     dns: Number(dns),
     tcp: Number(tcp),
@@ -84,6 +84,7 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
     handshakeClass: (HANDSHAKE_CLASSES as readonly string[]).includes(handshakeClass) ? (handshakeClass as HandshakeClass) : 'unknown',
     resumed: resumed === null ? null : Boolean(resumed),
     repeat: Boolean(Number(repeat)),
+    browser,
   }));
 }
 

@@ -10,6 +10,9 @@ export const SCENARIO_LABELS = {
   zero_rtt: '0-RTT on every repeat visit',
   http3: 'HTTP/3 (QUIC)',
   combined_handshake: 'combined TCP+TLS handshake (1 RTT)',
+  ocsp_stapled: 'OCSP response stapled',
+  ecdsa_leaf: 'ECDSA P-256 certificate key',
+  shorter_chain: 'certificate chain of at most 2',
 } as const;
 export type ScenarioName = keyof typeof SCENARIO_LABELS;
 export const SCENARIOS = Object.keys(SCENARIO_LABELS) as ScenarioName[];

@@ -129,6 +129,21 @@ export const WhatIfAnswer = Type.Object({
   overall: Nullable(WhatIfResult),
   overallSuppressed: Type.Optional(Type.Boolean()),
   regions: Type.Array(WhatIfRegion),
+  probe: Type.Optional(
+    Nullable(
+      Type.Object(
+        {
+          at: Type.Integer({ description: 'when the probe ran, epoch ms' }),
+          ocspStapled: Nullable(Type.Boolean()),
+          leafKeyType: Nullable(Type.Enum(['rsa', 'ecdsa', 'ed25519', 'other'])),
+          leafKeyBits: Nullable(Type.Integer()),
+          chainLength: Type.Integer(),
+          chainBytes: Type.Integer(),
+        },
+        { description: "The site's latest probe profile the OCSP, ECDSA and chain scenarios used (null: no probe of the site yet; they save nothing then)." },
+      ),
+    ),
+  ),
 });
 export type WhatIfAnswer = Static<typeof WhatIfAnswer>;
 
