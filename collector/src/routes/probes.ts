@@ -6,7 +6,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { Hostname, ProbeResult } from '@tlsrum/shared';
+import { Hostname } from '@tlsrum/shared';
+import { ProbesAnswer } from '@tlsrum/shared/query/schemas';
 import { httpError } from '../plugins/error-handler';
 import { changeLog } from '../probe/changes';
 import { findings } from '../probe/findings';
@@ -17,8 +18,6 @@ const DAY = 86_400_000;
 export const PROBE_HISTORY_MAX_DAYS = 400;
 export const PROBE_HISTORY_MAX_ROWS = 5000;
 
-const Probe = Type.Object({ hostname: Type.String(), at: Type.Integer({ description: 'epoch ms' }), result: ProbeResult });
-const Finding = Type.Object({ level: Type.Enum(['good', 'warn', 'bad', 'info']), text: Type.String() });
 const REFUSE = { refuse: "probe results need the site's read token or the admin token" };
 
 const probes: FastifyPluginAsyncTypebox = async (app) => {
@@ -52,16 +51,7 @@ const probes: FastifyPluginAsyncTypebox = async (app) => {
           { additionalProperties: false },
         ),
         response: {
-          200: Type.Object({
-            site: Type.String(),
-            from: Type.Integer(),
-            to: Type.Integer(),
-            intervalMs: Type.Integer({ description: 'PROBE_INTERVAL_MS (0 = scheduled probing off)' }),
-            hostnames: Type.Array(Type.String()),
-            latest: Type.Array(Type.Object({ ...Probe.properties, findings: Type.Array(Finding) })),
-            history: Type.Array(Probe),
-            changes: Type.Array(Type.Object({ hostname: Type.String(), at: Type.Integer(), fact: Type.String(), from: Type.String(), to: Type.String() })),
-          }),
+          200: ProbesAnswer,
           400: ErrorResponse,
           401: ErrorResponse,
           403: ErrorResponse,

@@ -6,6 +6,7 @@
 import { Type, type Static, type TOptional, type TSchema, type TString } from 'typebox';
 import { HANDSHAKE_CLASSES } from '../constants';
 import { Hostname } from '../schema';
+import { ProbeResult } from '../probe';
 import { ALERT_WINDOWS, CHECK_STATUSES, CHECKS, PROBE_CHECKS, PROBE_WINDOW, SCENARIOS } from './answers';
 import { DIMENSION_NAMES, DIMENSIONS, FILTER_NAMES, MIX_DIMENSIONS, FILTERS, type DimensionInfo, type FilterName, type FilterInfo } from './catalogue';
 
@@ -172,3 +173,26 @@ export const AlertsAnswer = Type.Object({
   alerts: Type.Array(Alert),
 });
 export type AlertsAnswer = Static<typeof AlertsAnswer>;
+
+// GET /v1/sites/:hostname/probes (collector/src/routes/probes.ts).
+const Probe = Type.Object({ hostname: Type.String(), at: Type.Integer({ description: 'epoch ms' }), result: ProbeResult });
+export const ProbesAnswer = Type.Object({
+  site: Type.String(),
+  from: Type.Integer(),
+  to: Type.Integer(),
+  intervalMs: Type.Integer({ description: 'PROBE_INTERVAL_MS (0 = scheduled probing off)' }),
+  hostnames: Type.Array(Type.String(), { description: 'the site and the extra hostnames registered for it' }),
+  latest: Type.Array(
+    Type.Object({
+      ...Probe.properties,
+      findings: Type.Array(Type.Object({ level: Type.Enum(['good', 'warn', 'bad', 'info']), text: Type.String() })),
+    }),
+    { description: 'the newest probe of each hostname in the range, with its findings in plain sentences' },
+  ),
+  history: Type.Array(Probe),
+  changes: Type.Array(
+    Type.Object({ hostname: Type.String(), at: Type.Integer(), fact: Type.String(), from: Type.String(), to: Type.String() }),
+    { description: 'each fact that changed, at the first probe that saw the new value' },
+  ),
+});
+export type ProbesAnswer = Static<typeof ProbesAnswer>;
