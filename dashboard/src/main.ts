@@ -110,9 +110,9 @@ async function load(): Promise<void> {
       ? run(alerts.panel, api.alerts({ site: params.site }, t, signal), (a) => alerts.render(a))
       : Promise.resolve(alerts.panel.setState('empty', 'Alerts are per site: choose a site and enter its read token to see them.')),
     // The probe profile is per site too; its recommendations are priced by the same what-if answer.
-    f.site && t
+    f.site
       ? run(config.panel, api.probes(f.site, t, signal).then(async (p) => ({ p, w: await whatifAnswer.catch(() => null) })), ({ p, w }) => config.render(p, w))
-      : Promise.resolve(config.panel.setState('empty', "The configuration is per site: choose a site and enter its read token to see its TLS set-up.")),
+      : Promise.resolve(config.panel.setState('empty', 'The configuration is per site: choose a site (and enter its read token) to see its TLS set-up.')),
   ]);
   if (!signal.aborted) hook.renders++;
 }
