@@ -85,7 +85,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Hardening (issue 8): headers, CORS, per-address rate limit, load shedding — before any route.
   await installSecurityHeaders(app);
   await installCors(app, config.corsOrigins);
-  await installRateLimit(app, config.rateLimitPerMinute);
+  await installRateLimit(app, config);
   await installUnderPressure(app, config);
 
   const ownsStore = !options.store;

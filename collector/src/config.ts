@@ -93,6 +93,13 @@ export const ConfigSchema = Type.Object({
   ),
   shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000, 'how long SIGTERM/SIGINT keeps moving the spool into the store before exiting'),
   rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000, 'ingest requests a minute from one client address, then 429 + `Retry-After`; `0` = off'),
+  queryRateLimitPerMinute: int(
+    'QUERY_RATE_LIMIT_PER_MINUTE',
+    300,
+    0,
+    100_000_000,
+    'requests a minute from one client address to the read routes together (`/v1/summary`, `/v1/compare`, …, `/v1/alerts`; a dashboard view asks about ten), then 429 + `Retry-After`; `0` = off ([docs/integrity.md](docs/integrity.md))',
+  ),
   maxEventLoopDelayMs: int(
     'MAX_EVENT_LOOP_DELAY_MS',
     1000,
@@ -165,7 +172,7 @@ export const ConfigSchema = Type.Object({
         maximum: 1e9,
         derive: (read: ReadonlyMap<string, unknown>) => read.get('MIN_CLIENTS_PER_CELL'),
         defaultText: '`MIN_CLIENTS_PER_CELL`',
-        description: 'distinct clients each window needs before a check says anything',
+        description: 'distinct clients each window needs before a check says anything (at least `MIN_CLIENTS_PER_CELL`; a window under it shows `samples` null)',
       }),
       shareDrop: num('ALERT_SHARE_DROP', 0.1, 0, 1, 'effect size of a share drop, in absolute terms (0.1 = 10 points)'),
       p75Rise: num('ALERT_P75_RISE', 0.2, 0, 100, 'effect size of a p75 rise, relative (0.2 = +20 %)'),
@@ -209,6 +216,8 @@ export type Config = StaticDecode<typeof ConfigSchema>;
 /** Rules between variables, checked after each one was read on its own. */
 const RULES: ((c: Config) => string | null)[] = [
   (c) => (c.inflatedLimitBytes < c.bodyLimitBytes ? 'INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES' : null),
+  // A check's figures would otherwise show a window the query API suppresses as a small cell.
+  (c) => (c.alerts.thresholds.minClients < c.minClientsPerCell ? 'ALERT_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL' : null),
 ];
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {

@@ -42,6 +42,7 @@ describe('loadConfig', () => {
     [{ ADMIN_TOKEN: 'short' }, /ADMIN_TOKEN must be at least 16/],
     [{ TRUST_PROXY: 'yes' }, /TRUST_PROXY must be true or false/],
     [{ BODY_LIMIT_BYTES: '2000000', INFLATED_LIMIT_BYTES: '1000000' }, /INFLATED_LIMIT_BYTES must be at least/],
+    [{ MIN_CLIENTS_PER_CELL: '20', ALERT_MIN_CLIENTS: '5' }, /ALERT_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL/],
     [{ CORS_ORIGINS: '*' }, /CORS_ORIGINS: "\*" is not an origin/],
     [{ CORS_ORIGINS: 'https://example.com/path' }, /CORS_ORIGINS/],
     [{ CORS_ORIGINS: 'chrome-extension://short' }, /CORS_ORIGINS/],

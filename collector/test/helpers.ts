@@ -35,6 +35,7 @@ export async function startApp(env: Record<string, string> = {}, dataDir = tempD
     MIN_CLIENTS_PER_CELL: '1',
     MAX_EVENT_LOOP_DELAY_MS: '0',
     RATE_LIMIT_PER_MINUTE: '0',
+    QUERY_RATE_LIMIT_PER_MINUTE: '0',
     ...env,
   });
   let logText = '';

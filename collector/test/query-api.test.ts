@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandshakeRecord } from '@tlsrum/shared';
+import { DIMENSION_NAMES, DIMENSIONS, FILTERS, VALUE_FILTERS } from '@tlsrum/shared/query';
+import { DIMENSION_SQL } from '../src/queries/dimensions';
 import { generateDemoData } from '../src/demo/generate';
 import { toRow } from '../src/ingest/to-row';
 import { MAX_RELATIVE_ERROR } from '../src/queries/histogram';
@@ -275,6 +277,39 @@ describe('rollups', () => {
   });
 });
 
+describe('query catalogue', () => {
+  const DAY = 24 * HOUR;
+  const days = `from=${Math.floor(base / DAY) * DAY - 7 * DAY}&to=${Math.ceil((base + 2 * HOUR) / DAY) * DAY}`;
+
+  it.each(DIMENSION_NAMES)('groups by %s in both tables, into catalogued values only', async (d) => {
+    const { values } = DIMENSIONS[d];
+    for (const table of ['raw', 'rollup'] as const) {
+      const res = await get(`/v1/compare?${days}&dimensions=${d}&table=${table}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const body = res.json();
+      // A dimension the rollup does not hold is read from the raw table.
+      expect(body.table).toBe(table === 'rollup' && DIMENSION_SQL[d].rollup ? 'rollup' : 'raw');
+      expect(body.cells.length).toBeGreaterThan(0);
+      for (const c of body.cells) expect(values === null || (values as readonly string[]).includes(c.key[d]), `${d} = ${c.key[d]}`).toBe(true);
+    }
+  });
+
+  it.each(VALUE_FILTERS)('filters by %s in both tables, with the same counts', async (f) => {
+    const d = FILTERS[f].dimension;
+    const all = (await get(`/v1/compare?${days}&dimensions=${d}&table=raw`)).json();
+    const shown = all.cells.filter((c: { suppressed?: boolean }) => !c.suppressed);
+    expect(shown.length).toBeGreaterThan(0);
+    // The three largest values are enough to show the filter's column in each table (each costs two queries).
+    shown.sort((a: { records: number }, b: { records: number }) => b.records - a.records);
+    for (const cell of shown.slice(0, 3)) {
+      for (const table of ['raw', 'rollup'] as const) {
+        const one = (await get(`/v1/compare?${days}&dimensions=${d}&${f}=${encodeURIComponent(cell.key[d])}&table=${table}`)).json();
+        expect(one.cells.map((c: { key: Record<string, string>; records: number }) => [c.key[d], c.records])).toEqual([[cell.key[d], cell.records]]);
+      }
+    }
+  });
+});
+
 describe('documentation and dashboard', () => {
   it('serves the OpenAPI document with every query route', async () => {
     const doc = (await get('/docs/json')).json();
@@ -283,6 +318,14 @@ describe('documentation and dashboard', () => {
       expect.arrayContaining(['from', 'to', 'site', 'source', 'browser', 'country', 'dimensions']),
     );
     expect((await get('/docs')).statusCode).toBeLessThan(400);
+  });
+
+  it('documents the what-if and alert answers and every catalogue filter of the what-if', async () => {
+    const doc = (await get('/docs/json')).json();
+    const answer = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(answer('/v1/whatif').properties)).toEqual(expect.arrayContaining(['overall', 'regions', 'assumptions']));
+    expect(Object.keys(answer('/v1/alerts').properties)).toEqual(['evaluatedAt', 'thresholds', 'alerts']);
+    expect(doc.paths['/v1/whatif'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(Object.keys(FILTERS)));
   });
 
   it('answers / with the dashboard (or how to build it)', async () => {

@@ -47,16 +47,20 @@ async function until(cond: () => boolean | Promise<boolean>, ms = 60_000): Promi
   }
 }
 
+/** A data folder with a migrated store and an empty spool, its collector stopped (as before an upgrade). */
+async function stoppedCollector(): Promise<{ dataDir: string; spoolDir: string }> {
+  const first = await startApp({ FLUSH_INTERVAL_MS: '60000' });
+  dirs.push(first.dataDir);
+  await first.close();
+  return { dataDir: first.dataDir, spoolDir: join(first.dataDir, 'spool') };
+}
+
 /** What a migration of the new release would add: columns with their defaults. */
 const ADDED_COLUMNS = ['certKeyBits UInt16 DEFAULT 0', 'ocspStapled Nullable(Bool)', "chainAlgorithms LowCardinality(String) DEFAULT ''"];
 
 describe('upgrade: spooled segments of an older release replay with their own columns', () => {
   it('headerless TabSeparated (v1 columns), headerless JSONEachRow and a headed segment with fewer columns: every row stored once, new columns at their defaults', async () => {
-    const first = await startApp({ FLUSH_INTERVAL_MS: '60000' });
-    const dataDir = first.dataDir;
-    dirs.push(dataDir);
-    await first.close();
-    const spoolDir = join(dataDir, 'spool');
+    const { dataDir, spoolDir } = await stoppedCollector();
 
     // What the previous release left in its spool (a crash, or a shutdown with the store down).
     const tsvBatches = [makeBatch(makeRecords(4)), makeBatch(makeRecords(6))];
@@ -148,11 +152,7 @@ describe('upgrade: spooled segments of an older release replay with their own co
 
 describe('quarantine: a segment the store refuses for its content does not stall ingest', () => {
   it('is quarantined after SPOOL_QUARANTINE_AFTER_TRIES tries while later segments are stored and ingest answers 202; list, replay, drop', async () => {
-    const first = await startApp({ FLUSH_INTERVAL_MS: '60000' });
-    const dataDir = first.dataDir;
-    dirs.push(dataDir);
-    await first.close();
-    const spoolDir = join(dataDir, 'spool');
+    const { dataDir, spoolDir } = await stoppedCollector();
     const quarantineDir = join(spoolDir, QUARANTINE_DIR);
 
     // The oldest segment: whole frames with good checksums, rows the store cannot parse.
@@ -218,11 +218,7 @@ describe('quarantine: a segment the store refuses for its content does not stall
   });
 
   it('a segment this release cannot read at all is quarantined at start-up, not deleted and not fatal', async () => {
-    const first = await startApp({ FLUSH_INTERVAL_MS: '60000' });
-    const dataDir = first.dataDir;
-    dirs.push(dataDir);
-    await first.close();
-    const spoolDir = join(dataDir, 'spool');
+    const { dataDir, spoolDir } = await stoppedCollector();
     writeFileSync(join(spoolDir, '000000000005.seg'), legacyFrame('00000000-0000-4000-8000-000000000001\tParquet', 'x\n', 1));
     const t = await startApp({}, dataDir);
     try {

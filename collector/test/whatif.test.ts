@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyse, firstByte, regionModel, SCENARIOS, type Connection, type ScenarioName } from '../src/whatif/model';
+import { whatIf } from '../src/whatif/report';
 import { generate, insertRows } from './generate';
 import { removeDir, startApp, type TestApp } from './helpers';
 
@@ -163,6 +164,14 @@ describe('GET /v1/whatif on a real store', () => {
     // The whole site: shown regions only, each connection with its own RTT.
     expect(body.overall.accounting.connections).toBe(800);
     expect(body.overall.scenarios[0].saving.p75).toBeGreaterThan(0);
+  });
+
+  it('answers every field the report computes (the response schema serialises, it drops nothing)', async () => {
+    const range = { from: now - 3 * hour, to: now + 1000 };
+    const res = await get(`site=lab.example&from=${range.from}&to=${range.to}`);
+    const report = await whatIf(t.app.store.query, { site: 'lab.example', ...range, filters: {}, ticketLifetimeMs: 24 * hour, limit: 200_000 }, 20);
+    expect(res.json()).toEqual(JSON.parse(JSON.stringify(report)));
+    expect(report.overall?.accounting.tlsByClass['full-2rtt'].share).toBe(1);
   });
 
   it('is scoped: one site needs a token, no token gives every site together', async () => {

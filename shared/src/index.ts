@@ -3,3 +3,4 @@ export * from './schema';
 export * from './hostname';
 export * from './classify/index';
 export * from './probe';
+export * from './plausibility';

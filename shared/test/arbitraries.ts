@@ -55,8 +55,22 @@ export const phaseArb = fc.integer({ min: 0, max: MAX_PHASE_MS * 10 }).map((n) =
 const tokenArb = (min: number, max: number, chars: string) => fc.string({ unit: fc.constantFrom(...chars), minLength: min, maxLength: max });
 const TOKEN_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 
-/** A valid record; `ts` within an hour before `now` so the collector's ±24 h check passes. */
+/**
+ * A valid record; `ts` within an hour before `now` so the collector's ±24 h check passes. It meets the
+ * plausibility rules that refuse a record (connect = tcp + tls, transport quic exactly for h3); the
+ * flagging rules it may break (such records are stored, flagged).
+ */
 export function recordArb(now = Date.now()): fc.Arbitrary<HandshakeRecord> {
+  return anyRecordArb(now).map((r) => {
+    const quic = r.protocol === 'h3';
+    const tcp = quic ? 0 : r.tcp;
+    const tls = Math.min(r.tls, MAX_PHASE_MS - tcp);
+    return { ...r, transport: quic ? 'quic' : 'tcp', tcp, tls, connect: Math.round((tcp + tls) * 10) / 10 };
+  });
+}
+
+/** A record the schema accepts, whatever its plausibility. */
+export function anyRecordArb(now = Date.now()): fc.Arbitrary<HandshakeRecord> {
   return fc.record(
     {
       ts: fc.integer({ min: now - 3_600_000, max: now }),

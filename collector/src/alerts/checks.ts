@@ -40,6 +40,11 @@ const SHARE: Record<'resumption_drop' | 'tls13_drop' | 'h3_drop', (w: WindowStat
   h3_drop: (w) => [w.h3, w.records],
 };
 
+/** Records per window, null for a window under the client threshold (a small cell's count is never shown). */
+function samplesOf(pair: WindowPair, nCur: number, nBase: number, t: Thresholds): CheckResult['samples'] {
+  return { current: pair.current.clients >= t.minClients ? nCur : null, baseline: pair.baseline.clients >= t.minClients ? nBase : null };
+}
+
 function enough(pair: WindowPair, nCur: number, nBase: number, t: Thresholds): boolean {
   return nCur >= t.minSamples && nBase >= t.minSamples && pair.current.clients >= t.minClients && pair.baseline.clients >= t.minClients;
 }
@@ -47,7 +52,7 @@ function enough(pair: WindowPair, nCur: number, nBase: number, t: Thresholds): b
 function shareCheck(check: keyof typeof SHARE, pair: WindowPair, t: Thresholds): CheckResult {
   const [xc, nc] = SHARE[check](pair.current);
   const [xb, nb] = SHARE[check](pair.baseline);
-  const samples = { current: nc, baseline: nb };
+  const samples = samplesOf(pair, nc, nb, t);
   if (!enough(pair, nc, nb, t)) return { check, status: 'insufficient_data', current: null, baseline: null, change: null, pValue: null, samples };
   const current = xc / nc;
   const baseline = xb / nb;
@@ -62,7 +67,7 @@ function p75Check(check: 'tls_p75_rise' | 'connect_p75_rise', pair: WindowPair, 
   const key = check === 'tls_p75_rise' ? 'tls' : 'connect';
   const nc = pair.current.records;
   const nb = pair.baseline.records;
-  const samples = { current: nc, baseline: nb };
+  const samples = samplesOf(pair, nc, nb, t);
   if (!enough(pair, nc, nb, t)) return { check, status: 'insufficient_data', current: null, baseline: null, change: null, pValue: null, samples };
   const current = pair.current[`${key}P75`];
   const baseline = pair.baseline[`${key}P75`];

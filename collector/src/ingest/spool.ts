@@ -19,8 +19,8 @@ import { join } from 'node:path';
 import { entryFrame, headerFrame, parseSegment, SpoolFormatError, type SegmentContent, type SegmentLayout } from './spool-format';
 import { fsyncDir, fsyncDirSync, highestQuarantinedSeq, moveToQuarantine, takeReplays, type QuarantineReason } from './quarantine';
 
-export const SEGMENT_RE = /^(\d{12})\.seg$/;
-export const segmentName = (seq: number) => `${String(seq).padStart(12, '0')}.seg`;
+const SEGMENT_RE = /^(\d{12})\.seg$/;
+const segmentName = (seq: number) => `${String(seq).padStart(12, '0')}.seg`;
 
 export interface SpoolOptions {
   dir: string;

@@ -1,20 +1,33 @@
 /**
- * Per-client-address rate limit on ingest (@fastify/rate-limit): RATE_LIMIT_PER_MINUTE requests a
- * minute, then 429 + Retry-After. Routes opt in with `config: { rateLimit: {} }`. The addresses live
- * only in the limiter's in-memory LRU (never logged or stored). 0 turns it off.
+ * Per-client-address rate limits (@fastify/rate-limit): RATE_LIMIT_PER_MINUTE requests a minute on
+ * ingest (`config: { rateLimit: ingestRateLimit(config) }`), QUERY_RATE_LIMIT_PER_MINUTE on the read
+ * routes together (`readRateLimit`, the read routes' hook), then 429 + Retry-After; 0 turns a limit off.
+ * The addresses live only in the limiter's in-memory LRU (never logged or stored); IPv6 counts per /64.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { Config } from '../config';
 import { httpError } from './error-handler';
 
-export async function installRateLimit(app: FastifyInstance, perMinute: number): Promise<void> {
-  if (perMinute <= 0) return;
+type Limits = Pick<Config, 'rateLimitPerMinute' | 'queryRateLimitPerMinute'>;
+
+export async function installRateLimit(app: FastifyInstance, limits: Limits): Promise<void> {
+  if (limits.rateLimitPerMinute <= 0 && limits.queryRateLimitPerMinute <= 0) return;
   await app.register(rateLimit, {
     global: false,
-    max: perMinute,
     timeWindow: 60_000,
     cache: 100_000,
     errorResponseBuilder: (_request, context) =>
       httpError(429, `rate limit: at most ${context.max} requests a minute from one address; retry in ${context.after}`),
   });
+}
+
+const perMinute = (max: number) => (max > 0 ? { max, timeWindow: 60_000 } : false);
+
+export const ingestRateLimit = (limits: Limits) => perMinute(limits.rateLimitPerMinute);
+
+/** One counter per address for every read route of `app` (null when QUERY_RATE_LIMIT_PER_MINUTE is 0). */
+export function readRateLimit(app: FastifyInstance, limits: Limits): onRequestHookHandler | null {
+  const limit = perMinute(limits.queryRateLimitPerMinute);
+  return limit ? app.rateLimit({ ...limit, groupId: 'read' }) : null;
 }

@@ -1,6 +1,13 @@
 /**
- * Record counts by protocol and by TLS version over a time range. Cells with fewer distinct clients
- * than the suppression threshold come back as `{suppressed: true}`, never with their numbers.
+ * Record counts by protocol and by TLS version over a time range, without differencing: both breakdowns
+ * are built from the same joint cells (protocol × TLS version), a joint cell with fewer distinct clients
+ * than the threshold counts nowhere, and `records` is the sum of the counted joint cells. So each
+ * breakdown sums to `records`, and no subtraction among the answer's numbers (total − visible cells, one
+ * breakdown − the other) leaves anything of a suppressed cell. A breakdown cell none of whose joint
+ * cells is shown is `{suppressed: true}`; one with some shown counts only those (docs/integrity.md).
+ *
+ * Distinct clients as every query counts them (clients.ts: exact where the threshold decides), never
+ * `uniqExact`: this route needs no token, and its range is bounded (routes/summary.ts).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { RAW_CLIENTS } from './clients';
@@ -24,23 +31,26 @@ export async function querySummary(
   const rows = await (
     await client.query({
       query: `
-        SELECT dimension, key, count() AS records, ${RAW_CLIENTS} AS clients
+        SELECT protocol, ifNull(tlsVersion, 'unknown') AS version, count() AS records, ${RAW_CLIENTS} AS clients
         FROM handshakes
-        ARRAY JOIN [('protocol', protocol), ('tlsVersion', ifNull(tlsVersion, 'unknown'))] AS pair
         WHERE ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
-        GROUP BY pair.1 AS dimension, pair.2 AS key
-        ORDER BY dimension, key`,
+        GROUP BY protocol, version
+        ORDER BY protocol, version`,
       query_params: range,
       format: 'JSONEachRow',
     })
-  ).json<{ dimension: string; key: string; records: number; clients: number }>();
+  ).json<{ protocol: string; version: string; records: number; clients: number }>();
   const summary: Summary = { records: 0, byProtocol: {}, byTlsVersion: {} };
+  const add = (cells: Record<string, SummaryCell>, key: string, records: number | null) => {
+    const cell = cells[key];
+    if (records === null) cells[key] = cell ?? { suppressed: true };
+    else cells[key] = { records: (cell?.records ?? 0) + records };
+  };
   for (const r of rows) {
-    const cell: SummaryCell = Number(r.clients) >= minClients ? { records: Number(r.records) } : { suppressed: true };
-    if (r.dimension === 'protocol') {
-      summary.byProtocol[r.key] = cell;
-      summary.records += Number(r.records);
-    } else summary.byTlsVersion[r.key] = cell;
+    const shown = Number(r.clients) >= minClients ? Number(r.records) : null;
+    add(summary.byProtocol, r.protocol, shown);
+    add(summary.byTlsVersion, r.version, shown);
+    summary.records += shown ?? 0;
   }
   return summary;
 }

@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { HandshakeBatch, MAX_RECORDS_PER_BATCH } from '@tlsrum/shared';
+import { HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule } from '@tlsrum/shared';
 import { normalizeBatchSites } from '../ingest/hostname';
 import { SpoolFullError } from '../ingest/pipeline';
 import { httpError } from '../plugins/error-handler';
+import { ingestRateLimit } from '../plugins/rate-limit';
 import { ErrorResponse } from '../schemas/responses';
 
 /** Records whose timestamp is further than this from the receive time are refused: clock garbage. */
@@ -29,8 +30,8 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           503: ErrorResponse,
         },
       },
-      // Per client address; only when RATE_LIMIT_PER_MINUTE > 0 (plugins/rate-limit.ts registers the plugin).
-      config: { rateLimit: {} },
+      // Per client address; only when RATE_LIMIT_PER_MINUTE > 0.
+      config: { rateLimit: ingestRateLimit(app.config) },
       // Hostnames are normalised (lower case, IDNA) before the schema checks their form.
       preValidation: async (request) => normalizeBatchSites(request.body, MAX_RECORDS_PER_BATCH),
     },
@@ -42,6 +43,9 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
         if (Math.abs(r.ts - now) > MAX_CLOCK_SKEW_MS) {
           throw httpError(400, `body/records/${i}/ts must be within 24 h of the collector's clock`);
         }
+        // What no honest producer can send is refused, naming the rule (docs/integrity.md).
+        const rule = rejectingRule(r, batch);
+        if (rule) throw httpError(400, `body/records/${i} is implausible (rule ${rule.name}): ${rule.requirement}`);
       });
       const reject = (reason: 'not_ready' | 'spool_full' | 'spool_error', retryAfter: number) => {
         request.rejectReason = reason;

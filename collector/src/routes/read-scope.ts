@@ -46,13 +46,22 @@ async function readerScope(app: FastifyInstance, request: FastifyRequest, rule: 
   return scope;
 }
 
-function timeRange(rule: ReadRule, q: ReadQuery): { from: number; to: number } {
+/**
+ * Without a token, anyone may ask: a range spans at most this long whatever the route allows a token
+ * holder (the dashboard offers up to 30 days; a range no rollup cut answers reads the raw table).
+ */
+export const PUBLIC_MAX_RANGE_MS = 92 * 86_400_000;
+
+function timeRange(rule: ReadRule, q: ReadQuery, scope: Scope): { from: number; to: number } {
   if (!rule.range) return { from: 0, to: 0 };
   const r = rule.range;
   const to = q.to ?? (r === 'unbounded' ? MAX_TS : Date.now());
   const from = q.from ?? (r === 'unbounded' ? MIN_TS : to - r.defaultMs);
   if (from >= to) throw httpError(400, 'querystring/from must be before querystring/to');
   if (r !== 'unbounded' && to - from > r.maxMs) throw httpError(400, r.tooLong);
+  if (scope.kind === 'public' && to - from > PUBLIC_MAX_RANGE_MS) {
+    throw httpError(400, `querystring/from: without a token the range may span at most ${PUBLIC_MAX_RANGE_MS / 86_400_000} days`);
+  }
   return { from, to };
 }
 
@@ -64,7 +73,7 @@ export function installReadScope(app: FastifyInstance): void {
     const q = request.query as ReadQuery;
     const scope = await readerScope(app, request, rule);
     const site = rule.anonymous === 'unchecked' ? null : siteFor(scope, q.site);
-    const range = timeRange(rule, q);
+    const range = timeRange(rule, q, scope);
     if (!app.storeStatus.ready) throw httpError(503, 'the store is not reachable yet', { 'retry-after': '5' });
     request.scope = { site, ...range };
   });

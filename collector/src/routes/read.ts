@@ -4,6 +4,7 @@
  * declares in `config.read`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { readRateLimit } from '../plugins/rate-limit';
 import { installReadScope } from './read-scope';
 import alertRoutes from './alerts';
 import probeRoutes from './probes';
@@ -15,6 +16,9 @@ import timeseriesRoutes from './timeseries';
 import whatifRoutes from './whatif';
 
 const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Anyone may ask most of these: one budget per address for all of them, checked before anything else.
+  const limit = readRateLimit(app, app.config);
+  if (limit) app.addHook('onRequest', limit);
   installReadScope(app);
   await app.register(summaryRoutes);
   await app.register(alertRoutes);

@@ -8,7 +8,7 @@ import { MAX_TS, MIN_TS } from '@tlsrum/shared';
 import { FilterQuery } from '@tlsrum/shared/query/schemas';
 import { RAW_ONLY } from '../queries/dimensions';
 
-export { Cell, DimensionList, QueryAnswer } from '@tlsrum/shared/query/schemas';
+export { DimensionList, QueryAnswer } from '@tlsrum/shared/query/schemas';
 
 /** `from` and `to` of a read route, documenting its default range. */
 export const TimeRange = (defaultFrom: string, defaultTo = 'now') => ({

@@ -51,33 +51,20 @@ export interface FilterInfo {
   valueLabels?: Readonly<Record<string, string>>;
 }
 
-/** The filters of every read route of the query API, in the dashboard's order. */
+/** A filter restricting a dimension to one value: its label and description are the dimension's. */
+const valueFilter = <D extends DimensionName>(dimension: D, valueLabels?: Readonly<Record<string, string>>) =>
+  ({ dimension, label: DIMENSIONS[dimension].label, all: 'All', description: DIMENSIONS[dimension].description, ...(valueLabels ? { valueLabels } : {}) }) as const;
+
+/** The filters of every read route, in the dashboard's order. */
 export const FILTERS = {
   site: {
     label: 'Site',
     all: 'All sites',
     description: "One registered site (needs that site's read token, or the admin token). Without it: every site together.",
   },
-  source: {
-    dimension: 'source',
-    label: 'Source',
-    all: 'All',
-    description: 'rum or synthetic',
-    valueLabels: { rum: 'Real users', synthetic: 'Synthetic' } satisfies Record<RecordSource, string>,
-  },
-  browser: {
-    dimension: 'browser',
-    label: 'Browser',
-    all: 'All',
-    description: 'Browser family',
-    valueLabels: { chrome: 'Chrome', edge: 'Edge', chromium: 'Chromium', firefox: 'Firefox', safari: 'Safari', other: 'Other' } satisfies Record<Browser, string>,
-  },
-  country: {
-    dimension: 'country',
-    label: 'Country',
-    all: 'All',
-    description: 'ISO 3166-1 alpha-2 country (ZZ = unknown)',
-  },
+  source: valueFilter('source', { rum: 'Real users', synthetic: 'Synthetic' } satisfies Record<RecordSource, string>),
+  browser: valueFilter('browser', { chrome: 'Chrome', edge: 'Edge', chromium: 'Chromium', firefox: 'Firefox', safari: 'Safari', other: 'Other' } satisfies Record<Browser, string>),
+  country: valueFilter('country'),
 } as const satisfies Record<string, FilterInfo>;
 export type FilterName = keyof typeof FILTERS;
 export const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];

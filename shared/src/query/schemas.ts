@@ -27,9 +27,10 @@ export const FilterQuery = Object.fromEntries(FILTER_NAMES.map((f) => [f, Type.O
 export type FilterQuery = Static<Type.TObject<typeof FilterQuery>>;
 
 const dimensionAlternatives = DIMENSION_NAMES.join('|');
-/** Comma-separated dimension names of the catalogue, one to `max`. */
+const dimensionDocs = DIMENSION_NAMES.map((d) => `\`${d}\`: ${DIMENSIONS[d].description}`).join(' ');
+/** Comma-separated dimension names of the catalogue, one to `max`; the documentation lists what each means. */
 export const DimensionList = (max: number, description: string) =>
-  Type.String({ pattern: `^(?:${dimensionAlternatives})(?:,(?:${dimensionAlternatives})){0,${max - 1}}$`, description });
+  Type.String({ pattern: `^(?:${dimensionAlternatives})(?:,(?:${dimensionAlternatives})){0,${max - 1}}$`, description: `${description} ${dimensionDocs}` });
 
 export const Quantiles = Type.Object(
   { p50: Type.Number(), p75: Type.Number(), p95: Type.Number() },
@@ -160,7 +161,10 @@ export const Alert = Type.Object({
   baseline: Nullable(Type.Number()),
   change: Nullable(Type.Number()),
   pValue: Nullable(Type.Number()),
-  samples: Type.Object({ current: Type.Integer(), baseline: Type.Integer() }),
+  samples: Type.Object(
+    { current: Nullable(Type.Integer()), baseline: Nullable(Type.Integer()) },
+    { description: 'records in each window’s denominator; null for a window with fewer distinct clients than the threshold (a small cell’s count is never shown)' },
+  ),
   since: Nullable(Type.Integer()),
   evaluatedAt: Type.Integer(),
   range: Type.Object({ from: Type.Integer(), to: Type.Integer(), baselineFrom: Type.Integer(), baselineTo: Type.Integer() }),
