@@ -6,15 +6,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
-import { bearer, tokenMatches } from '../plugins/auth';
+import { adminOnly } from '../plugins/auth';
 import { httpError } from '../plugins/error-handler';
 import { saveProbeTarget } from '../probe/store';
 import { ErrorResponse } from '../schemas/responses';
 
 const probeTargets: FastifyPluginAsyncTypebox = async (app) => {
+  const admin = adminOnly(app);
   const requireAdmin = async (request: FastifyRequest) => {
-    if (!app.config.adminToken) throw httpError(403, 'registration is disabled: set ADMIN_TOKEN');
-    if (!tokenMatches(bearer(request), app.config.adminToken)) throw httpError(401, 'admin token required');
+    await admin(request);
     if (!app.storeStatus.ready) throw httpError(503, 'the store is not reachable yet', { 'retry-after': '5' });
   };
   const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 503: ErrorResponse };
