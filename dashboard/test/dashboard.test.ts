@@ -67,6 +67,8 @@ beforeAll(async () => {
     LOG_LEVEL: 'silent',
     MIN_CLIENTS_PER_CELL: '5',
     MAX_EVENT_LOOP_DELAY_MS: '0',
+    // The demo sites are fictional hostnames: no scheduled TLS probes (tests talk to loopback only).
+    PROBE_INTERVAL_MS: '0',
   });
   app = await buildApp(config);
   await app.storeStatus.whenReady;

@@ -3,6 +3,8 @@
  * Exit codes as the synthetic runner's: 0 every URL probed, 1 some check failed (reasons in the output), 2 usage.
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ProbeResult } from '@tlsrum/shared';
 import { DEFAULT_PROBE_OPTIONS, probe, probeUrl, type ProbeOptions } from './probe';
@@ -99,6 +101,6 @@ export async function main(argv: string[], out: (s: string) => void = console.lo
   return results.some((r) => r.errors.length > 0) ? EXIT.failed : EXIT.ok;
 }
 
-if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   main(process.argv.slice(2)).then((code) => process.exit(code));
 }
