@@ -112,7 +112,7 @@ describe('dashboard', () => {
     expect(await page.$eval('#compare tbody', (t) => t.textContent)).toContain('≥ 100');
     expect(sizes.map![0]![0]).toBeGreaterThanOrEqual(30);
     // Every panel's data can be downloaded; the map has its table.
-    expect(await page.$$eval('section.panel:not(#alerts) .csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
+    expect(await page.$$eval('section.panel:not(#alerts):not(#config) .csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
     // What-if: five scenarios ranked by p75 saving, the accounting table and the stated assumptions.
     expect(sizes.whatif![0]).toEqual([5, 5]);
     expect(await page.$$eval('#whatif tbody tr', (rows) => rows.length)).toBe(10);

@@ -265,7 +265,8 @@ export function analyse(all: readonly Connection[], regionOf: (c: Connection) =>
     meanMs: { dns: r2(mean(conns.map((c) => c.dns))), tcp: r2(mean(conns.map((c) => c.tcp))), tls: r2(mean(conns.map((c) => c.tls))) },
     ttfb: quantiles(today),
   };
-  const scenarios = SCENARIOS.map((s): ScenarioResult => {
+  // The profile scenarios exist only with a probe profile of the site (none for every site together).
+  const scenarios = SCENARIOS.filter((s) => profile !== null || !PROFILE_SCENARIOS.has(s)).map((s): ScenarioResult => {
     let affected = 0;
     let saved = 0;
     const after = conns.map((c, i) => {
