@@ -1,4 +1,17 @@
-import { defineConfig } from 'vite';
+import { readFileSync } from 'node:fs';
+import { defineConfig, type Plugin } from 'vite';
+
+/** The guides the panels link to (docs/*.md), served beside the dashboard as `guide/<name>.md`. */
+function guides(names: string[]): Plugin {
+  return {
+    name: 'tlsrum-guides',
+    generateBundle() {
+      for (const name of names) {
+        this.emitFile({ type: 'asset', fileName: `guide/${name}`, source: readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8') });
+      }
+    },
+  };
+}
 
 // `pnpm --filter @tlsrum/dashboard dev` serves the dashboard with hot reload and sends API calls to a
 // collector on 127.0.0.1:8787 (or COLLECTOR_URL); `build` writes dist/, which the collector serves at /.
@@ -6,6 +19,7 @@ import { defineConfig } from 'vite';
 // dependency, or the map data leaving its own chunk (world.ts), shows in the build output.
 export default defineConfig({
   base: './',
+  plugins: [guides(['alerts.md', 'whatif.md'])],
   build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 700 },
   server: { proxy: { '/v1': process.env.COLLECTOR_URL ?? 'http://127.0.0.1:8787' } },
 });

@@ -1,55 +1,51 @@
 /**
- * Builds the collector: plugins, routes, one error handler. `server.ts` listens; tests use `app.inject`.
+ * Builds the collector as a list of plugin registrations; `server.ts` listens, tests use `app.inject`.
+ * Order matters: the error handler, request bodies, metrics and the hardening plugins (security
+ * headers, CORS, rate limit, load shedding) come before any route so that they cover all of them; the
+ * store comes before what uses it, and is therefore closed after it (Fastify closes in reverse order);
+ * the OpenAPI document comes before the routes it describes.
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config';
-import { createCountryLookup, type CountryLookup } from './geo/country';
-import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { IngestPipeline } from './ingest/pipeline';
-import { QUARANTINE_DIR } from './ingest/quarantine';
-import { SiteRegistry } from './ingest/site-registry';
-import { insertStatement } from './ingest/spool-format';
-import { installErrorHandler } from './plugins/error-handler';
-import { installCors } from './plugins/cors';
-import { installMetrics } from './plugins/metrics';
-import { scrapedCounter, scrapedGauge } from './metrics/scraped';
-import { installRateLimit } from './plugins/rate-limit';
-import { installSecurityHeaders } from './plugins/security-headers';
-import { installUnderPressure } from './plugins/under-pressure';
-import { installRequestBody } from './plugins/request-body';
-import { openStore, prepareStore, type Store, type StoreStatus } from './plugins/store';
-import { installAlerts } from './plugins/alerts';
-import { installProbe } from './plugins/probe';
-import type { ProbeScheduler } from './probe/scheduler';
+import alerts from './plugins/alerts';
+import cors from './plugins/cors';
+import dashboard from './plugins/dashboard';
+import docs from './plugins/docs';
+import errorHandler from './plugins/error-handler';
+import ingest from './plugins/ingest';
+import metrics from './plugins/metrics';
+import probe from './plugins/probe';
+import rateLimit from './plugins/rate-limit';
+import requestBody from './plugins/request-body';
+import requestLog from './plugins/request-log';
+import securityHeaders from './plugins/security-headers';
+import sites from './plugins/sites';
+import store from './plugins/store';
+import underPressure from './plugins/under-pressure';
+import aboutRoutes from './routes/about';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
+import readRoutes from './routes/read';
 import siteRoutes from './routes/sites';
 import probeTargetRoutes from './routes/probe-targets';
-import readRoutes from './routes/read';
-import { installDashboard } from './plugins/dashboard';
-import { installDocs } from './plugins/docs';
 import { validatorCompiler } from './schemas/validation';
 
 declare module 'fastify' {
   interface FastifyInstance {
     config: Config;
-    store: Store;
-    storeStatus: StoreStatus;
-    /** The durable ingest path: spool, flusher, duplicate check. */
-    ingest: IngestPipeline;
-    sites: SiteRegistry;
-    countryOf: CountryLookup;
-    /** Scheduled TLS configuration probes of the registered sites (plugins/probe.ts). */
-    probes: ProbeScheduler;
   }
 }
+// The decorations the plugins declare, for packages that see this module through its .d.ts (where the
+// plugins' default imports above, values only, are left out).
+export type {} from './plugins/alerts';
+export type {} from './plugins/ingest';
+export type {} from './plugins/metrics';
+export type {} from './plugins/probe';
+export type {} from './plugins/sites';
+export type {} from './plugins/store';
 
 export interface AppOptions {
-  /** Use this store instead of opening one from the configuration (closed by its owner). */
-  store?: Store;
-  countryOf?: CountryLookup;
   /** A pino destination for the logs (tests capture them to check that no IP is logged). */
   logStream?: NodeJS.WritableStream;
 }
@@ -65,7 +61,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
             // Request logs carry method, route and status only: never the client address or the query.
             serializers: { req: (req) => ({ method: req.method }), res: (res) => ({ statusCode: res.statusCode }) },
           },
-    // We log each request ourselves (onResponse below) with the route pattern, never the URL or address.
+    // plugins/request-log.ts logs each request with the route pattern, never the URL or address.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.inflatedLimitBytes,
     trustProxy: config.trustProxy,
@@ -77,128 +73,31 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.requestTimeoutMs / 4))),
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
-
   app.setValidatorCompiler(validatorCompiler);
-  installErrorHandler(app);
-  installRequestBody(app, config);
-  installMetrics(app);
-  // Hardening (issue 8): headers, CORS, per-address rate limit, load shedding — before any route.
-  await installSecurityHeaders(app);
-  await installCors(app, config.corsOrigins);
-  await installRateLimit(app, config);
-  await installUnderPressure(app, config);
-
-  const ownsStore = !options.store;
-  const store = options.store ?? openStore(config);
-  const storeStatus = prepareStore(store, config, app.log);
-  const sites = new SiteRegistry(store.query);
-  const m = app.ingestMetrics;
-  const ingest = new IngestPipeline({
-    spoolDir: config.spoolDir,
-    spoolMaxBytes: config.spoolMaxBytes,
-    maxBufferedRows: config.maxBufferedRows,
-    flushMaxRows: config.flushMaxRows,
-    flushIntervalMs: config.flushIntervalMs,
-    recentBatches: config.recentBatches,
-    whenReady: storeStatus.whenReady,
-    insert: async (content, token) => {
-      // Rows as they were spooled, sent as is, under the columns the segment records. The ingest client does
-      // nothing else after start-up: chDB keeps a query's settings for the session, and a stale token must not leak.
-      const result = await store.ingest.exec({
-        query: insertStatement(content),
-        values: Readable.from([Buffer.from(content.rows)], { objectMode: false }),
-        clickhouse_settings: { insert_deduplication_token: token, insert_deduplicate: 1 },
-      });
-      for await (const _ of result.stream) void _;
-    },
-    storedBatchIds: async (batchIds) => {
-      // On the ingest client: the flusher is its only other user and runs one thing at a time.
-      const rs = await store.ingest.query({
-        query: 'SELECT DISTINCT toString(batchId) AS id FROM handshakes WHERE batchId IN {ids:Array(UUID)}',
-        query_params: { ids: batchIds },
-        format: 'JSONEachRow',
-      });
-      return new Set((await rs.json<{ id: string }>()).map((r) => r.id.toLowerCase()));
-    },
-    onFlushed: (segment, ms) => {
-      m.flushDuration.observe(ms / 1000);
-      m.rowsFlushed.inc({}, segment.rows);
-      app.log.debug({ rows: segment.rows, ms: Math.round(ms) }, 'flushed');
-    },
-    onStoreError: (err, attempt, retryInMs) => {
-      m.storeErrors.inc();
-      app.log.error({ err: { message: (err as Error).message }, attempt, retryInMs }, 'insert failed; will retry');
-    },
-    quarantineAfterTries: config.spoolQuarantineAfterTries,
-    onQuarantined: (segment, id, reason) => {
-      app.log.error(
-        { segment: id, rows: segment.rows, tries: reason.tries, err: { message: reason.error }, quarantine: join(config.spoolDir, QUARANTINE_DIR) },
-        'the store refuses this spool segment for its content: moved to the quarantine (pnpm collector spool list)',
-      );
-    },
-    onReplayAdopted: (segments) => app.log.warn({ segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) }, 'replaying segments put back from the quarantine'),
-  });
-  if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
-  if (ingest.recovered.quarantined.length > 0) {
-    app.log.error({ segments: ingest.recovered.quarantined }, 'spool segments this release cannot read: moved to the quarantine (pnpm collector spool list)');
-  }
-  const registry = app.registry;
-  scrapedGauge(registry, { name: 'tlsrum_spool_bytes', help: 'Bytes of accepted batches in the spool, not yet in the store.', read: () => ingest.spool.bytes });
-  scrapedGauge(registry, { name: 'tlsrum_spool_rows', help: 'Records in the spool, not yet in the store.', read: () => ingest.size });
-  scrapedGauge(registry, { name: 'tlsrum_spool_segments', help: 'Sealed spool segments waiting for the store.', read: () => ingest.spool.sealedCount });
-  scrapedGauge(registry, { name: 'tlsrum_spool_oldest_age_seconds', help: 'Age of the oldest record in the spool.', read: () => ingest.spool.oldestAgeMs() / 1000 });
-  scrapedGauge(registry, {
-    name: 'tlsrum_spool_quarantined_segments',
-    help: 'Spool segments the store refused for their content, waiting for an operator.',
-    read: () => ingest.quarantinedSegments(),
-  });
-  scrapedGauge(registry, { name: 'tlsrum_spool_max_bytes', help: 'Spool cap: ingest answers 503 above it.', read: () => config.spoolMaxBytes });
-  scrapedCounter(registry, {
-    name: 'tlsrum_spool_fsyncs_total',
-    help: 'Group commits: one fdatasync for every batch written in the round.',
-    read: () => ingest.spool.fsyncs,
-  });
-  scrapedGauge(registry, {
-    name: 'tlsrum_store_consecutive_failures',
-    help: 'Failed inserts in a row (0 when the store is healthy).',
-    read: () => ingest.flusher.consecutiveFailures,
-  });
-
   app.decorate('config', config);
-  app.decorate('store', store);
-  app.decorate('storeStatus', storeStatus);
-  app.decorate('ingest', ingest);
-  app.decorate('sites', sites);
-  app.decorate('countryOf', options.countryOf ?? createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request',
-    );
-  });
+  await app.register(errorHandler);
+  await app.register(requestLog);
+  await app.register(requestBody);
+  await app.register(metrics);
+  await app.register(securityHeaders);
+  await app.register(cors);
+  await app.register(rateLimit);
+  await app.register(underPressure);
 
-  // Sites are needed before the first record is stored: wait for the store once it is ready.
-  void storeStatus.whenReady.then(() => sites.start(60_000, (err) => app.log.error({ err: { message: (err as Error).message } }, 'site refresh failed')));
+  await app.register(store);
+  await app.register(sites);
+  await app.register(ingest);
+  await app.register(alerts);
+  await app.register(probe);
 
-  app.addHook('onClose', async () => {
-    storeStatus.stop();
-    sites.stop();
-    // Graceful shutdown drains the spool into the store; what a failing store leaves stays on disk and
-    // is replayed at the next start, so nothing acknowledged is lost either way.
-    await ingest.close(config.shutdownDrainMs);
-    if (ingest.size > 0) app.log.warn({ rows: ingest.size }, 'shutdown before the store took every row: kept in the spool for the next start');
-    if (ownsStore) await store.close();
-  });
-
-  await installDocs(app);
+  await app.register(docs);
   await app.register(healthRoutes);
+  await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
   await app.register(siteRoutes);
   await app.register(probeTargetRoutes);
-  installAlerts(app);
-  installProbe(app);
   await app.register(readRoutes);
-  await installDashboard(app, config.dashboardDir);
+  await app.register(dashboard);
   return app;
 }

@@ -9,6 +9,8 @@ import { fileURLToPath } from 'node:url';
 import { Type, type StaticDecode } from 'typebox';
 import { ALERT_WINDOWS } from '@tlsrum/shared/query';
 import { ConfigError, envTable, nullable, parseEnv, type Env } from './env-schema';
+import { TOKEN_BUDGET_DEFAULTS } from './ingest/token-budget';
+import { DEFAULT_CLIENT_CAP } from './queries/counted';
 
 export { ConfigError };
 
@@ -135,6 +137,27 @@ export const ConfigSchema = Type.Object({
   }),
   adminToken: nullable(Type.String({ minLength: 16 }), { env: 'ADMIN_TOKEN', description: 'enables site registration' }),
   minClientsPerCell: int('MIN_CLIENTS_PER_CELL', DEFAULT_MIN_CLIENTS_PER_CELL, 1, 1_000_000, 'small-cell suppression threshold (distinct clients)'),
+  clientRecordsPerCellDay: int(
+    'CLIENT_RECORDS_PER_CELL_DAY',
+    DEFAULT_CLIENT_CAP,
+    0,
+    1_000_000,
+    'records of one client token a figure counts per cell and UTC day at most (raw-table queries; [docs/integrity.md](docs/integrity.md)); `0` = no cap',
+  ),
+  tokensPerAddress: int(
+    'TOKENS_PER_ADDRESS',
+    TOKEN_BUDGET_DEFAULTS.perAddress,
+    0,
+    1_000_000,
+    'new client tokens one address (IPv6: one /64) may introduce per site and UTC day; the records of further tokens are stored flagged and left out of figures; `0` = no limit',
+  ),
+  tokenBudgetEntries: int(
+    'TOKEN_BUDGET_ENTRIES',
+    TOKEN_BUDGET_DEFAULTS.maxEntries,
+    1,
+    10_000_000,
+    '(address, site) pairs the tokens-per-address check remembers (in memory, keyed hashes only); the least recently seen is forgotten first',
+  ),
   trustProxy: Type.Boolean({
     env: 'TRUST_PROXY',
     default: false,
@@ -151,6 +174,18 @@ export const ConfigSchema = Type.Object({
     default: fileURLToPath(new URL('../../dashboard/dist', import.meta.url)),
     defaultText: '`dashboard/dist`',
     description: 'the built dashboard served at `/`',
+  }),
+  // Who runs this collector: `GET /v1/about`, which the extension shows before anyone consents.
+  about: Type.Object({
+    operator: nullable(Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f<>]+$', expected: 'plain text of at most 200 characters (no control characters, < or >)' }), {
+      env: 'OPERATOR_NAME',
+      description: 'who runs this collector (person or organisation), shown to users before they consent',
+    }),
+    contact: nullable(Type.Refine(Type.String({ maxLength: 500, expected: 'an e-mail address or an http(s) URL' }), (s) => /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(s) || isHttpUrl(s)), {
+      env: 'OPERATOR_CONTACT',
+      description: "how to reach the operator (e-mail address or URL), shown with the operator's name",
+    }),
+    privacyPolicyUrl: nullable(httpUrl(), { env: 'PRIVACY_POLICY_URL', description: "the operator's privacy policy, shown before consent" }),
   }),
   alerts: Type.Object({
     intervalMs: int('ALERT_INTERVAL_MS', 300_000, 0, 86_400_000, 'how often the regression checks run (`0` = never)'),

@@ -1,7 +1,7 @@
 /**
  * Swagger UI at /docs in a real browser (puppeteer-core + Debian's Chromium) under the collector's own
  * security headers: it lists the API's operations, and the page reports no Content-Security-Policy
- * violation (helmet's CSP applies to /docs as to everything else; see src/plugins/csp.ts).
+ * violation (helmet's CSP applies to /docs as to everything else; see src/plugins/security-headers.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import puppeteer, { type Browser } from 'puppeteer-core';

@@ -119,7 +119,7 @@ describe('fault tests (real process, real embedded store)', () => {
     expectExactlyOnce(acknowledged, stored, RECORDS);
     // Everything sent is stored once: the acknowledged ones from the first run, the rest from the resend.
     expect(stored.size).toBe(load.stats.sent.size);
-  }, 120_000);
+  }, 300_000);
 
   it('(b) store read-only for 30 s under load: 202s go on into the spool, 503 + Retry-After at the cap, then all arrive exactly once', async () => {
     const dataDir = tempDir('tlsrum-fault-b-');
@@ -154,7 +154,7 @@ describe('fault tests (real process, real embedded store)', () => {
         `statuses ${JSON.stringify(Object.fromEntries(stats.statuses))}; Retry-After seen ${[...stats.retryAfterSeen].join(',')}`,
     );
     expectExactlyOnce(stats.acknowledged, await storedPerBatch(dataDir), RECORDS);
-  }, 120_000);
+  }, 300_000);
 
   it('(c) the same batch sent 5 times concurrently over HTTP is stored once', async () => {
     const dataDir = tempDir('tlsrum-fault-c-');

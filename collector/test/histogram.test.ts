@@ -82,7 +82,7 @@ describe('bucket percentiles on the real store', () => {
     let compared = 0;
     let worst = 0;
     for (const [dimensions, site] of cases) {
-      const built = buildCellSql({ table: 'rollup', filters: { from, to: end, site }, dimensions, metrics: 'phases', limit: 1000 }, 20);
+      const built = buildCellSql({ table: 'rollup', filters: { from, to: end, site, clientCap: 0 }, dimensions, metrics: 'phases', limit: 1000 }, 20);
       expect(built.source.name).toMatch(/^rollup-/);
       const keyOf = (r: Row) => dimensions.map((d) => r[`d_${d}`]).join('/');
       const exactSql = `

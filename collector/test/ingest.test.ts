@@ -16,7 +16,7 @@ afterAll(async () => {
 
 describe('POST /v1/handshakes', () => {
   it('stores a batch and shows it in the summary (round trip)', async () => {
-    const batch = makeBatch(makeRecords(4, { protocol: 'h3', transport: 'quic', tlsVersion: '1.3', tlsVersionSource: 'implied' }));
+    const batch = makeBatch(makeRecords(4, { protocol: 'h3', transport: 'quic', tcp: 0, connect: 51.9, tlsVersion: '1.3', tlsVersionSource: 'implied' }));
     const res = await postBatch(t.app, batch);
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual({ accepted: 4 });

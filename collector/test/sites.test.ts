@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenMatches } from '../src/routes/sites';
+import { tokenMatches } from '../src/auth';
 import { removeDir, startApp, type TestApp } from './helpers';
 
 const ADMIN = 'admin-token-for-tests-0001';

@@ -77,6 +77,17 @@ describe('pnpm collector spool', () => {
     await spool.close();
   });
 
+  it('a segment put back that holds no whole entry goes back to the quarantine, never deleted', async () => {
+    const { spoolDir, quarantineDir, replayDir } = setup();
+    mkdirSync(replayDir, { recursive: true });
+    writeFileSync(join(replayDir, '000000000020.seg'), headerFrame({ format: 'TabSeparated', columns: ['ts'] }));
+    const spool = new Spool({ dir: spoolDir, maxBytes: 1 << 20, maxRows: 1000, segmentMaxRows: 100, segmentMaxAgeMs: 1000, layout: { format: 'TabSeparated', columns: ['ts'] } });
+    expect(spool.recover()).toMatchObject({ segments: 0, quarantined: ['000000000020'], replayErrors: [] });
+    expect(files(quarantineDir)).toContain('000000000020.seg');
+    expect(files(replayDir)).toEqual([]);
+    await spool.close();
+  });
+
   it('drop: deletes only what it is told to, and records it in quarantine/dropped.log', async () => {
     const { quarantineDir, run } = setup();
     const { code, text } = await run('drop', '000000000011');

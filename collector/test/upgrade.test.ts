@@ -217,6 +217,46 @@ describe('quarantine: a segment the store refuses for its content does not stall
     }
   });
 
+  it('a segment refused for a column the table lacks is replayed once the column exists: batches resent meanwhile are stored once', async () => {
+    const { spoolDir } = await stoppedCollector();
+    const quarantineDir = join(spoolDir, QUARANTINE_DIR);
+    // Written by a newer release (a column this store does not have yet): NO_SUCH_COLUMN_IN_TABLE.
+    const [a, b] = [makeBatch(makeRecords(3)), makeBatch(makeRecords(4))];
+    const encode = tsvEncoder(INSERT_COLUMNS);
+    const withBits = (batch: HandshakeBatch) => rowsOf(batch).map((r) => encode(r).replace(/\n$/, '\t2048\n')).join('');
+    writeFileSync(
+      join(spoolDir, '000000000003.seg'),
+      Buffer.concat([
+        headerFrame({ format: 'TabSeparated', columns: [...INSERT_COLUMNS, 'certKeyBits'] }),
+        entryFrame(a.batchId, withBits(a), 3),
+        entryFrame(b.batchId, withBits(b), 4),
+      ]),
+    );
+    const first = await startApp({ FLUSH_INTERVAL_MS: '50', SPOOL_QUARANTINE_AFTER_TRIES: '2' }, join(spoolDir, '..'));
+    await until(() => segFiles(quarantineDir).length === 1);
+    expect(JSON.parse(readFileSync(join(quarantineDir, '000000000003.json'), 'utf8')).error).toMatch(/^NO_SUCH_COLUMN_IN_TABLE/);
+    // While this collector runs, a resend of a quarantined batch is a duplicate (its rows are kept).
+    expect((await postBatch(first.app, a)).json()).toEqual({ accepted: 0, duplicate: true });
+    await first.close();
+    // After a restart the client's resend is stored.
+    const t = await startApp({ FLUSH_INTERVAL_MS: '50', SPOOL_QUARANTINE_AFTER_TRIES: '2' }, join(spoolDir, '..'));
+    try {
+      expect((await postBatch(t.app, a)).json()).toEqual({ accepted: 3 });
+      await t.app.ingest.flush();
+      // The operator adds the column (the upgrade's migration) and puts the segment back.
+      await t.app.store.query.command({ query: 'ALTER TABLE handshakes ADD COLUMN certKeyBits UInt16 DEFAULT 0' });
+      expect(await main(['spool', 'replay', '--all'], { SPOOL_DIR: spoolDir }, () => {})).toBe(0);
+      await until(async () => segFiles(quarantineDir).length === 0 && t.app.ingest.size === 0 && (await perBatch(t)).has(b.batchId), 30_000);
+      const counts = await perBatch(t);
+      expect(counts.get(a.batchId)).toBe(3);
+      expect(counts.get(b.batchId)).toBe(4);
+      const rs = await t.app.store.query.query({ query: `SELECT groupUniqArray(certKeyBits) AS bits FROM handshakes WHERE batchId = '${b.batchId}'`, format: 'JSONEachRow' });
+      expect((await rs.json<{ bits: number[] }>())[0]!.bits).toEqual([2048]);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('a segment this release cannot read at all is quarantined at start-up, not deleted and not fatal', async () => {
     const { dataDir, spoolDir } = await stoppedCollector();
     writeFileSync(join(spoolDir, '000000000005.seg'), legacyFrame('00000000-0000-4000-8000-000000000001\tParquet', 'x\n', 1));

@@ -108,7 +108,8 @@ describe('GET /v1/whatif on a real store', () => {
   const hour = 3_600_000;
 
   beforeAll(async () => {
-    t = await startApp({ ADMIN_TOKEN: 'admin-token-0123456789', ALERT_INTERVAL_MS: '0', MIN_CLIENTS_PER_CELL: '20' });
+    // Exact arithmetic on data with many records per client: without the per-client cap (flood.test.ts tests it).
+    t = await startApp({ ADMIN_TOKEN: 'admin-token-0123456789', ALERT_INTERVAL_MS: '0', MIN_CLIENTS_PER_CELL: '20', CLIENT_RECORDS_PER_CELL_DAY: '0' });
     // Lab-like traffic with known RTTs and no jitter: every connection a TLS 1.2 full handshake (2 RTT).
     const lab = { site: 'lab.example', from: now - 2 * hour, to: now, clients: 40, resumedShare: 0, tls13Share: 0, h3Share: 0, jitter: 0, dnsShare: 0 };
     const rows = [
@@ -165,7 +166,7 @@ describe('GET /v1/whatif on a real store', () => {
   it('answers every field the report computes (the response schema serialises, it drops nothing)', async () => {
     const range = { from: now - 3 * hour, to: now + 1000 };
     const res = await get(`site=lab.example&from=${range.from}&to=${range.to}`);
-    const report = await whatIf(t.app.store.query, { site: 'lab.example', ...range, filters: {}, ticketLifetimeMs: 24 * hour, limit: 200_000 }, 20);
+    const report = await whatIf(t.app.store.query, { site: 'lab.example', ...range, filters: {}, ticketLifetimeMs: 24 * hour, limit: 200_000, clientCap: t.app.config.clientRecordsPerCellDay }, 20);
     expect(res.json()).toEqual(JSON.parse(JSON.stringify(report)));
     expect(report.overall?.accounting.tlsByClass['full-2rtt'].share).toBe(1);
   });

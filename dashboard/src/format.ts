@@ -3,6 +3,12 @@ import type { Cell, Quantiles } from './api';
 
 export const ms = (v: number | undefined) => (v === undefined ? '—' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
 export const pct = (v: number | undefined) => (v === undefined ? '—' : `${Math.round(v * 100)} %`);
+/** "p < 0.0001" below the smallest value worth printing, else two significant digits: "p = 0.91", "p = 0.0032", "p = 0.5". */
+export function pValueText(p: number | null): string {
+  if (p === null) return '—';
+  if (p < 0.0001) return 'p < 0.0001';
+  return `p = ${String(Number(p.toPrecision(2)))}`;
+}
 export const int = (v: number | undefined) => (v === undefined ? '—' : v.toLocaleString('en'));
 /** Distinct clients; the rollup counts them only up to a cap, so a capped count reads "≥ 100". */
 export const clientsText = (c: Pick<Cell, 'clients' | 'clientsCapped'>) => (c.clientsCapped ? `≥ ${int(c.clients)}` : int(c.clients));

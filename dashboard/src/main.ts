@@ -21,6 +21,7 @@ import { FILTER_NAMES } from '@tlsrum/shared/query';
 
 const form = document.querySelector<HTMLFormElement>('#filters')!;
 const scope = document.querySelector<HTMLElement>('#scope')!;
+const notice = document.querySelector<HTMLElement>('#notice')!;
 const root = document.querySelector<HTMLElement>('#panels')!;
 addFilterControls(form);
 
@@ -51,11 +52,38 @@ function showFilters(f: Filters) {
   (field('token') as HTMLInputElement).value = token.get();
 }
 
-function describeError(err: unknown, f: Filters): string {
-  if (err instanceof ApiError && err.status === 401 && f.site) return `reading ${f.site} alone needs its read token (enter it above), or choose "All sites".`;
-  if (err instanceof ApiError && err.status === 403) return `this read token is for another site: ${err.message}`;
+/**
+ * A problem with the token concerns the whole page: it is said once, above the panels (which are
+ * hidden), never in each panel. "Needs a token" (a site chosen without one) differs from "invalid token".
+ */
+function tokenProblem(err: unknown, f: Filters, t: string): string | null {
+  if (!(err instanceof ApiError)) return null;
+  if (err.status === 401 && t) return 'This read token is not valid: it may be mistyped, or it was replaced when the site was registered again. Correct it and press "Apply token", or clear it to see all sites together.';
+  if (err.status === 401) return `The data of ${f.site || 'one site'} alone needs that site's read token: enter it above and press "Apply token", or choose "All sites".`;
+  if (err.status === 403) return `This read token is for another site (${err.message}). Choose that site, or "All sites".`;
+  return null;
+}
+
+function showNotice(text: string | null): void {
+  notice.textContent = text ?? '';
+  notice.hidden = text === null;
+  root.hidden = text !== null;
+}
+
+function describeError(err: unknown): string {
   if (err instanceof ApiError && err.status === 503) return 'the collector cannot reach its store right now; retry in a few seconds.';
   return err instanceof Error ? err.message : String(err);
+}
+
+/** With a read token every answer is that site's: the Site selector shows it (and the URL keeps it). */
+function followTokenSite(site: string | null, f: Filters): void {
+  if (!site || f.site === site || !token.get()) return;
+  const select = field('site') as HTMLSelectElement;
+  if (![...select.options].some((o) => o.value === site)) select.append(new Option(site, site));
+  select.value = site;
+  const next = { ...f, site };
+  hook.filters = next;
+  writeFilters(next, { replace: true });
 }
 
 let controller: AbortController | null = null;
@@ -71,6 +99,14 @@ async function load(): Promise<void> {
   const t = token.get();
   for (const p of panels) p.setState('loading');
   scope.textContent = f.site ? `Site ${f.site}` : 'All sites together';
+  // A site chosen without a token: say so once, ask nothing.
+  if (f.site && !t) {
+    showNotice(tokenProblem(new ApiError(401, ''), f, t));
+    hook.renders++;
+    return;
+  }
+  showNotice(null);
+  let problem: string | null = null;
 
   const run = async <A extends object>(panel: Panel, request: Promise<A>, draw: (a: A) => boolean | Promise<boolean>) => {
     try {
@@ -83,7 +119,9 @@ async function load(): Promise<void> {
       panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');
     } catch (err) {
       if (signal.aborted) return;
-      panel.setState('error', describeError(err, f));
+      const p = tokenProblem(err, f, t);
+      if (p) problem ??= p;
+      panel.setState('error', p ?? describeError(err));
     }
   };
   const whatifAnswer = api.whatif(params, t, signal);
@@ -91,6 +129,7 @@ async function load(): Promise<void> {
     run(compare.panel, api.query('compare', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => {
       // A read token scopes every answer to its site, even when no site is chosen: say which data this is.
       scope.textContent = a.site ? `Site ${a.site}` : 'All sites together';
+      followTokenSite(a.site, f);
       return compare.render(a);
     }),
     run(
@@ -104,7 +143,12 @@ async function load(): Promise<void> {
     run(trends.panel, api.query('timeseries', { ...params, dimensions: 'stack' }, t, signal), (a) => trends.render(a, f.metric)),
     run(shares.panel, api.query('timeseries', params, t, signal), (a) => shares.render(a)),
     run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
-    run(whatif.panel, whatifAnswer, (a) => whatif.render(a, f.country)),
+    run(
+      whatif.panel,
+      whatifAnswer,
+      // The period in the range selector's own words ("Last 7 days").
+      (a) => whatif.render(a, f.country, (field('range') as HTMLSelectElement).selectedOptions[0]?.text ?? f.range),
+    ),
     // Alerts are per site: without a site and a token there is nothing this viewer may see.
     f.site || t
       ? run(alerts.panel, api.alerts({ site: params.site }, t, signal), (a) => alerts.render(a))
@@ -114,7 +158,9 @@ async function load(): Promise<void> {
       ? run(config.panel, api.probes(f.site, t, signal).then(async (p) => ({ p, w: await whatifAnswer.catch(() => null) })), ({ p, w }) => config.render(p, w))
       : Promise.resolve(config.panel.setState('empty', 'The configuration is per site: choose a site (and enter its read token) to see its TLS set-up.')),
   ]);
-  if (!signal.aborted) hook.renders++;
+  if (signal.aborted) return;
+  if (problem) showNotice(problem);
+  hook.renders++;
 }
 
 /** The country filter offers the countries with data (kept across filter changes). */
@@ -132,14 +178,25 @@ function addCountries(a: Answer) {
 
 form.addEventListener('change', (e) => {
   const target = e.target as HTMLInputElement;
-  if (target.name === 'token') token.set(target.value.trim());
-  else {
-    const f = { ...readFilters(), [target.name]: target.value } as Filters;
-    writeFilters(f);
-  }
+  if (target.name === 'token') return applyToken();
+  const f = { ...readFilters(), [target.name]: target.value } as Filters;
+  writeFilters(f);
   void load();
 });
-form.addEventListener('submit', (e) => e.preventDefault());
+
+/** The token takes effect on Enter, on leaving the field, and on the "Apply token" button — once per new value. */
+function applyToken(): void {
+  const typed = (field('token') as HTMLInputElement).value.trim();
+  if (typed === token.get() && hook.renders > 0 && notice.hidden) return;
+  token.set(typed);
+  // A cleared token shows every site together again.
+  if (!typed && readFilters().site) writeFilters({ ...readFilters(), site: '' });
+  void load();
+}
+form.addEventListener('submit', (e) => {
+  e.preventDefault();
+  applyToken();
+});
 window.addEventListener('popstate', () => void load());
 
 api.sites().then(

@@ -29,6 +29,8 @@ export function createPanel(
     id: string;
     title: string;
     description: string;
+    /** A guide that explains the panel, linked after the description. */
+    link?: { text: string; href: string };
     charts: { label: string; className?: string }[];
     /** A table beside the charts, or below them (`below`) where its rows are long. */
     table?: { className?: string; below?: boolean };
@@ -48,7 +50,9 @@ export function createPanel(
     <div class="body"><div class="charts"></div></div>
     <p class="status" role="status" aria-live="polite"></p>`;
   section.querySelector('h2')!.textContent = opts.title;
-  section.querySelector('.desc')!.textContent = opts.description;
+  const desc = section.querySelector('.desc')!;
+  desc.textContent = opts.description;
+  if (opts.link) desc.append(' ', Object.assign(document.createElement('a'), { textContent: opts.link.text, href: opts.link.href, target: '_blank', rel: 'noopener' }));
   const body = section.querySelector<HTMLElement>('.body')!;
   const holder = section.querySelector<HTMLElement>('.charts')!;
   const table = document.createElement('div');

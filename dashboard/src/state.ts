@@ -27,11 +27,13 @@ export function readFilters(search = location.search): Filters {
   return f;
 }
 
-export function writeFilters(f: Filters): void {
+export function writeFilters(f: Filters, { replace = false } = {}): void {
   const q = new URLSearchParams();
   for (const k of FIELDS) if (f[k] !== DEFAULTS[k]) q.set(k, f[k]);
   const url = `${location.pathname}${q.size ? `?${q}` : ''}`;
-  if (url !== `${location.pathname}${location.search}`) history.pushState(null, '', url);
+  if (url === `${location.pathname}${location.search}`) return;
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
 }
 
 /** The API parameters for the filters; the end of the range is rounded to the minute so reloads agree. */

@@ -13,6 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { zipSync } from 'fflate';
 import { build, type InlineConfig } from 'vite';
 import { manifestFor, TARGETS, type Target } from '../src/manifest';
+import { copyLocales } from './locales';
+import { renderIcons } from './icons';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const src = join(root, 'src');
@@ -60,6 +62,8 @@ export async function buildTarget(target: Target): Promise<{ dir: string; zip: s
   });
   await buildScript(target, outDir, 'background/index.ts', 'background');
   await buildScript(target, outDir, 'content/index.ts', 'content');
+  renderIcons(src, outDir);
+  copyLocales(root, outDir);
   writeFileSync(join(outDir, 'manifest.json'), `${JSON.stringify(manifestFor(target, pkg.version), null, 2)}\n`);
   const zip = join(root, 'dist', `tlsrum-${target}-${pkg.version}.zip`);
   writeFileSync(zip, zipSync(filesOf(outDir), { level: 9, mtime: new Date('2020-01-01T00:00:00Z') }));

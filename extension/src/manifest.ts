@@ -3,6 +3,8 @@
  * the differences are the background kind, Firefox's add-on settings, and webRequest (Firefox only,
  * for getSecurityInfo). Each permission is justified in extension/README.md.
  */
+import { iconPaths } from './lib/icon-paths';
+
 export type Target = 'chromium' | 'firefox';
 export const TARGETS: readonly Target[] = ['chromium', 'firefox'];
 
@@ -15,14 +17,18 @@ export const LOOPBACK_COLLECTORS = ['http://127.0.0.1/*', 'http://localhost/*', 
 export function manifestFor(target: Target, version: string): Record<string, unknown> {
   const common = {
     manifest_version: 3,
-    name: 'tlsrum — TLS handshake RUM',
+    // Names and description from _locales (default_locale): a translation is one more messages.json.
+    name: '__MSG_extName__',
     short_name: 'tlsrum',
     version,
-    description: 'Measures how long TLS handshakes take on the pages you visit (after you opt in) and sends anonymous timings to a tlsrum collector.',
+    description: '__MSG_extDescription__',
+    default_locale: 'en',
+    icons: iconPaths('on'),
     permissions: ['storage', 'alarms', 'scripting', ...(target === 'firefox' ? ['webRequest', 'webRequestBlocking'] : [])],
     host_permissions: ['https://*/*', ...LOOPBACK_COLLECTORS],
     optional_host_permissions: ['http://*/*'],
-    action: { default_title: 'tlsrum', default_popup: 'popup/index.html' },
+    // Off until the user agrees; the background switches the icon with the state (action-icon.ts).
+    action: { default_title: '__MSG_titleOff__', default_popup: 'popup/index.html', default_icon: iconPaths('off') },
     options_ui: { page: 'options/index.html', open_in_tab: true },
     content_security_policy: { extension_pages: "script-src 'self'; object-src 'self'" },
   };
@@ -35,14 +41,16 @@ export function manifestFor(target: Target, version: string): Record<string, unk
     browser_specific_settings: {
       gecko: {
         id: GECKO_ID,
-        // scripting.registerContentScripts with persistAcrossSessions, MV3 host permissions at install.
-        strict_min_version: '128.0',
+        // data_collection_permissions needs Firefox 140 (AMO's linter warns below it); registerContentScripts
+        // with persistAcrossSessions and MV3 host permissions came earlier.
+        strict_min_version: '140.0',
         data_collection_permissions: {
           // Handshake timings of the websites visited, and their hostnames when registered: browsing
           // activity. Nothing is collected before the in-extension opt-in either.
           required: ['browsingActivity'],
         },
       },
+      gecko_android: { strict_min_version: '142.0' },
     },
   };
 }

@@ -32,6 +32,8 @@ export interface EvaluatorOptions {
   /** Registered sites, read at every evaluation. */
   sites: () => string[];
   config: AlertConfig;
+  /** Records of one client token counted per window and day at most (CLIENT_RECORDS_PER_CELL_DAY; 0: no cap). */
+  clientCap: number;
   webhook?: Webhook | null;
   onEvent?: (e: AlertEvent) => void;
   onError?: (err: unknown) => void;
@@ -92,6 +94,7 @@ export class AlertEvaluator {
           current: { from: range.from, to: range.to },
           baseline: { from: range.baselineFrom, to: range.baselineTo },
           source: this.o.config.source,
+          clientCap: this.o.clientCap,
         });
         for (const r of evaluateChecks(pair, this.o.config.thresholds)) {
           const key = `${site}\u0000${window}\u0000${r.check}`;

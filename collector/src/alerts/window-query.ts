@@ -5,6 +5,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { RAW_CLIENTS } from '../queries/clients';
+import { countedRows } from '../queries/counted';
 
 export interface WindowStats {
   records: number;
@@ -37,6 +38,8 @@ export interface WindowPairQuery {
   baseline: { from: number; to: number };
   /** Restrict to one record source ('rum', 'synthetic'), or null for every source. */
   source: string | null;
+  /** Records of one client token counted per window and day at most (queries/counted.ts; 0: no cap). */
+  clientCap: number;
 }
 
 const EMPTY: WindowStats = {
@@ -53,7 +56,15 @@ const EMPTY: WindowStats = {
   connectAbovePooled: 0,
 };
 
-const SQL = `
+/** The rows of both windows a check counts: plausible, at most `cap` per client, day and window. */
+const counted = (cap: number) =>
+  countedRows(
+    "site = {site:String} AND ({source:String} = '' OR source = {source:String}) AND ((ts >= curFrom AND ts < curTo) OR (ts >= baseFrom AND ts < baseTo))",
+    ['ts >= curFrom'],
+    cap,
+  );
+
+const sql = (cap: number) => `
 WITH
   fromUnixTimestamp64Milli({curFrom:Int64}, 'UTC') AS curFrom,
   fromUnixTimestamp64Milli({curTo:Int64}, 'UTC') AS curTo,
@@ -61,9 +72,7 @@ WITH
   fromUnixTimestamp64Milli({baseTo:Int64}, 'UTC') AS baseTo,
   pooled AS (
     SELECT quantileExact(0.75)(tls) AS qTls, quantileExact(0.75)(connect) AS qConnect
-    FROM handshakes
-    WHERE site = {site:String} AND ({source:String} = '' OR source = {source:String})
-      AND ((ts >= curFrom AND ts < curTo) OR (ts >= baseFrom AND ts < baseTo))
+    FROM ${counted(cap)}
   )
 SELECT
   if(ts >= curFrom, 'current', 'baseline') AS window,
@@ -80,9 +89,7 @@ SELECT
   countIf(connect > (SELECT qConnect FROM pooled)) AS connectAbovePooled,
   any((SELECT qTls FROM pooled)) AS pooledTlsP75,
   any((SELECT qConnect FROM pooled)) AS pooledConnectP75
-FROM handshakes
-WHERE site = {site:String} AND ({source:String} = '' OR source = {source:String})
-  AND ((ts >= curFrom AND ts < curTo) OR (ts >= baseFrom AND ts < baseTo))
+FROM ${counted(cap)}
 GROUP BY window`;
 
 type Row = Record<keyof WindowStats | 'resumedYes', number | string> & { window: 'current' | 'baseline'; pooledTlsP75: number; pooledConnectP75: number };
@@ -90,7 +97,7 @@ type Row = Record<keyof WindowStats | 'resumedYes', number | string> & { window:
 export async function queryWindowPair(client: ClickHouseClient, q: WindowPairQuery): Promise<WindowPair> {
   if (q.current.from < q.baseline.to) throw new RangeError('the baseline window must end before the current one starts');
   const rs = await client.query({
-    query: SQL,
+    query: sql(q.clientCap),
     query_params: {
       site: q.site,
       source: q.source ?? '',

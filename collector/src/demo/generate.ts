@@ -119,7 +119,7 @@ FROM
           {sites:Array(String)}[si] AS site,
           {siteTls13:Array(Float64)}[si] AS siteTls13,
           {siteH3:Array(Float64)}[si] AS siteH3,
-          {siteResumption:Array(Float64)}[si] AS siteResumption,
+          if(tsMs >= {siteChangeAt:Array(Int64)}[si], {siteResumption:Array(Float64)}[si], {siteResumptionBefore:Array(Float64)}[si]) AS siteResumption,
           multiIf(${u(31, 'c')} < 0.62, 'chrome', ${u(31, 'c')} < 0.75, 'edge', ${u(31, 'c')} < 0.93, 'firefox', 'chromium') AS browser,
           toUInt16(if(browser = 'firefox', 128 + floor(${u(32, 'c')} * 18), 128 + floor(${u(32, 'c')} * 15))) AS browserMajor,
           multiIf(${u(33, 'c')} < 0.45, 'windows', ${u(33, 'c')} < 0.6, 'macos', ${u(33, 'c')} < 0.68, 'linux', ${u(33, 'c')} < 0.95, 'android', 'chromeos') AS os,
@@ -161,6 +161,9 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
     siteTls13: sites.map((s) => s.tls13),
     siteH3: sites.map((s) => s.h3),
     siteResumption: sites.map((s) => s.resumption),
+    // A site without a change has the same share before (its change time is the start).
+    siteChangeAt: sites.map((s) => (s.resumptionChange ? end - s.resumptionChange.daysAgo * 86_400_000 : start)),
+    siteResumptionBefore: sites.map((s) => s.resumptionChange?.before ?? s.resumption),
     agentName: DEMO_AGENT.name,
     agentVersion: DEMO_AGENT.version,
   };

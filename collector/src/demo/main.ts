@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { buildApp } from '../app';
 import { ConfigError, loadConfig } from '../config';
 import { parseEnv } from '../env-schema';
-import { newReadToken } from '../plugins/auth';
+import { newReadToken } from '../auth';
 import { generateDemoData, hasDemoData } from './generate';
 import { SITES } from './profiles';
 

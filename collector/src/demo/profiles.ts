@@ -38,6 +38,8 @@ export interface SiteProfile {
   h3: number;
   /** share of connections resuming a session */
   resumption: number;
+  /** From this many days before the end of the data on, the share of resumed connections is `resumption` instead of `before`. */
+  resumptionChange?: { daysAgo: number; before: number };
 }
 
 export const SITES: SiteProfile[] = [
@@ -45,8 +47,9 @@ export const SITES: SiteProfile[] = [
   { hostname: 'news.example.org', weight: 0.18, tls13: 0.8, h3: 1.4, resumption: 0.38 },
   // Legacy stack: TLS 1.2 only, no HTTP/3 — what the what-if view is for.
   { hostname: 'docs.example.net', weight: 0.12, tls13: 0, h3: 0, resumption: 0.4 },
-  // Resumption broken by a deploy (session tickets off): almost every handshake is full.
-  { hostname: 'app.example.io', weight: 0.1, tls13: 0.95, h3: 0.8, resumption: 0.04 },
+  // Resumption broken by a deploy two days ago (session tickets off): since then almost every handshake is
+  // full — the day window's resumption_drop alert fires against the same day a week earlier.
+  { hostname: 'app.example.io', weight: 0.1, tls13: 0.95, h3: 0.8, resumption: 0.04, resumptionChange: { daysAgo: 2, before: 0.42 } },
   { hostname: 'video.example.tv', weight: 0.07, tls13: 1, h3: 1.8, resumption: 0.5 },
   { hostname: '', weight: 0.28, tls13: 0.75, h3: 0.8, resumption: 0.33 },
 ];

@@ -8,12 +8,17 @@
  * A column's position only matters for this release's writes: every spool segment records the columns
  * its rows carry, so segments written by an older release replay with their own list.
  */
-import { roundPhase, type HandshakeBatch, type HandshakeRecord } from '@tlsrum/shared';
+import { checkPlausibility, roundPhase, TOKENS_PER_ADDRESS_FLAG, type HandshakeBatch, type HandshakeRecord } from '@tlsrum/shared';
 import { UNKNOWN_COUNTRY } from '../geo/country';
 
 /** What a record meets at the collector: the batch it came in, the request's country and clock, the site list. */
 export interface RowContext {
-  batch: Pick<HandshakeBatch, 'batchId' | 'agent'>;
+  /** `sentAt` bounds the records' timestamps (plausibility); without it, each record's own `ts` stands in. */
+  batch: Pick<HandshakeBatch, 'batchId' | 'agent'> & Partial<Pick<HandshakeBatch, 'sentAt'>>;
+  /** True for a record whose client token was one too many for its address today (ingest/token-budget.ts). */
+  overTokenBudget?: (r: HandshakeRecord) => boolean;
+  /** True for a record beyond the first K of its client, day and rollup cell (ingest/client-cap.ts). */
+  overClientCap?: (r: HandshakeRecord, site: string, country: string) => boolean;
   /** Derived from the client address, which goes no further. */
   country: string;
   receivedAt: number;
@@ -85,6 +90,17 @@ export const COLUMNS = {
   agentName: col(STRING, null, (_, c) => c.batch.agent.name),
   agentVersion: col(STRING, null, (_, c) => c.batch.agent.version),
   clientToken: col(STRING, 'clientToken', (r) => r.clientToken),
+  // The flag rules the record fails (shared/src/plausibility.ts) and the tokens-per-address flag, as a
+  // bit mask; any bit set keeps the row out of every figure (queries/counted.ts, the rollup's view).
+  implausible: col(
+    NUMBER,
+    null,
+    (r, c) => checkPlausibility(r, { sentAt: c.batch.sentAt ?? r.ts }).mask | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
+  ),
+  // Beyond the per-client cap of the daily rollup (ingest/client-cap.ts): only the rollup's view skips it.
+  capped: col(NUMBER, null, (r, c) =>
+    c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '', c.country || UNKNOWN_COUNTRY) ? 1 : 0,
+  ),
 };
 
 export type ColumnName = keyof typeof COLUMNS;

@@ -40,8 +40,8 @@ export interface PipelineOptions {
   /** Inserts of a segment the store refuses for its content before it is quarantined. */
   quarantineAfterTries: number;
   onQuarantined?: (segment: SealedSegment, id: string, reason: QuarantineReason) => void;
-  /** Segments an operator put back for replay, taken in while running. */
-  onReplayAdopted?: (segments: SealedSegment[]) => void;
+  /** What a poll of the replay folder did (segments taken in, quarantined again as unreadable, left for an I/O error). */
+  onReplay?: (r: { segments: SealedSegment[]; quarantined: string[]; errors: string[] }) => void;
 }
 
 /** Where a batch came from, besides its records: the request's country and clock, the registered sites. */
@@ -54,10 +54,10 @@ export class IngestPipeline {
   readonly flusher: Flusher;
   readonly recent: RecentBatches;
   private readonly inflight = new Map<string, Promise<void>>();
-  readonly recovered: { segments: number; rows: number; tornBytes: number; quarantined: string[] };
+  readonly recovered: { segments: number; rows: number; tornBytes: number; quarantined: string[]; replayErrors: string[] };
   private readonly replayTimer: NodeJS.Timeout;
 
-  constructor(opts: PipelineOptions) {
+  constructor(private readonly opts: PipelineOptions) {
     this.spool = new Spool({
       dir: opts.spoolDir,
       maxBytes: opts.spoolMaxBytes,
@@ -83,23 +83,17 @@ export class IngestPipeline {
       quarantineAfter: opts.quarantineAfterTries,
       ...(opts.onQuarantined ? { onQuarantined: opts.onQuarantined } : {}),
     });
-    this.replayTimer = setInterval(() => this.adoptReplays(opts.onReplayAdopted), REPLAY_POLL_MS);
+    this.replayTimer = setInterval(() => this.adoptReplays(), REPLAY_POLL_MS);
     this.replayTimer.unref();
   }
 
   /** Takes in segments put back for replay (`pnpm collector spool replay`); start-up does this in `recover`. */
-  adoptReplays(onAdopted?: (segments: SealedSegment[]) => void): SealedSegment[] {
-    let adopted;
-    try {
-      adopted = this.spool.adoptReplays();
-    } catch {
-      // The replay folder unreadable now (permissions): tried again at the next poll.
-      return [];
-    }
+  adoptReplays(): SealedSegment[] {
+    const adopted = this.spool.adoptReplays();
     for (const { batchIds } of adopted.segments) for (const id of batchIds) this.recent.add(id);
     const segments = adopted.segments.map((a) => a.segment);
     this.flusher.adopt(segments);
-    if (segments.length) onAdopted?.(segments);
+    this.opts.onReplay?.({ segments, quarantined: adopted.quarantined, errors: adopted.errors });
     return segments;
   }
 

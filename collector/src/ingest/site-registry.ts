@@ -4,7 +4,7 @@
  * `refreshMs` after one of them registers a site (sooner for tokens: an unknown token triggers a refresh).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { matchTokenHash } from '../plugins/auth';
+import { matchTokenHash } from '../auth';
 import { listSiteRows, saveSite } from '../queries/sites';
 
 /** An unknown token refreshes the registry at most this often (a token guesser cannot load the store). */

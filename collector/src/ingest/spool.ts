@@ -110,7 +110,7 @@ export class Spool {
    * Segments this release cannot read are moved to the quarantine (with the reason), not replayed and
    * not deleted; `quarantined` lists them. Segments an operator put back for replay are taken in too.
    */
-  recover(): { segments: number; rows: number; batchIds: string[]; tornBytes: number; quarantined: string[] } {
+  recover(): { segments: number; rows: number; batchIds: string[]; tornBytes: number; quarantined: string[]; replayErrors: string[] } {
     const files = readdirSync(this.opts.dir)
       .map((f) => SEGMENT_RE.exec(f))
       .filter((m): m is RegExpExecArray => m !== null)
@@ -157,7 +157,7 @@ export class Spool {
       rows += r.segment.rows;
     }
     quarantined.push(...replayed.quarantined);
-    return { segments: this.sealed.length, rows, batchIds, tornBytes, quarantined };
+    return { segments: this.sealed.length, rows, batchIds, tornBytes, quarantined, replayErrors: replayed.errors };
   }
 
   /**
@@ -165,31 +165,37 @@ export class Spool {
    * the next sequence number and is queued behind the sealed ones. The caller treats them as suspect
    * (some of their batches may have reached the store since) and adds their batch ids to the duplicate check.
    */
-  adoptReplays(): { segments: { segment: SealedSegment; batchIds: string[] }[]; quarantined: string[] } {
+  adoptReplays(): { segments: { segment: SealedSegment; batchIds: string[] }[]; quarantined: string[]; errors: string[] } {
     const segments: { segment: SealedSegment; batchIds: string[] }[] = [];
     const quarantined: string[] = [];
+    // A file that cannot be taken in now (an I/O error) stays in replay/ and is tried again at the next poll.
+    const errors: string[] = [];
     for (const file of takeReplays(this.opts.dir)) {
-      let parsed: ReturnType<typeof parseSegment>;
       try {
-        parsed = parseSegment(readFileSync(file));
+        let parsed: ReturnType<typeof parseSegment>;
+        try {
+          parsed = parseSegment(readFileSync(file));
+        } catch (err) {
+          if (!(err instanceof SpoolFormatError)) throw err;
+          quarantined.push(moveToQuarantine(this.opts.dir, file, unreadable(err)));
+          continue;
+        }
+        if (parsed.content.rowCount === 0) {
+          quarantined.push(moveToQuarantine(this.opts.dir, file, unreadable(new SpoolFormatError('no whole entry in the segment'))));
+          continue;
+        }
+        const seq = this.nextSeq++;
+        const path = join(this.opts.dir, segmentName(seq));
+        renameSync(file, path);
+        fsyncDirSync(this.opts.dir);
+        const segment: SealedSegment = { seq, path, bytes: parsed.entryBytes, rows: parsed.content.rowCount, firstAt: Date.now() };
+        this.pushSealed(segment);
+        segments.push({ segment, batchIds: parsed.content.batchIds });
       } catch (err) {
-        if (!(err instanceof SpoolFormatError)) throw err;
-        quarantined.push(moveToQuarantine(this.opts.dir, file, unreadable(err)));
-        continue;
+        errors.push(`${file}: ${(err as Error).message}`);
       }
-      if (parsed.content.rowCount === 0) {
-        unlinkSync(file);
-        continue;
-      }
-      const seq = this.nextSeq++;
-      const path = join(this.opts.dir, segmentName(seq));
-      renameSync(file, path);
-      fsyncDirSync(this.opts.dir);
-      const segment: SealedSegment = { seq, path, bytes: parsed.entryBytes, rows: parsed.content.rowCount, firstAt: Date.now() };
-      this.pushSealed(segment);
-      segments.push({ segment, batchIds: parsed.content.batchIds });
     }
-    return { segments, quarantined };
+    return { segments, quarantined, errors };
   }
 
   /** Bytes of every segment on disk plus appends waiting for their round. */

@@ -2,7 +2,8 @@
  * Regression alerts in the app: the evaluator (alerts/evaluator.ts) scheduled once the store and the
  * site list are ready, the optional webhook, and the Prometheus series on `/metrics`.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import { AlertEvaluator } from '../alerts/evaluator';
 import { Webhook } from '../alerts/webhook';
 import { scrapedCounter, scrapedGauge } from '../metrics/scraped';
@@ -13,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-export function installAlerts(app: FastifyInstance): void {
+const alertsPlugin: FastifyPluginAsync = async (app) => {
   const config = app.config.alerts;
   const webhook = config.webhookUrl
     ? new Webhook({
@@ -27,6 +28,7 @@ export function installAlerts(app: FastifyInstance): void {
     client: app.store.query,
     sites: () => app.sites.list(),
     config,
+    clientCap: app.config.clientRecordsPerCellDay,
     webhook,
     onEvent: (e) => app.log.warn({ site: e.alert.site, check: e.alert.check, window: e.alert.window, event: e.event }, e.summary),
     onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'alert evaluation failed'),
@@ -100,4 +102,7 @@ export function installAlerts(app: FastifyInstance): void {
     await evaluator.stop();
     await webhook?.close();
   });
-}
+};
+
+/** Not encapsulated: the alert routes read `app.alerts`. */
+export default fp(alertsPlugin, { name: 'alerts', dependencies: ['store', 'sites', 'metrics'] });

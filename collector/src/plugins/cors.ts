@@ -6,7 +6,8 @@
  * no CORS headers, so browsers keep its pages from reading our answers.
  */
 import cors from '@fastify/cors';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 
 const MOZ_ANY = /^moz-extension:\/\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const CHROME_ANY = /^chrome-extension:\/\/[a-p]{32}$/;
@@ -22,8 +23,8 @@ export function originMatcher(allowed: readonly string[]): (origin: string | und
   };
 }
 
-export async function installCors(app: FastifyInstance, allowed: readonly string[]): Promise<void> {
-  const ok = originMatcher(allowed);
+const corsPlugin: FastifyPluginAsync = async (app) => {
+  const ok = originMatcher(app.config.corsOrigins);
   await app.register(cors, {
     // Reflect the request's origin only when it is allowed (never `*`).
     origin: (origin, cb) => cb(null, ok(origin)),
@@ -33,4 +34,7 @@ export async function installCors(app: FastifyInstance, allowed: readonly string
     maxAge: 600,
     strictPreflight: true,
   });
-}
+};
+
+/** Not encapsulated: preflights and CORS headers for every route. */
+export default fp(corsPlugin, { name: 'cors', decorators: { fastify: ['config'] } });

@@ -5,9 +5,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
 
-export async function installDashboard(app: FastifyInstance, dir: string): Promise<void> {
+/** Encapsulated: nothing outside needs its static-file decorations. */
+const dashboard: FastifyPluginAsync = async (app) => {
+  const dir = app.config.dashboardDir;
   if (!existsSync(join(dir, 'index.html'))) {
     app.get('/', { schema: { hide: true } }, async (_request, reply) =>
       reply
@@ -27,6 +29,10 @@ export async function installDashboard(app: FastifyInstance, dir: string): Promi
     cacheControl: false,
     setHeaders: (reply, path) => {
       reply.header('cache-control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+      // The guides the panels link to (guide/*.md): shown as text, not offered as a download.
+      if (path.endsWith('.md')) reply.header('content-type', 'text/plain; charset=utf-8');
     },
   });
-}
+};
+
+export default dashboard;

@@ -4,9 +4,10 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 
-export async function installDocs(app: FastifyInstance): Promise<void> {
+const docs: FastifyPluginAsync = async (app) => {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -20,4 +21,7 @@ export async function installDocs(app: FastifyInstance): Promise<void> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-}
+};
+
+/** Not encapsulated: the document describes the routes registered after it, wherever they are. */
+export default fp(docs, { name: 'docs' });

@@ -3,9 +3,10 @@
  * a 5xx never carries internals (no stack, no store message) to the client — those go to the log.
  */
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 
-export function installErrorHandler(app: FastifyInstance): void {
+const errorHandler: FastifyPluginAsync = async (app) => {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     let message = err.message;
@@ -33,7 +34,10 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((_request, reply) =>
     reply.status(404).send({ statusCode: 404, error: 'Not Found', message: 'no such route' }),
   );
-}
+};
+
+/** Not encapsulated: the handlers answer for every route and every unknown URL. */
+export default fp(errorHandler, { name: 'error-handler' });
 
 /** An error with a status and extra response headers (e.g. Retry-After), handled above. */
 export function httpError(statusCode: number, message: string, headers?: Record<string, string>): FastifyError {

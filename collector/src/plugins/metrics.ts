@@ -5,7 +5,8 @@
  * No default process collectors: only series someone acts on, and a per-app registry keeps apps built
  * side by side (tests) apart.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import { Registry } from 'prom-client';
 import { collectorMetrics, type CollectorMetrics, type RejectReason } from '../metrics/collector-metrics';
 
@@ -22,7 +23,7 @@ declare module 'fastify' {
 
 const STATUS_REASON: Record<number, RejectReason> = { 400: 'invalid', 413: 'too_large', 415: 'unsupported', 429: 'rate_limited', 503: 'pressure' };
 
-export function installMetrics(app: FastifyInstance): void {
+const metrics: FastifyPluginAsync = async (app) => {
   const registry = new Registry();
   const m = collectorMetrics(registry);
   app.decorate('registry', registry);
@@ -39,4 +40,7 @@ export function installMetrics(app: FastifyInstance): void {
   app.get('/metrics', async (_request, reply) =>
     reply.header('content-type', registry.contentType).header('cache-control', 'no-store').send(await registry.metrics()),
   );
-}
+};
+
+/** Not encapsulated: the registry is for every plugin, and every response is counted. */
+export default fp(metrics, { name: 'metrics' });

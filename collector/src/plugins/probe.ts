@@ -7,12 +7,19 @@
  * ingest route waits for it.
  */
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import { scrapedCounter, scrapedGauge } from '../metrics/scraped';
 import { evaluateProbeChecks } from '../probe/changes';
 import { ProbeScheduler, type ProbedTarget } from '../probe/scheduler';
 import { listProbes, listProbeTargets, type ProbeTarget } from '../probe/store';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Scheduled TLS configuration probes of the registered sites. */
+    probes: ProbeScheduler;
+  }
+}
 
 /** How far back the change checks read a site's history. */
 export const PROBE_HISTORY_MS = 30 * 86_400_000;
@@ -27,7 +34,8 @@ export function connectToMap(entries: readonly string[]): Map<string, { address:
   return map;
 }
 
-export function installProbe(app: FastifyInstance, config: Config['probe'] = app.config.probe): void {
+const probePlugin: FastifyPluginAsync = async (app) => {
+  const config = app.config.probe;
   const connectTo = connectToMap(config.connectTo);
   const ca = config.caFile ? [readFileSync(config.caFile, 'utf8')] : [];
   const client = app.store.query;
@@ -92,4 +100,7 @@ export function installProbe(app: FastifyInstance, config: Config['probe'] = app
   app.addHook('onClose', async () => {
     await scheduler.stop();
   });
-}
+};
+
+/** Not encapsulated: the probe routes read `app.probes`. */
+export default fp(probePlugin, { name: 'probe', dependencies: ['store', 'sites', 'alerts', 'metrics'] });

@@ -5,13 +5,15 @@
  * The addresses live only in the limiter's in-memory LRU (never logged or stored); IPv6 counts per /64.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, onRequestHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Config } from '../config';
 import { httpError } from './error-handler';
 
 type Limits = Pick<Config, 'rateLimitPerMinute' | 'queryRateLimitPerMinute'>;
 
-export async function installRateLimit(app: FastifyInstance, limits: Limits): Promise<void> {
+const rateLimitPlugin: FastifyPluginAsync = async (app) => {
+  const limits = app.config;
   if (limits.rateLimitPerMinute <= 0 && limits.queryRateLimitPerMinute <= 0) return;
   await app.register(rateLimit, {
     global: false,
@@ -20,7 +22,10 @@ export async function installRateLimit(app: FastifyInstance, limits: Limits): Pr
     errorResponseBuilder: (_request, context) =>
       httpError(429, `rate limit: at most ${context.max} requests a minute from one address; retry in ${context.after}`),
   });
-}
+};
+
+/** Not encapsulated: routes anywhere opt in (the two helpers below). */
+export default fp(rateLimitPlugin, { name: 'rate-limit', decorators: { fastify: ['config'] } });
 
 const perMinute = (max: number) => (max > 0 ? { max, timeWindow: 60_000 } : false);
 

@@ -10,10 +10,12 @@
  * path at ~15 % of the main thread (BENCHMARKS.md, ingest); one gunzipSync of a 1 KiB body takes a few µs.
  */
 import { gunzipSync } from 'node:zlib';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
 import { httpError } from './error-handler';
 
-export function installRequestBody(app: FastifyInstance, limits: { bodyLimitBytes: number; inflatedLimitBytes: number }): void {
+const requestBody: FastifyPluginAsync = async (app) => {
+  const limits = app.config;
   // Only JSON is ever accepted; Fastify answers 415 for any other content type.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
@@ -50,7 +52,10 @@ export function installRequestBody(app: FastifyInstance, limits: { bodyLimitByte
     }
     parseJson(request, bytes.toString('utf8'), done);
   });
-}
+};
+
+/** Not encapsulated: every route reads its body this way. */
+export default fp(requestBody, { name: 'request-body', decorators: { fastify: ['config'] } });
 
 function contentEncoding(request: FastifyRequest): string {
   return String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();

@@ -3,10 +3,18 @@
  * is not reachable at start (a ClickHouse server still booting): meanwhile ingest and queries answer
  * 503 + Retry-After and /readyz says unavailable, rather than the process dying or data being dropped.
  */
-import type { FastifyBaseLogger } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import type { Config } from '../config';
 import { openStore, type Store } from '../store/clients';
 import { applyRetention, migrate, SITE_PROBES_RETENTION } from '../store/migrate';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    store: Store;
+    storeStatus: StoreStatus;
+  }
+}
 
 export interface StoreStatus {
   ready: boolean;
@@ -15,7 +23,7 @@ export interface StoreStatus {
   stop(): void;
 }
 
-export function prepareStore(
+function prepareStore(
   store: Store,
   config: Pick<Config, 'retentionDays'> & { probe: Pick<Config['probe'], 'retentionDays'> },
   log: FastifyBaseLogger,
@@ -50,4 +58,18 @@ export function prepareStore(
   return status;
 }
 
-export { openStore, type Store };
+const storePlugin: FastifyPluginAsync = async (app) => {
+  const store = openStore(app.config);
+  const status = prepareStore(store, app.config, app.log);
+  app.decorate('store', store);
+  app.decorate('storeStatus', status);
+  // Fastify runs onClose hooks in reverse order of registration: the plugins registered after this one
+  // (ingest draining the spool, alerts) have stopped using the store when it closes.
+  app.addHook('onClose', async () => {
+    status.stop();
+    await store.close();
+  });
+};
+
+/** Not encapsulated: routes and plugins read `app.store` and `app.storeStatus`. */
+export default fp(storePlugin, { name: 'store', decorators: { fastify: ['config'] } });

@@ -5,17 +5,16 @@
  * operator can see why. Each limit is off at 0.
  */
 import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
 import { Counter } from 'prom-client';
 import { httpError } from './error-handler';
 
 const ALWAYS_ANSWERED = new Set(['/healthz', '/readyz', '/metrics']);
 export const PRESSURE_RETRY_AFTER_S = 10;
 
-export async function installUnderPressure(
-  app: FastifyInstance,
-  limits: { maxEventLoopDelayMs: number; maxHeapUsedBytes: number },
-): Promise<void> {
+const underPressurePlugin: FastifyPluginAsync = async (app) => {
+  const limits = app.config;
   if (limits.maxEventLoopDelayMs <= 0 && limits.maxHeapUsedBytes <= 0) return;
   const shed = new Counter({
     name: 'tlsrum_pressure_rejections_total',
@@ -34,4 +33,7 @@ export async function installUnderPressure(
       throw httpError(503, 'the collector is overloaded; retry later', { 'retry-after': String(PRESSURE_RETRY_AFTER_S) });
     },
   });
-}
+};
+
+/** Not encapsulated: load shedding covers every route (its own exceptions above). */
+export default fp(underPressurePlugin, { name: 'under-pressure', dependencies: ['metrics'], decorators: { fastify: ['config'] } });

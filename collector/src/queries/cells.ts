@@ -12,6 +12,7 @@ import { VALUE_FILTERS, type ValueFilterName } from '@tlsrum/shared/query';
 import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
 import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
+import { countedRows } from './counted';
 import { chooseSource, type Source } from './sources';
 
 export type { Cell, Quantiles };
@@ -25,10 +26,18 @@ export interface Filters extends ValueFilters {
   to: number;
   /** One registered site, or null for every site (unregistered ones included). */
   site: string | null;
+  /** Records of one client token counted per cell and day at most (0: no cap; counted.ts). */
+  clientCap: number;
 }
 
 export type MetricSet = 'handshake' | 'phases';
 export type Bucket = 'hour' | 'day';
+
+/**
+ * The most groups each cell route answers (`truncated` says when there were more). About 250 countries
+ * exist: the map's limit is never why a country is missing.
+ */
+export const MAX_CELLS = { compare: 2000, phases: 2000, map: 300, timeseries: 20_000 } as const;
 
 export interface CellQuery {
   table: Table;
@@ -86,10 +95,13 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
   params.limit = q.limit + 1;
 
   const groupKeys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
+  // The raw table's rows are counted through the per-client cap, per the query's own cells (counted.ts).
+  // The rollup holds plausible rows only (migration 0007); its cap: docs/integrity.md, "Per-client cap".
+  const cellKeys = [...(q.bucket ? [`toStartOfInterval(ts, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})`] : []), ...q.dimensions.map((d) => dimensionSql(d, src.expressions))];
+  const from = src.grain === 'ms' ? [`FROM ${countedRows(where.join(' AND '), cellKeys, q.filters.clientCap)}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
   const sql = [
     `SELECT ${[...keys, ...metrics].join(',\n  ')}`,
-    `FROM ${src.table}`,
-    `WHERE ${where.join(' AND ')}`,
+    ...from,
     groupKeys.length ? `GROUP BY ${groupKeys.join(', ')}` : '',
     groupKeys.length ? `ORDER BY ${groupKeys.join(', ')}` : '',
     'LIMIT {limit:UInt32}',

@@ -15,10 +15,6 @@ export async function listSiteRows(client: ClickHouseClient): Promise<SiteRow[]>
   ).json<SiteRow>();
 }
 
-export async function listSites(client: ClickHouseClient): Promise<string[]> {
-  return (await listSiteRows(client)).map((r) => r.hostname);
-}
-
 export async function saveSite(client: ClickHouseClient, hostname: string, deleted: boolean, tokenHash = ''): Promise<void> {
   await client.insert({
     table: 'sites',

@@ -11,6 +11,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { RAW_CLIENTS } from './clients';
+import { countedRows } from './counted';
 
 export interface SummaryCell {
   records?: number;
@@ -27,13 +28,13 @@ export async function querySummary(
   client: ClickHouseClient,
   range: { from: number; to: number },
   minClients: number,
+  clientCap: number,
 ): Promise<Summary> {
   const rows = await (
     await client.query({
       query: `
         SELECT protocol, ifNull(tlsVersion, 'unknown') AS version, count() AS records, ${RAW_CLIENTS} AS clients
-        FROM handshakes
-        WHERE ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})
+        FROM ${countedRows('ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})', ['protocol', 'tlsVersion'], clientCap)}
         GROUP BY protocol, version
         ORDER BY protocol, version`,
       query_params: range,

@@ -1,12 +1,10 @@
 /**
  * A GET route answering cells grouped by 1–3 dimensions of the request's choice (default stack,mode):
- * /v1/compare and /v1/phases differ only in their query and documentation.
+ * /v1/compare and /v1/phases differ only in their metrics, limit and documentation.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { ClickHouseClient } from '@clickhouse/client';
 import { Type } from 'typebox';
-import type { CellAnswer, Filters } from '../queries/cells';
-import type { Dimension, Table } from '../queries/dimensions';
+import { queryCells, type MetricSet } from '../queries/cells';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../schemas/query';
 import { answer, CELLS_READ, parseDimensions, privateCache, queryContext } from './query-context';
@@ -15,13 +13,8 @@ export interface GroupedCellsRoute {
   path: string;
   summary: string;
   description?: string;
-  query: (
-    client: ClickHouseClient,
-    table: Table,
-    filters: Filters,
-    dimensions: readonly Dimension[],
-    minClients: number,
-  ) => Promise<CellAnswer>;
+  metrics: MetricSet;
+  limit: number;
 }
 
 export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncTypebox {
@@ -43,11 +36,12 @@ export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncT
         },
       },
       async (request, reply) => {
-        const ctx = queryContext(request.scope, request.query);
+        const ctx = queryContext(request.scope, request.query, app.config.clientRecordsPerCellDay);
         const dimensions = parseDimensions(request.query.dimensions, ['stack', 'mode']);
         const min = app.config.minClientsPerCell;
         privateCache(reply);
-        return answer(ctx, min, await route.query(app.store.query, ctx.table, ctx.filters, dimensions, min));
+        const cells = await queryCells(app.store.query, { table: ctx.table, filters: ctx.filters, dimensions, metrics: route.metrics, limit: route.limit }, min);
+        return answer(ctx, min, cells);
       },
     );
   };

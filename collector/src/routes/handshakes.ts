@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule } from '@tlsrum/shared';
+import { HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule, type HandshakeRecord } from '@tlsrum/shared';
 import { normalizeBatchSites } from '../ingest/hostname';
 import { SpoolFullError } from '../ingest/pipeline';
 import { httpError } from '../plugins/error-handler';
@@ -58,7 +58,19 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
       const country = app.countryOf(request.ip);
       let result;
       try {
-        result = await app.ingest.submit(batch, { country, receivedAt: now, isRegisteredSite: app.sites.has });
+        // So is the token budget's keyed hash of it (memory only): the row holds a flag, never the address.
+        const budget = app.tokenBudget;
+        // Per site as stored: an unregistered hostname is no site (else each made-up name would be a fresh budget).
+        const overTokenBudget = budget
+          ? (r: HandshakeRecord) => !budget.admits(request.ip, r.site !== null && app.sites.has(r.site) ? r.site : null, r.clientToken)
+          : undefined;
+        result = await app.ingest.submit(batch, {
+          country,
+          receivedAt: now,
+          isRegisteredSite: app.sites.has,
+          overTokenBudget,
+          overClientCap: (r, site, c) => app.clientCap.capped(r, site, c),
+        });
       } catch (err) {
         if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());
         request.log.error({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code } }, 'spool write failed');

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { queryMap } from '../queries/map';
+import { MAX_CELLS, queryCells } from '../queries/cells';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, QueryAnswer } from '../schemas/query';
 import { answer, CELLS_READ, privateCache, queryContext } from './query-context';
@@ -19,10 +19,11 @@ const map: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const ctx = queryContext(request.scope, request.query);
+      const ctx = queryContext(request.scope, request.query, app.config.clientRecordsPerCellDay);
       const min = app.config.minClientsPerCell;
       privateCache(reply);
-      return answer(ctx, min, await queryMap(app.store.query, ctx.table, ctx.filters, min));
+      const cells = await queryCells(app.store.query, { table: ctx.table, filters: ctx.filters, dimensions: ['country'], metrics: 'handshake', limit: MAX_CELLS.map }, min);
+      return answer(ctx, min, cells);
     },
   );
 };

@@ -1,8 +1,9 @@
-import { queryPhases } from '../queries/phases';
+import { MAX_CELLS } from '../queries/cells';
 import { groupedCellsRoute } from './grouped-cells-route';
 
 export default groupedCellsRoute({
   path: '/v1/phases',
   summary: 'p50/p75/p95 of each connection phase (dns, tcp, tls, connect, ttfb) per group',
-  query: queryPhases,
+  metrics: 'phases',
+  limit: MAX_CELLS.phases,
 });

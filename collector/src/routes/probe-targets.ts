@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
-import { adminOnly } from '../plugins/auth';
+import { adminOnly } from '../auth';
 import { httpError } from '../plugins/error-handler';
 import { saveProbeTarget } from '../probe/store';
 import { ErrorResponse } from '../schemas/responses';

@@ -7,7 +7,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { MAX_TS, MIN_TS } from '@tlsrum/shared';
 import type { FilterQuery } from '@tlsrum/shared/query/schemas';
-import { scopeOf, siteFor, type Scope } from '../plugins/auth';
+import { scopeOf, siteFor, type Scope } from '../auth';
 import { httpError } from '../plugins/error-handler';
 
 export interface ReadRule {

@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
-import { adminOnly, newReadToken, tokenMatches } from '../plugins/auth';
+import { adminOnly, newReadToken } from '../auth';
 import { ErrorResponse } from '../schemas/responses';
-
-export { tokenMatches };
 
 const sites: FastifyPluginAsyncTypebox = async (app) => {
   const requireAdmin = adminOnly(app);

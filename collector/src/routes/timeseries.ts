@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { queryTimeseries } from '../queries/timeseries';
+import { MAX_CELLS, queryCells } from '../queries/cells';
 import { ErrorResponse } from '../schemas/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../schemas/query';
 import { answer, CELLS_READ, parseDimensions, privateCache, queryContext } from './query-context';
@@ -26,12 +26,13 @@ const timeseries: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      const ctx = queryContext(request.scope, request.query);
+      const ctx = queryContext(request.scope, request.query, app.config.clientRecordsPerCellDay);
       const bucket = request.query.interval ?? (ctx.filters.to - ctx.filters.from <= HOURLY_UP_TO_MS ? 'hour' : 'day');
       const dimensions = parseDimensions(request.query.dimensions, []);
       const min = app.config.minClientsPerCell;
       privateCache(reply);
-      return answer(ctx, min, await queryTimeseries(app.store.query, ctx.table, ctx.filters, bucket, dimensions, min));
+      const q = { table: ctx.table, filters: ctx.filters, dimensions, bucket, metrics: 'handshake', limit: MAX_CELLS.timeseries } as const;
+      return answer(ctx, min, await queryCells(app.store.query, q, min));
     },
   );
 };

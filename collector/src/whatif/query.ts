@@ -11,6 +11,7 @@ import type { ValueFilters } from '../queries/cells';
 import { RAW_CLIENTS } from '../queries/clients';
 import { dimensionSql, filterDimension } from '../queries/dimensions';
 import type { Connection } from './model';
+import { countedRows } from '../queries/counted';
 
 export interface WhatIfQuery {
   site: string | null;
@@ -19,6 +20,8 @@ export interface WhatIfQuery {
   filters: ValueFilters;
   ticketLifetimeMs: number;
   limit: number;
+  /** Records of one client token counted per region and day at most (queries/counted.ts; 0: no cap). */
+  clientCap: number;
 }
 
 export interface RegionConnection extends Connection {
@@ -31,7 +34,7 @@ const SCOPE = [
   ...VALUE_FILTERS.map((f) => `({${f}:String} = '' OR ${dimensionSql(filterDimension(f), 'raw')} = {${f}:String})`),
 ].join('\n    AND ');
 
-const SQL = `
+const sql = (cap: number) => `
 SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser
 FROM (
   SELECT
@@ -39,20 +42,15 @@ FROM (
     toUnixTimestamp64Milli(ts)
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
       <= {lifetime:Int64} AS repeat
-  FROM handshakes
-  WHERE ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-    AND ${SCOPE}
-    AND clientToken != ''
+  FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != ''`, ['country'], cap)}
 )
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
 ORDER BY ts DESC
 LIMIT {limit:UInt32}`;
 
-const CLIENTS_SQL = `
+const clientsSql = (cap: number) => `
 SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections
-FROM handshakes
-WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')
-  AND ${SCOPE}
+FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, ['country'], cap)}
 GROUP BY country`;
 
 type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean, string];
@@ -70,7 +68,7 @@ function params(q: WhatIfQuery) {
 }
 
 export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery): Promise<RegionConnection[]> {
-  const rs = await client.query({ query: SQL, query_params: params(q), format: 'JSONCompactEachRow' });
+  const rs = await client.query({ query: sql(q.clientCap), query_params: params(q), format: 'JSONCompactEachRow' });
   const rows = await rs.json<Row>();
   return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser]) => ({
     country,
@@ -90,7 +88,7 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
 
 /** Distinct clients and connections per country over the whole range (for small-cell suppression). */
 export async function queryRegionClients(client: ClickHouseClient, q: WhatIfQuery): Promise<Map<string, { clients: number; connections: number }>> {
-  const rs = await client.query({ query: CLIENTS_SQL, query_params: params(q), format: 'JSONEachRow' });
+  const rs = await client.query({ query: clientsSql(q.clientCap), query_params: params(q), format: 'JSONEachRow' });
   const rows = await rs.json<{ country: string; clients: number; connections: number }>();
   return new Map(rows.map((r) => [r.country, { clients: Number(r.clients), connections: Number(r.connections) }]));
 }

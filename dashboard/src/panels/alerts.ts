@@ -5,10 +5,10 @@
 import { CHECK_LABELS, CHECK_STATUS_LABELS, PROBE_CHECK_LABELS } from '@tlsrum/shared/query';
 import type { AlertsAnswer } from '../api';
 import { createPanel } from '../panel';
-import { ms, pct } from '../format';
+import { ms, pct, pValueText } from '../format';
 import { fillTable } from '../table';
 
-const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change', 'p', 'since'];
+const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change', 'significance', 'since'];
 
 /** Field-data checks and probe change checks (window `probe`) in one table. */
 const LABELS = { ...CHECK_LABELS, ...PROBE_CHECK_LABELS };
@@ -20,8 +20,8 @@ export function alertsPanel(parent: HTMLElement) {
   const panel = createPanel(parent, {
     id: 'alerts',
     title: 'Regression alerts',
-    description:
-      'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test (see docs/alerts.md). Window "probe": a change the scheduled TLS probe saw (docs/probe.md).',
+    description: 'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test. Window "probe": a change the scheduled TLS probe saw.',
+    link: { text: 'How the checks work (docs/alerts.md)', href: './guide/alerts.md' },
     charts: [],
     table: { className: 'alerts-table', below: true },
     wide: true,
@@ -45,7 +45,7 @@ export function alertsPanel(parent: HTMLElement) {
             value(a.check, a.current),
             value(a.check, a.baseline),
             change(a.check, a.change),
-            a.pValue === null ? '—' : a.pValue.toExponential(1),
+            pValueText(a.pValue),
             a.since === null ? '' : new Date(a.since).toISOString().slice(0, 16).replace('T', ' '),
           ],
         })),

@@ -1,6 +1,6 @@
 /**
  * Round trips and what-if: the scenarios ranked by how much p75 time to first byte they would save, for
- * the whole selection or the chosen country, with today's round-trip accounting and the assumptions.
+ * the whole selection or the chosen country, with the range's round-trip accounting and the assumptions.
  */
 import { SCENARIO_LABELS } from '@tlsrum/shared/query';
 import type { WhatIfAnswer, WhatIfResult } from '../api';
@@ -15,6 +15,7 @@ export function whatIfPanel(parent: HTMLElement) {
     title: 'What would save the most time',
     description:
       'Estimated p50 / p75 time to first byte of new connections if each change were made, from this traffic’s own handshakes and RTTs (each connection saves the round trips removed × its RTT). Ranked by p75 saving.',
+    link: { text: 'How it is estimated (docs/whatif.md)', href: './guide/whatif.md' },
     charts: [{ label: 'Bar chart: p50 and p75 time-to-first-byte savings per scenario, largest first', className: 'tall' }],
     // Full width below the chart: the accounting rows are long.
     table: { className: 'whatif-table', below: true },
@@ -22,11 +23,17 @@ export function whatIfPanel(parent: HTMLElement) {
   });
   return {
     panel,
-    render(answer: WhatIfAnswer, country: string) {
+    /** `period`: the range in words ("Last 7 days"), as the range selector says it. */
+    render(answer: WhatIfAnswer, country: string, period: string) {
       const region = country ? answer.regions.find((r) => r.country === country) : null;
       const result: WhatIfResult | null | undefined = country ? region?.result : answer.overall;
       if (!result) return false;
-      const scenarios = result.scenarios;
+      // A change that saves nothing for this traffic (no connection affected, or no time saved) is not
+      // ranked: it is named once below the ranking instead.
+      type Scenario = WhatIfResult['scenarios'][number];
+      const saves = (s: Scenario) => s.affected > 0 && (s.saving.p75 > 0 || s.saving.p50 > 0);
+      const scenarios = result.scenarios.filter(saves);
+      const idle = result.scenarios.filter((s) => !saves(s));
       const name = (scenario: keyof typeof SCENARIO_LABELS) => SCENARIO_LABELS[scenario];
       panel.draw(0, {
         ...axisChart(ms, { shadow: true }),
@@ -44,7 +51,7 @@ export function whatIfPanel(parent: HTMLElement) {
         .filter(([, v]) => v.share > 0)
         .map(([k, v]) => `${k} ${pct(v.share)}`)
         .join(', ');
-      fillTable(panel.table, `Today, ${where}: ${a.connections.toLocaleString('en')} new connections`, null, [
+      fillTable(panel.table, `${period}, ${where}: ${a.connections.toLocaleString('en')} new connections`, null, [
         ['RTT (median)', ms(a.rttMs ?? undefined)],
         ['round trips / connection', `${a.roundTrips.total} (DNS ${a.roundTrips.dns}, TCP ${a.roundTrips.tcp}, TLS ${a.roundTrips.tls})`],
         ['TLS handshakes', classes],
@@ -52,9 +59,15 @@ export function whatIfPanel(parent: HTMLElement) {
         ['TTFB p50 / p75', `${ms(a.ttfb.p50)} / ${ms(a.ttfb.p75)}`],
         ...scenarios.map((s) => [name(s.scenario), `${ms(s.ttfb.p50)} / ${ms(s.ttfb.p75)} (${pct(s.affected)} of connections)`]),
       ]);
+      if (idle.length) {
+        const none = document.createElement('p');
+        none.className = 'note';
+        none.textContent = `No saving for this traffic (not ranked): ${idle.map((s) => `${name(s.scenario)} (${pct(s.affected)} of connections affected)`).join('; ')}.`;
+        panel.table.append(none);
+      }
       const details = document.createElement('details');
       details.innerHTML = '<summary>Assumptions</summary><ul></ul>';
-      for (const text of [...answer.assumptions.general, ...scenarios.map((s) => `${name(s.scenario)}: ${s.assumption}`)]) {
+      for (const text of [...answer.assumptions.general, ...result.scenarios.map((s) => `${name(s.scenario)}: ${s.assumption}`)]) {
         details.querySelector('ul')!.append(Object.assign(document.createElement('li'), { textContent: text }));
       }
       panel.table.append(details);
@@ -63,8 +76,8 @@ export function whatIfPanel(parent: HTMLElement) {
           rank: i + 1,
           scenario: s.scenario,
           region: country || 'all',
-          ttfb_p50_today: a.ttfb.p50,
-          ttfb_p75_today: a.ttfb.p75,
+          ttfb_p50_now: a.ttfb.p50,
+          ttfb_p75_now: a.ttfb.p75,
           ttfb_p50: s.ttfb.p50,
           ttfb_p75: s.ttfb.p75,
           saving_p50: s.saving.p50,

@@ -14,6 +14,7 @@ import { ENLARGE_RESOURCE_BUFFER, readPageEntries, type PageEntry } from './page
 import type { NormalizedOptions } from './options';
 import type { NetLogConnection } from './types';
 import { describeNavigationError } from './errors';
+import { chromiumHomeTrusting } from './nss';
 import { openSettleSession, settle } from './settle';
 
 export interface CdpResponse {
@@ -90,6 +91,8 @@ export async function chromiumSession(o: NormalizedOptions, url: string, onVisit
       userDataDir: profile,
       args: chromiumArgs(o, netLogPath),
       timeout: 30_000,
+      // --ca: Chromium on Linux trusts what $HOME/.pki/nssdb trusts; this run's HOME has the CA in it.
+      ...(o.caCertPath ? { env: { ...process.env, HOME: chromiumHomeTrusting(join(dir, 'home'), o.caCertPath) } } : {}),
     });
     const version = await browser.version();
     const settleSession = await openSettleSession(browser);

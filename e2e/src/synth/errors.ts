@@ -4,7 +4,8 @@ const HINTS: Record<string, string> = {
   ERR_NAME_NOT_RESOLVED: 'the host name does not resolve',
   ERR_CONNECTION_REFUSED: 'nothing listens on that port',
   ERR_CONNECTION_TIMED_OUT: 'the server did not answer',
-  ERR_CERT_AUTHORITY_INVALID: 'certificate not trusted (pass --ca or --spki for a private CA)',
+  ERR_CERT_AUTHORITY_INVALID:
+    'certificate not trusted: pass --ca with the CA certificate that signed it (and the server must send any intermediate), or --spki with the SPKI hash of the server certificate itself',
   ERR_CERT_COMMON_NAME_INVALID: 'certificate does not match the host name',
   ERR_SSL_PROTOCOL_ERROR: 'TLS handshake failed',
   ERR_PROXY_CONNECTION_FAILED: 'the proxy is unreachable',

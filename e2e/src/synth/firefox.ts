@@ -13,8 +13,7 @@
  * closes its connections, so the profile's idle timeouts are set to 1 s and each warm visit waits
  * until they have passed, then opens new connections that may resume the previous session.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type BrowserContext } from 'puppeteer-core';
@@ -25,10 +24,10 @@ import type { NormalizedOptions } from './options';
 import { connectStartEpochMsOf, ENLARGE_RESOURCE_BUFFER, observeEntry, readPageEntries, type PageEntry } from './page-entries';
 import { majorOf, osOfPlatform, type RecordEnv } from './records';
 import { describeNavigationError } from './errors';
+import { trustCaInNssDb } from './nss';
 import { siteOf } from './site';
 import type { ConnectionObservation, VisitResult } from './types';
 
-export const CERTUTIL = '/usr/bin/certutil';
 /** Longer than the 1 s idle timeouts set below, with room for Firefox's pruning timer. */
 export const WARM_IDLE_WAIT_MS = 2_500;
 
@@ -87,15 +86,6 @@ export function firefoxPrefs(o: NormalizedOptions, bypassProxy?: string): Record
   return prefs;
 }
 
-/** A fresh NSS database in the profile, with the CA trusted for servers (never the system store). */
-export function trustCaInProfile(profile: string, caCertPath: string): void {
-  if (!existsSync(CERTUTIL)) {
-    throw new Error(`${CERTUTIL} is needed to trust ${caCertPath} in Firefox: apt-get install libnss3-tools (or node scripts/ensure-system-deps.mjs)`);
-  }
-  execFileSync(CERTUTIL, ['-N', '-d', `sql:${profile}`, '--empty-password'], { stdio: 'pipe' });
-  execFileSync(CERTUTIL, ['-A', '-d', `sql:${profile}`, '-t', 'C,,', '-n', 'tlsrum-synth-ca', '-i', caCertPath], { stdio: 'pipe' });
-}
-
 export async function firefoxRun(o: NormalizedOptions, emit: (v: VisitResult) => void): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'tlsrum-synth-ff-'));
   const profile = join(dir, 'profile');
@@ -103,7 +93,7 @@ export async function firefoxRun(o: NormalizedOptions, emit: (v: VisitResult) =>
   let sink: SecuritySink | null = null;
   let browser: Browser | null = null;
   try {
-    if (o.caCertPath) trustCaInProfile(profile, o.caCertPath);
+    if (o.caCertPath) trustCaInNssDb(profile, o.caCertPath);
     sink = await startSecuritySink();
     const addon = writeHelperAddon(join(dir, 'addon'), sink.url);
     browser = await puppeteer.launch({

@@ -73,8 +73,14 @@ export function normalizeOptions(o: SyntheticOptions): NormalizedOptions {
   if (o.caCertPath) {
     if (!existsSync(o.caCertPath)) throw new SynthOptionsError(`CA certificate not found: ${o.caCertPath}`);
     caCertPath = o.caCertPath;
-    // Chromium accepts a chain when any of its certificates' SPKI is listed: the CA's covers every leaf it signs.
-    spkiHashes.push(spkiHashOfPem(readFileSync(o.caCertPath, 'utf8')));
+    // Trusted through an NSS database made for the run (nss.ts); an SPKI listed for
+    // --ignore-certificate-errors-spki-list only matches certificates the server sends, and servers do
+    // not send their root. Reading it here refuses a file that is not a certificate before any visit.
+    try {
+      new X509Certificate(readFileSync(o.caCertPath));
+    } catch {
+      throw new SynthOptionsError(`not a PEM or DER certificate: ${o.caCertPath}`);
+    }
   }
   const h3Origins = (o.h3Origins ?? []).map((origin) => {
     if (!/^[a-z0-9.-]+:\d{1,5}$/i.test(origin)) throw new SynthOptionsError(`h3 origin must be HOST:PORT, got "${origin}"`);
@@ -109,7 +115,7 @@ export function normalizeOptions(o: SyntheticOptions): NormalizedOptions {
   };
 }
 
-/** Base64 SHA-256 of a certificate's SubjectPublicKeyInfo (what --ignore-certificate-errors-spki-list takes). */
+/** Base64 SHA-256 of a certificate's SubjectPublicKeyInfo (what `--spki` and --ignore-certificate-errors-spki-list take). */
 export function spkiHashOfPem(pem: string): string {
   const cert = new X509Certificate(pem);
   const spki = cert.publicKey.export({ type: 'spki', format: 'der' });

@@ -1,6 +1,8 @@
 /**
  * The runner with real Chromium against a real nginx: what it reports must be what nginx negotiated.
  */
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
@@ -135,4 +137,39 @@ describe('synthetic runner, Chromium', () => {
     expect(r.visits[0]!.error).toMatch(/unreachable: ERR_CONNECTION_REFUSED/);
     expect(r.records).toEqual([]);
   });
+
+  it('--ca makes Chromium trust the private CA for real: a server that sends only its leaf is visited', async () => {
+    // openssl s_server sends exactly the certificate it is given (the leaf, no chain), like most servers
+    // configured with a leaf signed by an internal CA. Listing the CA's SPKI cannot match it.
+    const port = await freePort();
+    const server = spawn('openssl', ['s_server', '-accept', `127.0.0.1:${port}`, '-cert', lab.certs.leafPem, '-key', lab.certs.leafKey, '-www', '-quiet'], { stdio: 'ignore' });
+    try {
+      await waitForPort(port);
+      const url = `https://a.synth.test:${port}/`;
+      const r = await runSynthetic({ ...base(), urls: [url], mode: 'cold', runs: 1 });
+      expect(r.visits[0]!.error).toBeUndefined();
+      expect(r.failedVisits).toBe(0);
+      const nav = r.records.find((x) => x.entryType === 'navigation')!;
+      expect(nav).toMatchObject({ site: 'a.synth.test', certChainLength: 1 });
+
+      // Without --ca the same visit fails, and the reason says what to pass.
+      const without = await runSynthetic({ ...base(), caCertPath: undefined, urls: [url], mode: 'cold', runs: 1 });
+      expect(without.failedVisits).toBe(1);
+      expect(without.visits[0]!.error).toMatch(/ERR_CERT_AUTHORITY_INVALID \(certificate not trusted: pass --ca with the CA certificate that signed it/);
+    } finally {
+      server.kill();
+    }
+  });
 });
+
+async function waitForPort(port: number): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const open = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1', () => (s.end(), resolve(true)));
+      s.on('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listens on ${port}`);
+}

@@ -4,7 +4,7 @@
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
 import { DEFAULT_TICKET_LIFETIME_MS } from '@tlsrum/shared/classify';
-import type { FieldPercentiles, Measurement, Message, MessageOf, NetworkHints, PageCounts, Replies, State } from '../messages';
+import type { About, AboutReply, FieldPercentiles, Measurement, Message, MessageOf, NetworkHints, PageCounts, Replies, State } from '../messages';
 import { api, VERSION } from '../lib/browser';
 import { currentClientToken } from '../lib/client-token';
 import { measurementOf } from '../lib/entry-tuple';
@@ -15,6 +15,9 @@ import { fieldFromCompare } from '../lib/field';
 import { buildRecord } from '../lib/record';
 import { isCollecting, isPaused, loadSettings, normaliseCollectorUrl, normaliseHost, saveSettings, type Settings } from '../lib/settings';
 import { Mutex, readKey, type KeyValueArea } from '../lib/storage';
+import { migrateStorage } from '../lib/migrate';
+import { t } from '../lib/i18n';
+import { showState } from './action-icon';
 import { syncContentScript } from './content-scripts';
 import type { SecurityInfoCache } from './firefox-security';
 import { RegisteredSites } from './sites';
@@ -30,6 +33,8 @@ export class Controller {
   readonly outbox: Outbox;
   private readonly sites: RegisteredSites;
   private readonly mutex = new Mutex();
+  /** Migrations run one at a time, apart from the settings mutex (settings() is called inside it). */
+  private readonly migration = new Mutex();
   private env: Environment | null = null;
 
   constructor(
@@ -45,7 +50,13 @@ export class Controller {
     });
   }
 
-  settings(): Promise<Settings> {
+  /** Storage in the current version before anything reads it (an update may have left an older shape). */
+  private ready(): Promise<number> {
+    return this.migration.run(() => migrateStorage(this.area));
+  }
+
+  async settings(): Promise<Settings> {
+    await this.ready();
     return loadSettings(this.area);
   }
 
@@ -57,6 +68,7 @@ export class Controller {
   async sync(): Promise<void> {
     const s = await this.settings();
     await syncContentScript(s);
+    await showState(s);
     if (s.optedIn) {
       if (!(await api.alarms.get(ALARM_FLUSH))) await api.alarms.create(ALARM_FLUSH, { periodInMinutes: FLUSH_PERIOD_MINUTES });
       if (isPaused(s)) await api.alarms.create(ALARM_RESUME, { when: s.pausedUntil });
@@ -66,6 +78,7 @@ export class Controller {
   }
 
   async onAlarm(name: string): Promise<void> {
+    await this.ready();
     if (name === ALARM_RESUME) await this.sync();
     if ((name === ALARM_FLUSH || name === ALARM_RETRY) && (await this.settings()).optedIn) await this.outbox.flush();
   }
@@ -73,6 +86,7 @@ export class Controller {
   async handle(message: Message, sender: chrome.runtime.MessageSender): Promise<Replies[Message['type']]> {
     // Only our own extension pages may change settings or read the queue; content scripts only report.
     const fromPage = typeof sender.url === 'string' && sender.url.startsWith(api.runtime.getURL(''));
+    await this.ready();
     if (message.type === 'measurements') return this.onMeasurements(measurementsOf(message), message.counts, message.network, sender);
     if (!fromPage) throw new Error(`message ${message.type} is not accepted from ${sender.url ?? 'unknown'}`);
     switch (message.type) {
@@ -80,6 +94,8 @@ export class Controller {
         return this.state();
       case 'set-opt-in':
         return this.setOptIn(message.optedIn);
+      case 'get-about':
+        return this.about(message.url);
       case 'pause':
         return this.update((s) => ({ ...s, pausedUntil: Date.now() + Math.min(Math.max(message.minutes, 1) * 60_000, 24 * PAUSE_MS) }));
       case 'resume':
@@ -87,10 +103,14 @@ export class Controller {
       case 'set-excluded': {
         const host = normaliseHost(message.host);
         if (!host) throw new Error(`not a hostname: "${message.host}"`);
-        return this.update((s) => ({
+        await this.update((s) => ({
           ...s,
           excludedHosts: message.excluded ? [...new Set([...s.excludedHosts, host])].sort() : s.excludedHosts.filter((h) => h !== host),
         }));
+        // Excluding a site also withdraws what was measured there and not sent yet.
+        const dropped = message.excluded ? await this.outbox.dropSite(host) : 0;
+        if (dropped) await this.mutex.run(async () => this.area.set({ recent: (await readKey<Recent>(this.area, 'recent', [])).filter((r) => r.host !== host && r.record.site !== host) }));
+        return { state: await this.state(), dropped };
       }
       case 'set-collector': {
         const url = normaliseCollectorUrl(message.url);
@@ -101,20 +121,21 @@ export class Controller {
         return { sent: r.sent, ok: r.ok, error: r.error };
       }
       case 'get-field':
-        return this.field();
+        return this.field(message.host);
     }
   }
 
-  private async setOptIn(optedIn: boolean): Promise<State> {
-    const state = await this.update((s) => ({ ...s, optedIn, optedInAt: optedIn ? Date.now() : null, pausedUntil: 0 }));
+  private async setOptIn(optedIn: boolean): Promise<Replies['set-opt-in']> {
+    const state = await this.update((s) => ({ ...s, optedIn, consent: optedIn ? { at: Date.now(), collectorUrl: s.collectorUrl } : null, pausedUntil: 0 }));
+    let deleted = 0;
     if (optedIn) {
       void this.sites.get(state.settings.collectorUrl, { refresh: true }).catch(() => undefined);
     } else {
-      // Consent withdrawn: nothing that waits is sent.
-      await this.outbox.clear();
-      await this.area.set({ recent: [], history: {} });
+      // Consent withdrawn: nothing that waits is sent, and nothing measured is kept.
+      deleted = await this.outbox.clear();
+      await this.mutex.run(() => this.area.set({ recent: [], history: {}, counts: { opaque: 0, reused: 0, skipped: 0, measured: 0 } }));
     }
-    return this.state();
+    return { state: await this.state(), deleted };
   }
 
   private async update(change: (s: Settings) => Settings): Promise<State> {
@@ -133,6 +154,7 @@ export class Controller {
     return {
       settings,
       paused: isPaused(settings),
+      queuePages: [...(q.pending?.pages ?? []), ...q.pages],
       queue: {
         records: [...(q.pending?.records ?? []), ...q.records],
         pending: q.pending ? { batchId: q.pending.batchId, records: q.pending.records.length, attempt: q.attempt } : null,
@@ -197,26 +219,62 @@ export class Controller {
       return out;
     });
     if (records.length === 0) return { accepted: 0 };
-    const waiting = await this.outbox.enqueue(records);
+    const waiting = await this.outbox.enqueue(records, pageHost);
     if (waiting >= settings.flushAt) void this.outbox.flush().catch(() => undefined);
     return { accepted: records.length };
   }
 
   /**
-   * Field percentiles per handshake class from the collector's query API (`GET /v1/compare`, issue 7:
-   * `{cells: [{key: {handshakeClass}, records, tls: {p50, p75, p95}} | {key, suppressed: true}]}`), when
-   * the collector has one; the popup shows "unavailable" otherwise (404 from an older collector).
+   * Field percentiles per handshake class from the collector's query API (`GET /v1/compare`:
+   * `{cells: [{key: {handshakeClass}, records, tls: {p50, p75, p95}} | {key, suppressed: true}]}`):
+   * for the tab's site when it is registered and the collector lets anyone read it, else for every
+   * site together. Never before opt-in: the popup must not contact the collector then.
    */
-  private async field(): Promise<FieldPercentiles> {
-    const { collectorUrl } = await this.settings();
+  private async field(host: string | null): Promise<FieldPercentiles> {
+    const settings = await this.settings();
+    const none = (note: string): FieldPercentiles => ({ available: false, byClass: {}, scope: 'all', site: null, note });
+    if (!settings.optedIn) return none('measuring is off');
+    const base = `${settings.collectorUrl}/v1/compare?dimensions=handshakeClass&source=rum`;
+    const registered = host ? (await this.sites.get(settings.collectorUrl)).has(host) : false;
+    let siteRefused = false;
+    if (registered && host) {
+      const res = await this.fetchJson(`${base}&site=${encodeURIComponent(host)}`);
+      if (res.ok) return fieldFromCompare(res.body, { scope: 'site', site: host });
+      // The collector keeps one site's figures for that site's owner (read token): fall back to all sites, and say so.
+      siteRefused = res.status === 401 || res.status === 403;
+    }
+    const res = await this.fetchJson(base);
+    if (!res.ok) return { ...none(res.error), siteRefused };
+    return { ...fieldFromCompare(res.body, { scope: 'all', site: null }), siteRefused };
+  }
+
+  /** `GET /v1/about` of the configured collector, or of `url` (the options page's "test connection"). */
+  private async about(url?: string): Promise<AboutReply> {
+    let base: string;
+    try {
+      base = url === undefined ? (await this.settings()).collectorUrl : normaliseCollectorUrl(url);
+    } catch (err) {
+      return { ok: false, url: url ?? '', error: (err as Error).message };
+    }
+    const res = await this.fetchJson(`${base}/v1/about`);
+    if (!res.ok) return { ok: false, url: base, error: res.status === 404 ? t('aboutNotCollector', base) : res.error };
+    const about = res.body as Partial<About> | null;
+    if (!about || typeof about.retentionDays !== 'number') return { ok: false, url: base, error: t('aboutNotCollector', base) };
+    return { ok: true, url: base, about: about as About };
+  }
+
+  private async fetchJson(url: string): Promise<{ ok: true; body: unknown } | { ok: false; status: number; error: string }> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
+    const origin = url.slice(0, url.indexOf('/v1/'));
     try {
-      const res = await fetch(`${collectorUrl}/v1/compare?dimensions=handshakeClass&source=rum`, { signal: controller.signal, credentials: 'omit' });
-      if (!res.ok) return { available: false, byClass: {}, note: `the collector answered ${res.status}` };
-      return fieldFromCompare(await res.json());
+      const res = await fetch(url, { signal: controller.signal, credentials: 'omit' });
+      if (!res.ok) return { ok: false, status: res.status, error: t('collectorAnsweredStatus', origin, res.status) };
+      return { ok: true, body: await res.json() };
     } catch (err) {
-      return { available: false, byClass: {}, note: (err as Error).message };
+      if (controller.signal.aborted) return { ok: false, status: 0, error: t('collectorTimeout', origin, FETCH_TIMEOUT_MS / 1000) };
+      if (err instanceof SyntaxError) return { ok: false, status: 0, error: t('aboutNotCollector', origin) };
+      return { ok: false, status: 0, error: t('collectorUnreachable', origin) };
     } finally {
       clearTimeout(timer);
     }

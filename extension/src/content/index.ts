@@ -94,15 +94,28 @@ function observe(): void {
   }
   // A batch still waiting when the user leaves (pagehide keeps the page eligible for the back/forward cache, unload would not).
   addEventListener('pagehide', () => timer !== undefined && (clearTimeout(timer), post()));
+  // Back/forward cache: a restored page keeps this observer and its state (what was posted stays posted;
+  // the navigation entry is not delivered again). A restore opens no connection of its own; later
+  // fetches are new entries, batched as usual.
 }
 
-try {
+/** Starts after load and an idle period. */
+function startWhenLoaded(): void {
   const start = guarded(() => whenIdle(guarded(observe)));
   if (document.readyState === 'complete') start();
   else {
     const fallback = setTimeout(start, MAX_WAIT_FOR_LOAD_MS);
     addEventListener('load', () => (clearTimeout(fallback), start()), { once: true });
   }
+}
+
+try {
+  // A prerendered page (speculation rules) may never be shown: nothing is measured until the user
+  // activates it, the way web-vitals waits (document.prerendering / prerenderingchange). Its
+  // connections, opened while prerendering, are then measured like any other.
+  if ((document as Document & { prerendering?: boolean }).prerendering) {
+    document.addEventListener('prerenderingchange', guarded(startWhenLoaded), { once: true });
+  } else startWhenLoaded();
 } catch {
   /* never into the page */
 }

@@ -20,10 +20,18 @@ export interface PendingBatch {
   batchId: string;
   sentAt: number;
   records: HandshakeRecord[];
+  /** `pages[i]`: the site `records[i]` was measured on. Kept on this device, never sent. */
+  pages: (string | null)[];
 }
 
 export interface OutboxState {
   records: HandshakeRecord[];
+  /**
+   * `pages[i]`: the hostname of the page `records[i]` was measured on (null when unknown: records
+   * queued before storage v2). Only for "exclude this site", which drops that site's waiting records;
+   * kept on this device, never sent.
+   */
+  pages: (string | null)[];
   pending: PendingBatch | null;
   /** Consecutive failed attempts (drives the backoff). */
   attempt: number;
@@ -42,6 +50,7 @@ export interface OutboxState {
 
 export const EMPTY_OUTBOX: OutboxState = {
   records: [],
+  pages: [],
   pending: null,
   attempt: 0,
   nextAttemptAt: 0,
@@ -108,15 +117,17 @@ export class Outbox {
     return this.mutex.run(() => this.read());
   }
 
-  /** Appends records; drops the oldest beyond the cap. Returns how many are waiting. */
-  enqueue(records: HandshakeRecord[]): Promise<number> {
+  /** Appends records measured on page `page`; drops the oldest beyond the cap. Returns how many are waiting. */
+  enqueue(records: HandshakeRecord[], page: string | null = null): Promise<number> {
     return this.mutex.run(async () => {
       const s = await this.read();
       s.records.push(...records);
+      s.pages.push(...records.map(() => page));
       const room = this.o.maxQueued - (s.pending?.records.length ?? 0);
       const excess = s.records.length - Math.max(room, 0);
       if (excess > 0) {
         s.records.splice(0, excess);
+        s.pages.splice(0, excess);
         s.dropped += excess;
       }
       await this.write(s);
@@ -136,14 +147,15 @@ export class Outbox {
         const now = this.o.now();
         if (!force && now < s.nextAttemptAt) return { sent, ok: false, deferred: true, error: s.lastError };
         if (!s.pending) {
-          const fresh = s.records.filter((r) => r.ts >= now - MAX_RECORD_AGE_MS);
-          s.expired += s.records.length - fresh.length;
-          s.records = fresh;
+          const keep = s.records.map((r) => r.ts >= now - MAX_RECORD_AGE_MS);
+          s.expired += keep.filter((k) => !k).length;
+          s.records = s.records.filter((_, i) => keep[i]);
+          s.pages = s.pages.filter((_, i) => keep[i]);
           if (s.records.length === 0) {
             await this.write(s);
             return { sent, ok: true, deferred: false, error: null };
           }
-          s.pending = { batchId: this.o.uuid(), sentAt: now, records: s.records.splice(0, this.o.maxBatch) };
+          s.pending = { batchId: this.o.uuid(), sentAt: now, records: s.records.splice(0, this.o.maxBatch), pages: s.pages.splice(0, this.o.maxBatch) };
           // Persist the batch (and its id) before sending: if we are stopped mid-request, the next
           // flush resends this very batch.
           await this.write(s);
@@ -163,7 +175,8 @@ export class Outbox {
             // the halves may take new ids.
             const half = Math.ceil(pending.records.length / 2);
             s.records.unshift(...pending.records.slice(half));
-            s.pending = { batchId: this.o.uuid(), sentAt: now, records: pending.records.slice(0, half) };
+            s.pages.unshift(...pending.pages.slice(half));
+            s.pending = { batchId: this.o.uuid(), sentAt: now, records: pending.records.slice(0, half), pages: pending.pages.slice(0, half) };
           } else {
             s.rejected += pending.records.length;
             s.pending = null;
@@ -185,11 +198,37 @@ export class Outbox {
     });
   }
 
-  /** Drops everything waiting (the user turned measurement off). Counters are kept. */
-  clear(): Promise<void> {
+  /** Drops everything waiting and every counter (the user turned measurement off). Returns how many records were dropped. */
+  clear(): Promise<number> {
     return this.mutex.run(async () => {
       const s = await this.read();
-      await this.write({ ...s, records: [], pending: null, attempt: 0, nextAttemptAt: 0, lastError: null });
+      await this.write(EMPTY_OUTBOX);
+      return s.records.length + (s.pending?.records.length ?? 0);
+    });
+  }
+
+  /**
+   * Drops the waiting records of one site (the user excluded it): those measured on its pages, and
+   * those whose registered `site` it is. A batch being resent keeps its id: if the collector already
+   * stored it, the smaller resend is a duplicate it ignores; if not, only the rest is stored.
+   */
+  dropSite(host: string): Promise<number> {
+    return this.mutex.run(async () => {
+      const s = await this.read();
+      const ofSite = (r: HandshakeRecord, page: string | null | undefined) => page === host || r.site === host;
+      const before = s.records.length + (s.pending?.records.length ?? 0);
+      const keep = s.records.map((r, i) => !ofSite(r, s.pages[i]));
+      s.records = s.records.filter((_, i) => keep[i]);
+      s.pages = s.pages.filter((_, i) => keep[i]);
+      if (s.pending) {
+        const p = s.pending;
+        const keepP = p.records.map((r, i) => !ofSite(r, p.pages[i]));
+        s.pending = keepP.some(Boolean) ? { ...p, records: p.records.filter((_, i) => keepP[i]), pages: p.pages.filter((_, i) => keepP[i]) } : null;
+        if (!s.pending) Object.assign(s, { attempt: 0, nextAttemptAt: 0, lastError: null });
+      }
+      const dropped = before - s.records.length - (s.pending?.records.length ?? 0);
+      if (dropped) await this.write(s);
+      return dropped;
     });
   }
 
@@ -233,7 +272,11 @@ export class Outbox {
 
   private async read(): Promise<OutboxState> {
     const s = await readKey<Partial<OutboxState>>(this.o.area, OUTBOX_KEY, {});
-    return { ...EMPTY_OUTBOX, ...s, records: [...(s.records ?? [])] };
+    const records = [...(s.records ?? [])];
+    // pages[] always as long as records[] (storage/migrate.ts fills it for older queues).
+    const pages = records.map((_, i) => s.pages?.[i] ?? null);
+    const pending = s.pending ? { ...s.pending, pages: s.pending.records.map((_, i) => s.pending!.pages?.[i] ?? null) } : null;
+    return { ...EMPTY_OUTBOX, ...s, records, pages, pending };
   }
 
   private write(s: OutboxState): Promise<void> {

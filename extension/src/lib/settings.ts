@@ -5,8 +5,8 @@ import { readKey, type KeyValueArea } from './storage';
 
 export interface Settings {
   optedIn: boolean;
-  /** When the user opted in (epoch ms), for the popup. */
-  optedInAt: number | null;
+  /** What the user agreed to: when, and to which collector (shown in the popup and options). */
+  consent: { at: number; collectorUrl: string } | null;
   /** Measurement stops until this time (epoch ms); 0 = not paused. */
   pausedUntil: number;
   /** Page hostnames the user excluded: no content script runs there. */
@@ -18,7 +18,7 @@ export interface Settings {
 
 export const DEFAULT_SETTINGS: Settings = {
   optedIn: false,
-  optedInAt: null,
+  consent: null,
   pausedUntil: 0,
   excludedHosts: [],
   collectorUrl: DEFAULT_COLLECTOR_URL,

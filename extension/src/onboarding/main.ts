@@ -1,34 +1,46 @@
 import { ask } from '../messages';
-import { api } from '../lib/browser';
+import { api, TARGET } from '../lib/browser';
+import { localize, t } from '../lib/i18n';
+import { renderAbout } from '../ui/about';
 
-const status = document.getElementById('status')!;
+localize();
+const $ = (id: string) => document.getElementById(id)!;
 const show = (text: string, error = false) => {
-  status.textContent = text;
-  status.className = error ? 'error' : 'muted';
+  $('status').textContent = text;
+  $('status').className = error ? 'error' : 'done';
 };
+// This browser's way of pinning first.
+if (TARGET === 'firefox') $('pin').prepend($('pin-firefox'));
 
+// Nothing here contacts the collector on its own: who runs it is asked only when the user clicks.
 void ask({ type: 'get-state' }).then((s) => {
-  document.getElementById('collector')!.textContent = s.settings.collectorUrl;
-  if (s.settings.optedIn) show('Measuring is on.');
+  $('collector').textContent = t('obCollector', s.settings.collectorUrl);
+  if (s.settings.optedIn) show(t('obAlreadyOn'));
 });
 
-document.getElementById('agree')!.addEventListener('click', async () => {
+$('ask-who').addEventListener('click', async () => {
+  $('about').className = 'about muted';
+  $('about').textContent = t('obAsking', (await ask({ type: 'get-state' })).settings.collectorUrl);
+  renderAbout($('about'), await ask({ type: 'get-about' }));
+});
+
+$('agree').addEventListener('click', async () => {
   try {
     // Firefox (MV3) lets the user withhold host permissions at install: ask for the https pages we
     // measure now, within the click (a user gesture), before opting in.
     const origins = ['https://*/*'];
     if (!(await api.permissions.contains({ origins })) && !(await api.permissions.request({ origins }))) {
-      show('Without access to https pages nothing can be measured.', true);
+      show(t('obNeedAccess'), true);
       return;
     }
-    const s = await ask({ type: 'set-opt-in', optedIn: true });
-    show(s.settings.optedIn ? 'Thank you. Measuring is on; the toolbar button shows what is collected.' : 'Could not turn measuring on.');
+    const { state } = await ask({ type: 'set-opt-in', optedIn: true });
+    show(state.settings.optedIn ? t('obAgreed') : t('obFailed', '?'), !state.settings.optedIn);
   } catch (err) {
-    show(`Could not turn measuring on: ${(err as Error).message}`, true);
+    show(t('obFailed', (err as Error).message), true);
   }
 });
 
-document.getElementById('decline')!.addEventListener('click', async () => {
+$('decline').addEventListener('click', async () => {
   await ask({ type: 'set-opt-in', optedIn: false }).catch(() => undefined);
-  show('Nothing will be measured. You can change your mind from the toolbar button.');
+  show(t('obDeclined'));
 });

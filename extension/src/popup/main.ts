@@ -1,81 +1,166 @@
+/**
+ * The toolbar popup. Before opt-in it shows the state and a way to turn measuring on, and asks the
+ * collector nothing; after, a verdict in plain words, the user's recent connections beside the field's,
+ * and the queue as a table with the exact JSON one click away.
+ */
+import type { HandshakeRecord } from '@tlsrum/shared';
 import type { FieldPercentiles, State } from '../messages';
 import { ask } from '../messages';
 import { api } from '../lib/browser';
+import { localize, t } from '../lib/i18n';
+import { ms, protocolLabel, setupLabel, versionLabel } from '../lib/labels';
 import { normaliseHost } from '../lib/settings';
+import { verdictOf } from '../lib/verdict';
 
+localize();
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
-const status = $('status');
-let field: FieldPercentiles = { available: false, byClass: {} };
+let field: FieldPercentiles | null = null;
 let tabHost: string | null = null;
+const time = (epochMs: number) => new Date(epochMs).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+
+function say(text: string, error = false): void {
+  $('status').textContent = text;
+  $('status').className = error ? 'error' : 'done';
+}
+
+function row(cells: (string | Node)[], numeric: number[] = []): HTMLTableRowElement {
+  const tr = document.createElement('tr');
+  cells.forEach((c, i) => {
+    const td = document.createElement('td');
+    td.append(c);
+    if (numeric.includes(i)) td.className = 'num';
+    tr.append(td);
+  });
+  return tr;
+}
+
+/**
+ * The website of a record. A site that is not registered is sent without its name (`site` empty): the
+ * recent list shows the name marked "kept on this device"; the queue, which shows what is sent, says the
+ * name is not sent.
+ */
+function siteCell(host: string | null, r: HandshakeRecord): Node {
+  const span = document.createElement('span');
+  span.textContent = r.site ?? host ?? t('nameNotSent');
+  if (r.site === null) {
+    const tag = document.createElement('small');
+    tag.className = 'local';
+    tag.textContent = t('keptLocal');
+    span.append(' ', tag);
+  }
+  return span;
+}
 
 function render(s: State): void {
-  $<HTMLInputElement>('on').checked = s.settings.optedIn;
-  $('pause').hidden = !s.settings.optedIn || s.paused;
+  const on = s.settings.optedIn;
+  const state = !on ? 'off' : s.paused ? 'paused' : 'on';
+  $('state').textContent = state === 'on' ? t('popStateOn') : state === 'paused' ? t('popStatePaused', time(s.settings.pausedUntil)) : t('popStateOff');
+  $('state').dataset.state = state;
+  $<HTMLImageElement>('state-icon').src = `../icons/${state}-32.png`;
+  $('off-view').hidden = on;
+  $('on-view').hidden = !on;
+  if (!on) return;
+
+  $('pause').hidden = s.paused;
   $('resume').hidden = !s.paused;
-  $('paused').textContent = s.paused ? `paused until ${new Date(s.settings.pausedUntil).toLocaleTimeString()}` : '';
   const excluded = tabHost !== null && s.settings.excludedHosts.includes(tabHost);
-  $('exclude').hidden = !tabHost || !s.settings.optedIn;
-  $('exclude').textContent = excluded ? `Include ${tabHost} again` : `Exclude ${tabHost ?? 'this site'}`;
+  $('exclude').hidden = !tabHost;
+  $('exclude').textContent = tabHost ? (excluded ? t('popInclude', tabHost) : t('popExclude', tabHost)) : '';
   $('exclude').dataset.excluded = String(excluded);
 
-  const rows = s.recent.slice(0, 15).map(({ host, record: r }) => {
-    const f = field.byClass[r.handshakeClass];
-    const tr = document.createElement('tr');
-    for (const text of [host, r.protocol, r.tlsVersion ?? '?', r.handshakeClass, String(r.tls), f ? `${f.p50} / ${f.p75}` : '—']) {
-      const td = document.createElement('td');
-      td.textContent = text;
-      tr.append(td);
-    }
-    return tr;
-  });
-  $('recent').replaceChildren(...rows);
-  $('field-note').textContent = field.available ? 'Field: p50 / p75 of the TLS phase (ms) for the same class, from the collector.' : `Field percentiles unavailable${field.note ? ` (${field.note})` : ''}.`;
+  const f = field ?? { available: false, byClass: {}, scope: 'all', site: null };
+  const midnight = new Date().setHours(0, 0, 0, 0);
+  const v = verdictOf(s.recent.map((r) => r.record), f, midnight);
+  $('verdict').textContent =
+    v.medianMs === null ? t('popVerdictNone') : v.quickerThanOutOf10 !== null ? t('popVerdict', Math.round(v.medianMs), v.quickerThanOutOf10) : t('popVerdictNoField', Math.round(v.medianMs), v.count);
+  $('field-note').textContent = !field
+    ? ''
+    : !field.available
+      ? t('popFieldNone', field.note ?? '')
+      : field.scope === 'site'
+        ? t('popFieldSite', field.site ?? '')
+        : field.siteRefused && tabHost
+          ? t('popFieldAllSiteRefused', tabHost)
+          : t('popFieldAll');
+
+  $('recent').replaceChildren(
+    ...s.recent.slice(0, 10).map(({ host, record: r }) => {
+      const q = f.byClass[r.handshakeClass];
+      return row([siteCell(host, r), setupLabel(r.handshakeClass), versionLabel(r.tlsVersion), ms(r.tls), q ? ms(q.p50) : '—'], [3, 4]);
+    }),
+  );
 
   const q = s.queue;
   $('count').textContent = String(q.records.length);
-  const info = [
-    `${q.sent} sent`,
-    q.dropped ? `${q.dropped} dropped (queue full)` : '',
-    q.rejected ? `${q.rejected} refused by the collector` : '',
-    q.expired ? `${q.expired} expired` : '',
-    q.lastError ? `last error: ${q.lastError}` : '',
-    q.nextAttemptAt > Date.now() ? `next attempt ${new Date(q.nextAttemptAt).toLocaleTimeString()}` : '',
-    `not measured: ${s.counts.opaque} cross-origin without Timing-Allow-Origin, ${s.counts.reused} reused connections`,
-  ].filter(Boolean);
-  $('queue-info').textContent = info.join(' · ');
+  $('queue-heading').textContent = t('popQueueHeading', q.records.length);
+  $('queue-table').hidden = q.records.length === 0;
+  $('queue-empty').hidden = q.records.length > 0;
+  $('json').hidden = q.records.length === 0;
+  $('queue-rows').replaceChildren(
+    ...q.records.slice(0, 50).map((r) => row([time(r.ts), siteCell(null, r), protocolLabel(r.protocol), setupLabel(r.handshakeClass), ms(r.tls)], [4])),
+  );
   $('queue').textContent = JSON.stringify(q.records, null, 1);
+  $('queue-info').textContent = [
+    t('popSentSoFar', q.sent),
+    q.dropped ? t('popDropped', q.dropped) : '',
+    q.rejected ? t('popRejected', q.rejected) : '',
+    q.expired ? t('popExpired', q.expired) : '',
+    q.lastError ? t('popLastError', q.lastError) : '',
+    q.nextAttemptAt > Date.now() ? t('popNextAttempt', time(q.nextAttemptAt)) : '',
+    s.counts.opaque + s.counts.reused ? t('popNotMeasured', s.counts.opaque, s.counts.reused) : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 async function run(action: () => Promise<State | void>): Promise<void> {
   try {
-    const s = await action();
-    render(s ?? (await ask({ type: 'get-state' })));
+    render((await action()) ?? (await ask({ type: 'get-state' })));
   } catch (err) {
-    status.textContent = (err as Error).message;
-    status.className = 'error';
+    say((err as Error).message, true);
   }
 }
 
-$('on').addEventListener('change', (e) => {
-  const on = (e.target as HTMLInputElement).checked;
-  if (on) {
-    // Consent is given on the onboarding page, which says what is collected.
-    void api.tabs.create({ url: api.runtime.getURL('onboarding/index.html') });
-    window.close();
-    return;
-  }
-  void run(() => ask({ type: 'set-opt-in', optedIn: false }));
+$('turn-on').addEventListener('click', () => {
+  // Consent is given on the onboarding page, which says what is collected and who receives it.
+  void api.tabs.create({ url: api.runtime.getURL('onboarding/index.html') });
+  window.close();
 });
-$('pause').addEventListener('click', () => void run(() => ask({ type: 'pause', minutes: 60 })));
-$('resume').addEventListener('click', () => void run(() => ask({ type: 'resume' })));
+$('turn-off').addEventListener('click', () =>
+  void run(async () => {
+    const { state, deleted } = await ask({ type: 'set-opt-in', optedIn: false });
+    say(t('popTurnedOff', deleted));
+    return state;
+  }),
+);
+$('pause').addEventListener('click', () =>
+  void run(async () => {
+    const s = await ask({ type: 'pause', minutes: 60 });
+    say(t('popPausedMsg', time(s.settings.pausedUntil)));
+    return s;
+  }),
+);
+$('resume').addEventListener('click', () =>
+  void run(async () => {
+    const s = await ask({ type: 'resume' });
+    say(t('popResumedMsg'));
+    return s;
+  }),
+);
 $('exclude').addEventListener('click', () => {
-  if (!tabHost) return;
-  void run(() => ask({ type: 'set-excluded', host: tabHost!, excluded: $('exclude').dataset.excluded !== 'true' }));
+  const host = tabHost;
+  if (!host) return;
+  const exclude = $('exclude').dataset.excluded !== 'true';
+  void run(async () => {
+    const { state, dropped } = await ask({ type: 'set-excluded', host, excluded: exclude });
+    say(exclude ? (dropped ? t('popExcluded', host, dropped) : t('popExcludedNone', host)) : t('popIncluded', host));
+    return state;
+  });
 });
 $('send').addEventListener('click', () =>
   void run(async () => {
     const r = await ask({ type: 'flush' });
-    status.textContent = r.ok ? `Sent ${r.sent}.` : `Not sent: ${r.error ?? 'will retry'}`;
+    say(r.ok ? t('popSent', r.sent) : t('popNotSent', r.error ?? t('popWillRetry')), !r.ok);
   }),
 );
 
@@ -86,7 +171,11 @@ void (async () => {
   } catch {
     tabHost = null;
   }
-  await run(async () => undefined);
-  field = await ask({ type: 'get-field' }).catch(() => field);
+  const s = await ask({ type: 'get-state' }).catch(() => null);
+  if (!s) return run(async () => undefined);
+  render(s);
+  // The collector is asked for field figures only once the user has agreed (the background refuses before).
+  if (!s.settings.optedIn) return;
+  field = await ask({ type: 'get-field', host: tabHost }).catch(() => null);
   await run(async () => undefined);
 })();

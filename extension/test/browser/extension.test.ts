@@ -9,8 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer-core';
 import { extensionPage, launch, type BrowserName, type LaunchedBrowser } from '../support/browsers';
 import { startCollector, type TestCollector } from '../support/collector';
-import { makeCerts, startNginx, tempLabDir, type Nginx } from '../support/lab';
-import { HOSTS, IDLE_CLOSE_WAIT_MS, LAB_SERVERS, optIn, pageUrl, readStorage, secondPageUrl, SECRET, sendNow, visit, waitForStorage } from '../support/pages';
+import { makeCerts, startNginx, tempLabDir, type Certs, type Nginx } from '../support/lab';
+import { HOSTS, IDLE_CLOSE_WAIT_MS, LAB_SERVERS, optIn, pageUrl, prerenderPageUrl, readStorage, secondPageUrl, SECRET, sendNow, visit, waitForStorage } from '../support/pages';
+import { record } from '../support/records';
+
+/** A message to the background from one of the extension's pages, as the popup sends it. */
+const sendFrom = (p: Page, message: Record<string, unknown>) =>
+  p.evaluate((m) => ((globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome).runtime.sendMessage(m), message) as Promise<Record<string, unknown>>;
+const actionTitle = (p: Page) => p.evaluate(() => ((globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome).action.getTitle({}));
 
 const dist = resolve(import.meta.dirname, '../../dist');
 
@@ -20,10 +26,11 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
   let collector: TestCollector;
   let b: LaunchedBrowser;
   let ext: Page;
+  let certs: Certs;
 
   beforeAll(async () => {
     lab = tempLabDir(`tlsrum-ext-${name}-`);
-    const certs = makeCerts(join(lab.dir, 'certs'), HOSTS);
+    certs = makeCerts(join(lab.dir, 'certs'), HOSTS);
     nginx = await startNginx(join(lab.dir, 'nginx'), certs, LAB_SERVERS);
     collector = await startCollector();
     await collector.registerSite('a.lab.test');
@@ -37,19 +44,37 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     lab?.remove();
   });
 
-  it('before opt-in: measures nothing and sends nothing', async () => {
+  it('before opt-in: measures nothing and contacts the collector not even when the popup opens, before and after declining', async () => {
     await visit(b, pageUrl(nginx.url));
     // Give a content script (there must be none) time to report, and the background time to act.
     await new Promise((r) => setTimeout(r, 1_500));
     ext = await extensionPage(b, 'popup/index.html');
+    // The popup says it is off, offers to turn on, and offers no "Send now".
+    await ext.waitForFunction(() => !document.getElementById('off-view')!.hidden);
+    expect(await ext.$eval('#on-view', (el) => (el as HTMLElement).hidden)).toBe(true);
+    expect(await ext.$eval('#send', (el) => (el as HTMLElement).offsetParent === null)).toBe(true);
+    expect(await actionTitle(ext)).toBe('tlsrum: off — nothing is measured');
     const s = await readStorage(ext);
     expect(s.recent ?? []).toEqual([]);
     expect(s.outbox?.records ?? []).toEqual([]);
+
+    // "No thanks" on the consent page, then the popup again (a fresh one, as a click on the button opens).
+    const onboarding = await extensionPage(b, 'onboarding/index.html');
+    await onboarding.click('#decline');
+    await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Nothing will be measured'));
+    await onboarding.close();
+    const popup = await extensionPage(b, 'popup/index.html');
+    await popup.waitForFunction(() => !document.getElementById('off-view')!.hidden);
+    await visit(b, pageUrl(nginx.url));
+    await new Promise((r) => setTimeout(r, 1_500));
+    await popup.close();
+    expect((await readStorage(ext)).outbox?.records ?? []).toEqual([]);
     expect(collector.requests).toEqual([]);
   });
 
   it('after opt-in: measures new connections only, keeps hostnames inside, sends what the collector stores', async () => {
     await optIn(b, collector.url);
+    expect(await actionTitle(ext)).toBe('tlsrum: measuring');
     // The visit before opt-in left connections open: let the servers close them.
     await new Promise((r) => setTimeout(r, IDLE_CLOSE_WAIT_MS));
     await visit(b, pageUrl(nginx.url));
@@ -97,6 +122,11 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     const popup = await extensionPage(b, 'popup/index.html');
     await popup.waitForFunction(() => document.getElementById('count')!.textContent === '2');
     expect(JSON.parse(await popup.$eval('#queue', (el) => el.textContent ?? ''))).toEqual(queued);
+    // …and as a readable table, the unregistered host marked as staying on this device.
+    const tableRows = await popup.$$eval('#queue-rows tr', (trs) => trs.map((tr) => tr.textContent ?? ''));
+    expect(tableRows).toHaveLength(2);
+    expect(tableRows.filter((r) => r.includes('kept on this device'))).toHaveLength(1);
+    expect(tableRows.find((r) => r.includes('a.lab.test'))).not.toContain('kept on this device');
     await popup.close();
 
     expect(await sendNow(b)).toBe('Sent 2.');
@@ -135,16 +165,47 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     expect(after.outbox).toMatchObject({ records: [], pending: null, sent: 3, dropped: 0, rejected: 0 });
   });
 
+  it("excluding a site drops its records still waiting to be sent, and says so", async () => {
+    await collector.down();
+    await new Promise((r) => setTimeout(r, IDLE_CLOSE_WAIT_MS));
+    const sentBefore = (await readStorage(ext)).outbox!.sent;
+    await visit(b, secondPageUrl(nginx.url));
+    await visit(b, pageUrl(nginx.url));
+    const pagesOf = (st: Awaited<ReturnType<typeof readStorage>>) => [...(st.outbox?.pending?.pages ?? []), ...(st.outbox?.pages ?? [])];
+    const waiting = await waitForStorage(ext, (st) => pagesOf(st).includes('d.lab.test') && pagesOf(st).includes('a.lab.test'));
+    const fromD = pagesOf(waiting).filter((p) => p === 'd.lab.test').length;
+    const others = pagesOf(waiting).length - fromD;
+
+    const options = await extensionPage(b, 'options/index.html');
+    await options.type('#exclude-host', 'd.lab.test');
+    await options.click('#exclude-form button[type=submit]');
+    await options.waitForFunction(() => document.getElementById('status')!.textContent!.includes('no longer measured'));
+    expect(await options.$eval('#status', (el) => el.textContent)).toBe(`d.lab.test is no longer measured. ${fromD} waiting records from it were deleted.`);
+    const after = await readStorage(ext);
+    expect(pagesOf(after)).not.toContain('d.lab.test');
+    expect(pagesOf(after)).toHaveLength(others);
+    expect(after.settings!.excludedHosts).toEqual(['d.lab.test']);
+    // The rest still goes, once the collector is back; nothing of d does.
+    await collector.up();
+    expect(await sendNow(b)).toBe(`Sent ${others}.`);
+    expect((await readStorage(ext)).outbox!.sent).toBe(sentBefore + others);
+
+    await options.click('#excluded li button');
+    await options.waitForFunction(() => !document.getElementById('excluded-empty')!.hidden);
+    expect((await readStorage(ext)).settings!.excludedHosts).toEqual([]);
+    await options.close();
+  });
+
   it('pause and exclude take the content script away; resume and include bring it back', async () => {
     type Registered = { id: string; excludeMatches?: string[] }[];
     const registered = () =>
       ext.evaluate(() => ((globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome).scripting.getRegisteredContentScripts()) as Promise<Registered>;
-    const send = (message: Record<string, unknown>) =>
-      ext.evaluate((m) => ((globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome).runtime.sendMessage(m), message);
+    const send = (message: Record<string, unknown>) => sendFrom(ext, message);
 
     expect(await registered()).toHaveLength(1);
     await send({ type: 'pause', minutes: 60 });
     expect(await registered()).toEqual([]);
+    expect(await actionTitle(ext)).toBe('tlsrum: paused');
     expect((await readStorage(ext)).settings!.pausedUntil).toBeGreaterThan(Date.now());
     await send({ type: 'resume' });
     expect(await registered()).toHaveLength(1);
@@ -159,4 +220,76 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     await send({ type: 'set-excluded', host: 'a.lab.test', excluded: false });
     expect((await registered())[0]!.excludeMatches ?? []).toEqual([]);
   });
+
+  it('migrates settings and a queue stored by version 1 and sends the old records as the collector accepts them', async () => {
+    const rowsBefore = (await collector.rows()).length;
+    const old = record({ site: 'a.lab.test', entryType: 'navigation', ts: Date.now() - 60_000 });
+    // What 0.1.0 (storage v1: no version, `optedInAt`, a queue without pages) left behind.
+    await ext.evaluate(
+      async (settings, outbox) => {
+        const api = (globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome;
+        await api.storage.local.remove('storageVersion');
+        await api.storage.local.set({ settings, outbox });
+      },
+      { optedIn: true, optedInAt: 1_763_900_000_000, pausedUntil: 0, excludedHosts: ['News.Example'], collectorUrl: collector.url, flushAt: 50 },
+      { records: [old], pending: null, attempt: 0, nextAttemptAt: 0, dropped: 0, rejected: 0, expired: 0, sent: 9, lastError: null },
+    );
+    const state = (await sendFrom(ext, { type: 'get-state' })) as unknown as { settings: Record<string, unknown>; queuePages: unknown[] };
+    expect(state.settings).toMatchObject({ optedIn: true, consent: { at: 1_763_900_000_000, collectorUrl: collector.url }, excludedHosts: ['news.example'] });
+    expect(state.settings).not.toHaveProperty('optedInAt');
+    expect(state.queuePages).toEqual(['a.lab.test']);
+    expect((await readStorage(ext)).storageVersion).toBe(2);
+    expect(await sendNow(b)).toBe('Sent 1.');
+    const rows = await collector.rows();
+    expect(rows).toHaveLength(rowsBefore + 1);
+    expect(rows.filter((r) => r.clientToken === old.clientToken)).toEqual([expect.objectContaining({ site: 'a.lab.test', entryType: 'navigation' })]);
+  });
+
+  it("options: 'Test connection' names who runs the collector, or says plainly why it cannot", async () => {
+    const options = await extensionPage(b, 'options/index.html');
+    const test = async (url: string) => {
+      await options.$eval('#collector', (el) => ((el as HTMLInputElement).value = ''));
+      await options.type('#collector', url);
+      await options.click('#test');
+      await options.waitForFunction(() => !/^Testing/.test(document.getElementById('about')!.textContent ?? ''), { timeout: 20_000 });
+      return options.$eval('#about', (el) => el.textContent ?? '');
+    };
+    const closed = collector.url.replace(/:\d+$/, ':9');
+    expect(await test(closed)).toMatch(/^Could not reach http:\/\/127\.0\.0\.1:9: nothing answered/);
+    const ok = await test(collector.url);
+    expect(ok).toContain(`Connected to ${collector.url}.`);
+    // The test collector has no OPERATOR_NAME: said, not hidden.
+    expect(ok).toContain('This collector does not say who runs it.');
+    expect(ok).toContain('Records are deleted after 395 days.');
+    await options.close();
+  });
+
+  // Firefox has no prerendering (no speculation-rules prerender, no document.prerendering).
+  it.skipIf(name === 'firefox')('does not measure a prerendered page until the user opens it', async () => {
+    const pre = await launch(name, { profileDir: join(lab.dir, 'profile-prerender'), certs, hosts: HOSTS, extensionDir: join(dist, name), preloading: true });
+    try {
+      const extPage = await optIn(pre, collector.url, 100);
+      await new Promise((r) => setTimeout(r, IDLE_CLOSE_WAIT_MS));
+      const tab = await pre.browser.newPage();
+      await tab.goto(prerenderPageUrl(nginx.url), { waitUntil: 'load' });
+      // The browser prerenders next.html, which loads an image from b (a new connection).
+      const prerendered = () => nginx.accessLog().some((l) => l.startsWith('b.lab.test ') && l.includes('/3.gif'));
+      for (let i = 0; i < 50 && !prerendered(); i++) await new Promise((r) => setTimeout(r, 200));
+      expect(prerendered(), nginx.accessLog().join('\n')).toBe(true);
+      // Time for a content script to report, were it to measure the hidden page.
+      await new Promise((r) => setTimeout(r, 3_000));
+      const measuredB = async () => ((await readStorage(extPage)).recent ?? []).filter((r) => r.host === 'b.lab.test').length;
+      expect(await measuredB()).toBe(0);
+
+      // Activation swaps the tab's frame for the prerendered one (puppeteer loses the old frame): click and
+      // let the page go.
+      await tab.click('#next').catch(() => undefined);
+      await waitForStorage(extPage, (st) => (st.recent ?? []).some((r) => r.host === 'b.lab.test'));
+      expect(await measuredB()).toBe(1);
+      // It was the prerendered page that got shown: next.html was fetched once, while prerendering.
+      expect(nginx.accessLog().filter((l) => l.includes('/next.html'))).toHaveLength(1);
+    } finally {
+      await pre.close();
+    }
+  }, 120_000);
 });

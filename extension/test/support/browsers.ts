@@ -33,12 +33,17 @@ export interface LaunchOptions {
   socksPort?: number;
   /** Extra Chromium command-line flags. */
   chromiumArgs?: string[];
+  /**
+   * Leave Chromium's preloading on (its default). Off otherwise: preconnects hide handshakes. The
+   * prerender test needs it on (the same setting governs speculation-rules prerendering).
+   */
+  preloading?: boolean;
 }
 
 export async function launchChromium(o: LaunchOptions): Promise<LaunchedBrowser> {
   // Preconnect and prediction would open connections before the fetch that uses them.
   mkdirSync(join(o.profileDir, 'Default'), { recursive: true });
-  writeFileSync(join(o.profileDir, 'Default', 'Preferences'), JSON.stringify({ net: { network_prediction_options: 2 } }));
+  if (!o.preloading) writeFileSync(join(o.profileDir, 'Default', 'Preferences'), JSON.stringify({ net: { network_prediction_options: 2 } }));
   const args = [
     '--no-sandbox',
     '--disable-gpu',

@@ -64,7 +64,7 @@ export const LAB_SERVERS: ServerSpec[] = [
     tickets: false,
     sessionCache: false,
     keepalive: KEEPALIVE,
-    files: { [`${SECRET}-b/1.gif`]: '', [`${SECRET}-b/2.gif`]: '' },
+    files: { [`${SECRET}-b/1.gif`]: '', [`${SECRET}-b/2.gif`]: '', [`${SECRET}-b/3.gif`]: '' },
   },
   { host: 'c.lab.test', protocols: 'TLSv1.3', http2: true, tao: false, serverTiming: false, keepalive: KEEPALIVE, files: { [`${SECRET}-c/1.gif`]: '' } },
   {
@@ -73,12 +73,23 @@ export const LAB_SERVERS: ServerSpec[] = [
     http2: true,
     tao: false,
     serverTiming: false,
-    files: { [`${SECRET}-d/index.html`]: '<!doctype html><html><head><link rel="icon" href="data:,"><title>done</title></head><body>d</body></html>' },
+    keepalive: KEEPALIVE,
+    files: (ports) => ({
+      [`${SECRET}-d/index.html`]: '<!doctype html><html><head><link rel="icon" href="data:,"><title>done</title></head><body>d</body></html>',
+      // The prerender test: a page that asks the browser to prerender the next one (same origin, as
+      // speculation rules require), which opens a new connection to b.
+      [`${SECRET}-d/prerender.html`]: `<!doctype html><html><head><link rel="icon" href="data:,"><title>done</title>
+<script type="speculationrules">{"prerender": [{"source": "list", "urls": ["/${SECRET}-d/next.html${Q}"]}]}</script></head>
+<body><a id="next" href="/${SECRET}-d/next.html${Q}">next</a></body></html>`,
+      [`${SECRET}-d/next.html`]: `<!doctype html><html><head><link rel="icon" href="data:,"><title>next</title></head>
+<body><img src="https://b.lab.test:${ports['b.lab.test']}/${SECRET}-b/3.gif${Q}"></body></html>`,
+    }),
   },
 ];
 
 export const pageUrl = (url: (host: string, path?: string) => string) => url('a.lab.test', `/${SECRET}-path/index.html${Q}`);
 export const secondPageUrl = (url: (host: string, path?: string) => string) => url('d.lab.test', `/${SECRET}-d/index.html${Q}`);
+export const prerenderPageUrl = (url: (host: string, path?: string) => string) => url('d.lab.test', `/${SECRET}-d/prerender.html${Q}`);
 
 /** Visits a lab page in a new tab and waits until it says it is done. */
 export async function visit(b: LaunchedBrowser, url: string): Promise<void> {
@@ -93,13 +104,14 @@ export interface Stored {
   recent?: { host: string; record: HandshakeRecord }[];
   counts?: State['counts'];
   settings?: State['settings'];
+  storageVersion?: number;
 }
 
 /** The extension's storage, read from one of its pages (the lab's view of "what would be sent"). */
 export async function readStorage(p: Page): Promise<Stored> {
   return p.evaluate(() => {
     const api = (globalThis as unknown as { browser?: typeof chrome }).browser ?? chrome;
-    return api.storage.local.get(['outbox', 'recent', 'counts', 'settings']);
+    return api.storage.local.get(['outbox', 'recent', 'counts', 'settings', 'storageVersion']);
   }) as Promise<Stored>;
 }
 

@@ -49,6 +49,23 @@ describe.each(TARGETS)('the %s build', (target) => {
     }
   });
 
+  it('has icons for every state and size, and its texts in _locales (default en)', () => {
+    const raw = m as unknown as { icons: Record<string, string>; action: { default_icon: Record<string, string> }; default_locale: string; name: string };
+    expect(Object.keys(raw.icons)).toEqual(['16', '32', '48', '128']);
+    for (const state of ['on', 'paused', 'off']) {
+      for (const size of [16, 32, 48, 128]) {
+        const png = readFileSync(join(dir, 'icons', `${state}-${size}.png`));
+        // A PNG of that size: signature, then IHDR width and height.
+        expect(png.subarray(1, 4).toString()).toBe('PNG');
+        expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([size, size]);
+      }
+    }
+    for (const f of [...Object.values(raw.icons), ...Object.values(raw.action.default_icon)]) expect(existsSync(join(dir, f)), f).toBe(true);
+    expect(raw.default_locale).toBe('en');
+    const messages = JSON.parse(readFileSync(join(dir, '_locales/en/messages.json'), 'utf8')) as Record<string, { message: string }>;
+    expect(messages[raw.name.replace(/^__MSG_(.+)__$/, '$1')]?.message).toMatch(/tlsrum/);
+  });
+
   it('has classic scripts for the background and the content script, without the schema library', () => {
     for (const f of ['background.js', 'content.js']) {
       const code = readFileSync(join(dir, f), 'utf8');
@@ -77,6 +94,10 @@ describe('target differences', () => {
     expect(m.background).toEqual({ scripts: ['background.js'] });
     expect(m.browser_specific_settings?.gecko.id).toBe(GECKO_ID);
     expect(m.browser_specific_settings?.gecko.data_collection_permissions.required).toEqual(['browsingActivity']);
+    // data_collection_permissions exists from Firefox 140 (Android 142): AMO's linter warns below.
+    const gecko = m.browser_specific_settings as unknown as { gecko: { strict_min_version: string }; gecko_android: { strict_min_version: string } };
+    expect(parseFloat(gecko.gecko.strict_min_version)).toBeGreaterThanOrEqual(140);
+    expect(parseFloat(gecko.gecko_android.strict_min_version)).toBeGreaterThanOrEqual(142);
     expect(readFileSync(join(root, 'dist/firefox/background.js'), 'utf8')).toContain('getSecurityInfo');
   });
 });

@@ -200,3 +200,16 @@ export const ProbesAnswer = Type.Object({
   ),
 });
 export type ProbesAnswer = Static<typeof ProbesAnswer>;
+
+/** `GET /v1/about`: who runs the collector and how long it keeps records — what the extension shows before consent. */
+export const AboutAnswer = Type.Object({
+  operator: Nullable(Type.String({ description: 'Who runs this collector (OPERATOR_NAME); null when not configured.' })),
+  contact: Nullable(Type.String({ description: 'An e-mail address or URL to reach the operator (OPERATOR_CONTACT).' })),
+  privacyPolicyUrl: Nullable(Type.String({ description: 'The operator’s privacy policy (PRIVACY_POLICY_URL).' })),
+  retentionDays: Type.Integer({ description: 'Stored records are deleted after this many days (RETENTION_DAYS).' }),
+  stores: Type.Object({
+    country: Type.Boolean({ description: 'A country derived from the sending address is stored with each record.' }),
+    address: Type.Boolean({ description: 'The sending address itself is stored (never).' }),
+  }),
+});
+export type AboutAnswer = Static<typeof AboutAnswer>;

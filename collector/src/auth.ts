@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { httpError } from './error-handler';
+import { httpError } from './plugins/error-handler';
 
 export type Scope = { kind: 'admin' } | { kind: 'site'; site: string } | { kind: 'public' };
 
