@@ -1,5 +1,5 @@
 /**
- * The probe history in ClickHouse (`site_probes`, migration 0007) and the extra hostnames registered for
+ * The probe history in ClickHouse (`site_probes`, migration 0008) and the extra hostnames registered for
  * probing (`probe_targets`). The stored `result` is the contract JSON; identities sit beside it.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
