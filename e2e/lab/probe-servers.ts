@@ -195,11 +195,11 @@ export async function startProbeLab(dir: string): Promise<ProbeLab> {
       writeFileSync(conf, renderConf(dir, ports, files, on));
       const before = readFileSync(join(dir, 'logs', 'error.log'), 'utf8').length;
       nginx.kill('SIGHUP');
-      // The master logs the reload's worker start once the new configuration is live.
+      // Live once the new worker runs and the old one, which may still accept for a moment, has exited.
       const deadline = Date.now() + 10_000;
       for (;;) {
         const log = readFileSync(join(dir, 'logs', 'error.log'), 'utf8').slice(before);
-        if (/start worker process/.test(log)) return;
+        if (/start worker process/.test(log) && /worker process \d+ exited/.test(log)) return;
         if (/\[emerg\]/.test(log)) throw new Error(`nginx reload failed: ${log}`);
         if (Date.now() > deadline) throw new Error(`nginx did not reload within 10 s: ${log}`);
         await new Promise((r) => setTimeout(r, 50));
