@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     console.log(`generated ${direct.generatedRows.toLocaleString('en')} records in ${round(direct.generateSeconds, 1)} s (SQL INSERT … SELECT; of which ${round(direct.rollupSeconds, 1)} s rebuilding the daily rollup)`);
 
     const api: Record<string, number[]> = {};
-    const collector = await startTs('collector/src/server.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ALERT_INTERVAL_MS: '0' }, '/readyz', PROFILE);
+    const collector = await startTs('collector/src/server.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ALERT_INTERVAL_MS: '0', PROBE_INTERVAL_MS: '0' }, '/readyz', PROFILE);
     try {
       for (const spec of QUERY_SPECS) {
         for (const table of TABLES) {

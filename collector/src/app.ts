@@ -15,6 +15,7 @@ import docs from './plugins/docs';
 import errorHandler from './plugins/error-handler';
 import ingest from './plugins/ingest';
 import metrics from './plugins/metrics';
+import probe from './plugins/probe';
 import rateLimit from './plugins/rate-limit';
 import requestBody from './plugins/request-body';
 import requestLog from './plugins/request-log';
@@ -27,6 +28,7 @@ import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
 import readRoutes from './routes/read';
 import siteRoutes from './routes/sites';
+import probeTargetRoutes from './routes/probe-targets';
 import { validatorCompiler } from './schemas/validation';
 
 declare module 'fastify' {
@@ -39,6 +41,7 @@ declare module 'fastify' {
 export type {} from './plugins/alerts';
 export type {} from './plugins/ingest';
 export type {} from './plugins/metrics';
+export type {} from './plugins/probe';
 export type {} from './plugins/sites';
 export type {} from './plugins/store';
 
@@ -86,12 +89,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(sites);
   await app.register(ingest);
   await app.register(alerts);
+  await app.register(probe);
 
   await app.register(docs);
   await app.register(healthRoutes);
   await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
   await app.register(siteRoutes);
+  await app.register(probeTargetRoutes);
   await app.register(readRoutes);
   await app.register(dashboard);
   return app;

@@ -66,3 +66,11 @@ export function siteFor(scope: Scope, requested: string | undefined): string | n
   if (requested !== undefined) throw httpError(401, `reading one site's data needs that site's read token`);
   return null;
 }
+
+/** A preHandler admitting only the admin token: 403 while registration is off (no ADMIN_TOKEN), 401 otherwise. */
+export function adminOnly(app: FastifyInstance): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    if (!app.config.adminToken) throw httpError(403, 'site registration is disabled: set ADMIN_TOKEN');
+    if (!tokenMatches(bearer(request), app.config.adminToken)) throw httpError(401, 'admin token required');
+  };
+}

@@ -40,6 +40,9 @@ const ORIGIN = Type.String({
   expected: 'an origin (chrome-extension://ID, moz-extension://UUID or moz-extension://*, http(s)://host[:port])',
 });
 
+/** `host:port:address:port` (an IPv6 address in brackets). */
+const CONNECT_TO = '^[a-z0-9.-]+:\\d{1,5}:(?:[0-9.]+|\\[[0-9a-f:]+\\]|[a-z0-9.-]+):\\d{1,5}$';
+
 /** Also the benchmarks' threshold, so their queries do the suppression work a default collector does. */
 export const DEFAULT_MIN_CLIENTS_PER_CELL = 20;
 
@@ -220,6 +223,25 @@ export const ConfigSchema = Type.Object({
     webhookUrl: nullable(httpUrl(), { env: 'ALERT_WEBHOOK_URL', description: 'POST each firing/resolved event as JSON here' }),
     webhookRetries: int('ALERT_WEBHOOK_RETRIES', 5, 0, 20, 'webhook attempts after the first failure, with exponential backoff from 1 s'),
     webhookTimeoutMs: int('ALERT_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000, 'timeout of each webhook attempt'),
+  }),
+  probe: Type.Object({
+    intervalMs: int('PROBE_INTERVAL_MS', 3_600_000, 0, 7 * 86_400_000, "how often every registered site's TLS configuration is probed ([docs/probe.md](docs/probe.md)); `0` = never"),
+    jitter: num('PROBE_JITTER', 0.1, 0, 1, 'each cycle starts up to this fraction of the interval early or late (collectors started together do not probe at once)'),
+    concurrency: int('PROBE_CONCURRENCY', 2, 1, 64, 'probes running at once'),
+    timeoutMs: int('PROBE_TIMEOUT_MS', 10_000, 100, 120_000, 'timeout of each phase (lookup, connect, handshake, request) of a probe connection'),
+    runs: int('PROBE_RUNS', 3, 1, 20, 'cold runs per probe; the phases stored are their medians'),
+    retentionDays: int('PROBE_RETENTION_DAYS', 395, 1, 36_500, 'TTL of the probe history (`site_probes`)'),
+    caFile: nullable(Type.String(), {
+      env: 'PROBE_CA_FILE',
+      path: true,
+      description: 'PEM file of extra CA certificates probes trust (sites with a private CA)',
+    }),
+    connectTo: Type.Array(Type.String({ pattern: CONNECT_TO, expected: 'HOST:PORT:ADDRESS:PORT' }), {
+      env: 'PROBE_CONNECT_TO',
+      default: [],
+      description:
+        "like curl's `--connect-to`: probe `https://HOST:PORT/` at ADDRESS:PORT instead (one backend behind a load balancer; a staging address); SNI and Host stay HOST",
+    }),
   }),
 });
 

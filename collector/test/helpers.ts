@@ -36,6 +36,8 @@ export async function startApp(env: Record<string, string> = {}, dataDir = tempD
     MAX_EVENT_LOOP_DELAY_MS: '0',
     RATE_LIMIT_PER_MINUTE: '0',
     QUERY_RATE_LIMIT_PER_MINUTE: '0',
+    // No scheduled TLS probes of the test sites (names like www.example.com): tests talk to loopback only.
+    PROBE_INTERVAL_MS: '0',
     ...env,
   });
   let logText = '';

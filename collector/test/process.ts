@@ -16,7 +16,7 @@ export type Collector = Child;
 export async function startCollector(env: Record<string, string>): Promise<Collector> {
   return spawnTs('src/server.ts', {
     cwd: collectorDir,
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', QUERY_RATE_LIMIT_PER_MINUTE: '0', MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', QUERY_RATE_LIMIT_PER_MINUTE: '0', MAX_EVENT_LOOP_DELAY_MS: '0', PROBE_INTERVAL_MS: '0', ...env },
     ready: { logged: 'listening on' },
   });
 }

@@ -73,5 +73,5 @@ describe('collector process', () => {
 
 /** Like startServer, but the store never becomes ready, so "listening on" is never printed: wait for healthz. */
 function startServerNoWait(env: Record<string, string>) {
-  return spawnTs('src/server.ts', { cwd: collectorDir, env: { LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', ...env }, ready: { serves: '/healthz' } });
+  return spawnTs('src/server.ts', { cwd: collectorDir, env: { LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', PROBE_INTERVAL_MS: '0', ...env }, ready: { serves: '/healthz' } });
 }

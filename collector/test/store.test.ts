@@ -54,7 +54,7 @@ describe('store', () => {
 
   it('fills the daily rollup from the rows of a data folder that predates it, and drops the hourly one', async () => {
     await upgradeFolder(5, async (store) => {
-      expect(await migrate(store.ingest)).toEqual([5, 6, 7]);
+      expect(await migrate(store.ingest)).toEqual([5, 6, 7, 8]);
       expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
       const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'", format: 'JSONEachRow' });
       expect(await tables.json()).toEqual([]);
@@ -63,7 +63,7 @@ describe('store', () => {
 
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
     await upgradeFolder(6, async (store) => {
-      expect(await migrate(store.ingest)).toEqual([6, 7]);
+      expect(await migrate(store.ingest)).toEqual([6, 7, 8]);
       expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
       const columns = await (
         await store.query.query({ query: "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_per_day' AND name IN ('clients', 'tls_buckets')", format: 'JSONEachRow' })

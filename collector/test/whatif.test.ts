@@ -42,13 +42,13 @@ describe('what-if model', () => {
       http3: { p50: 100, p75: 100 }, // TCP 1 + TLS 2 → QUIC 1
       combined_handshake: { p50: 100, p75: 100 }, // TCP + TLS in 1
     });
-    // Ranked by p75 saving, ties in the scenario order.
+    // Ranked by p75 saving, ties in the scenario order; the profile scenarios only come with a probe profile.
     expect(r.scenarios.map((s) => s.scenario)).toEqual(['zero_rtt', 'http3', 'combined_handshake', 'tls13', 'resumption']);
     const byName = Object.fromEntries(r.scenarios.map((s) => [s.scenario, s]));
     expect(byName.tls13!.affected).toBe(1);
     expect(byName.resumption!.affected).toBe(0.8);
     expect(byName.zero_rtt!.roundTripsSaved).toBe(1.6);
-    for (const s of SCENARIOS) expect(byName[s]!.assumption.length).toBeGreaterThan(40);
+    for (const s of r.scenarios.map((x) => x.scenario)) expect(byName[s]!.assumption.length).toBeGreaterThan(40);
   });
 
   it('uses each connection’s own RTT, and the region’s for QUIC', () => {
@@ -180,5 +180,43 @@ describe('GET /v1/whatif on a real store', () => {
     expect(all.json().connections).toBe(900);
     expect((await get(`from=${now}&to=${now - 1}`)).statusCode).toBe(400);
     expect((await get(`country=de`)).statusCode).toBe(400);
+  });
+});
+
+describe('what-if profile scenarios (need the site probe profile)', () => {
+  const firefox = (c: Connection): Connection => ({ ...c, browser: 'firefox' });
+  const profile = { ocspStapled: false, leafKeyType: 'rsa' as const, leafKeyBits: 4096, chainLength: 4, chainBytes: 16_000 };
+
+  it('OCSP stapled: 2 round trips on first connections of online-checking browsers only', () => {
+    // 60 % first visits from Firefox, 40 % repeats from Firefox: p50 and p75 fall on first visits.
+    const conns = Array.from({ length: 100 }, (_, i) => firefox(tls12full(50, i % 5 >= 3)));
+    const r = analyse(conns, undefined, profile)!;
+    const ocsp = r.scenarios.find((s) => s.scenario === 'ocsp_stapled')!;
+    expect(ocsp.affected).toBe(0.6);
+    expect(ocsp.roundTripsSaved).toBe(1.2);
+    // Chromium never fetches OCSP: nothing to save for it; a site that staples already: nothing either.
+    expect(analyse(conns.map((c) => ({ ...c, browser: 'chrome' })), undefined, profile)!.scenarios.find((s) => s.scenario === 'ocsp_stapled')!.affected).toBe(0);
+    expect(analyse(conns, undefined, { ...profile, ocspStapled: true })!.scenarios.find((s) => s.scenario === 'ocsp_stapled')!.affected).toBe(0);
+  });
+
+  it('ECDSA leaf: the RSA signing time on full handshakes, none on resumed ones', () => {
+    const conns = Array.from({ length: 10 }, () => tls12full(50, false));
+    const saving = analyse(conns, undefined, profile)!.scenarios.find((s) => s.scenario === 'ecdsa_leaf')!;
+    // 4.3 − 0.02 ms, on TTFB rounded to 0.1 ms.
+    expect(saving.saving).toEqual({ p50: 4.3, p75: 4.3 });
+    expect(saving.roundTripsSaved).toBe(0);
+    const resumed = conns.map((c) => ({ ...c, resumed: true, handshakeClass: '1rtt' as const, tls: 50, connect: 100 }));
+    expect(analyse(resumed, undefined, profile)!.scenarios.find((s) => s.scenario === 'ecdsa_leaf')!.affected).toBe(0);
+    expect(analyse(conns, undefined, { ...profile, leafKeyType: 'ecdsa', leafKeyBits: 256 })!.scenarios.find((s) => s.scenario === 'ecdsa_leaf')!.affected).toBe(0);
+  });
+
+  it('shorter chain: one round trip when the flight drops under the initial window (TCP) or amplification limit (QUIC)', () => {
+    const conns = Array.from({ length: 10 }, () => tls12full(50, false));
+    // 16 000 + 1 200 bytes > 14 600 today; halved to 8 000 + 1 200 < 14 600: one round trip saved.
+    expect(analyse(conns, undefined, profile)!.scenarios.find((s) => s.scenario === 'shorter_chain')!.saving).toEqual({ p50: 50, p75: 50 });
+    // 6 000 bytes in 4 certificates: under the window already, nothing to save over TCP.
+    expect(analyse(conns, undefined, { ...profile, chainBytes: 6000 })!.scenarios.find((s) => s.scenario === 'shorter_chain')!.affected).toBe(0);
+    // A chain of 2 is already short.
+    expect(analyse(conns, undefined, { ...profile, chainLength: 2 })!.scenarios.find((s) => s.scenario === 'shorter_chain')!.affected).toBe(0);
   });
 });

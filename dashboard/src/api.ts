@@ -1,8 +1,8 @@
 /** The collector's query API, as the dashboard uses it (same origin). */
 // The answers' shapes are the collector's own response schemas (one definition for both ends of the API).
-import type { AlertsAnswer, QueryAnswer, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
+import type { AlertsAnswer, ProbesAnswer, QueryAnswer, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 
-export type { AlertsAnswer, Cell, Quantiles, WhatIfAnswer, WhatIfResult } from '@tlsrum/shared/query/schemas';
+export type { AlertsAnswer, Cell, ProbesAnswer, Quantiles, WhatIfAnswer, WhatIfResult } from '@tlsrum/shared/query/schemas';
 export type Answer = QueryAnswer;
 
 export class ApiError extends Error {
@@ -41,4 +41,7 @@ export const api = {
   sites: () => getJson<{ sites: string[] }>('v1/sites', {}, '', undefined, 'no-cache'),
   whatif: (params: Record<string, string | undefined>, token: string, signal?: AbortSignal) => getJson<WhatIfAnswer>('v1/whatif', params, token, signal),
   alerts: (params: Record<string, string | undefined>, token: string, signal?: AbortSignal) => getJson<AlertsAnswer>('v1/alerts', params, token, signal),
+  /** The last 30 days of the site's probes (history, latest profile, changes). */
+  probes: (site: string, token: string, signal?: AbortSignal) =>
+    getJson<ProbesAnswer>(`v1/sites/${encodeURIComponent(site)}/probes`, { from: String(Date.now() - 30 * 86_400_000) }, token, signal),
 };

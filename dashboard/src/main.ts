@@ -14,6 +14,7 @@ import { sharesPanel } from './panels/shares';
 import { phasesPanel } from './panels/phases';
 import { whatIfPanel } from './panels/whatif';
 import { alertsPanel } from './panels/alerts';
+import { configurationPanel } from './panels/configuration';
 import { countryName } from './countries';
 import { addFilterControls } from './filter-controls';
 import { FILTER_NAMES } from '@tlsrum/shared/query';
@@ -31,7 +32,8 @@ const phases = phasesPanel(root);
 const shares = sharesPanel(root);
 const whatif = whatIfPanel(root);
 const alerts = alertsPanel(root);
-const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, whatif.panel, alerts.panel];
+const config = configurationPanel(root);
+const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, whatif.panel, alerts.panel, config.panel];
 
 /** For the browser test and for debugging: the charts by panel, and a counter of completed renders. */
 const hook = { charts: registry, renders: 0, filters: readFilters() };
@@ -122,6 +124,7 @@ async function load(): Promise<void> {
       panel.setState('error', p ?? describeError(err));
     }
   };
+  const whatifAnswer = api.whatif(params, t, signal);
   await Promise.all([
     run(compare.panel, api.query('compare', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => {
       // A read token scopes every answer to its site, even when no site is chosen: say which data this is.
@@ -142,7 +145,7 @@ async function load(): Promise<void> {
     run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
     run(
       whatif.panel,
-      api.whatif(params, t, signal),
+      whatifAnswer,
       // The period in the range selector's own words ("Last 7 days").
       (a) => whatif.render(a, f.country, (field('range') as HTMLSelectElement).selectedOptions[0]?.text ?? f.range),
     ),
@@ -150,6 +153,10 @@ async function load(): Promise<void> {
     f.site || t
       ? run(alerts.panel, api.alerts({ site: params.site }, t, signal), (a) => alerts.render(a))
       : Promise.resolve(alerts.panel.setState('empty', 'Alerts are per site: choose a site and enter its read token to see them.')),
+    // The probe profile is per site too; its recommendations are priced by the same what-if answer.
+    f.site
+      ? run(config.panel, api.probes(f.site, t, signal).then(async (p) => ({ p, w: await whatifAnswer.catch(() => null) })), ({ p, w }) => config.render(p, w))
+      : Promise.resolve(config.panel.setState('empty', 'The configuration is per site: choose a site (and enter its read token) to see its TLS set-up.')),
   ]);
   if (signal.aborted) return;
   if (problem) showNotice(problem);

@@ -18,10 +18,12 @@ import { generateDemoData } from '@tlsrum/collector/demo';
 
 const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
 const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
-const PANELS = ['compare', 'map', 'trends', 'shares', 'phases', 'whatif', 'alerts'];
-/** Panel states when every data panel is `state`; alerts are per site, so without a site and token they are empty. */
+const PANELS = ['compare', 'map', 'trends', 'shares', 'phases', 'whatif', 'alerts', 'config'];
+/** Per-site panels: alerts and the probed configuration (without a site and token they are empty). */
+const PER_SITE = ['alerts', 'config'];
+/** Panel states when every data panel is `state`. */
 const states = (state: string, alerts = state === 'error' ? 'error' : 'empty') =>
-  Object.fromEntries(PANELS.map((p) => [p, p === 'alerts' ? alerts : state]));
+  Object.fromEntries(PANELS.map((p) => [p, PER_SITE.includes(p) ? alerts : state]));
 
 let work: string;
 let outDir: string;
@@ -44,11 +46,12 @@ async function waitForRenders(p: Page, n: number) {
   await p.waitForFunction((k: number) => ((window as unknown as { tlsrumDashboard?: Hook }).tlsrumDashboard?.renders ?? 0) >= k, { timeout: 60_000 }, n);
 }
 
-/** With a site's read token every panel is ready; its alerts are ready once evaluated (empty before). */
+/** With a site's read token every panel is ready; its alerts once evaluated, its configuration once probed (empty before). */
 async function expectReadyWithToken(p: Page) {
   const st = await panelStates(p);
-  expect({ ...st, alerts: '' }).toEqual({ ...states('ready'), alerts: '' });
+  expect({ ...st, alerts: '', config: '' }).toEqual({ ...states('ready'), alerts: '', config: '' });
   expect(['ready', 'empty']).toContain(st.alerts);
+  expect(['ready', 'empty']).toContain(st.config);
 }
 
 const panelStates = (p: Page) => p.$$eval('section.panel', (els) => Object.fromEntries(els.map((e) => [e.id, (e as HTMLElement).dataset.state])));
@@ -64,6 +67,8 @@ beforeAll(async () => {
     LOG_LEVEL: 'silent',
     MIN_CLIENTS_PER_CELL: '5',
     MAX_EVENT_LOOP_DELAY_MS: '0',
+    // The demo sites are fictional hostnames: no scheduled TLS probes (tests talk to loopback only).
+    PROBE_INTERVAL_MS: '0',
   });
   app = await buildApp(config);
   await app.storeStatus.whenReady;
@@ -107,7 +112,7 @@ describe('dashboard', () => {
     expect(await page.$eval('#compare tbody', (t) => t.textContent)).toContain('≥ 100');
     expect(sizes.map![0]![0]).toBeGreaterThanOrEqual(30);
     // Every panel's data can be downloaded; the map has its table.
-    expect(await page.$$eval('section.panel:not(#alerts) .csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
+    expect(await page.$$eval('section.panel:not(#alerts):not(#config) .csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
     // What-if: the scenarios that save time ranked by p75 saving (none with 0 saved), the accounting
     // table named after the range, and the stated assumptions.
     const ranked = sizes.whatif![0]![0]!;

@@ -22,29 +22,65 @@ const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, {
 
 export function makeLabCa(dir: string, dnsNames: readonly string[]): LabCa {
   mkdirSync(dir, { recursive: true });
-  const p = (f: string) => join(dir, f);
   openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'], dir);
   openssl(['req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '30', '-subj', '/CN=tlsrum lab CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'ca.pem'], dir);
-  openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'leaf.key'], dir);
-  openssl(['req', '-new', '-key', 'leaf.key', '-subj', '/CN=lab.test', '-out', 'leaf.csr'], dir);
+  const leaf = issueLeaf(dir, 'leaf', dnsNames);
+  return { dir, caCert: join(dir, 'ca.pem'), leafCert: leaf.cert, leafKey: leaf.key, leafSpki: leaf.spki };
+}
+
+export interface LabLeaf {
+  cert: string;
+  key: string;
+  spki: string;
+  /** Hex serial number (for the OCSP responder's index). */
+  serial: string;
+}
+
+export interface LeafOptions {
+  /** `ec` = ECDSA P-256 (default), `rsa:N` = RSA with an N-bit modulus. */
+  key?: 'ec' | `rsa:${number}`;
+  /** A certificate whose validity ended long ago (for the probe's expired-certificate finding). */
+  expired?: boolean;
+}
+
+/** A leaf certificate `<name>.pem` / `<name>.key` in `dir`, signed by the CA made there by makeLabCa. */
+export function issueLeaf(dir: string, name: string, dnsNames: readonly string[], options: LeafOptions = {}): LabLeaf {
+  const p = (f: string) => join(dir, f);
+  const key = options.key ?? 'ec';
+  if (key === 'ec') openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key`], dir);
+  else openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', `rsa_keygen_bits:${key.slice(4)}`, '-out', `${name}.key`], dir);
+  openssl(['req', '-new', '-key', `${name}.key`, '-subj', `/CN=${dnsNames[0] ?? 'lab.test'}`, '-out', `${name}.csr`], dir);
   writeFileSync(
-    p('leaf.ext'),
+    p(`${name}.ext`),
     [
       'basicConstraints=critical,CA:FALSE',
-      'keyUsage=critical,digitalSignature',
+      `keyUsage=critical,digitalSignature${key === 'ec' ? '' : ',keyEncipherment'}`,
       'extendedKeyUsage=serverAuth',
       `subjectAltName=${dnsNames.map((n) => `DNS:${n}`).join(',')}`,
       '',
     ].join('\n'),
   );
-  openssl(['x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-sha256', '-extfile', 'leaf.ext', '-out', 'leaf.pem'], dir);
-  const leafPem = readFileSync(p('leaf.pem'), 'utf8');
-  const spkiDer = new X509Certificate(leafPem).publicKey.export({ type: 'spki', format: 'der' });
-  return {
-    dir,
-    caCert: p('ca.pem'),
-    leafCert: p('leaf.pem'),
-    leafKey: p('leaf.key'),
-    leafSpki: createHash('sha256').update(spkiDer).digest('base64'),
-  };
+  if (options.expired) {
+    // `openssl x509 -days` takes only positive numbers; `openssl ca` takes explicit dates.
+    writeFileSync(p('expired-ca.cnf'), ['[ca]', 'default_ca = lab', '[lab]', `database = ${p('expired-index.txt')}`, `new_certs_dir = ${dir}`, `serial = ${p('expired-serial')}`, 'default_md = sha256', 'policy = any', 'unique_subject = no', '[any]', 'commonName = supplied', ''].join('\n'));
+    writeFileSync(p('expired-index.txt'), '');
+    writeFileSync(p('expired-serial'), '1000\n');
+    openssl(['ca', '-config', 'expired-ca.cnf', '-batch', '-notext', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${name}.csr`, '-out', `${name}.pem`, '-startdate', '20200101000000Z', '-enddate', '20200201000000Z', '-extfile', `${name}.ext`], dir);
+  } else {
+    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.pem`], dir);
+  }
+  const x = new X509Certificate(readFileSync(p(`${name}.pem`), 'utf8'));
+  const spkiDer = x.publicKey.export({ type: 'spki', format: 'der' });
+  return { cert: p(`${name}.pem`), key: p(`${name}.key`), spki: createHash('sha256').update(spkiDer).digest('base64'), serial: x.serialNumber };
+}
+
+/**
+ * A DER OCSP response saying "good" for `leaf`, signed by the lab CA (for nginx's `ssl_stapling_file` or
+ * `openssl s_server -status_file`): valid for a day, the lab's own lifetime.
+ */
+export function ocspResponse(dir: string, leaf: LabLeaf, name: string): string {
+  const subject = execFileSync('openssl', ['x509', '-in', leaf.cert, '-noout', '-subject', '-nameopt', 'compat'], { encoding: 'utf8' }).replace(/^subject=\s*/, '').trim();
+  writeFileSync(join(dir, `${name}-index.txt`), `V\t300101000000Z\t\t${leaf.serial}\tunknown\t${subject}\n`);
+  openssl(['ocsp', '-index', `${name}-index.txt`, '-rsigner', 'ca.pem', '-rkey', 'ca.key', '-CA', 'ca.pem', '-issuer', 'ca.pem', '-cert', leaf.cert, '-respout', `${name}.der`, '-ndays', '1'], dir);
+  return join(dir, `${name}.der`);
 }

@@ -4,8 +4,9 @@
  * run the checks, keep the latest verdicts, and notify on transitions (firing, resolved).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { CHECK_LABELS } from '@tlsrum/shared/query';
+import { CHECK_LABELS, PROBE_WINDOW, type CheckName } from '@tlsrum/shared/query';
 import type { Alert } from '@tlsrum/shared/query/schemas';
+import type { ProbeCheckResult } from '../probe/changes';
 import { evaluateChecks } from './checks';
 import type { Config } from '../config';
 import { queryWindowPair } from './window-query';
@@ -39,13 +40,16 @@ export interface EvaluatorOptions {
 }
 
 function describe(a: AlertState): string {
+  if (a.window === PROBE_WINDOW) return a.summary ?? `${a.hostname ?? a.site}: ${a.check}`;
   const fmt = (v: number | null) =>
     v === null ? 'n/a' : a.check.endsWith('_drop') ? `${(v * 100).toFixed(1)} %` : `${v.toFixed(1)} ms`;
-  return `${a.site}: ${CHECK_LABELS[a.check]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
+  return `${a.site}: ${CHECK_LABELS[a.check as CheckName]} over the last ${a.window} is ${fmt(a.current)}, was ${fmt(a.baseline)} a week ago (p = ${a.pValue?.toExponential(1) ?? 'n/a'})`;
 }
 
 export class AlertEvaluator {
   private readonly states = new Map<string, AlertState>();
+  /** Probe check verdicts per site, hostname and check: replaced whenever that hostname's history is evaluated. */
+  private readonly probeStates = new Map<string, AlertState>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<AlertState[]> | null = null;
   evaluations = 0;
@@ -116,6 +120,51 @@ export class AlertEvaluator {
     return this.list();
   }
 
+  /**
+   * Verdicts of the probe change checks for one hostname of a site (after each probe cycle, from the stored
+   * history): transitions notify through the same channels as the field-data checks.
+   */
+  applyProbeChecks(
+    site: string,
+    hostname: string,
+    results: ProbeCheckResult[],
+    probes: { count: number; from: number; to: number },
+    now = Date.now(),
+  ): void {
+    for (const r of results) {
+      const key = `${site}\u0000${hostname}\u0000${r.check}`;
+      const prev = this.probeStates.get(key);
+      const state: AlertState = {
+        site,
+        hostname,
+        window: PROBE_WINDOW,
+        check: r.check,
+        status: r.status,
+        summary: r.summary,
+        current: null,
+        baseline: null,
+        change: null,
+        pValue: null,
+        samples: { current: probes.count, baseline: 0 },
+        since: r.since,
+        evaluatedAt: now,
+        range: { from: probes.from, to: probes.to, baselineFrom: probes.from, baselineTo: probes.from },
+      };
+      this.probeStates.set(key, state);
+      if (r.status === 'firing' && prev?.status !== 'firing') this.emit('firing', state);
+      if (r.status !== 'firing' && prev?.status === 'firing') this.emit('resolved', state);
+    }
+  }
+
+  /** Sites no longer registered: their probe alerts resolve. */
+  dropProbeSites(keep: ReadonlySet<string>, now = Date.now()): void {
+    for (const [key, s] of this.probeStates) {
+      if (keep.has(s.site)) continue;
+      this.probeStates.delete(key);
+      if (s.status === 'firing') this.emit('resolved', { ...s, status: 'ok', since: null, evaluatedAt: now });
+    }
+  }
+
   private emit(event: AlertEvent['event'], alert: AlertState): void {
     const e: AlertEvent = { event, alert, summary: `${event === 'firing' ? 'FIRING' : 'resolved'} — ${describe(alert)}` };
     this.o.onEvent?.(e);
@@ -125,7 +174,7 @@ export class AlertEvaluator {
   /** Latest verdicts, firing first; one site's only when `site` is given. */
   list(site: string | null = null): AlertState[] {
     const rank = { firing: 0, ok: 1, insufficient_data: 2 } as const;
-    return [...this.states.values()]
+    return [...this.states.values(), ...this.probeStates.values()]
       .filter((s) => site === null || s.site === site)
       .sort((a, b) => rank[a.status] - rank[b.status] || a.site.localeCompare(b.site) || a.window.localeCompare(b.window) || a.check.localeCompare(b.check));
   }

@@ -20,7 +20,8 @@ const DemoSchema = Type.Object({
 async function main(): Promise<void> {
   let config, records;
   try {
-    config = loadConfig({ ...process.env, DATA_DIR: process.env.DATA_DIR || './data-demo' });
+    // The demo sites are fictional hostnames: scheduled TLS probes stay off unless asked for.
+    config = loadConfig({ PROBE_INTERVAL_MS: '0', ...process.env, DATA_DIR: process.env.DATA_DIR || './data-demo' });
     ({ records } = parseEnv(DemoSchema, process.env));
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -64,8 +64,18 @@ const alertsPlugin: FastifyPluginAsync = async (app) => {
     read: () =>
       evaluator
         .list()
-        .filter((s) => s.status !== 'insufficient_data')
+        .filter((s) => s.status !== 'insufficient_data' && s.window !== 'probe')
         .map((s) => [{ site: s.site, window: s.window, check: s.check }, s.status === 'firing' ? 1 : 0] as const),
+  });
+  scrapedGauge(registry, {
+    name: 'tlsrum_probe_alert_firing',
+    help: "1 while a probe change check fires for a site's hostname, else 0 (absent before two probes).",
+    labelNames: ['site', 'hostname', 'check'],
+    read: () =>
+      evaluator
+        .list()
+        .filter((s) => s.status !== 'insufficient_data' && s.window === 'probe')
+        .map((s) => [{ site: s.site, hostname: s.hostname ?? s.site, check: s.check }, s.status === 'firing' ? 1 : 0] as const),
   });
   scrapedCounter(registry, {
     name: 'tlsrum_alert_evaluations_total',

@@ -7,7 +7,7 @@ import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config';
 import { openStore, type Store } from '../store/clients';
-import { applyRetention, migrate } from '../store/migrate';
+import { applyRetention, migrate, SITE_PROBES_RETENTION } from '../store/migrate';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -25,7 +25,7 @@ export interface StoreStatus {
 
 function prepareStore(
   store: Store,
-  config: Pick<Config, 'retentionDays'>,
+  config: Pick<Config, 'retentionDays'> & { probe: Pick<Config['probe'], 'retentionDays'> },
   log: FastifyBaseLogger,
   retryMs = 5000,
 ): StoreStatus {
@@ -45,6 +45,8 @@ function prepareStore(
       const applied = await migrate(store.ingest, undefined, store.cluster);
       if (applied.length) log.info({ applied }, 'migrations applied');
       if (await applyRetention(store.ingest, config.retentionDays, store.cluster)) log.info({ days: config.retentionDays }, 'retention set');
+      if (await applyRetention(store.ingest, config.probe.retentionDays, store.cluster, SITE_PROBES_RETENTION))
+        log.info({ days: config.probe.retentionDays }, 'probe history retention set');
       status.ready = true;
       resolveReady();
     } catch (err) {

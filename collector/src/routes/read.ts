@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { readRateLimit } from '../plugins/rate-limit';
 import { installReadScope } from './read-scope';
 import alertRoutes from './alerts';
+import probeRoutes from './probes';
 import compareRoutes from './compare';
 import mapRoutes from './map';
 import phasesRoutes from './phases';
@@ -21,6 +22,7 @@ const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
   installReadScope(app);
   await app.register(summaryRoutes);
   await app.register(alertRoutes);
+  await app.register(probeRoutes);
   await app.register(whatifRoutes);
   await app.register(compareRoutes);
   await app.register(timeseriesRoutes);

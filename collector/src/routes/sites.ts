@@ -1,16 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
-import { bearer, newReadToken, tokenMatches } from '../auth';
-import { httpError } from '../plugins/error-handler';
+import { adminOnly, newReadToken } from '../auth';
 import { ErrorResponse } from '../schemas/responses';
 
 const sites: FastifyPluginAsyncTypebox = async (app) => {
-  const requireAdmin = async (request: FastifyRequest) => {
-    if (!app.config.adminToken) throw httpError(403, 'site registration is disabled: set ADMIN_TOKEN');
-    if (!tokenMatches(bearer(request), app.config.adminToken)) throw httpError(401, 'admin token required');
-  };
+  const requireAdmin = adminOnly(app);
 
   app.get(
     '/v1/sites',

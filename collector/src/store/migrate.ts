@@ -111,21 +111,36 @@ export async function backfill(client: ClickHouseClient, view: MaterializedView,
   await client.command({ query: `INSERT INTO ${view.target} ${view.select}` });
 }
 
-/** Keeps the handshakes table's TTL equal to the configured retention without rewriting old parts. */
-export async function applyRetention(client: ClickHouseClient, days: number, cluster: ClusterLayout | null = null): Promise<boolean> {
+/** A table whose rows expire: its name and the DateTime64 column its TTL counts from. */
+export interface RetainedTable {
+  table: string;
+  column: string;
+}
+
+export const HANDSHAKES_RETENTION: RetainedTable = { table: 'handshakes', column: 'ts' };
+export const SITE_PROBES_RETENTION: RetainedTable = { table: 'site_probes', column: 'probedAt' };
+
+/** Keeps a table's TTL (the handshakes' by default) equal to the configured retention without rewriting old parts. */
+export async function applyRetention(
+  client: ClickHouseClient,
+  days: number,
+  cluster: ClusterLayout | null = null,
+  { table, column }: RetainedTable = HANDSHAKES_RETENTION,
+): Promise<boolean> {
   if (!Number.isInteger(days) || days < 1) throw new RangeError(`retention must be a positive whole number of days, got ${days}`);
   const rows = await (
     await client.query({
       query: "SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = {table:String}",
-      query_params: { table: cluster ? 'handshakes_local' : 'handshakes' },
+      query_params: { table: cluster ? `${table}_local` : table },
       format: 'JSONEachRow',
     })
   ).json<{ q: string }>();
-  const wanted = `TTL toDateTime(ts) + toIntervalDay(${days})`;
+  const wanted = `TTL toDateTime(${column}) + toIntervalDay(${days})`;
   if (rows[0]?.q.includes(wanted)) return false;
   await client.command({
-    // DDL takes no bound parameters; `days` is a validated integer from the configuration, not input.
-    query: cluster ? `ALTER TABLE ${cluster.database}.handshakes_local ON CLUSTER ${cluster.cluster} MODIFY ${wanted}` : `ALTER TABLE handshakes MODIFY ${wanted}`,
+    // DDL takes no bound parameters; `days` is a validated integer from the configuration and the names
+    // are the constants above, not input.
+    query: cluster ? `ALTER TABLE ${cluster.database}.${table}_local ON CLUSTER ${cluster.cluster} MODIFY ${wanted}` : `ALTER TABLE ${table} MODIFY ${wanted}`,
     clickhouse_settings: { materialize_ttl_after_modify: 0 },
   });
   return true;

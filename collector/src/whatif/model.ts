@@ -26,6 +26,20 @@ export interface Connection {
   resumed: boolean | null;
   /** The same client connected to the same site earlier within the ticket lifetime. */
   repeat: boolean;
+  /** The record's browser family (the OCSP scenario: only browsers that check revocation online); absent = unknown. */
+  browser?: string;
+}
+
+/**
+ * The site's TLS configuration as its latest probe saw it (probe/, `site_probes`): the three profile
+ * scenarios change something the field data cannot see, so they need it. Null: no probe yet (or every site).
+ */
+export interface SiteProfile {
+  ocspStapled: boolean | null;
+  leafKeyType: 'rsa' | 'ecdsa' | 'ed25519' | 'other' | null;
+  leafKeyBits: number | null;
+  chainLength: number;
+  chainBytes: number;
 }
 
 export { SCENARIOS, type ScenarioName };
@@ -41,7 +55,56 @@ export const ASSUMPTIONS: Record<ScenarioName, string> = {
     "Every TCP connection becomes QUIC: TCP + TLS round trips are replaced by the QUIC handshake's, taken from the region's own HTTP/3 connections (median of their handshake time ÷ RTT) when it has enough of them, else 1 round trip. Already-HTTP/3 connections are unchanged; no 0-RTT.",
   combined_handshake:
     'Transport and crypto handshakes are combined into one round trip over TCP (as TCP Fast Open + TLS 1.3 or TCPLS-style research prototypes propose): any connection spending more than 1 round trip before its request spends 1.',
+  ocsp_stapled:
+    "Needs the site's probe profile; applies when it shows no stapled OCSP response. A browser that checks revocation online (Firefox; Chromium never fetches OCSP) then asks the CA's responder on a client's first connection: a new connection and one request, 2 round trips, counted at the client's own RTT as a stand-in for the responder's; later connections use the cached answer. Stapling removes it. Firefox skips the fetch for certificates its CRLite data covers, so this is an upper bound.",
+  ecdsa_leaf:
+    "Needs the site's probe profile; applies when the leaf key is RSA. Every full (not resumed) handshake saves the server's signing time: RSA-2048 0.3 ms, RSA-3072 2.1 ms, RSA-4096 4.3 ms against ECDSA P-256 0.02 ms (openssl speed, one core of the lab's AMD EPYC, unloaded; a busy server queues handshakes, so the real saving can be larger). The smaller certificate and signature save about 300–500 bytes, not counted.",
+  shorter_chain:
+    "Needs the site's probe profile; applies when the server sends more than 2 certificates. The server's first flight is counted as the chain plus 1 200 bytes of other handshake messages; over TCP a flight above the initial congestion window (10 × 1 460 bytes) costs one more round trip, over QUIC a flight above 3 × 1 200 bytes (the anti-amplification limit before the client's address is validated) does. Sending only the leaf and its issuer (the chain × 2 ÷ its length, certificates assumed of equal size) removes that round trip where it brings the flight under the limit. Resumed handshakes send no certificates and are unchanged.",
 };
+
+/** Server signing time per full handshake by leaf key, ms (openssl speed on the lab machine, see ASSUMPTIONS.ecdsa_leaf). */
+export const SIGN_MS: Record<string, number> = { 'rsa-2048': 0.3, 'rsa-3072': 2.1, 'rsa-4096': 4.3, 'ecdsa-256': 0.02, 'ecdsa-384': 0.9 };
+export const INITCWND_BYTES = 10 * 1460;
+export const QUIC_AMPLIFICATION_BYTES = 3 * 1200;
+export const OTHER_HANDSHAKE_BYTES = 1200;
+/** TCP + one HTTP request to the OCSP responder. */
+export const OCSP_FETCH_ROUND_TRIPS = 2;
+const OCSP_ONLINE_BROWSERS = new Set(['firefox']);
+
+const isFull = (c: Connection) => c.resumed !== true && c.handshakeClass !== '0rtt';
+
+/** Extra round trips the certificate flight costs on this transport. */
+export function flightRoundTrips(transport: Connection['transport'], chainBytes: number): number {
+  const limit = transport === 'quic' ? QUIC_AMPLIFICATION_BYTES : INITCWND_BYTES;
+  return chainBytes + OTHER_HANDSHAKE_BYTES > limit ? 1 : 0;
+}
+
+/** What one connection saves under a profile scenario: round trips and extra ms (server CPU). */
+export function profileSaving(
+  s: 'ocsp_stapled' | 'ecdsa_leaf' | 'shorter_chain',
+  c: Connection,
+  p: SiteProfile | null,
+): { rounds: number; cpuMs: number } {
+  const none = { rounds: 0, cpuMs: 0 };
+  if (!p) return none;
+  switch (s) {
+    case 'ocsp_stapled':
+      return p.ocspStapled === false && !c.repeat && OCSP_ONLINE_BROWSERS.has(c.browser ?? '') ? { rounds: OCSP_FETCH_ROUND_TRIPS, cpuMs: 0 } : none;
+    case 'ecdsa_leaf': {
+      if (p.leafKeyType !== 'rsa' || !isFull(c)) return none;
+      const today = SIGN_MS[`rsa-${p.leafKeyBits}`] ?? SIGN_MS['rsa-2048']!;
+      return { rounds: 0, cpuMs: today - SIGN_MS['ecdsa-256']! };
+    }
+    case 'shorter_chain': {
+      if (p.chainLength <= 2 || !isFull(c)) return none;
+      const shorter = (p.chainBytes * 2) / p.chainLength;
+      return { rounds: flightRoundTrips(c.transport, p.chainBytes) - flightRoundTrips(c.transport, shorter), cpuMs: 0 };
+    }
+  }
+}
+
+const PROFILE_SCENARIOS = new Set<ScenarioName>(['ocsp_stapled', 'ecdsa_leaf', 'shorter_chain']);
 
 export const GENERAL_ASSUMPTIONS = [
   'Time to first byte (TTFB) here is dns + connection set-up before the request + ttfb (responseStart − requestStart) of new connections; reused connections are not records and are not counted.',
@@ -124,6 +187,9 @@ export function roundTripsIn(s: ScenarioName, c: Connection, rtt: number, m: Reg
       return c.transport === 'tcp' ? Math.min(today, m.quicRoundTrips ?? 1) : today;
     case 'combined_handshake':
       return Math.min(today, 1);
+    default:
+      // Profile scenarios: profileSaving.
+      return today;
   }
 }
 
@@ -157,7 +223,7 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
  * modelled with its own region's RTT and QUIC cost (`regionOf`; one region when omitted). Connections of
  * a region without any usable RTT are left out. Null when none is left.
  */
-export function analyse(all: readonly Connection[], regionOf: (c: Connection) => string = () => ''): RegionResult | null {
+export function analyse(all: readonly Connection[], regionOf: (c: Connection) => string = () => '', profile: SiteProfile | null = null): RegionResult | null {
   const groups = new Map<string, Connection[]>();
   for (const c of all) {
     const k = regionOf(c);
@@ -199,17 +265,18 @@ export function analyse(all: readonly Connection[], regionOf: (c: Connection) =>
     meanMs: { dns: r2(mean(conns.map((c) => c.dns))), tcp: r2(mean(conns.map((c) => c.tcp))), tls: r2(mean(conns.map((c) => c.tls))) },
     ttfb: quantiles(today),
   };
-  const scenarios = SCENARIOS.map((s): ScenarioResult => {
+  // The profile scenarios exist only with a probe profile of the site (none for every site together).
+  const scenarios = SCENARIOS.filter((s) => profile !== null || !PROFILE_SCENARIOS.has(s)).map((s): ScenarioResult => {
     let affected = 0;
     let saved = 0;
     const after = conns.map((c, i) => {
       const rtt = rtts[i]!;
-      const rounds = roundTripsToday(c, rtt) - roundTripsIn(s, c, rtt, models[i]!);
-      if (rounds > 0) {
-        affected++;
-        saved += rounds;
-      }
-      return Math.max(0, today[i]! - Math.max(0, rounds) * rtt);
+      const { rounds, cpuMs } = PROFILE_SCENARIOS.has(s)
+        ? profileSaving(s as Parameters<typeof profileSaving>[0], c, profile)
+        : { rounds: roundTripsToday(c, rtt) - roundTripsIn(s, c, rtt, models[i]!), cpuMs: 0 };
+      if (rounds > 0 || cpuMs > 0) affected++;
+      if (rounds > 0) saved += rounds;
+      return Math.max(0, today[i]! - Math.max(0, rounds) * rtt - cpuMs);
     });
     const ttfb = quantiles(after);
     return {

@@ -35,10 +35,10 @@ const SCOPE = [
 ].join('\n    AND ');
 
 const sql = (cap: number) => `
-SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat
+SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser
 FROM (
   SELECT
-    ts, country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed,
+    ts, country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, browser,
     toUnixTimestamp64Milli(ts)
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
       <= {lifetime:Int64} AS repeat
@@ -53,7 +53,7 @@ SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections
 FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, ['country'], cap)}
 GROUP BY country`;
 
-type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean];
+type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean, string];
 
 function params(q: WhatIfQuery) {
   return {
@@ -70,7 +70,7 @@ function params(q: WhatIfQuery) {
 export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery): Promise<RegionConnection[]> {
   const rs = await client.query({ query: sql(q.clientCap), query_params: params(q), format: 'JSONCompactEachRow' });
   const rows = await rs.json<Row>();
-  return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat]) => ({
+  return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser]) => ({
     country,
     dns: Number(dns),
     tcp: Number(tcp),
@@ -82,6 +82,7 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
     handshakeClass: (HANDSHAKE_CLASSES as readonly string[]).includes(handshakeClass) ? (handshakeClass as HandshakeClass) : 'unknown',
     resumed: resumed === null ? null : Boolean(resumed),
     repeat: Boolean(Number(repeat)),
+    browser,
   }));
 }
 

@@ -6,10 +6,12 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS } from './model';
+import { siteProfile } from './profile';
 import { queryConnections, queryRegionClients, type WhatIfQuery } from './query';
 
 export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClients: number): Promise<WhatIfAnswer> {
-  const [conns, clients] = await Promise.all([queryConnections(client, q), queryRegionClients(client, q)]);
+  const [conns, clients, probe] = await Promise.all([queryConnections(client, q), queryRegionClients(client, q), siteProfile(client, q.site)]);
+  const profile = probe?.profile ?? null;
   const total = [...clients.values()].reduce((a, r) => a + r.connections, 0);
   const allowed = new Set([...clients].filter(([, r]) => r.clients >= minClients).map(([c]) => c));
   const shown = conns.filter((c) => allowed.has(c.country));
@@ -18,7 +20,7 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
     .sort((a, b) => b[1].connections - a[1].connections || a[0].localeCompare(b[0]))
     .map(([country, r]) =>
       allowed.has(country)
-        ? { country, connections: r.connections, result: analyse(shown.filter((c) => c.country === country)) }
+        ? { country, connections: r.connections, result: analyse(shown.filter((c) => c.country === country), undefined, profile) }
         : { country, suppressed: true as const },
     );
   // The whole site counts only regions that are shown, so no suppressed cell can be recovered by difference.
@@ -31,8 +33,9 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
     sampled: conns.length < total,
     ticketLifetimeHours: q.ticketLifetimeMs / 3_600_000,
     assumptions: { general: GENERAL_ASSUMPTIONS, scenarios: ASSUMPTIONS },
-    overall: overallOk ? analyse(shown, (c) => (c as (typeof shown)[number]).country) : null,
+    overall: overallOk ? analyse(shown, (c) => (c as (typeof shown)[number]).country, profile) : null,
     ...(overallOk ? {} : { overallSuppressed: true as const }),
     regions,
+    probe: probe?.used ?? null,
   };
 }

@@ -2,7 +2,7 @@
  * Regression alerts of the chosen site: every check's latest verdict (last hour and day against the
  * same window a week earlier), firing ones first. Alerts are per site: they need the site's read token.
  */
-import { CHECK_LABELS, CHECK_STATUS_LABELS } from '@tlsrum/shared/query';
+import { CHECK_LABELS, CHECK_STATUS_LABELS, PROBE_CHECK_LABELS } from '@tlsrum/shared/query';
 import type { AlertsAnswer } from '../api';
 import { createPanel } from '../panel';
 import { ms, pct, pValueText } from '../format';
@@ -10,6 +10,8 @@ import { fillTable } from '../table';
 
 const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change', 'significance', 'since'];
 
+/** Field-data checks and probe change checks (window `probe`) in one table. */
+const LABELS = { ...CHECK_LABELS, ...PROBE_CHECK_LABELS };
 const isShare = (check: string) => check.endsWith('_drop');
 const value = (check: string, v: number | null) => (v === null ? '—' : isShare(check) ? pct(v) : ms(v));
 const change = (check: string, v: number | null) => (v === null ? '—' : `${v > 0 ? '+' : ''}${Math.round(v * 100)} ${isShare(check) ? 'pt' : '%'}`);
@@ -18,7 +20,7 @@ export function alertsPanel(parent: HTMLElement) {
   const panel = createPanel(parent, {
     id: 'alerts',
     title: 'Regression alerts',
-    description: 'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test.',
+    description: 'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test. Window "probe": a change the scheduled TLS probe saw.',
     link: { text: 'How the checks work (docs/alerts.md)', href: './guide/alerts.md' },
     charts: [],
     table: { className: 'alerts-table', below: true },
@@ -37,9 +39,9 @@ export function alertsPanel(parent: HTMLElement) {
           className: `alert-${a.status}`,
           cells: [
             CHECK_STATUS_LABELS[a.status],
-            a.site,
+            a.hostname && a.hostname !== a.site ? `${a.site} (${a.hostname})` : a.site,
             a.window,
-            CHECK_LABELS[a.check],
+            LABELS[a.check],
             value(a.check, a.current),
             value(a.check, a.baseline),
             change(a.check, a.change),

@@ -61,7 +61,7 @@ async function startCollector() {
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-synth-collector-'));
   const child = spawn(TSX, [join(ROOT, 'collector/src/server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, MIN_CLIENTS_PER_CELL: '1', CLIENT_RECORDS_PER_CELL_DAY: '0', LOG_LEVEL: 'warn' },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, MIN_CLIENTS_PER_CELL: '1', CLIENT_RECORDS_PER_CELL_DAY: '0', LOG_LEVEL: 'warn', PROBE_INTERVAL_MS: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

@@ -6,7 +6,8 @@
 import { Type, type Static, type TOptional, type TSchema, type TString } from 'typebox';
 import { HANDSHAKE_CLASSES } from '../constants';
 import { Hostname } from '../schema';
-import { ALERT_WINDOWS, CHECK_STATUSES, CHECKS, SCENARIOS } from './answers';
+import { ProbeResult } from '../probe';
+import { ALERT_WINDOWS, CHECK_STATUSES, CHECKS, PROBE_CHECKS, PROBE_WINDOW, SCENARIOS } from './answers';
 import { DIMENSION_NAMES, DIMENSIONS, FILTER_NAMES, MIX_DIMENSIONS, FILTERS, type DimensionInfo, type FilterName, type FilterInfo } from './catalogue';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -130,14 +131,31 @@ export const WhatIfAnswer = Type.Object({
   overall: Nullable(WhatIfResult),
   overallSuppressed: Type.Optional(Type.Boolean()),
   regions: Type.Array(WhatIfRegion),
+  probe: Type.Optional(
+    Nullable(
+      Type.Object(
+        {
+          at: Type.Integer({ description: 'when the probe ran, epoch ms' }),
+          ocspStapled: Nullable(Type.Boolean()),
+          leafKeyType: Nullable(Type.Enum(['rsa', 'ecdsa', 'ed25519', 'other'])),
+          leafKeyBits: Nullable(Type.Integer()),
+          chainLength: Type.Integer(),
+          chainBytes: Type.Integer(),
+        },
+        { description: "The site's latest probe profile the OCSP, ECDSA and chain scenarios used (null: no probe of the site yet; they save nothing then)." },
+      ),
+    ),
+  ),
 });
 export type WhatIfAnswer = Static<typeof WhatIfAnswer>;
 
 // GET /v1/alerts.
 export const Alert = Type.Object({
   site: Type.String(),
-  window: Type.Enum([...ALERT_WINDOWS]),
-  check: Type.Enum(CHECKS),
+  window: Type.Enum([...ALERT_WINDOWS, PROBE_WINDOW], { description: "hour/day: field data against the week before; probe: the site's probe history" }),
+  check: Type.Enum([...CHECKS, ...PROBE_CHECKS]),
+  hostname: Type.Optional(Type.String({ description: 'probe checks: the hostname probed (the site or an extra hostname registered with it)' })),
+  summary: Type.Optional(Type.String({ description: 'probe checks: the finding in one sentence' })),
   status: Type.Enum(CHECK_STATUSES),
   current: Nullable(Type.Number()),
   baseline: Nullable(Type.Number()),
@@ -159,6 +177,29 @@ export const AlertsAnswer = Type.Object({
   alerts: Type.Array(Alert),
 });
 export type AlertsAnswer = Static<typeof AlertsAnswer>;
+
+// GET /v1/sites/:hostname/probes (collector/src/routes/probes.ts).
+const Probe = Type.Object({ hostname: Type.String(), at: Type.Integer({ description: 'epoch ms' }), result: ProbeResult });
+export const ProbesAnswer = Type.Object({
+  site: Type.String(),
+  from: Type.Integer(),
+  to: Type.Integer(),
+  intervalMs: Type.Integer({ description: 'PROBE_INTERVAL_MS (0 = scheduled probing off)' }),
+  hostnames: Type.Array(Type.String(), { description: 'the site and the extra hostnames registered for it' }),
+  latest: Type.Array(
+    Type.Object({
+      ...Probe.properties,
+      findings: Type.Array(Type.Object({ level: Type.Enum(['good', 'warn', 'bad', 'info']), text: Type.String() })),
+    }),
+    { description: 'the newest probe of each hostname in the range, with its findings in plain sentences' },
+  ),
+  history: Type.Array(Probe),
+  changes: Type.Array(
+    Type.Object({ hostname: Type.String(), at: Type.Integer(), fact: Type.String(), from: Type.String(), to: Type.String() }),
+    { description: 'each fact that changed, at the first probe that saw the new value' },
+  ),
+});
+export type ProbesAnswer = Static<typeof ProbesAnswer>;
 
 /** `GET /v1/about`: who runs the collector and how long it keeps records — what the extension shows before consent. */
 export const AboutAnswer = Type.Object({

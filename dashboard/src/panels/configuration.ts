@@ -1,0 +1,104 @@
+/**
+ * "Configuration": the site's TLS set-up as the collector's scheduled probe last saw it (docs/probe.md) —
+ * a checklist per probed hostname, each missing item with the saving the what-if model estimates from this
+ * site's own visitors, and what changed when. Written for a site owner: one sentence per item, the
+ * assumptions one click away. Per site: needs the site's read token.
+ */
+import { PROBE_CHECKLIST } from '@tlsrum/shared/probe-checklist';
+import { SCENARIO_LABELS } from '@tlsrum/shared/query';
+import type { ProbesAnswer, WhatIfAnswer } from '../api';
+import { createPanel } from '../panel';
+import { ms } from '../format';
+import { fillTable } from '../table';
+
+const MARK = { true: '✓', false: '✗', null: '?' } as const;
+const when = (t: number) => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (className) e.className = className;
+  return e;
+}
+
+export function configurationPanel(parent: HTMLElement) {
+  const panel = createPanel(parent, {
+    id: 'config',
+    title: 'Configuration',
+    description:
+      "The site's TLS set-up as the collector's probe saw it, what each missing item would save your visitors (estimated from this site's own data), and what changed when.",
+    charts: [],
+    table: { className: 'config', below: true },
+    wide: true,
+  });
+  return {
+    panel,
+    render(probes: ProbesAnswer, whatif: WhatIfAnswer | null) {
+      if (probes.latest.length === 0) return false;
+      const main = probes.latest.find((l) => l.hostname === probes.site) ?? probes.latest[0]!;
+      const holder = el('div', undefined, 'config-body');
+      const every = probes.intervalMs > 0 ? `every ${Math.round(probes.intervalMs / 60_000)} min` : 'scheduled probing is off';
+      holder.append(el('p', `Last probe of ${main.hostname}: ${when(main.at)} UTC (${every}).`, 'config-when'));
+
+      // Checklist: one row per item, one column per probed hostname.
+      const table = el('div');
+      fillTable(
+        table,
+        'Checklist',
+        ['', ...probes.latest.map((l) => l.hostname)],
+        PROBE_CHECKLIST.map((item) => ({
+          cells: [item.label, ...probes.latest.map((l) => MARK[String(item.check(l.result)) as keyof typeof MARK])],
+          className: `check-${item.check(main.result)}`,
+        })),
+      );
+      holder.append(table);
+
+      // Recommendations: the items the site's own hostname misses, priced by the what-if scenarios.
+      const overall = whatif?.overall ?? null;
+      const missing = PROBE_CHECKLIST.filter((i) => i.check(main.result) === false);
+      const recs = el('div', undefined, 'config-recs');
+      recs.append(el('h3', missing.length ? 'Recommendations' : 'Nothing to recommend: every item is on.'));
+      const ranked = missing
+        .map((item) => ({ item, s: item.scenario ? overall?.scenarios.find((x) => x.scenario === item.scenario) : undefined }))
+        .sort((a, b) => (b.s?.saving.p75 ?? -1) - (a.s?.saving.p75 ?? -1));
+      for (const { item, s } of ranked) {
+        const p = el('div', undefined, 'config-rec');
+        const saving = !item.scenario
+          ? 'Security, not speed.'
+          : s
+            ? s.saving.p75 > 0
+              ? `Estimated saving for your visitors: ${ms(s.saving.p75)} at p75 (${ms(s.saving.p50)} at p50), ${Math.round(s.affected * 100)} % of new connections faster.`
+              : `No measurable saving for your visitors in this range (${Math.round(s.affected * 100)} % of connections affected).`
+            : 'No saving estimate: too little field data in this range.';
+        p.append(el('p', item.advice), el('p', saving, 'config-saving'));
+        if (s) {
+          const d = el('details');
+          d.append(el('summary', `How "${SCENARIO_LABELS[s.scenario]}" is estimated`), el('p', s.assumption));
+          p.append(d);
+        }
+        recs.append(p);
+      }
+      holder.append(recs);
+
+      // What changed when.
+      const changes = el('div');
+      if (probes.changes.length) {
+        fillTable(
+          changes,
+          'What changed when (UTC)',
+          ['when', 'hostname', 'what', 'before', 'after'],
+          [...probes.changes].reverse().map((c) => [when(c.at), c.hostname, c.fact, c.from, c.to]),
+        );
+      } else changes.append(el('p', `No change seen since ${when(probes.from)} UTC.`));
+      holder.append(changes);
+      panel.table.replaceChildren(holder);
+
+      panel.setRows(
+        PROBE_CHECKLIST.flatMap((item) =>
+          probes.latest.map((l) => ({ hostname: l.hostname, probed_at: new Date(l.at).toISOString(), item: item.id, ok: String(item.check(l.result)) })),
+        ),
+      );
+      return true;
+    },
+  };
+}
