@@ -117,7 +117,9 @@ describe('dashboard: Configuration panel', () => {
     expect(rows).toContainEqual(['Session resumption (tickets)', '✗']);
     expect(rows).toContainEqual(['ECDSA or RSA-2048 certificate key', '✗']);
     expect(rows).toContainEqual(['OCSP stapling', '✗']);
-    expect(rows).toContainEqual(['Post-quantum key exchange', process.versions.openssl.startsWith('3.0') ? '?' : '✗']);
+    // The probed server is this process's own Node TLS server: with OpenSSL 3.5 (Node 24) both ends offer
+    // X25519MLKEM768 and agree on it; with OpenSSL 3.0 the probe cannot offer it, so it cannot tell.
+    expect(rows).toContainEqual(['Post-quantum key exchange', process.versions.openssl.startsWith('3.0') ? '?' : '✓']);
     // Recommendations, each with a saving estimated from the site's own data and its assumption.
     expect(text).toContain('Make session resumption work');
     expect(text).toContain('Use an ECDSA P-256 certificate');
