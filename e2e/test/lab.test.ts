@@ -11,6 +11,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive, startLab, type RunningLab } from '../lab/lab';
 import { RTT_PROFILES } from '../lab/profiles';
+import type { CryptoServerId } from '../lab/crypto-servers';
 import { hostOf, type ServerId } from '../lab/servers';
 
 const dir = mkdtempSync(join(tmpdir(), 'tlsrum-lab-'));
@@ -60,14 +61,14 @@ function socksConnect(proxyPort: number, host: string, port: number) {
 }
 
 async function checkLab(lab: RunningLab) {
-  const expected: Record<Exclude<ServerId, 'h3'>, { alpn: string | false | null; version: string; resumes: boolean }> = {
+  const expected: Record<Exclude<ServerId, 'h3' | CryptoServerId>, { alpn: string | false | null; version: string; resumes: boolean }> = {
     't12-noalpn': { alpn: false, version: 'TLSv1.2', resumes: true },
     't12-h2': { alpn: 'h2', version: 'TLSv1.2', resumes: true },
     't13-h2': { alpn: 'h2', version: 'TLSv1.3', resumes: true },
     't13-notix': { alpn: 'h2', version: 'TLSv1.3', resumes: false },
     't13-0rtt': { alpn: 'h2', version: 'TLSv1.3', resumes: true },
   };
-  for (const [id, want] of Object.entries(expected) as [Exclude<ServerId, 'h3'>, (typeof expected)['t12-h2']][]) {
+  for (const [id, want] of Object.entries(expected) as [Exclude<ServerId, 'h3' | CryptoServerId>, (typeof expected)['t12-h2']][]) {
     const host = hostOf('a', id);
     const first = await handshake(lab.ports[id], host, lab.ca.caCert);
     expect({ id, alpn: first.alpn, version: first.version, reused: first.reused }).toEqual({ id, alpn: want.alpn, version: want.version, reused: false });
