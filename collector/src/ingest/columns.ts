@@ -81,6 +81,13 @@ export const COLUMNS = {
   keyExchangeGroup: col(STRING, 'group', (r) => r.group ?? ''),
   signatureScheme: col(STRING, 'signatureScheme', (r) => r.signatureScheme ?? ''),
   certChainLength: col(NULLABLE_NUMBER, 'certChainLength', (r) => r.certChainLength ?? null),
+  certKeyType: col(STRING, 'certKeyType', (r) => r.certKeyType ?? ''),
+  certKeyBits: col(NULLABLE_NUMBER, 'certKeyBits', (r) => r.certKeyBits ?? null),
+  certChainBytes: col(NULLABLE_NUMBER, 'certChainBytes', (r) => r.certChainBytes ?? null),
+  ocspStapled: col(NULLABLE_BOOL, 'ocspStapled', (r) => r.ocspStapled ?? null),
+  ech: col(NULLABLE_BOOL, 'ech', (r) => r.ech ?? null),
+  // Where the crypto columns' values come from (migration 0009): the client's own observation or none.
+  cryptoSource: col(STRING, null, (r) => (hasCryptoFacts(r) ? 'observed' : '')),
   browser: col(STRING, 'browser', (r) => r.browser),
   browserMajor: col(NUMBER, 'browserMajor', (r) => r.browserMajor),
   os: col(STRING, 'os', (r) => r.os),
@@ -102,6 +109,11 @@ export const COLUMNS = {
     c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '', c.country || UNKNOWN_COUNTRY) ? 1 : 0,
   ),
 };
+
+/** True when the client reported any crypto fact of the connection itself. */
+function hasCryptoFacts(r: HandshakeRecord): boolean {
+  return r.group !== undefined || r.cipher !== undefined || r.certKeyType !== undefined || r.certChainLength !== undefined || r.signatureScheme !== undefined;
+}
 
 export type ColumnName = keyof typeof COLUMNS;
 
