@@ -1,6 +1,6 @@
 /**
  * pnpm lab:accuracy [--quick] [--runs N] [--profiles a,b] [--servers x,y] [--browsers chromium,firefox]
- *                   [--no-extension] [--out FILE] [--keep] [--no-firefox] [--save-samples FILE]
+ *                   [--no-extension] [--no-crypto] [--out FILE] [--keep] [--no-firefox] [--save-samples FILE]
  * pnpm lab:accuracy --render FILE [--out FILE]   re-render a report from saved samples (no lab, no browser)
  *
  * Starts the lab in a temporary folder, runs the matrix in Chromium and Firefox (synthetic runner; in
@@ -20,6 +20,7 @@ import { classDerivationOf, expectedOf } from './samples';
 import type { ServerId } from '../lab/servers';
 import { firefoxZeroRttProbe, type ZeroRttProbe } from './firefox-probe';
 import { FULL_MATRIX, QUICK_MATRIX } from './matrices';
+import { CRYPTO_SERVER_IDS, type CryptoServerId } from '../lab/crypto-servers';
 import { ALL_SERVERS, runMatrix, type Browser, type MatrixResult } from './run';
 
 const args = process.argv.slice(2);
@@ -33,7 +34,7 @@ const out = resolve(flag('--out') ?? join(HERE, '..', 'reports', quick ? 'accura
 const base = quick ? QUICK_MATRIX : FULL_MATRIX;
 const profiles = flag('--profiles')?.split(',').map(profileByName) ?? base.profiles;
 const servers = (flag('--servers')?.split(',') as ServerId[] | undefined) ?? base.servers;
-for (const s of servers) if (!ALL_SERVERS.includes(s)) throw new Error(`unknown server "${s}" (known: ${ALL_SERVERS.join(', ')})`);
+for (const s of servers) if (!ALL_SERVERS.includes(s) && !CRYPTO_SERVER_IDS.includes(s as CryptoServerId)) throw new Error(`unknown server "${s}" (known: ${ALL_SERVERS.join(', ')})`);
 const runs = Number(flag('--runs') ?? base.runs);
 // --no-firefox: Chromium only (no Firefox arms, no Firefox 0-RTT probe).
 const browsersFlag = flag('--browsers')?.split(',') as Browser[] | undefined;
@@ -45,6 +46,8 @@ const h3 = { browsers: base.h3.browsers.filter(allowed), runs: flag('--runs') ? 
 const extension = base.extension && !args.includes('--no-extension')
   ? { ...base.extension, rebuild: true, browsers: base.extension.browsers.filter((b) => browsers.includes(b)), servers: base.extension.servers.filter((s) => servers.includes(s)) }
   : undefined;
+// --no-crypto: without the crypto-lens servers' cells; --browsers narrows them like the rest.
+const crypto = base.crypto && !args.includes('--no-crypto') ? { ...base.crypto, browsers: base.crypto.browsers.filter(allowed) } : undefined;
 if (!Number.isInteger(runs) || runs < 1 || runs > 50) {
   console.error('--runs must be an integer from 1 to 50');
   process.exit(2);
@@ -83,6 +86,7 @@ try {
     browsers,
     h3,
     ...(extension ? { extension } : {}),
+    ...(crypto ? { crypto } : {}),
     onProgress: (l) => console.log(`accuracy: ${l}`),
   });
   const firefoxZeroRtt = quick || !browsers.includes('firefox') ? undefined : await firefoxZeroRttProbe(lab);

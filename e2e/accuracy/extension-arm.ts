@@ -19,6 +19,7 @@ import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import { serverOfHost, type ServerId } from '../lab/servers';
 import type { Browser, MatrixResult } from './run';
+import { claimedCryptoOf, cryptoTruthOf } from './crypto-score';
 import { claimedOfRecord, classDerivationOf, expectedOf, type Sample } from './samples';
 import { connectionId, h3Truth, ProxyLog, readTruth, type ProxyLine, type TruthIndex } from './truth';
 
@@ -73,7 +74,7 @@ export async function runExtensionArm(lab: RunningLab, o: ExtensionArmOptions): 
 const epochOf = (ts: unknown) => (typeof ts === 'number' ? ts : Date.parse(`${String(ts).replace(' ', 'T')}Z`));
 
 /** Joins the collector's rows to the visits, the proxy's connections and the servers' log lines. */
-export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: string; proxy: string } }): Pick<MatrixResult, 'samples' | 'unjoined'> & { failedVisits: number } {
+export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: string; proxy: string }; crypto?: { chainBytes: Partial<Record<ServerId, number>> } }): Pick<MatrixResult, 'samples' | 'unjoined'> & { failedVisits: number } {
   const truth = readTruth(lab.logs.dir);
   const proxy = new ProxyLog(lab.logs.proxy);
   const samples: Sample[] = [];
@@ -117,6 +118,8 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
       expected: expectedOf(t, v.browser),
       claimed: claimedOfRecord(r, classDerivationOf(r)),
       proxy: p,
+      cryptoTruth: cryptoTruthOf(where.server, t, lab.crypto?.chainBytes[where.server.id] ?? null),
+      cryptoClaimed: claimedCryptoOf(r),
     });
   }
   return { samples, unjoined, failedVisits: arm.visits.filter((v) => v.error).length };

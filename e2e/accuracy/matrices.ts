@@ -1,7 +1,8 @@
 /** The full matrix (`pnpm lab:accuracy`) and the reduced one (`--quick`, run inside `pnpm test`). */
 import { profileByName, RTT_PROFILES, type RttProfile } from '../lab/profiles';
+import { CRYPTO_SERVER_IDS } from '../lab/crypto-servers';
 import type { ServerId } from '../lab/servers';
-import { ALL_SERVERS, type Browser } from './run';
+import { ALL_SERVERS, type Browser, type CryptoCells } from './run';
 
 export interface MatrixSpec {
   profiles: RttProfile[];
@@ -14,6 +15,8 @@ export interface MatrixSpec {
   h3: { browsers: Browser[]; runs: number };
   /** The real-extension arm (TCP servers only; none: not run). */
   extension?: { browsers: Browser[]; runs: number; servers: ServerId[]; rebuild?: boolean };
+  /** The crypto-lens servers (crypto-servers.ts): their own, smaller cells. */
+  crypto?: CryptoCells;
 }
 
 /**
@@ -29,6 +32,15 @@ export const FULL_MATRIX: MatrixSpec = {
   // Chromium pools the lab's three h3 origins onto one QUIC connection per visit (Firefox: two).
   h3: { browsers: ['chromium', 'firefox'], runs: 3 },
   extension: { browsers: ['chromium', 'firefox'], runs: 1, servers: ALL_SERVERS },
+  // Eight servers differing in one crypto fact each. Cold visits only (full handshakes: a resumption
+  // sends no certificate and signs nothing), three per cell, and no satellite profile: ≈ 190 visits.
+  crypto: {
+    servers: CRYPTO_SERVER_IDS,
+    profiles: ['local', 'metro', 'continent', 'intercontinental'].map(profileByName),
+    modes: ['cold'],
+    runs: 3,
+    browsers: ['chromium', 'firefox'],
+  },
 };
 
 /**
@@ -49,4 +61,6 @@ export const QUICK_MATRIX: MatrixSpec = {
   // 3 more from the Chromium extension arm.
   h3: { browsers: ['chromium', 'firefox'], runs: 2 },
   extension: { browsers: ['chromium'], runs: 1, servers: ['t12-noalpn', 't13-h2', 'h3'], rebuild: false },
+  // Every crypto arm once per browser, cold (16 visits): the quick run scores their fields too.
+  crypto: { servers: CRYPTO_SERVER_IDS, profiles: [profileByName('continent')], modes: ['cold'], runs: 1, browsers: ['chromium', 'firefox'] },
 };

@@ -1,5 +1,6 @@
 /** Markdown report of one accuracy run. Every figure is computed from the samples of that run. */
 import { SERVERS } from '../lab/servers';
+import { renderCryptoSection } from './crypto-report';
 import type { ZeroRttProbe } from './firefox-probe';
 import type { MatrixResult } from './run';
 import type { Sample } from './samples';
@@ -92,6 +93,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
         ['HTTP/3: tls phase within max(2 ms, 5 %) — on the wire', pct(summary.h3TimingWithinTolerance), `h3 connections on delayed profiles, 0-RTT left out (${timedH3}, ${timed.filter((r) => r.quic && r.wireWithin === null).length} without a span); expected = the client's first Initial to its first 1-RTT datagram as the UDP relay saw them pass (see "TLS phase vs injected round trips")`],
         ['HTTP/3: tls phase within max(2 ms, 5 %) — calibrated', pct(summary.timingWithinToleranceH3), 'same connections; expected = delay the relay logged for the first flight each way + zero-delay CPU cost'],
         ['unknown class share', pct(summary.unknownShare), `all records (${samples.length})`],
+        ['crypto fields matching the server (cryptoFieldAccuracy)', pct(summary.cryptoFieldAccuracy), `${summary.cryptoFields} fields stated by records (see "Crypto fields against the servers")`],
       ],
     ),
   );
@@ -121,6 +123,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     `Not measured (synthetic runner): ${result.counts.opaque} cross-origin entries without Timing-Allow-Origin (all timing fields 0: counted, never classified), ${result.counts.reused} entries on reused connections. Visits: ${result.counts.visits}, failed: ${result.counts.failedVisits}. Connections seen but not joined to a server log line: ${result.unjoined.length}.`,
   );
   out.push('');
+  out.push(...renderCryptoSection(samples));
   out.push('## Ground truth');
   out.push('');
   out.push(

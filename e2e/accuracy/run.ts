@@ -11,6 +11,7 @@ import { serverOfHost, SERVERS, type ServerId } from '../lab/servers';
 import { labPath, type LabPath } from '../lab/synth-options';
 import { runSynthetic, type VisitResult } from '../src/synth/index';
 import { joinExtensionRows, runExtensionArm } from './extension-arm';
+import { claimedCryptoOf, cryptoTruthOf } from './crypto-score';
 import { claimedOfRecord, derivationWithTiming, expectedOf, type Arm, type Sample } from './samples';
 import { connectionId, h3Truth, parseLabConn, ProxyLog, readTruth } from './truth';
 
@@ -26,7 +27,18 @@ export interface MatrixOptions {
   h3?: { browsers: Browser[]; runs: number };
   /** The real-extension arm: its browsers, runs and TCP servers (none: not run). */
   extension?: { browsers: Browser[]; runs: number; servers: ServerId[]; rebuild?: boolean };
+  /** The crypto-lens servers' cells (none: not run). */
+  crypto?: CryptoCells;
   onProgress?: (line: string) => void;
+}
+
+/** Cells of their own for the crypto-lens servers: fewer profiles, modes and runs than the main matrix. */
+export interface CryptoCells {
+  servers: ServerId[];
+  profiles: RttProfile[];
+  modes: ('cold' | 'warm')[];
+  runs: number;
+  browsers: Browser[];
 }
 
 export interface RawVisit {
@@ -75,6 +87,19 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
       }
     }
   }
+  if (o.crypto?.servers.length) {
+    const c = o.crypto;
+    for (const browser of c.browsers) for (const profile of c.profiles) for (const mode of c.modes) {
+      const t0 = Date.now();
+      const result = await runSynthetic({ urls: c.servers.map((s) => lab.urls[s]), browser, mode, runs: c.runs, ...labPath(lab, profile, 'tcp'), visitTimeoutMs: 20_000 });
+      browserVersions[browser] ??= result.browser.version;
+      for (const v of result.visits) {
+        raw.push({ profile, mode, visit: v });
+        if (!v.ok) errors.push(`${profile.name} ${mode} ${v.url}: ${v.error}`);
+      }
+      o.onProgress?.(`${browser.padEnd(8)} ${profile.name.padEnd(16)} ${mode.padEnd(4)} crypto: ${c.servers.length} url(s) ${result.visits.length} visits in ${Date.now() - t0} ms`);
+    }
+  }
   const ext = o.extension?.browsers.length && o.extension.servers.length ? await runExtensionArm(lab, { ...o.extension, profiles: o.profiles, modes: o.modes, ...(o.onProgress ? { onProgress: o.onProgress } : {}) }) : null;
   // Servers log a connection when it closes (stream) or per request: wait for idle connections to close.
   await new Promise((r) => setTimeout(r, 2500));
@@ -92,7 +117,7 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
   return { ...joined, browserVersion: browserVersions.chromium ?? '', browserVersions };
 }
 
-export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: string } }, errors: string[] = []): Omit<MatrixResult, 'browserVersion' | 'browserVersions'> {
+export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: string }; crypto?: { chainBytes: Partial<Record<ServerId, number>> } }, errors: string[] = []): Omit<MatrixResult, 'browserVersion' | 'browserVersions'> {
   const truth = readTruth(lab.logs.dir);
   const proxy = new ProxyLog(lab.logs.proxy);
   const samples: Sample[] = [];
@@ -138,8 +163,12 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         truth: truthH3,
         expected,
         proxy: proxyLine,
+        cryptoTruth: cryptoTruthOf(where.server, truthH3, lab.crypto?.chainBytes[serverId] ?? null),
       };
-      if (c.record) samples.push({ ...base, arm: 'synthetic', claimed: claimedOfRecord(c.record, derivationWithTiming(c.record.handshakeClass, classifyHandshake({ timing: c.timing }))) });
+      if (c.record) {
+        const claimed = claimedOfRecord(c.record, derivationWithTiming(c.record.handshakeClass, classifyHandshake({ timing: c.timing })));
+        samples.push({ ...base, arm: 'synthetic', claimed, cryptoClaimed: claimedCryptoOf(c.record) });
+      }
       // The `rum` arm replays the extension's Chromium rules; in Firefox the extension arm is the real thing.
       if (visit.browser !== 'chromium') continue;
       const since = lastHandshake.get(c.host);
@@ -155,4 +184,5 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
   return { samples, unjoined, counts, errors };
 }
 
-export const ALL_SERVERS: ServerId[] = SERVERS.map((s) => s.id);
+/** The main matrix's servers; the crypto-lens servers have cells of their own (CryptoCells). */
+export const ALL_SERVERS: ServerId[] = SERVERS.filter((s) => !s.crypto).map((s) => s.id);

@@ -6,6 +6,7 @@ import type { HandshakeClass, HandshakeClassSource, HandshakeRecord, TlsVersion 
 import type { EvidenceSource } from '@tlsrum/shared/constants';
 import { classifyHandshake } from '@tlsrum/shared/classify';
 import type { ServerId } from '../lab/servers';
+import type { CryptoValues } from './crypto-score';
 import type { ProxyLine, Truth } from './truth';
 
 /**
@@ -55,6 +56,10 @@ export interface Sample {
   expected: Expected;
   claimed: ClaimedFields;
   proxy: ProxyLine | null;
+  /** What the server did (crypto-score.ts); absent in samples saved before the crypto lens. */
+  cryptoTruth?: CryptoValues;
+  /** The crypto fields the record states (synthetic and extension arms; the rum arm has none). */
+  cryptoClaimed?: CryptoValues;
 }
 
 /**

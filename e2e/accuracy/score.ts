@@ -3,6 +3,7 @@
  * share by reason, and the TLS phase's error against the round trips: as they passed the proxy on the
  * wire (the headline), and against the injected delay (raw, and calibrated with the zero-delay CPU cost).
  */
+import { scoreCrypto } from './crypto-score';
 import { quicStalled } from './quic-stall';
 import type { Arm, Sample } from './samples';
 import type { ProxyLine } from './truth';
@@ -259,6 +260,12 @@ export interface Summary {
   h3Connections: number;
   /** HTTP/3 on the wire (quicWireSpan()): delayed profiles, 0-RTT left out. */
   h3TimingWithinTolerance: number | null;
+  /** Share of the crypto fields records state that match the server (crypto-score.ts). */
+  cryptoFieldAccuracy: number | null;
+  /** How many crypto fields records stated (the denominator of cryptoFieldAccuracy). */
+  cryptoFields: number;
+  /** Share of the crypto fields the synthetic arm should state on full handshakes that it did. */
+  cryptoFieldCoverage: number | null;
 }
 
 export function summarise(samples: readonly Sample[]): Summary {
@@ -266,6 +273,7 @@ export function summarise(samples: readonly Sample[]): Summary {
   // 0-RTT: the request leaves before the handshake completes, so the TLS phase is no round-trip count.
   const rows = t.rows.filter((r) => r.handshakeClass !== '0rtt');
   const tcp = rows.filter((r) => !r.quic);
+  const crypto = scoreCrypto(samples);
   const within = (rs: TimingRow[], f: (r: TimingRow) => boolean | null = (r) => r.calibratedWithin) => {
     const known = rs.filter((r) => f(r) !== null);
     return known.length ? known.filter((r) => f(r)).length / known.length : null;
@@ -283,6 +291,9 @@ export function summarise(samples: readonly Sample[]): Summary {
     timingWithinToleranceH3: within(rows.filter((r) => r.quic)),
     h3Connections: new Set(samples.filter((s) => s.claimed.protocol === 'h3').map((s) => s.connection)).size,
     h3TimingWithinTolerance: within(rows.filter((r) => r.quic), (r) => r.wireWithin),
+    cryptoFieldAccuracy: crypto.accuracy,
+    cryptoFields: crypto.n,
+    cryptoFieldCoverage: crypto.coverage,
   };
 }
 

@@ -26,11 +26,13 @@ export interface Truth {
   earlyData: boolean | null;
   alpn: string | null;
   cipher: string | null;
+  /** Key-exchange group as the server logged it (nginx `$ssl_curve`, OpenSSL names); null where not logged. */
+  group?: string | null;
   /**
    * Where the truth comes from. `wire-h3`: version from Caddy (HTTP/3 is TLS 1.3), early data from the
    * client's 0-RTT packets in the UDP relay's log, resumption from the client's NetLog where it has one.
    */
-  from: 'nginx-http' | 'nginx-stream' | 'caddy' | 'wire-h3';
+  from: 'nginx-http' | 'nginx-stream' | 'caddy' | 'wire-h3' | 'node';
 }
 
 export interface LabConn {
@@ -115,7 +117,8 @@ export const connectionId = (t: Truth) => `${t.server}|${t.addr}:${t.port}|${t.c
 export function readTruth(logDir: string): TruthIndex {
   const out = new TruthIndex();
   for (const s of SERVERS) {
-    if (s.software === 'nginx' || s.software === 'nginx-stream') {
+    // The Node servers (crypto arms) log nginx's http fields.
+    if (s.software === 'nginx' || s.software === 'nginx-stream' || s.software === 'node') {
       const stream = s.software === 'nginx-stream';
       for (const l of lines(join(logDir, `${s.id}.log`))) {
         if (!l.proto) continue;
@@ -131,7 +134,8 @@ export function readTruth(logDir: string): TruthIndex {
           earlyData: stream ? false : l.early === '1',
           alpn: l.alpn ? String(l.alpn) : null,
           cipher: l.cipher ? String(l.cipher) : null,
-          from: stream ? 'nginx-stream' : 'nginx-http',
+          group: l.curve ? String(l.curve) : null,
+          from: s.software === 'node' ? 'node' : stream ? 'nginx-stream' : 'nginx-http',
         });
       }
     } else {
