@@ -96,10 +96,14 @@ const FIELDS = ['state', 'protocolVersion', 'cipherSuite', 'keaGroupName', 'sign
   'usedEch', 'usedOcsp', 'usedDelegatedCredentials', 'usedPrivateDns', 'isExtendedValidation', 'hsts', 'hpkp', 'errorMessage'];
 browser.webRequest.onHeadersReceived.addListener(async (d) => {
   try {
-    const s = await browser.webRequest.getSecurityInfo(d.requestId, {});
+    // certificateChain: the chain Firefox built (leaf … root); rawDER: each certificate's bytes.
+    const s = await browser.webRequest.getSecurityInfo(d.requestId, { certificateChain: true, rawDER: true });
     const info = {};
     for (const f of FIELDS) if (s[f] !== undefined) info[f] = s[f];
     info.certificates = Array.isArray(s.certificates) ? s.certificates.length : null;
+    info.certificateDers = Array.isArray(s.certificates)
+      ? s.certificates.map((c) => (Array.isArray(c.rawDER) ? btoa(String.fromCharCode(...c.rawDER)) : null))
+      : null;
     fetch(SINK, { method: 'POST', body: JSON.stringify({ url: d.url, requestId: d.requestId, timeStamp: d.timeStamp,
       cookieStoreId: d.cookieStoreId || null, info }) }).catch(() => {});
   } catch (e) {

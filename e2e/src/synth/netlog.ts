@@ -51,6 +51,9 @@ export function parseNetLog(text: string): Map<number, NetLogConnection> {
         peerSignatureAlgorithm: null,
         nextProto: null,
         certificates: null,
+        certificateDers: null,
+        ocspStapled: null,
+        ech: null,
         localAddress: null,
         remoteAddress: null,
       };
@@ -70,7 +73,13 @@ export function parseNetLog(text: string): Map<number, NetLogConnection> {
         s.localAddress = str(p.local_address);
         s.remoteAddress = str(p.remote_address);
       } else if (name === 'SSL_CERTIFICATES_RECEIVED' && Array.isArray(p.certificates)) {
-        socketOf(e.source.id, 'tcp').certificates = p.certificates.length;
+        const s = socketOf(e.source.id, 'tcp');
+        s.certificates = p.certificates.length;
+        s.certificateDers = p.certificates.map((pem) => derOfPem(String(pem)));
+      } else if (name === 'SSL_HANDSHAKE_MESSAGE_RECEIVED' && typeof p.bytes === 'string') {
+        const stapled = stapledIn(p.type, Buffer.from(p.bytes, 'base64'));
+        const s = socketOf(e.source.id, 'tcp');
+        if (stapled !== null) s.ocspStapled = (s.ocspStapled ?? false) || stapled;
       } else if (name === 'SSL_CONNECT' && phase === 'PHASE_END' && p.net_error === undefined) {
         const s = socketOf(e.source.id, 'tcp');
         s.isResumed = typeof p.is_resumed === 'boolean' ? p.is_resumed : null;
@@ -79,6 +88,9 @@ export function parseNetLog(text: string): Map<number, NetLogConnection> {
         s.keyExchangeGroup = num(p.key_exchange_group);
         s.peerSignatureAlgorithm = num(p.peer_signature_algorithm);
         s.nextProto = str(p.next_proto);
+        if (typeof p.encrypted_client_hello === 'boolean') s.ech = p.encrypted_client_hello;
+        // A full handshake's certificate message was logged before: no stapled response in it means none.
+        if (s.isResumed === false && s.certificates !== null) s.ocspStapled ??= false;
       }
     } else if (source === 'QUIC_SESSION') {
       quicEvent(socketOf, e.source.id, name, phase, p);
@@ -134,6 +146,40 @@ function splitNetLog(text: string): { constants: Constants; events: RawEvent[] }
     }
     return { constants, events };
   }
+}
+
+/** Base64 DER of a PEM certificate as the NetLog writes it. */
+function derOfPem(pem: string): string {
+  return pem.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, '');
+}
+
+/**
+ * Whether a received handshake message carries a stapled OCSP response: TLS 1.2's CertificateStatus
+ * (type 22), or TLS 1.3's Certificate (type 11) whose leaf entry has a status_request extension (5).
+ * null: neither message. The NetLog's Default capture mode logs every handshake message's bytes.
+ */
+export function stapledIn(type: unknown, b: Buffer): boolean | null {
+  if (type === 22) return true;
+  if (type !== 11 || b.length < 4 || b[0] !== 11) return null;
+  // Header (type + 3-byte length), then TLS 1.3: request context, 3-byte list length, entries of
+  // 3-byte certificate + 2-byte extensions. TLS 1.2's Certificate has no context and no extensions.
+  const body = b.subarray(4);
+  const ctx = body[0]!;
+  const list = body.subarray(1 + ctx);
+  if (list.length < 3) return null;
+  const listLen = list.readUIntBE(0, 3);
+  // In TLS 1.2 the first bytes are the list length straight away: the sizes then do not add up.
+  if (listLen !== list.length - 3) return null;
+  const certLen = list.readUIntBE(3, 3);
+  const extAt = 6 + certLen;
+  if (extAt + 2 > list.length) return null;
+  const extLen = list.readUInt16BE(extAt);
+  for (let i = extAt + 2; i + 4 <= extAt + 2 + extLen; ) {
+    const extType = list.readUInt16BE(i);
+    if (extType === 5) return true;
+    i += 4 + list.readUInt16BE(i + 2);
+  }
+  return false;
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);

@@ -81,6 +81,12 @@ export interface NetLogConnection {
   peerSignatureAlgorithm: number | null;
   nextProto: string | null;
   certificates: number | null;
+  /** Base64 DER of each certificate the server sent, leaf first (SSL_CERTIFICATES_RECEIVED). */
+  certificateDers: string[] | null;
+  /** A stapled OCSP response came with the handshake (its Certificate / CertificateStatus message). */
+  ocspStapled: boolean | null;
+  /** Encrypted Client Hello accepted (SSL_CONNECT encrypted_client_hello). */
+  ech: boolean | null;
   /** TCP: local and remote address of the socket ("127.0.0.1:PORT"); the remote is the proxy when one is used. */
   localAddress: string | null;
   remoteAddress: string | null;
