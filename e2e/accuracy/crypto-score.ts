@@ -81,6 +81,15 @@ export function normalise(field: CryptoField, v: string | number | boolean): str
   return squash(v);
 }
 
+/**
+ * What each browser's synthetic source can state on a full handshake. Firefox has no stapling fact:
+ * getSecurityInfo's usedOcsp means Firefox fetched OCSP itself (madeOCSPRequests), not a stapled response.
+ */
+export const SYNTHETIC_FIELDS: Record<Sample['browser'], readonly CryptoField[]> = {
+  chromium: CRYPTO_FIELDS,
+  firefox: CRYPTO_FIELDS.filter((f) => f !== 'ocspStapled'),
+};
+
 export interface CryptoFieldScore {
   n: number;
   correct: number;
@@ -109,7 +118,7 @@ export function scoreCrypto(samples: readonly Sample[]): CryptoScore {
       const claim = s.cryptoClaimed[f];
       if (truth === null || truth === undefined) continue;
       const score = fields[f];
-      if (s.arm === 'synthetic' && s.truth.resumed === false) {
+      if (s.arm === 'synthetic' && s.truth.resumed === false && SYNTHETIC_FIELDS[s.browser].includes(f)) {
         score.expected++;
         if (claim !== undefined && claim !== null) score.stated++;
       }

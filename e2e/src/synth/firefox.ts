@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type BrowserContext } from 'puppeteer-core';
 import { connectionKind, type ConnectionKind, type HandshakeHistory, type SecurityInfo } from '@tlsrum/shared/classify';
+import { certFacts } from './cert-facts';
 import { startSecuritySink, writeHelperAddon, type FirefoxSecurityReport, type SecuritySink } from './firefox-helper';
 import { tlsVersionOf } from './names';
 import type { NormalizedOptions } from './options';
@@ -261,5 +262,9 @@ export function securityOf(report: FirefoxSecurityReport | null): SecurityInfo |
   if (typeof info.cipherSuite === 'string') s.cipher = info.cipherSuite;
   s.group = typeof info.keaGroupName === 'string' && info.keaGroupName ? info.keaGroupName : null;
   if (typeof info.signatureSchemeName === 'string') s.signatureScheme = info.signatureSchemeName;
+  // The chain Firefox built, ending at the root: certFacts drops a self-issued last one (what was sent).
+  // No ocspStapled: getSecurityInfo's usedOcsp means Firefox fetched OCSP itself, not a stapled response.
+  Object.assign(s, certFacts(Array.isArray(info.certificateDers) ? info.certificateDers.filter((d): d is string => typeof d === 'string') : null));
+  if (typeof info.usedEch === 'boolean') s.ech = info.usedEch;
   return s;
 }

@@ -9,6 +9,7 @@ import type { SecurityInfo } from '@tlsrum/shared/classify';
 import { connectionKind, type ConnectionKind } from '@tlsrum/shared/classify';
 import type { CdpResponse, RawChromiumVisit } from './chromium';
 import { cdpCipherName, cdpGroupName, cipherSuiteName, groupName, signatureSchemeName, tlsVersionOf } from './names';
+import { certFacts } from './cert-facts';
 import { observeEntry } from './page-entries';
 import type { RecordEnv } from './records';
 import type { ConnectionObservation, NetLogConnection, SynthMode, VisitResult } from './types';
@@ -81,5 +82,10 @@ export function securityOf(socket: NetLogConnection | null, response: CdpRespons
   else if (typeof details?.keyExchangeGroup === 'string' && details.keyExchangeGroup) info.group = cdpGroupName(details.keyExchangeGroup);
   if (socket?.peerSignatureAlgorithm) info.signatureScheme = signatureSchemeName(socket.peerSignatureAlgorithm);
   if (socket?.certificates != null) info.certChainLength = socket.certificates;
+  // The NetLog's certificates are the chain as the server sent it.
+  Object.assign(info, certFacts(socket?.certificateDers ?? null));
+  if (socket?.ocspStapled != null) info.ocspStapled = socket.ocspStapled;
+  if (socket?.ech != null) info.ech = socket.ech;
+  else if (typeof details?.encryptedClientHello === 'boolean') info.ech = details.encryptedClientHello;
   return info;
 }
