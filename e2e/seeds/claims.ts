@@ -18,7 +18,11 @@ export type MeasurementKey =
   | 'resumption-saving-40ms'
   | 'full-vs-resumed-lan'
   | 'resumption-alert'
-  | 'combined-handshake';
+  | 'combined-handshake'
+  | 'rsa4096-vs-ecdsa'
+  | 'chain-depth'
+  | 'chain-trim-saving'
+  | 'ecdsa-saving';
 
 export interface Claim {
   id: string;
@@ -28,9 +32,6 @@ export interface Claim {
   seedConditions: string;
   lab: LabAnswer;
 }
-
-/** Issue 19's crypto-lens lab servers (key types, chain depths) do not exist yet: those rows wait for them. */
-const CRYPTO_LAB_PENDING = "needs issue 19's crypto-lens lab servers (key types and chain depths), which do not exist yet; not estimated";
 
 export const CLAIMS: readonly Claim[] = [
   {
@@ -71,7 +72,7 @@ export const CLAIMS: readonly Claim[] = [
     claim: 'RSA-4096 handshakes are slower than ECDHE-RSA-P256 ones',
     seedFigure: '2.3× slower',
     seedConditions: 'OpenSSL 3.2 servers',
-    lab: { kind: 'pending', why: CRYPTO_LAB_PENDING },
+    lab: { kind: 'measured', key: 'rsa4096-vs-ecdsa' },
   },
   {
     id: '000-f',
@@ -79,7 +80,7 @@ export const CLAIMS: readonly Claim[] = [
     claim: 'Each extra intermediate certificate adds latency, nearly linearly in chain depth',
     seedFigure: '≈ +912 ms per intermediate',
     seedConditions: 'Figure 4',
-    lab: { kind: 'pending', why: CRYPTO_LAB_PENDING },
+    lab: { kind: 'measured', key: 'chain-depth' },
   },
   {
     id: '001-a',
@@ -133,7 +134,7 @@ export const CLAIMS: readonly Claim[] = [
     claim: 'Trimming the certificate chain saves time',
     seedFigure: '−10 ms',
     seedConditions: '3 → 2 certificates, ≈ 40 ms RTT',
-    lab: { kind: 'pending', why: CRYPTO_LAB_PENDING },
+    lab: { kind: 'measured', key: 'chain-trim-saving' },
   },
   {
     id: '002-e',
@@ -141,7 +142,7 @@ export const CLAIMS: readonly Claim[] = [
     claim: 'An ECDSA certificate instead of RSA saves time',
     seedFigure: '−5 ms',
     seedConditions: '≈ 40 ms RTT',
-    lab: { kind: 'pending', why: CRYPTO_LAB_PENDING },
+    lab: { kind: 'measured', key: 'ecdsa-saving' },
   },
   {
     id: '003-a',

@@ -43,6 +43,10 @@ const PLAN: { server: ServerId; profile: RttProfile; modes: ('cold' | 'warm')[];
   { server: 't13-h2', profile: ping, modes: ['cold'], runs: 8 },
   { server: 't12-h2', profile: lan, modes: ['cold', 'warm'], runs: 6 },
   { server: 't13-h2', profile: lan, modes: ['cold', 'warm'], runs: 6 },
+  // Crypto-lens servers (e2e/lab/crypto-servers.ts): key type and chain depth at the seeds' ≈ 40 ms, and
+  // the key's CPU cost alone at 0 ms. Full handshakes only (cold).
+  ...(['ecdsa256', 'rsa2048', 'rsa4096', 'chain2', 'chain3'] as const).map((server) => ({ server, profile: regional, modes: ['cold' as const] })),
+  ...(['ecdsa256', 'rsa4096'] as const).map((server) => ({ server, profile: lan, modes: ['cold' as const], runs: 6 })),
 ];
 const TLS12_CIPHER = 'ECDHE-ECDSA-AES256-GCM-SHA384';
 const TLS13_CIPHER = 'TLS_CHACHA20_POLY1305_SHA256';

@@ -24,7 +24,7 @@ export function renderSeeds(rows: readonly Row[], d: SeedsData, meta: SeedsMeta)
   if (worst > 2 * meta.cores) {
     out.push('');
     out.push(
-      `**This run's timing figures are not to be trusted:** the load average reached ${worst.toFixed(1)} on ${meta.cores} cores (other work on the machine), so browsers, servers and the delaying proxies waited for CPU in every handshake, and medians of 5–8 visits carry that wait. The verdicts below are this run's; a run on a quiet machine (load under the core count) is the one to judge the seeds by. The alert row (003-b) and the pending / not-testable rows do not depend on timing.`,
+      `**This run's timing figures are not to be trusted:** the load average reached ${worst.toFixed(1)} on ${meta.cores} cores (other work on the machine), so browsers, servers and the delaying proxies waited for CPU in every handshake, and medians of 5–8 visits carry that wait. The verdicts below are this run's; a run on a quiet machine (load under the core count) is the one to judge the seeds by. The alert row (003-b) and the not-testable rows do not depend on timing.`,
     );
   }
   out.push('');
@@ -77,7 +77,7 @@ export function renderSeeds(rows: readonly Row[], d: SeedsData, meta: SeedsMeta)
   }
   out.push('');
   out.push(
-    '"Pending" rows wait for the crypto-lens lab servers of issue 19 (RSA and ECDSA keys of several sizes, chains of several depths); they are not estimated. "Not testable here" says what the lab would need.',
+    'Key-type and chain-depth rows use the crypto-lens servers (`e2e/lab/crypto-servers.ts`: ECDSA P-256, RSA-2048 and RSA-4096 leaves, chains of 1–3 certificates, otherwise identical). "Not testable here" says what the lab would need.',
   );
   return out.join('\n') + '\n';
 }

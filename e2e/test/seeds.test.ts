@@ -19,6 +19,13 @@ function data(): SeedsData {
       hs('t12-noalpn', 'regional-40', 'cold', [82, 83, 84]),
       hs('t12-noalpn', 'regional-40', 'warm', [83, 42, 42, 43]),
       hs('t13-h2', 'regional-40', 'cold', [42, 43, 44]),
+      hs('ecdsa256', 'regional-40', 'cold', [42, 43, 44]),
+      hs('rsa2048', 'regional-40', 'cold', [46, 47, 48]),
+      hs('rsa4096', 'regional-40', 'cold', [50, 51, 52]),
+      hs('chain2', 'regional-40', 'cold', [43, 44, 45]),
+      hs('chain3', 'regional-40', 'cold', [44, 45, 46]),
+      hs('ecdsa256', 'local', 'cold', [2, 2.5, 3]),
+      hs('rsa4096', 'local', 'cold', [7, 7.5, 8]),
     ]),
     pingRecords: [],
     sTime: { tls12: { connections: 1000, seconds: 4, msPerHandshake: 4, clientCpuMs: 1 }, tls13: { connections: 1100, seconds: 4, msPerHandshake: 3.6, clientCpuMs: 0.9 }, tls12Cipher: 'x', tls13Cipher: 'y' },
@@ -34,10 +41,10 @@ describe('seeds report', () => {
     expect(() => parseSTime('connect: Connection refused')).toThrow(/no "N connections in/);
   });
 
-  it('one row per claim; the crypto-lens rows stay pending, never estimated', () => {
+  it('one row per claim; none pending since the crypto-lens servers exist', () => {
     const r = rows(data());
     expect(r.map((x) => x.claim.id)).toEqual(CLAIMS.map((c) => c.id));
-    for (const id of ['000-e', '000-f', '002-d', '002-e']) expect(r.find((x) => x.claim.id === id)).toMatchObject({ verdict: 'pending', labFigure: '—' });
+    expect(r.filter((x) => x.verdict === 'pending')).toEqual([]);
     expect(r.find((x) => x.claim.id === '002-b')!.verdict).toBe('not testable here');
   });
 
@@ -52,6 +59,13 @@ describe('seeds report', () => {
     // s_time: −10 % against the seed's −37 %.
     expect(r['001-a']).toMatchObject({ verdict: 'differs' });
     expect(r['003-b']).toMatchObject({ verdict: 'reproduced' });
+    // Crypto rows: RSA-4096 51 vs ECDSA 43 ms = 1.19× (seed 2.3×); chain 43 → 45 ms = +1 ms per intermediate;
+    // trimming 3 → 2 saves 1 ms (seed 10); ECDSA saves 4 ms against RSA-2048 (seed 5: within 20 %).
+    expect(r['000-e']).toMatchObject({ verdict: 'differs', labFigure: expect.stringContaining('1.19×') });
+    expect(r['000-e']!.labFigure).toContain('(3.00×)');
+    expect(r['000-f']).toMatchObject({ verdict: 'differs', labFigure: expect.stringContaining('+1.0 ms per intermediate') });
+    expect(r['002-d']).toMatchObject({ verdict: 'differs', labFigure: expect.stringContaining('−1.0 ms') });
+    expect(r['002-e']).toMatchObject({ verdict: 'reproduced', labFigure: expect.stringContaining('−4.0 ms') });
     // Runs that did not happen give no figure, and say so.
     expect(r['000-b']).toMatchObject({ verdict: 'differs', why: expect.stringContaining('no figure') });
   });
