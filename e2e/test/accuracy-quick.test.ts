@@ -13,6 +13,8 @@ import { quicStalled } from '../accuracy/quic-stall';
 import { accuracy, quicWireSpan, STRONG_SOURCES } from '../accuracy/score';
 import { QUICK_MATRIX } from '../accuracy/matrices';
 import { runMatrix, type MatrixResult } from '../accuracy/run';
+import { normalise } from '../accuracy/crypto-score';
+import { CRYPTO_SERVERS } from '../lab/crypto-servers';
 import { startLab, type RunningLab } from '../lab/lab';
 
 const dir = mkdtempSync(join(tmpdir(), 'tlsrum-accuracy-test-'));
@@ -22,7 +24,7 @@ let result: MatrixResult;
 beforeAll(async () => {
   lab = await startLab({ dir });
   result = await runMatrix(lab, QUICK_MATRIX);
-}, 360_000);
+}, 600_000);
 
 afterAll(async () => {
   await lab?.stop();
@@ -36,7 +38,10 @@ describe('accuracy (quick matrix)', () => {
     // Per visit: the page's connection and the Timing-Allow-Origin one (TCP servers); h3 pools b/c.
     const ext = QUICK_MATRIX.extension!;
     const extensionVisits = ext.servers.length * QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1);
-    const visits = result.counts.visits - extensionVisits;
+    // The crypto-lens servers' cells of their own: one visit per run, plus a priming visit when warm.
+    const c = QUICK_MATRIX.crypto!;
+    const cryptoVisits = c.servers.length * c.profiles.length * c.browsers.length * c.modes.reduce((n, m) => n + c.runs + (m === 'warm' ? 1 : 0), 0);
+    const visits = result.counts.visits - extensionVisits - cryptoVisits;
     const tcpServers = QUICK_MATRIX.servers.filter((s) => s !== 'h3').length;
     const { h3 } = QUICK_MATRIX;
     expect(visits).toBe(QUICK_MATRIX.profiles.length * (tcpServers * QUICK_MATRIX.browsers.length * (QUICK_MATRIX.runs * 2 + 1) + h3.browsers.length * (h3.runs * 2 + 1)));
@@ -134,5 +139,24 @@ describe('accuracy (quick matrix)', () => {
     expect(Object.keys(summary).slice(0, 6)).toEqual(['connections', 'tlsVersionAccuracy', 'resumedAccuracy', 'classAccuracy', 'timingWithinTolerance', 'unknownShare']);
     for (const f of ['tlsVersion', 'resumed', 'handshakeClass']) expect(markdown).toContain(`### ${f}`);
     expect(markdown).toContain('What cannot be told apart');
+    expect(summary.cryptoFieldAccuracy).toBe(1);
+    expect(markdown).toContain('## Crypto effects');
+  });
+
+  it('crypto lens: every crypto arm in both browsers, its records stating what the server is', () => {
+    const c = QUICK_MATRIX.crypto!;
+    for (const spec of CRYPTO_SERVERS) {
+      for (const browser of c.browsers) {
+        const full = result.samples.filter((s) => s.arm === 'synthetic' && s.server === spec.id && s.browser === browser && s.truth.resumed === false);
+        expect(full.length, `${spec.id} ${browser}`).toBeGreaterThan(0);
+        for (const s of full) {
+          const claimed = s.cryptoClaimed!;
+          expect(claimed, `${spec.id} ${browser}`).toMatchObject({ certKeyType: spec.crypto.keyType, certKeyBits: spec.crypto.keyBits, certChainLength: spec.crypto.chainDepth, certChainBytes: lab.crypto.chainBytes[spec.id] });
+          // The group: the one the server accepts, else what nginx's OpenSSL 3.0 picks from the browser's shares.
+          expect(normalise('group', claimed.group as string), `${spec.id} ${browser}`).toBe(normalise('group', spec.crypto.groups.length === 1 ? spec.crypto.groups[0]! : 'X25519'));
+          if (browser === 'chromium') expect(claimed.ocspStapled, `${spec.id} chromium`).toBe(spec.crypto.ocspStapled);
+        }
+      }
+    }
   });
 });
