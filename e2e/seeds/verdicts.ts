@@ -234,6 +234,8 @@ const MEASURES: Omit<Record<MeasurementKey, Measure>, keyof typeof CRYPTO_MEASUR
 /** The crypto-lens servers (e2e/lab/crypto-servers.ts): TLS 1.3 + h2, each differing from `ecdsa256` in one thing. */
 const CRYPTO_SERVERS_NOTE = 'nginx 1.22 / OpenSSL 3.0, TLS 1.3 + h2, X25519, crypto-lens servers differing in one thing each (e2e/lab/crypto-servers.ts)';
 const tlsOf = (d: SeedsData, server: string, profile: string) => handshakesOf(d, `${server}/${profile}/cold`, full);
+/** A verdict by `rule`; when the lab differs, the rule and why. */
+const judged = (ok: boolean, rule: string, whyNot: string): Pick<Row, 'verdict' | 'why'> => ({ verdict: ok ? 'reproduced' : 'differs', why: ok ? rule : `${rule}. ${whyNot}` });
 
 const CRYPTO_MEASURES: Pick<Record<MeasurementKey, Measure>, 'rsa4096-vs-ecdsa' | 'chain-depth' | 'chain-trim-saving' | 'ecdsa-saving'> = {
   'rsa4096-vs-ecdsa': (d) => {
@@ -251,10 +253,7 @@ const CRYPTO_MEASURES: Pick<Record<MeasurementKey, Measure>, 'rsa4096-vs-ecdsa' 
     return {
       labFigure: `${d.profiles.regional.rttMs} ms RTT: RSA-4096 ${f1(far.rsa)} ms vs ECDSA P-256 ${f1(far.ec)} ms (${far.ratio?.toFixed(2) ?? 'n/a'}×); 0 ms RTT (CPU only): ${f1(lan.rsa)} vs ${f1(lan.ec)} ms (${lan.ratio?.toFixed(2) ?? 'n/a'}×)`,
       labConditions: `Chromium, full handshakes (cold visits), TLS phase median of the page connection (${far.n} at ${d.profiles.regional.rttMs} ms, ${lan.n} at 0 ms); ${CRYPTO_SERVERS_NOTE}; servers \`rsa4096\` vs \`ecdsa256\``,
-      verdict: ok ? 'reproduced' : 'differs',
-      why: ok
-        ? 'rule: a ratio within 10 % of 2.3×'
-        : "rule: a ratio within 10 % of 2.3× at the seed's network conditions. An RSA-4096 signature costs the server a few milliseconds of CPU once per handshake and adds no round trip; against a 40 ms round trip that is a small share, and even with no delay at all the ratio stays the one stated",
+      ...judged(ok, "rule: a ratio within 10 % of 2.3× at the seed's network conditions", 'An RSA-4096 signature costs the server a few milliseconds of CPU once per handshake and adds no round trip; against a 40 ms round trip that is a small share (the 0 ms ratio is the CPU alone)'),
     };
   },
   'chain-depth': (d) => {
@@ -266,10 +265,7 @@ const CRYPTO_MEASURES: Pick<Record<MeasurementKey, Measure>, 'rsa4096-vs-ecdsa' 
     return {
       labFigure: `chain of 1 / 2 / 3 certificates: ${m.map((x) => f1(x.med)).join(' / ')} ms; ${step === null ? 'n/a' : `${step >= 0 ? '+' : '−'}${Math.abs(step).toFixed(1)}`} ms per intermediate`,
       labConditions: `Chromium, ${p.rttMs} ms RTT, full handshakes (cold visits), TLS phase median of the page connection (${m.map((x) => n(x.hs)).join(', ')}); ECDSA P-256 leaf and intermediates (≈ 400 bytes each); ${CRYPTO_SERVERS_NOTE}`,
-      verdict: ok ? 'reproduced' : 'differs',
-      why: ok
-        ? "rule: within 20 % of the seed's 912 ms per intermediate"
-        : "rule: within 20 % of the seed's 912 ms per intermediate. An intermediate adds ≈ 400 bytes to the server's first flight and one signature check to the client; no round trip unless the flight outgrows TCP's initial window (≈ 14 kB). 912 ms is more than twenty round trips at the seed's own latencies: it cannot be per-certificate transfer or verification",
+      ...judged(ok, "rule: within 20 % of the seed's 912 ms per intermediate", "An intermediate adds ≈ 400 bytes to the server's first flight and one signature check to the client; no round trip unless the flight outgrows TCP's initial window (≈ 14 kB). 912 ms is more than twenty round trips at the seed's own latencies: it cannot be per-certificate transfer or verification"),
     };
   },
   'chain-trim-saving': (d) => {
