@@ -38,9 +38,9 @@ describe('accuracy (quick matrix)', () => {
     // Per visit: the page's connection and the Timing-Allow-Origin one (TCP servers); h3 pools b/c.
     const ext = QUICK_MATRIX.extension!;
     const extensionVisits = ext.servers.length * QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1);
-    // The crypto-lens servers' cells of their own: one visit per run, plus a priming visit when warm.
+    // The crypto-lens servers' cells of their own: one pass per run, each warm pass with its priming visit.
     const c = QUICK_MATRIX.crypto!;
-    const cryptoVisits = c.servers.length * c.profiles.length * c.browsers.length * c.modes.reduce((n, m) => n + c.runs + (m === 'warm' ? 1 : 0), 0);
+    const cryptoVisits = c.servers.length * c.profiles.length * c.browsers.length * c.modes.reduce((n, m) => n + c.runs * (m === 'warm' ? 2 : 1), 0);
     const visits = result.counts.visits - extensionVisits - cryptoVisits;
     const tcpServers = QUICK_MATRIX.servers.filter((s) => s !== 'h3').length;
     const { h3 } = QUICK_MATRIX;
