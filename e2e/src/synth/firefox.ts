@@ -264,7 +264,7 @@ export function securityOf(report: FirefoxSecurityReport | null): SecurityInfo |
   if (typeof info.signatureSchemeName === 'string') s.signatureScheme = info.signatureSchemeName;
   // The chain Firefox built, ending at the root: certFacts drops a self-issued last one (what was sent).
   // No ocspStapled: getSecurityInfo's usedOcsp means Firefox fetched OCSP itself, not a stapled response.
-  Object.assign(s, certFacts(Array.isArray(info.certificateDers) ? info.certificateDers.filter((d): d is string => typeof d === 'string') : null));
+  Object.assign(s, certFacts(Array.isArray(info.certificateDers) ? info.certificateDers.filter((d): d is string => typeof d === 'string') : null, 'built'));
   if (typeof info.usedEch === 'boolean') s.ech = info.usedEch;
   return s;
 }

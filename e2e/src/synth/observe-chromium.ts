@@ -83,7 +83,7 @@ export function securityOf(socket: NetLogConnection | null, response: CdpRespons
   if (socket?.peerSignatureAlgorithm) info.signatureScheme = signatureSchemeName(socket.peerSignatureAlgorithm);
   if (socket?.certificates != null) info.certChainLength = socket.certificates;
   // The NetLog's certificates are the chain as the server sent it.
-  Object.assign(info, certFacts(socket?.certificateDers ?? null));
+  Object.assign(info, certFacts(socket?.certificateDers ?? null, 'sent'));
   if (socket?.ocspStapled != null) info.ocspStapled = socket.ocspStapled;
   if (socket?.ech != null) info.ech = socket.ech;
   else if (typeof details?.encryptedClientHello === 'boolean') info.ech = details.encryptedClientHello;

@@ -9,6 +9,7 @@ import { HandshakeRecord } from '@tlsrum/shared';
 import { runSynthetic, type SyntheticOptions, type VisitResult } from '../../src/synth/index';
 import { startNginx } from './nginx';
 import { labOptions, useTestServer } from './setup';
+import { pemChainBytes } from '../../lab/crypto-lab';
 import { freePort } from '../../lab/ports';
 import { startSocksProxy } from '../../lab/socks-proxy';
 
@@ -51,7 +52,10 @@ describe('synthetic runner, Chromium', () => {
         expect(rec.cipher).toMatch(/^TLS_(AES_(128|256)_GCM_SHA(256|384)|CHACHA20_POLY1305_SHA256)$/);
         expect(rec.group).toBe('x25519');
         expect(rec.signatureScheme).toBe('ecdsa_secp256r1_sha256');
+        // The chain as sent (this server sends its root too), and the leaf's key, from the NetLog's DER.
         expect(rec.certChainLength).toBe(2);
+        expect(rec.certChainBytes).toBe(pemChainBytes(lab.certs.chainPem).reduce((a, b) => a + b, 0));
+        expect(rec).toMatchObject({ certKeyType: 'ecdsa', certKeyBits: 256, ocspStapled: false, ech: false });
         expect(rec.protocol).toBe('h2');
         expect(rec.source).toBe('synthetic');
         expect(truth!.c.netlog?.isResumed).toBe(false);

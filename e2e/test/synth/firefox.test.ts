@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
 import { runSynthetic, type SyntheticOptions } from '../../src/synth/index';
+import { pemChainBytes } from '../../lab/crypto-lab';
 import { startNginx } from './nginx';
 import { labOptions, useTestServer } from './setup';
 
@@ -34,6 +35,11 @@ describe('synthetic runner, Firefox', () => {
       expect(nav(i).cipher).toBe('TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256');
       expect(nav(i).browser).toBe('firefox');
     }
+    // The chain Firefox built (leaf, then the trusted CA) minus the self-issued CA: the leaf alone, though
+    // this server also sends the CA (Firefox cannot tell). Never a stapling claim: usedOcsp is not stapling.
+    const leafBytes = pemChainBytes(lab.certs.leafPem)[0];
+    expect(nav(0)).toMatchObject({ certKeyType: 'ecdsa', certKeyBits: 256, certChainLength: 1, certChainBytes: leafBytes, ech: false });
+    expect(nav(0).ocspStapled).toBeUndefined();
     // What nginx said on the response itself (X-TLS), as BiDi delivered it.
     const header = (i: number) => r.visits[i]!.connections.find((c) => c.kind === 'new' && c.entryType === 'navigation')!.responseHeaders['x-tls'];
     expect(header(0)).toMatch(/^TLSv1\.2 \. \d+$/);
