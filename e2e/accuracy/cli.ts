@@ -33,8 +33,11 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const out = resolve(flag('--out') ?? join(HERE, '..', 'reports', quick ? 'accuracy-quick.md' : 'accuracy.md'));
 const base = quick ? QUICK_MATRIX : FULL_MATRIX;
 const profiles = flag('--profiles')?.split(',').map(profileByName) ?? base.profiles;
-const servers = (flag('--servers')?.split(',') as ServerId[] | undefined) ?? base.servers;
-for (const s of servers) if (!ALL_SERVERS.includes(s) && !CRYPTO_SERVER_IDS.includes(s as CryptoServerId)) throw new Error(`unknown server "${s}" (known: ${ALL_SERVERS.join(', ')})`);
+const serversFlag = flag('--servers')?.split(',') as ServerId[] | undefined;
+const isCrypto = (s: ServerId) => CRYPTO_SERVER_IDS.includes(s as CryptoServerId);
+// Crypto-lens servers named in --servers run in their own cells (cold, their profiles), the rest in the main matrix.
+const servers = serversFlag?.filter((s) => !isCrypto(s)) ?? base.servers;
+for (const s of serversFlag ?? servers) if (!ALL_SERVERS.includes(s) && !isCrypto(s)) throw new Error(`unknown server "${s}" (known: ${[...ALL_SERVERS, ...CRYPTO_SERVER_IDS].join(', ')})`);
 const runs = Number(flag('--runs') ?? base.runs);
 // --no-firefox: Chromium only (no Firefox arms, no Firefox 0-RTT probe).
 const browsersFlag = flag('--browsers')?.split(',') as Browser[] | undefined;
@@ -47,7 +50,16 @@ const extension = base.extension && !args.includes('--no-extension')
   ? { ...base.extension, rebuild: true, browsers: base.extension.browsers.filter((b) => browsers.includes(b)), servers: base.extension.servers.filter((s) => servers.includes(s)) }
   : undefined;
 // --no-crypto: without the crypto-lens servers' cells; --browsers narrows them like the rest.
-const crypto = base.crypto && !args.includes('--no-crypto') ? { ...base.crypto, browsers: base.crypto.browsers.filter(allowed) } : undefined;
+// --servers and --profiles narrow them too.
+const crypto =
+  base.crypto && !args.includes('--no-crypto')
+    ? {
+        ...base.crypto,
+        browsers: base.crypto.browsers.filter(allowed),
+        servers: serversFlag ? serversFlag.filter(isCrypto) : base.crypto.servers,
+        profiles: flag('--profiles') ? profiles : base.crypto.profiles,
+      }
+    : undefined;
 if (!Number.isInteger(runs) || runs < 1 || runs > 50) {
   console.error('--runs must be an integer from 1 to 50');
   process.exit(2);
@@ -99,6 +111,7 @@ try {
     browsers,
     h3,
     ...(extension ? { extension } : {}),
+    ...(crypto ? { crypto: { servers: crypto.servers, profiles: crypto.profiles.map((p) => p.name), modes: crypto.modes, runs: crypto.runs, browsers: crypto.browsers } } : {}),
     profiles: profiles.map((p) => ({ name: p.name, rttMs: p.rttMs })),
     modes: base.modes,
     servers,

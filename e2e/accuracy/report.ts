@@ -21,6 +21,8 @@ export interface ReportMeta {
   h3?: { browsers: string[]; runs: number };
   /** The real-extension arm, when it ran. */
   extension?: { browsers: string[]; runs: number; servers: string[] };
+  /** The crypto-lens servers' own cells, when they ran. */
+  crypto?: { servers: string[]; profiles: string[]; modes: string[]; runs: number; browsers: string[] };
   loadBefore: number[];
   loadAfter: number[];
   cores: number;
@@ -68,7 +70,10 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     `Matrix: servers ${meta.servers.map((s) => `\`${s}\``).join(', ')} × RTT profiles ${meta.profiles.map((p) => `${p.name} (${p.rttMs} ms)`).join(', ')} × ${meta.modes.join('/')} × ${meta.runs} run(s) (warm adds one priming visit) × ${browsers.join('/')}${meta.h3 && meta.servers.includes('h3') ? ` (\`h3\`: ${meta.h3.browsers.join('/')}, ${meta.h3.runs} run(s))` : ''} × arms: synthetic runner; \`rum\` (Chromium only) = the extension's Chromium rules replayed on the synthetic runner's timing entry` +
       (meta.extension
         ? `; \`extension\` = the built extension itself in ${meta.extension.browsers.join('/')}, opted in, sending to the real collector (servers ${meta.extension.servers.map((s) => `\`${s}\``).join(', ')}, ${meta.extension.runs} run(s)).`
-        : '; the real-extension arm did not run.'),
+        : '; the real-extension arm did not run.') +
+      (meta.crypto
+        ? ` Crypto-lens servers ${meta.crypto.servers.map((s) => `\`${s}\``).join(', ')} in cells of their own: ${meta.crypto.profiles.join(', ')} × ${meta.crypto.modes.join('/')} × ${meta.crypto.runs} run(s) × ${meta.crypto.browsers.join('/')} (synthetic arm).`
+        : ''),
   );
   out.push('');
   const timed = timing(samples).rows.filter((r) => r.handshakeClass !== '0rtt');
