@@ -6,7 +6,7 @@
 import { CRYPTO_SERVERS, type CryptoServerId } from '../lab/crypto-servers';
 import { CRYPTO_FIELDS, scoreCrypto } from './crypto-score';
 import type { Sample } from './samples';
-import { uniqueConnections } from './score';
+import { uniqueConnections, wireSpan } from './score';
 
 /** Each comparison: the baseline server, then the servers that differ from it in one thing. */
 export const EFFECTS: { title: string; what: string; servers: CryptoServerId[] }[] = [
@@ -32,6 +32,12 @@ export interface EffectCell {
   medianTls: number | null;
   /** Median TLS phase minus the baseline's (same browser and profile). */
   delta: number | null;
+  /**
+   * The same on the wire: the handshake's round trips as the delaying proxy saw them pass (score.ts
+   * wireSpan: injected delay + the server's turnaround + the client's, without the browser's own work
+   * before its first and after its last flight).
+   */
+  wireDelta: number | null;
 }
 
 /** Full handshakes only (a resumption sends no certificate): one TLS phase per connection. */
@@ -45,12 +51,16 @@ export function cryptoEffects(samples: readonly Sample[]): { title: string; what
     });
     const rows = keys.map((k) => {
       const [browser, rtt, profile] = k.split('|') as [string, string, string];
-      const tlsOf = (id: CryptoServerId) => full.filter((s) => s.server === id && s.browser === browser && s.profile === profile).map((s) => s.claimed.tls);
+      const cell = (id: CryptoServerId) => full.filter((s) => s.server === id && s.browser === browser && s.profile === profile);
+      const tlsOf = (id: CryptoServerId) => cell(id).map((s) => s.claimed.tls);
+      const wireOf = (id: CryptoServerId) => cell(id).flatMap((s) => wireSpan(s.proxy, s.expected.rttMultiple) ?? []);
       const base = median(tlsOf(e.servers[0]!));
+      const baseWire = median(wireOf(e.servers[0]!));
       const cells = e.servers.map((id) => {
         const xs = tlsOf(id);
         const m = median(xs);
-        return { server: id, n: xs.length, medianTls: m, delta: m === null || base === null ? null : m - base };
+        const w = median(wireOf(id));
+        return { server: id, n: xs.length, medianTls: m, delta: m === null || base === null ? null : m - base, wireDelta: w === null || baseWire === null ? null : w - baseWire };
       });
       return { browser, profile, rttMs: Number(rtt), cells };
     });
@@ -95,7 +105,10 @@ export function renderCryptoSection(samples: readonly Sample[]): string[] {
     "Median TLS phase (ms, the browser's own `connectEnd − secureConnectionStart`) of full handshakes in the synthetic arm's " +
       'cold visits, per browser and RTT profile, and its difference (Δ) from the first server of each table, which differs from ' +
       'the others in that one thing only. n = connections. At 0 ms RTT the difference is CPU (signing, verifying, parsing); ' +
-      'at higher RTT a larger first flight can also cost round trips (TCP initial window, or the post-quantum key share).',
+      'at higher RTT a larger first flight can also cost round trips (TCP initial window, or the post-quantum key share). ' +
+      "Δ wire is the same difference in the handshake's span as the delaying proxy saw it pass (injected delay plus both " +
+      "ends' turnaround): the part of Δ the server and the network account for; Δ − Δ wire is the browser's own work. " +
+      'Medians of few connections on a shared machine: read the load average at the top before the figures.',
   );
   for (const e of cryptoEffects(samples)) {
     out.push('');
@@ -107,11 +120,11 @@ export function renderCryptoSection(samples: readonly Sample[]): string[] {
     }
     out.push(
       table(
-        ['browser', 'profile', ...e.servers.flatMap((id, i) => (i === 0 ? [`\`${id}\` ms (n)`] : [`\`${id}\` ms (n)`, 'Δ ms']))],
+        ['browser', 'profile', ...e.servers.flatMap((id, i) => (i === 0 ? [`\`${id}\` ms (n)`] : [`\`${id}\` ms (n)`, 'Δ ms', 'Δ wire ms']))],
         e.rows.map((r) => [
           r.browser,
           `${r.profile} (${r.rttMs} ms)`,
-          ...r.cells.flatMap((c, i) => (i === 0 ? [`${f1(c.medianTls)} (${c.n})`] : [`${f1(c.medianTls)} (${c.n})`, signed(c.delta)])),
+          ...r.cells.flatMap((c, i) => (i === 0 ? [`${f1(c.medianTls)} (${c.n})`] : [`${f1(c.medianTls)} (${c.n})`, signed(c.delta), signed(c.wireDelta)])),
         ]),
       ),
     );

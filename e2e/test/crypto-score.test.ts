@@ -4,6 +4,7 @@
  * NetLog's handshake messages tell a stapled OCSP response.
  */
 import { describe, expect, it } from 'vitest';
+import { cryptoEffects, renderCryptoSection } from '../accuracy/crypto-report';
 import { cryptoTruthOf, normalise, scoreCrypto } from '../accuracy/crypto-score';
 import type { Sample } from '../accuracy/samples';
 import type { Truth } from '../accuracy/truth';
@@ -63,6 +64,27 @@ describe('crypto fields against the server', () => {
     expect(scoreCrypto([resumed]).n).toBe(0);
     expect(scoreCrypto([sample('ocsp', { ocspStapled: true })])).toMatchObject({ accuracy: 1, coverage: 1 / 9 });
     expect(scoreCrypto([sample('ocsp', { ech: false }, { browser: 'firefox' })]).coverage).toBeCloseTo(1 / 8);
+  });
+});
+
+describe('crypto effects', () => {
+  it('median TLS phase per server and its difference from the baseline, per browser and profile', () => {
+    const at = (id: string, tls: number, browser: Sample['browser'] = 'chromium') => {
+      const x = sample(id, {});
+      return { ...x, browser, claimed: { ...x.claimed, tls } };
+    };
+    const samples = [at('ecdsa256', 80), at('ecdsa256', 82), at('rsa4096', 90), at('rsa4096', 94), at('rsa2048', 81), at('ecdsa256', 85, 'firefox'), at('rsa4096', 99, 'firefox')];
+    const key = cryptoEffects(samples).find((e) => e.title === 'Certificate key')!;
+    expect(key.rows.map((r) => r.browser)).toEqual(['chromium', 'firefox']);
+    expect(key.rows[0]!.cells).toMatchObject([
+      { server: 'ecdsa256', n: 2, medianTls: 81, delta: 0 },
+      { server: 'rsa2048', n: 1, medianTls: 81, delta: 0 },
+      { server: 'rsa4096', n: 2, medianTls: 92, delta: 11 },
+    ]);
+    expect(key.rows[1]!.cells[2]).toMatchObject({ medianTls: 99, delta: 14 });
+    // Resumed connections and other arms are left out.
+    expect(cryptoEffects([{ ...at('rsa4096', 500), arm: 'rum' }, { ...at('rsa4096', 500), truth: truth({ resumed: true }) }])[0]!.rows).toEqual([]);
+    expect(renderCryptoSection(samples).join('\n')).toContain('| chromium | continent (80 ms) | 81.0 (2) | 81.0 (1) | +0.0 | – | 92.0 (2) | +11.0 | – |');
   });
 });
 
