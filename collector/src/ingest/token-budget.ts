@@ -66,13 +66,21 @@ export class TokenBudget {
     this.rollOver();
     const day = this.day;
     const addressKey = this.key(prefixOf(address));
+    // Per (site, token) within this request: the verdict cannot change between two of its records (an
+    // admitted token stays admitted; a full budget stays full), so each pair is looked up once.
+    const verdicts = new Map<string, boolean>();
     const tokenKeys = new Map<string, string>();
     return (site, token) => {
       this.rollOver();
       if (this.day !== day) return this.admits(address, site, token);
-      let t = tokenKeys.get(token);
-      if (t === undefined) tokenKeys.set(token, (t = this.key(token)));
-      return this.admitKey(`${addressKey}|${site ?? ''}`, t);
+      const memo = `${site ?? ''}\u0000${token}`;
+      let verdict = verdicts.get(memo);
+      if (verdict === undefined) {
+        let t = tokenKeys.get(token);
+        if (t === undefined) tokenKeys.set(token, (t = this.key(token)));
+        verdicts.set(memo, (verdict = this.admitKey(`${addressKey}|${site ?? ''}`, t)));
+      }
+      return verdict;
     };
   }
 
