@@ -13,6 +13,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { HandshakeRecord } from '@tlsrum/shared';
+import { LruMap } from './lru-map';
 
 export interface ClientCapOptions {
   /** Records counted per client, day, site and rollup cell (CLIENT_RECORDS_PER_CELL_DAY); 0: none marked. */
@@ -26,10 +27,12 @@ export const CLIENT_CAP_ENTRIES = 200_000;
 const DAY_MS = 86_400_000;
 
 export class ClientCapCounter {
-  private readonly counts = new Map<string, number>();
+  private readonly counts: LruMap<string, number>;
   private readonly secret = randomBytes(32);
 
-  constructor(private readonly o: ClientCapOptions) {}
+  constructor(private readonly o: ClientCapOptions) {
+    this.counts = new LruMap(o.maxEntries);
+  }
 
   /** Counts the record; true when it is beyond the first `perCell` of its client, day and rollup cell. */
   capped(r: HandshakeRecord, site: string, country: string): boolean {
@@ -50,9 +53,7 @@ export class ClientCapCounter {
       if (t === undefined) tokenKeys.set(r.clientToken, (t = createHmac('sha256', this.secret).update(r.clientToken).digest('base64url').slice(0, 22)));
       const key = `${t}\u0000${Math.floor(r.ts / DAY_MS)}\u0000${site}\u0000${country}\u0000${r.protocol}\u0000${r.tlsVersion ?? ''}\u0000${r.resumed}\u0000${r.handshakeClass}`;
       const n = (this.counts.get(key) ?? 0) + 1;
-      this.counts.delete(key);
       this.counts.set(key, n);
-      if (this.counts.size > this.o.maxEntries) this.counts.delete(this.counts.keys().next().value!);
       return n > this.o.perCell;
     };
   }

@@ -15,6 +15,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { normalizeIP } from '@fastify/rate-limit';
+import { LruMap } from './lru-map';
 
 export interface TokenBudgetOptions {
   /** New tokens one address may introduce per site and UTC day. */
@@ -38,12 +39,13 @@ const DAY_MS = 86_400_000;
 export class TokenBudget {
   private day = -1;
   private secret: Buffer = Buffer.alloc(0);
-  /** key(address) + site → keys of the tokens it introduced today; Map order = least recently seen first. */
-  private readonly entries = new Map<string, Set<string>>();
+  /** key(address) + site → keys of the tokens it introduced today; the least recently seen pair is forgotten first. */
+  private readonly entries: LruMap<string, Set<string>>;
   private readonly now: () => number;
   private readonly newSecret: () => Buffer;
 
   constructor(private readonly o: TokenBudgetOptions) {
+    this.entries = new LruMap(o.maxEntries);
     this.now = o.now ?? Date.now;
     this.newSecret = o.secret ?? (() => randomBytes(32));
   }
@@ -85,13 +87,11 @@ export class TokenBudget {
   }
 
   private admitKey(pair: string, t: string): boolean {
-    const tokens = this.entries.get(pair) ?? new Set<string>();
-    this.entries.delete(pair);
-    this.entries.set(pair, tokens);
+    let tokens = this.entries.get(pair);
+    if (tokens === undefined) this.entries.set(pair, (tokens = new Set<string>()));
     if (tokens.has(t)) return true;
     if (tokens.size >= this.o.perAddress) return false;
     tokens.add(t);
-    if (this.entries.size > this.o.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     return true;
   }
 
