@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  applyProfileToRecord,
   buildSiteProfile,
   classifyHandshake,
   historyKey,
@@ -168,3 +169,32 @@ describe('evidence sources', () => {
     for (const s of EVIDENCE_SOURCES) expect(readme, s).toContain(`| \`${s}\` |`);
   });
 });
+
+describe('applyProfileToRecord (ingest of records built without the profile)', () => {
+  const claims = profileClaims(profileOf(probe({ v12: true, v13: true, r12: false, r13: false })), 'chrome', 156);
+  it('gives the same fields the classifier gives with the profile, on every recorded Chromium fixture', () => {
+    for (const f of load('chromium')) {
+      const env = { browser: 'chromium' as const, browserMajor: 156, os: 'linux' as const };
+      const base = { timing: f.timing, connectStartEpochMs: NOW, site: 'a.lab.test', env };
+      const without = measuredFields(base).fields;
+      const withProfile = measuredFields({ ...base, profile: profileOf(probe({ v12: true, v13: true, r12: false, r13: false })) }).fields;
+      const enriched = applyProfileToRecord(without, claims);
+      // Only a class the profile rules out (inferred 0-RTT on a server without early data) needs the timings.
+      if (withProfile.handshakeClass === without.handshakeClass) {
+        expect(pick(enriched), f.id).toEqual(pick(withProfile));
+      }
+    }
+  });
+  it('never touches observed, server-timing or implied fields, QUIC records, or a record without claims', () => {
+    const r = { transport: 'tcp' as const, handshakeClass: '1rtt' as const, tlsVersion: '1.2' as const, tlsVersionSource: 'observed' as const, resumed: true, resumedSource: 'server-timing' as const };
+    expect(applyProfileToRecord(r, claims)).toBe(r);
+    const quic = { ...r, transport: 'quic' as const, tlsVersion: '1.3' as const, tlsVersionSource: 'implied' as const, resumed: null, resumedSource: 'unknown' as const };
+    expect(applyProfileToRecord(quic, claims)).toBe(quic);
+    const unknown = { ...r, tlsVersion: null, tlsVersionSource: 'unknown' as const, resumed: null, resumedSource: 'unknown' as const };
+    expect(applyProfileToRecord(unknown, null)).toBe(unknown);
+    expect(applyProfileToRecord(unknown, claims)).toEqual({ ...unknown, tlsVersion: '1.3', tlsVersionSource: 'site-profile', resumed: false, resumedSource: 'site-profile' });
+    expect(applyProfileToRecord({ ...unknown, handshakeClass: '0rtt' as const, resumed: true, resumedSource: 'inferred' as const }, claims).resumed).toBe(true);
+  });
+});
+
+const pick = (r: { tlsVersion: unknown; tlsVersionSource: unknown; resumed: unknown; resumedSource: unknown }) => ({ tlsVersion: r.tlsVersion, tlsVersionSource: r.tlsVersionSource, resumed: r.resumed, resumedSource: r.resumedSource });

@@ -5,7 +5,7 @@
  */
 import type { EvidenceSource, HandshakeClass, Protocol, TlsVersion, Transport } from '../constants';
 import { measurePhases, normaliseProtocol, transportOf, type ConnectionTiming, type Phases } from './timing';
-import type { ProfileClaims } from './site-profile';
+import { profileNeverResumes, type ProfileClaims } from './site-profile';
 
 /** What the browser (Firefox getSecurityInfo, CDP securityDetails, NetLog) or the site told us. */
 export interface SecurityInfo {
@@ -230,11 +230,6 @@ function tlsVersionOf(
   return { tlsVersion: null, tlsVersionSource: 'unknown' };
 }
 
-function neverResumes(profile: ProfileClaims, tlsVersion: TlsVersion | null): boolean {
-  if (tlsVersion) return profile.resumption[tlsVersion] === false;
-  return profile.resumption['1.2'] === false && profile.resumption['1.3'] === false;
-}
-
 function resumptionOf(
   security: SecurityInfo | null | undefined,
   tlsVersion: TlsVersion | null,
@@ -249,7 +244,7 @@ function resumptionOf(
   if (zeroRtt) return { resumed: true, resumedSource: zeroRtt };
   // A server that never resumes (for the version negotiated, or for any version it accepts) makes every
   // handshake with it a full one. The probe tests TCP; QUIC's tickets are the h3 endpoint's own.
-  if (profile && transport === 'tcp' && neverResumes(profile, tlsVersion)) return { resumed: false, resumedSource: 'site-profile' };
+  if (profile && transport === 'tcp' && profileNeverResumes(profile, tlsVersion)) return { resumed: false, resumedSource: 'site-profile' };
   // Firefox reports the key exchange group of every full handshake; a TLS 1.2 ticket resumption has
   // no key exchange, so the group is absent. (TLS 1.3 resumption uses PSK-DHE: it looks like a full one.)
   if (security?.reportsKeyExchange && tlsVersion === '1.2') {

@@ -9,7 +9,8 @@
  * classifier uses none of it.
  */
 import type { ProbeResult } from '../probe';
-import type { Browser, TlsVersion } from '../constants';
+import type { Browser, EvidenceSource, TlsVersion } from '../constants';
+import type { HandshakeRecord } from '../schema';
 
 type PerVersion<T> = Record<TlsVersion, T>;
 
@@ -57,8 +58,8 @@ export interface SiteProfileInputs {
   now: number;
 }
 
-/** Records looked at (days). */
-export const PROFILE_WINDOW_MS = 7 * 86_400_000;
+/** Records looked at: a configuration change stops disputing the profile once the older records age out. */
+export const PROFILE_WINDOW_MS = 2 * 86_400_000;
 /** A probe older than this says nothing about today's servers (the scheduler probes hourly). */
 export const PROFILE_MAX_PROBE_AGE_MS = 2 * 86_400_000;
 /** Without a probe, this many unanimous observations make a version claim. */
@@ -208,6 +209,36 @@ export function profileClaims(profile: SiteProfile | null | undefined, browser: 
     ticketLifetimeMs: profile.ticketLifetimeS === null ? null : profile.ticketLifetimeS * 1000,
     earlyData: profile.earlyData,
   };
+}
+
+/** The server never resumes for the version negotiated (or, that unknown, for any version). */
+export function profileNeverResumes(claims: ProfileClaims, tlsVersion: TlsVersion | null): boolean {
+  if (tlsVersion) return claims.resumption[tlsVersion] === false;
+  return claims.resumption['1.2'] === false && claims.resumption['1.3'] === false;
+}
+
+/** Sources a profile never overrides. */
+const STRONGER: ReadonlySet<EvidenceSource> = new Set(['observed', 'server-timing', 'implied', 'site-profile']);
+
+type ProfiledFields = Pick<HandshakeRecord, 'transport' | 'handshakeClass' | 'tlsVersion' | 'tlsVersionSource' | 'resumed' | 'resumedSource'>;
+
+/**
+ * The classifier's site-profile rules on a finished record, for records that reached the collector
+ * without them (an older extension, or one whose cached profile was older): the version both ends support
+ * over an inferred or unknown one, and `resumed: false` from a server that never resumes — over TCP,
+ * never over observed, server-timing or implied values, and not on a 0-RTT record (early data is a
+ * resumption). What needs the connection's own timings or the client's history (the ticket lifetime in the
+ * history rule, ruling out inferred 0-RTT) cannot be redone from a record and is left as sent.
+ * Returns the same object when nothing applies.
+ */
+export function applyProfileToRecord<R extends ProfiledFields>(r: R, claims: ProfileClaims | null | undefined): R {
+  if (!claims || r.transport !== 'tcp') return r;
+  let out = r;
+  if (claims.tlsVersion && !STRONGER.has(r.tlsVersionSource)) out = { ...out, tlsVersion: claims.tlsVersion, tlsVersionSource: 'site-profile' };
+  if (!STRONGER.has(r.resumedSource) && r.handshakeClass !== '0rtt' && profileNeverResumes(claims, out.tlsVersion)) {
+    out = { ...out, resumed: false, resumedSource: 'site-profile' };
+  }
+  return out;
 }
 
 /**
