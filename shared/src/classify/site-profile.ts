@@ -251,3 +251,42 @@ export function applyProfileToRecord<R extends ProfiledFields>(r: R, claims: Pro
 export function historyKey(topLevelHost: string | null, host: string): string {
   return `${topLevelHost ?? ''} ${host}`;
 }
+
+const isFlag = (v: unknown): v is boolean | null => v === null || typeof v === 'boolean';
+const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+/**
+ * A profile as received from a collector (`GET /v1/sites`), checked field by field: anything malformed
+ * gives null (no profile), never a partial one.
+ */
+export function asSiteProfile(x: unknown, hostname: string): SiteProfile | null {
+  if (typeof x !== 'object' || x === null) return null;
+  const p = x as Record<string, unknown>;
+  const versions = p.versions as Record<string, unknown> | undefined;
+  const resumption = p.resumption as Record<string, unknown> | undefined;
+  const confidence = p.confidence as Record<string, unknown> | undefined;
+  const ok =
+    p.hostname === hostname &&
+    typeof versions === 'object' && versions !== null && isFlag(versions['1.2']) && isFlag(versions['1.3']) &&
+    (p.maxVersion === null || p.maxVersion === '1.2' || p.maxVersion === '1.3') &&
+    typeof resumption === 'object' && resumption !== null && isFlag(resumption['1.2']) && isFlag(resumption['1.3']) &&
+    (p.ticketLifetimeS === null || isCount(p.ticketLifetimeS)) &&
+    isFlag(p.earlyData) && isFlag(p.h3) &&
+    typeof confidence === 'object' && confidence !== null && isCount(confidence.probes) && isCount(confidence.observations) &&
+    isCount(confidence.agreement) && (confidence.ageS === null || isCount(confidence.ageS)) &&
+    Array.isArray(p.disagreements) && p.disagreements.every((d) => typeof d === 'string') &&
+    isCount(p.builtAt);
+  if (!ok) return null;
+  return {
+    hostname,
+    versions: { '1.2': versions['1.2'] as boolean | null, '1.3': versions['1.3'] as boolean | null },
+    maxVersion: p.maxVersion as TlsVersion | null,
+    resumption: { '1.2': resumption['1.2'] as boolean | null, '1.3': resumption['1.3'] as boolean | null },
+    ticketLifetimeS: p.ticketLifetimeS as number | null,
+    earlyData: p.earlyData as boolean | null,
+    h3: p.h3 as boolean | null,
+    confidence: { probes: confidence.probes as number, observations: confidence.observations as number, agreement: confidence.agreement as number, ageS: confidence.ageS as number | null },
+    disagreements: [...(p.disagreements as string[])],
+    builtAt: p.builtAt as number,
+  };
+}
