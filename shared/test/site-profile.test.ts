@@ -143,6 +143,21 @@ describe.each(['chromium', 'firefox'])('recorded %s fixtures with the server’s
     expect(classifyHandshake({ timing: f.timing, history: afterTenMinutes, profile: long })).toMatchObject({ resumed: true, resumedSource: 'inferred' });
     // The default lifetime (5 min) would not have counted it.
     expect(classifyHandshake({ timing: f.timing, history: afterTenMinutes }).resumed).toBeNull();
+    // A tracked history: a handshake older than the site's ticket lifetime, or none, left no usable ticket.
+    expect(classifyHandshake({ timing: f.timing, history: { ...afterTenMinutes, tracked: true }, profile: short })).toMatchObject({ resumed: false, resumedSource: 'inferred' });
+    expect(classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null, tracked: true }, profile: long })).toMatchObject({ resumed: false, resumedSource: 'inferred' });
+    // Without a profile (no real lifetime) or an untracked history: no such claim.
+    expect(classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null, tracked: true } }).resumed).toBeNull();
+    expect(classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null }, profile: long }).resumed).toBeNull();
+  });
+
+  it('a tracked history with the profile: every cold visit’s resumption known, and right', () => {
+    for (const f of fixtures.filter((x) => x.visit === 'cold')) {
+      const claims = profileClaims(profileOf(serverProbe(f)), env.browser, env.browserMajor);
+      const c = classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null, tracked: true }, profile: claims });
+      expect(c.resumed, f.id).toBe(false);
+      expect(f.truth.resumed, f.id).toBe(false);
+    }
   });
 });
 

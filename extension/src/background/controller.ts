@@ -209,7 +209,7 @@ export class Controller {
           clientToken,
           network,
           observed: this.securityInfo?.find(tabId, m.host, m.responseEpochMs) ?? null,
-          history: { msSincePriorHandshake: since },
+          history: { msSincePriorHandshake: since, tracked: true },
         });
         history[key] = m.startEpochMs + (m.timing.connectEnd - m.timing.connectStart);
         out.push(record);

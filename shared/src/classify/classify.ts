@@ -34,6 +34,11 @@ export interface HandshakeHistory {
   msSincePriorHandshake?: number | null;
   /** How long a session ticket is assumed usable (default: the site profile's, else DEFAULT_TICKET_LIFETIME_MS). */
   ticketLifetimeMs?: number;
+  /**
+   * The caller records every handshake it measures (the extension's history, the lab's replay of it): no
+   * prior handshake within the ticket lifetime then means the client most likely holds no ticket.
+   */
+  tracked?: boolean;
 }
 
 export interface ClassifyInput {
@@ -256,6 +261,13 @@ function resumptionOf(
     // A recent handshake with this host makes a resumption attempt likely, not certain: the server
     // may refuse the ticket.
     return { resumed: true, resumedSource: 'inferred' };
+  }
+  // With the site's real ticket lifetime, no handshake seen within it (none at all, or an older one whose
+  // ticket has expired) means the client had no usable ticket: a full handshake. Inferred, not observed: a
+  // handshake the tracker could not see (before opt-in, without Timing-Allow-Origin) may have left one.
+  if (profile && transport === 'tcp' && history?.tracked && !recentHandshake(history)) {
+    const since = history.msSincePriorHandshake;
+    if (since === null || since === undefined || profile.ticketLifetimeMs !== null) return { resumed: false, resumedSource: 'inferred' };
   }
   return { resumed: null, resumedSource: 'unknown' };
 }
