@@ -151,6 +151,8 @@ describe('accuracy (quick matrix)', () => {
       expect(c.arms[arm].tlsVersion.records, arm).toBeGreaterThan(0);
       expect(c.arms[arm].tlsVersion.coverage, arm).toBeGreaterThanOrEqual(COVERAGE_TARGETS.tlsVersionKnown);
       expect(c.arms[arm].tlsVersion.accuracy, arm).toBe(1);
+      // Known from the profile: the built extension fetched it with the site list and its records say so.
+      expect(c.arms[arm].tlsVersion.bySource['site-profile']?.claims ?? 0, arm).toBeGreaterThan(0);
     }
   });
 });
