@@ -15,6 +15,7 @@ import {
   profileClaims,
   PROFILE_MAX_PROBE_AGE_MS,
   PROFILE_MIN_OBSERVATIONS,
+  publicSiteProfile,
   type ConnectionTiming,
   type ProfileObservations,
   type SiteProfile,
@@ -73,7 +74,8 @@ describe('buildSiteProfile', () => {
   it('records on TLS 1.2 from servers that accept 1.3: some edges differ, the profile says so and claims nothing', () => {
     const p = profileOf(probe({ v12: true, v13: true, r13: true }), { versions: { '1.3': 90, '1.2': 10 }, resumed: {} });
     expect(p.disagreements).toHaveLength(1);
-    expect(p.disagreements[0]).toMatch(/10 of 100 records negotiated TLS 1.2/);
+    expect(p.disagreements[0]).toMatch(/records negotiated TLS 1.2 although the servers accept TLS 1.3/);
+    expect(p.disagreements[0]).not.toMatch(/\d+ of \d+|\d+ records/);
     expect(p).toMatchObject({ maxVersion: null, versions: { '1.2': null, '1.3': null }, resumption: { '1.2': null, '1.3': null }, ticketLifetimeS: null });
     expect(p.confidence.agreement).toBe(0);
     expect(profileClaims(p, 'chrome', 156)).toBeNull();
@@ -84,7 +86,7 @@ describe('buildSiteProfile', () => {
     expect(twoEdges.disagreements[0]).toMatch(/disagree on TLS 1.3/);
     expect(twoEdges.maxVersion).toBeNull();
     const resumedAnyway = profileOf(probe({ v12: false, v13: true, r13: false }), { versions: { '1.3': 5 }, resumed: { '1.3': { yes: 2, no: 3 } } });
-    expect(resumedAnyway.disagreements[0]).toMatch(/resumption off, yet 2 records resumed/);
+    expect(resumedAnyway.disagreements[0]).toMatch(/resumption off, yet records resumed/);
     expect(profileClaims(resumedAnyway, 'chrome', 156)).toBeNull();
   });
 
@@ -94,6 +96,17 @@ describe('buildSiteProfile', () => {
     expect(few.maxVersion).toBeNull();
     const many = buildSiteProfile({ hostname: 'a', probes: [], observations: { versions: { '1.3': PROFILE_MIN_OBSERVATIONS } , resumed: {} }, now: NOW });
     expect(many).toMatchObject({ maxVersion: '1.3', versions: { '1.2': null, '1.3': true }, resumption: { '1.2': null, '1.3': null } });
+  });
+});
+
+describe('publicSiteProfile', () => {
+  it('shows no small count of a site’s records, and rounds a large one down to a power of ten', () => {
+    const few = profileOf(probe({ v12: true, v13: true }), { versions: { '1.3': 7 }, resumed: {} });
+    expect(publicSiteProfile(few).confidence).toMatchObject({ observations: 0, agreement: 1 });
+    const many = profileOf(probe({ v12: true, v13: true }), { versions: { '1.3': 4321 }, resumed: {} });
+    expect(publicSiteProfile(many).confidence).toMatchObject({ observations: 1000, agreement: 1 });
+    const split = profileOf(probe({ v12: true, v13: true }), { versions: { '1.3': 5, '1.2': 1 }, resumed: {} });
+    expect(publicSiteProfile(split).confidence).toMatchObject({ observations: 0, agreement: 0 });
   });
 });
 

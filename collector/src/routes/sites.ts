@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Hostname } from '@tlsrum/shared';
+import { Hostname, publicSiteProfile } from '@tlsrum/shared';
 import { adminOnly, newReadToken } from '../auth';
 import { ErrorResponse } from '../schemas/responses';
 import { SiteProfileResponse } from '../schemas/site-profile';
@@ -27,7 +27,7 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('cache-control', 'public, max-age=300');
       const profiles = app.profiles.all();
       const sites = app.sites.list();
-      return { sites, profiles: Object.fromEntries(sites.flatMap((s) => (profiles[s] ? [[s, profiles[s]]] : []))) };
+      return { sites, profiles: Object.fromEntries(sites.flatMap((s) => (profiles[s] ? [[s, publicSiteProfile(profiles[s])]] : []))) };
     },
   );
 

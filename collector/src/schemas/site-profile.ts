@@ -15,8 +15,8 @@ export const SiteProfileResponse = Type.Object(
     h3: Flag('Alt-Svc advertises h3'),
     confidence: Type.Object({
       probes: Type.Integer({ description: 'probe results used (≤ 2 days old)' }),
-      observations: Type.Integer({ description: 'records of the site (TCP, last 2 days) whose version was observed or sent by Server-Timing' }),
-      agreement: Type.Number({ description: 'share of those records on maxVersion (1 when there are none)' }),
+      observations: Type.Integer({ description: 'records of the site (TCP, last 2 days) whose version was observed or sent by Server-Timing, rounded down to a power of ten; 0 below 100 (a site’s traffic is not public)' }),
+      agreement: Type.Number({ description: 'share of those records on maxVersion (1 when there are none); beside a count of 0 only 1 (all agree) or 0' }),
       ageS: Type.Union([Type.Number(), Type.Null()], { description: 'age of the newest probe used, seconds' }),
     }),
     disagreements: Type.Array(Type.String(), { description: 'what the sources disagree about; non-empty ⇒ the profile claims nothing' }),

@@ -36,7 +36,7 @@ export interface SiteProfile {
     /** Age of the newest probe used, seconds (null: no probe). */
     ageS: number | null;
   };
-  /** What the sources disagree about, one sentence each. Non-empty ⇒ the classifier ignores the profile. */
+  /** What the sources disagree about, one sentence each (no counts: the list is public). Non-empty ⇒ the classifier ignores the profile. */
   disagreements: string[];
   /** When it was built, epoch ms. */
   builtAt: number;
@@ -86,7 +86,7 @@ export function buildSiteProfile({ hostname, probes, observations, now }: SitePr
     else versions[v] = probed;
     const seen = observations.versions[v] ?? 0;
     if (seen > 0) {
-      if (versions[v] === false) disagreements.push(`the probe found TLS ${v} refused, yet ${seen} records negotiated it`);
+      if (versions[v] === false) disagreements.push(`the probe found TLS ${v} refused, yet records negotiated it`);
       else if (probed !== 'mixed') versions[v] = true;
     }
   }
@@ -99,7 +99,7 @@ export function buildSiteProfile({ hostname, probes, observations, now }: SitePr
     if (versions['1.3'] === true) maxVersion = '1.3';
     else if (versions['1.3'] === false && versions['1.2'] === true) maxVersion = '1.2';
     if (maxVersion === '1.3' && (observations.versions['1.2'] ?? 0) > 0) {
-      disagreements.push(`${observations.versions['1.2']} of ${observed} records negotiated TLS 1.2 although the servers accept TLS 1.3: some edges differ`);
+      disagreements.push('records negotiated TLS 1.2 although the servers accept TLS 1.3: some edges differ');
       maxVersion = null;
     }
     // Without a probe, only many records all on one version say what the servers accept.
@@ -120,7 +120,7 @@ export function buildSiteProfile({ hostname, probes, observations, now }: SitePr
     }
     const seen = observations.resumed[v];
     if (probed === false && seen && seen.yes > 0) {
-      disagreements.push(`the probe found TLS ${v} resumption off, yet ${seen.yes} records resumed`);
+      disagreements.push(`the probe found TLS ${v} resumption off, yet records resumed`);
       continue;
     }
     resumption[v] = probed ?? (seen && seen.yes > 0 ? true : null);
@@ -239,6 +239,21 @@ export function applyProfileToRecord<R extends ProfiledFields>(r: R, claims: Pro
     out = { ...out, resumed: false, resumedSource: 'site-profile' };
   }
   return out;
+}
+
+/** Below this many, `GET /v1/sites` shows no count of a site's records (0): a site's traffic is not public. */
+export const PUBLIC_OBSERVATIONS_FROM = 100;
+
+/**
+ * A profile as anyone may read it (`GET /v1/sites` needs no token): the count of the site's records
+ * rounded down to a power of ten, 0 below PUBLIC_OBSERVATIONS_FROM, and their agreement only beside such a
+ * count (else 1 or 0: all agree or not) — a few visitors' records are not derivable from it.
+ */
+export function publicSiteProfile(p: SiteProfile): SiteProfile {
+  const n = p.confidence.observations;
+  const observations = n < PUBLIC_OBSERVATIONS_FROM ? 0 : 10 ** Math.floor(Math.log10(n));
+  const agreement = observations ? Math.floor(p.confidence.agreement * 100) / 100 : p.confidence.agreement === 1 ? 1 : 0;
+  return { ...p, confidence: { ...p.confidence, observations, agreement } };
 }
 
 /**
