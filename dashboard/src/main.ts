@@ -17,6 +17,7 @@ import { alertsPanel } from './panels/alerts';
 import { configurationPanel } from './panels/configuration';
 import { countryName } from './countries';
 import { addFilterControls } from './filter-controls';
+import { coverageOf, coverageSentence, serverTimingSentence } from './coverage';
 import { FILTER_NAMES } from '@tlsrum/shared/query';
 
 const form = document.querySelector<HTMLFormElement>('#filters')!;
@@ -34,6 +35,8 @@ const whatif = whatIfPanel(root);
 const alerts = alertsPanel(root);
 const config = configurationPanel(root);
 const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, whatif.panel, alerts.panel, config.panel];
+/** The panels whose figures come from records: each states how much of them is measured. */
+const recordPanels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, whatif.panel];
 
 /** For the browser test and for debugging: the charts by panel, and a counter of completed renders. */
 const hook = { charts: registry, renders: 0, filters: readFilters() };
@@ -125,7 +128,20 @@ async function load(): Promise<void> {
     }
   };
   const whatifAnswer = api.whatif(params, t, signal);
+  // One coverage answer for every panel that draws records (they share the filters).
+  const coverage = api
+    .query('compare', { ...params, dimensions: 'versionEvidence' }, t, signal)
+    .then((a) => {
+      if (signal.aborted) return;
+      const c = coverageOf(a);
+      const text = [coverageSentence(c), f.site ? serverTimingSentence(c, f.site) : ''].filter(Boolean).join(' ');
+      for (const p of recordPanels) p.setCoverage(text);
+    })
+    .catch(() => {
+      if (!signal.aborted) for (const p of recordPanels) p.setCoverage('');
+    });
   await Promise.all([
+    coverage,
     run(compare.panel, api.query('compare', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => {
       // A read token scopes every answer to its site, even when no site is chosen: say which data this is.
       scope.textContent = a.site ? `Site ${a.site}` : 'All sites together';

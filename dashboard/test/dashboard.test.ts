@@ -136,6 +136,37 @@ describe('dashboard', () => {
     expect(errors).toEqual([]);
   });
 
+  it('states in every record panel how much is measured, with realistic unknown shares; the evidence filter keeps measured records only', async () => {
+    const RECORD_PANELS = ['compare', 'map', 'trends', 'phases', 'shares', 'whatif'];
+    const lines = async () => page.$$eval('section.panel', (ss) => Object.fromEntries(ss.map((s) => [s.id, (s.querySelector('.coverage') as HTMLElement | null)?.hidden ? '' : (s.querySelector('.coverage')?.textContent ?? '')])));
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+    const all = await lines();
+    const sentence = /^TLS version known for (\d+) % of records \(observed (\d+) %, server-timing (\d+) %, implied (\d+) %, site profile (\d+) %, inferred (\d+) %\)/;
+    for (const id of RECORD_PANELS) expect(all[id], id).toMatch(sentence);
+    expect(all.alerts).toBe('');
+    // The demo's population is mostly Chromium: a real share of records does not know its version.
+    const [known, ...parts] = sentence.exec(all.compare!)!.slice(1).map(Number);
+    expect(known).toBeGreaterThan(50);
+    expect(known).toBeLessThan(95);
+    expect(Math.abs(parts.reduce((a, b) => a + b, 0) - known!)).toBeLessThanOrEqual(parts.length);
+    expect(parts[3], 'site profile').toBeGreaterThan(0);
+    await page.screenshot({ path: join(artifacts, 'dashboard-coverage.png'), fullPage: true });
+
+    await page.select('select[name=evidence]', 'measured');
+    await waitForRenders(page, 2);
+    expect(new URL(page.url()).searchParams.get('evidence')).toBe('measured');
+    const measured = await lines();
+    const [mKnown, observed, serverTiming, implied, profile, inferred] = sentence.exec(measured.compare!)!.slice(1).map(Number);
+    expect(mKnown).toBe(100);
+    expect(observed! + serverTiming!).toBeGreaterThanOrEqual(99);
+    expect([implied, profile, inferred]).toEqual([0, 0, 0]);
+    expect(await panelStates(page)).toEqual(states('ready'));
+    // Back to the view the next test starts from.
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+  });
+
   it('loads the world map data on its own, not with the other panels', async () => {
     const assets = readdirSync(join(outDir, 'assets')).filter((f) => f.endsWith('.js'));
     const entry = readFileSync(join(outDir, 'index.html'), 'utf8').match(/src="\.\/assets\/([^"]+\.js)"/)![1]!;
@@ -158,7 +189,7 @@ describe('dashboard', () => {
     expect(new URL(page.url()).searchParams.get('browser')).toBe('firefox');
     expect(new URL(page.url()).searchParams.get('range')).toBe('30d');
     const api = requests.filter((u) => u.includes('/v1/') && !u.includes('/v1/sites'));
-    expect(api.length).toBe(6); // five query panels and the what-if; alerts need a site and a token
+    expect(api.length).toBe(7); // five query panels, the what-if and the panels' coverage line; alerts need a site and a token
     for (const u of api) expect(new URL(u).searchParams.get('browser')).toBe('firefox');
     expect(await panelStates(page)).toEqual(states('ready'));
     expect(await page.$eval('#compare tbody', (t) => t.textContent)).not.toBe(before);

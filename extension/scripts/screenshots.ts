@@ -9,7 +9,7 @@
  *
  * Needs what the browser tests need (Chromium, nginx, openssl: node scripts/ensure-system-deps.mjs).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,8 +20,11 @@ import { loadConfig } from '../../collector/src/config';
 import { generateDemoData } from '../../collector/src/demo/generate';
 import { SITES } from '../../collector/src/demo/profiles';
 import { newReadToken } from '../../collector/src/auth';
-// Declares app.alerts (module augmentation).
+import { probeWithIdentity } from '../../collector/src/probe/probe';
+import { insertProbes } from '../../collector/src/probe/store';
+// Declares app.alerts and app.profiles (module augmentation).
 import type {} from '../../collector/src/plugins/alerts';
+import type {} from '../../collector/src/plugins/profiles';
 import { extensionPage, launchChromium } from '../test/support/browsers';
 import { makeCerts, startNginx, tempLabDir } from '../test/support/lab';
 import { HOSTS, LAB_SERVERS, pageUrl, secondPageUrl, visit } from '../test/support/pages';
@@ -53,7 +56,7 @@ async function collectorWithDemoData(work: string) {
   await app.storeStatus.whenReady;
   await generateDemoData(app.store.ingest, { records: 300_000, days: 30, seed: 5 });
   const tokens: Record<string, string> = {};
-  for (const site of [...SITES.map((s) => s.hostname).filter(Boolean), 'a.lab.test']) {
+  for (const site of [...SITES.map((s) => s.hostname).filter(Boolean), 'a.lab.test', 'b.lab.test']) {
     const { token, hash } = newReadToken();
     await app.sites.register(site, hash);
     tokens[site] = token;
@@ -84,6 +87,20 @@ async function main(): Promise<void> {
   step('lab and browser');
   const certs = makeCerts(join(lab.dir, 'certs'), HOSTS);
   const nginx = await startNginx(join(lab.dir, 'nginx'), certs, LAB_SERVERS);
+  // The lab sites' profiles, as the collector's scheduler would probe them: b.lab.test (TLS 1.2 only,
+  // never resumes, no Server-Timing) then shows in the popup as known from the site's profile.
+  step('probing the lab sites');
+  const ca = [readFileSync(certs.caPem, 'utf8')];
+  const probed = await Promise.all(
+    ['a.lab.test', 'b.lab.test'].map(async (host) => ({
+      site: host,
+      hostname: host,
+      at: Date.now(),
+      outcome: await probeWithIdentity(nginx.url(host, '/'), { runs: 1, ca, resolve: { [host]: '127.0.0.1' }, insecure: false, timeoutMs: 5000 }),
+    })),
+  );
+  await insertProbes(collector.app.store.query, probed);
+  await collector.app.profiles.refresh();
   const { dir } = await buildTarget('chromium');
   const b = await launchChromium({ profileDir: join(lab.dir, 'profile'), certs, hosts: HOSTS, extensionDir: dir });
   try {

@@ -8,6 +8,10 @@
  * adoption; a resumed session with the site's resumption rate. The TLS phase costs round trips as the
  * protocols do: TLS 1.2 full 2 RTT, TLS 1.2 resumed and TLS 1.3 (full or resumed) 1 RTT, 0-RTT none;
  * over QUIC there is no separate TCP handshake. Plus a little CPU time for the key exchange.
+ *
+ * Each record says only what its browser could know (versionSource, resumedSource below): Chromium over
+ * TCP knows the version only from a site's Server-Timing or its profile, so the unknown shares are those
+ * a real Chromium-majority population shows.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ColumnName } from '../ingest/columns';
@@ -52,8 +56,7 @@ const DEMO_VALUES = {
   protocol: 'protocol',
   transport: "if(protocol = 'h3', 'quic', 'tcp')",
   tlsVersion: 'if(versionKnown, tlsVersion, NULL)',
-  tlsVersionSource:
-    "multiIf(NOT versionKnown, 'unknown', protocol = 'h3', 'implied', source = 'synthetic' OR browser = 'firefox', 'observed', stReported, 'server-timing', 'inferred')",
+  tlsVersionSource: 'versionSource',
   resumed: "if(resumedSource = 'unknown', NULL, resumedTrue)",
   resumedSource: 'resumedSource',
   handshakeClass: 'cls',
@@ -93,19 +96,31 @@ FROM
   FROM
   (
     SELECT *,
-      multiIf(NOT versionKnown, 'unknown',
+      multiIf(classUnknown, 'unknown',
               resumedTrue AND tlsVersion = '1.3' AND ${u(26)} < if(protocol = 'h3', 0.35, 0.06), '0rtt',
               tlsVersion = '1.2' AND NOT resumedTrue, 'full-2rtt', '1rtt') AS cls,
-      multiIf(source = 'synthetic', 'observed', browser = 'firefox' AND tlsVersion = '1.2', 'observed',
-              stReported, 'server-timing', ${u(27)} < 0.8, 'inferred', 'unknown') AS resumedSource
+      -- What each browser can know (shared/README.md, "Classification"): h3 implies TLS 1.3; the runner and
+      -- Firefox observe the version; a site's Server-Timing states it; Chromium over TCP has only the
+      -- registered site's profile (none where the site's edges disagree, none for unregistered sites) and
+      -- two round trips (a full TLS 1.2 handshake).
+      multiIf(protocol = 'h3', 'implied', source = 'synthetic', 'observed', stReported, 'server-timing', browser = 'firefox', 'observed',
+              siteProfiled, 'site-profile', cls = 'full-2rtt', 'inferred', 'unknown') AS versionSource,
+      versionSource != 'unknown' AS versionKnown,
+      -- Resumption: observed by the runner, by Firefox on TLS 1.2 (no key exchange group); Server-Timing;
+      -- early data implies it; two round trips infer a full one; with a site profile the tracked history
+      -- tells nearly always (a recent handshake, or none within the ticket lifetime); without one only a
+      -- recent handshake does (a likely resumption), and a first contact stays unknown.
+      multiIf(source = 'synthetic', 'observed', stReported, 'server-timing', browser = 'firefox' AND tlsVersion = '1.2' AND protocol != 'h3', 'observed',
+              cls = '0rtt', 'implied', cls = 'full-2rtt', 'inferred',
+              siteProfiled AND ${u(27)} < 0.92, 'inferred', resumedTrue AND ${u(27)} < 0.8, 'inferred', 'unknown') AS resumedSource
     FROM
     (
       SELECT *,
         multiIf(${u(5)} < least(0.9, countryH3 * siteH3 * (0.8 + 0.4 * dayPos)), 'h3', ${u(5)} > 0.88, 'http/1.1', 'h2') AS protocol,
         if(protocol = 'h3' OR ${u(6)} < siteTls13 * if(protocol = 'http/1.1', 0.7, 1), '1.3', '1.2') AS tlsVersion,
-        protocol = 'h3' OR ${u(7)} > 0.04 AS versionKnown,
+        protocol != 'h3' AND ${u(7)} < 0.04 AS classUnknown,
         ${u(8)} < siteResumption AS resumedTrue,
-        ${u(10)} < 0.2 AS stReported,
+        ${u(10)} < siteServerTiming AS stReported,
         baseRtt * exp(0.35 * ${normal(1, 2)}) + 1.5 AS rtt
       FROM
       (
@@ -119,6 +134,8 @@ FROM
           {sites:Array(String)}[si] AS site,
           {siteTls13:Array(Float64)}[si] AS siteTls13,
           {siteH3:Array(Float64)}[si] AS siteH3,
+          {siteServerTiming:Array(Float64)}[si] AS siteServerTiming,
+          {siteProfiled:Array(UInt8)}[si] = 1 AS siteProfiled,
           if(tsMs >= {siteChangeAt:Array(Int64)}[si], {siteResumption:Array(Float64)}[si], {siteResumptionBefore:Array(Float64)}[si]) AS siteResumption,
           multiIf(${u(31, 'c')} < 0.62, 'chrome', ${u(31, 'c')} < 0.75, 'edge', ${u(31, 'c')} < 0.93, 'firefox', 'chromium') AS browser,
           toUInt16(if(browser = 'firefox', 128 + floor(${u(32, 'c')} * 18), 128 + floor(${u(32, 'c')} * 15))) AS browserMajor,
@@ -137,6 +154,15 @@ FROM
     )
   )
 )`;
+
+/**
+ * A registered site whose edges all speak the same highest version has a profile that claims it; one
+ * whose edges differ (some TCP connections on TLS 1.2, some on 1.3) has a disputed profile, which claims
+ * nothing; an unregistered site has none.
+ */
+export function hasUnanimousProfile(s: SiteProfile): boolean {
+  return s.hostname !== '' && (s.tls13 === 0 || s.tls13 === 1);
+}
 
 export async function generateDemoData(client: ClickHouseClient, opts: DemoOptions): Promise<number> {
   const days = opts.days ?? 30;
@@ -160,6 +186,8 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
     siteCum: cumulative(sites.map((s) => s.weight)),
     siteTls13: sites.map((s) => s.tls13),
     siteH3: sites.map((s) => s.h3),
+    siteServerTiming: sites.map((s) => s.serverTiming),
+    siteProfiled: sites.map((s) => (hasUnanimousProfile(s) ? 1 : 0)),
     siteResumption: sites.map((s) => s.resumption),
     // A site without a change has the same share before (its change time is the start).
     siteChangeAt: sites.map((s) => (s.resumptionChange ? end - s.resumptionChange.daysAgo * 86_400_000 : start)),

@@ -61,6 +61,8 @@ const probePlugin: FastifyPluginAsync = async (app) => {
       seen.add(site);
     }
     app.alerts.dropProbeSites(new Set(app.sites.list()), now);
+    // A new probe changes what the sites' profiles may claim.
+    await app.profiles.refresh();
   };
 
   const scheduler = new ProbeScheduler({
@@ -103,4 +105,4 @@ const probePlugin: FastifyPluginAsync = async (app) => {
 };
 
 /** Not encapsulated: the probe routes read `app.probes`. */
-export default fp(probePlugin, { name: 'probe', dependencies: ['store', 'sites', 'alerts', 'metrics'] });
+export default fp(probePlugin, { name: 'probe', dependencies: ['store', 'sites', 'profiles', 'alerts', 'metrics'] });

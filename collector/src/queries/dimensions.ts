@@ -5,7 +5,7 @@
  * reads the raw table). A Record over the catalogue's names: the compiler refuses a dimension without SQL.
  * These are fixed texts; input never reaches SQL text (values travel as bound parameters, cells.ts).
  */
-import { MIX_DIMENSIONS, DIMENSIONS, type DimensionName, type MixName } from '@tlsrum/shared/query';
+import { MEASURED_SOURCES, MIX_DIMENSIONS, DIMENSIONS, type DimensionName, type MixName } from '@tlsrum/shared/query';
 
 export type { DimensionName as Dimension, MixName } from '@tlsrum/shared/query';
 export type Table = 'raw' | 'rollup';
@@ -41,6 +41,9 @@ export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
   source: { raw: 'source', rollup: null },
   stack: derived([protocol, tlsVersion], (e) => `multiIf(${e(protocol)} = 'h3', 'h3', ${e(tlsVersion)} = '1.3', 'TLS 1.3', ${e(tlsVersion)} = '1.2', 'TLS 1.2', 'unknown')`),
   mode: derived([handshakeClass, resumed], (e) => `multiIf(${e(handshakeClass)} = '0rtt', '0-RTT', ${e(resumed)} = 'true', 'resumed', ${e(resumed)} = 'false', 'full', 'unknown')`),
+  // Evidence is not in the rollup: grouping or filtering by it reads the raw table.
+  versionEvidence: { raw: 'tlsVersionSource', rollup: null },
+  evidence: { raw: `if(tlsVersionSource IN (${MEASURED_SOURCES.map((s) => `'${s}'`).join(', ')}), 'measured', 'derived')`, rollup: null },
 };
 
 /** A dimension's expression in a table (the rollup only for a dimension it holds: chooseSource checks). */

@@ -5,7 +5,10 @@
  * collector's SQL for each dimension (collector/src/queries/dimensions.ts, a Record keyed by these names)
  * are built from or checked against it.
  */
-import { BROWSERS, HANDSHAKE_CLASSES, PROTOCOLS, RECORD_SOURCES, TLS_VERSIONS, type Browser, type RecordSource } from '../constants';
+import { BROWSERS, EVIDENCE_SOURCES, HANDSHAKE_CLASSES, PROTOCOLS, RECORD_SOURCES, TLS_VERSIONS, type Browser, type RecordSource } from '../constants';
+
+/** Evidence sources that measured this very connection: the browser's (or the runner's) report, or the site's header. */
+export const MEASURED_SOURCES = ['observed', 'server-timing'] as const;
 
 export interface DimensionInfo {
   /** What the dashboard shows for the dimension. */
@@ -32,6 +35,12 @@ export const DIMENSIONS = {
   source: { label: 'Source', description: 'rum for real users, synthetic for the lab and the synthetic runner.', values: RECORD_SOURCES },
   stack: { label: 'Protocol stack', description: 'TLS 1.2 or TLS 1.3 over TCP, or HTTP/3 (always TLS 1.3, over QUIC).', values: ['TLS 1.2', 'TLS 1.3', 'h3', 'unknown'] },
   mode: { label: 'Handshake mode', description: 'Full handshake, resumed session, or 0-RTT early data.', values: ['full', 'resumed', '0-RTT', 'unknown'] },
+  versionEvidence: { label: 'TLS version known by', description: 'How the TLS version is known: the evidence source (shared/README.md).', values: EVIDENCE_SOURCES },
+  evidence: {
+    label: 'Evidence',
+    description: `measured: the TLS version was ${MEASURED_SOURCES.join(' or ')} for this connection; derived: implied, from the site profile, inferred or unknown.`,
+    values: ['measured', 'derived'],
+  },
 } as const satisfies Record<string, DimensionInfo>;
 export type DimensionName = keyof typeof DIMENSIONS;
 export const DIMENSION_NAMES = Object.keys(DIMENSIONS) as DimensionName[];
@@ -65,6 +74,7 @@ export const FILTERS = {
   source: valueFilter('source', { rum: 'Real users', synthetic: 'Synthetic' } satisfies Record<RecordSource, string>),
   browser: valueFilter('browser', { chrome: 'Chrome', edge: 'Edge', chromium: 'Chromium', firefox: 'Firefox', safari: 'Safari', other: 'Other' } satisfies Record<Browser, string>),
   country: valueFilter('country'),
+  evidence: { ...valueFilter('evidence', { measured: 'Observed + server-timing only' }), all: 'All evidence' },
 } as const satisfies Record<string, FilterInfo>;
 export type FilterName = keyof typeof FILTERS;
 export const FILTER_NAMES = Object.keys(FILTERS) as FilterName[];
