@@ -15,6 +15,7 @@ import { phasesPanel } from './panels/phases';
 import { whatIfPanel } from './panels/whatif';
 import { alertsPanel } from './panels/alerts';
 import { configurationPanel } from './panels/configuration';
+import { CRYPTO_SPLITS, cryptoPanel } from './panels/crypto';
 import { countryName } from './countries';
 import { addFilterControls } from './filter-controls';
 import { FILTER_NAMES } from '@tlsrum/shared/query';
@@ -30,10 +31,11 @@ const map = mapPanel(root);
 const trends = trendsPanel(root);
 const phases = phasesPanel(root);
 const shares = sharesPanel(root);
+const crypto = cryptoPanel(root);
 const whatif = whatIfPanel(root);
 const alerts = alertsPanel(root);
 const config = configurationPanel(root);
-const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, whatif.panel, alerts.panel, config.panel];
+const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, crypto.panel, whatif.panel, alerts.panel, config.panel];
 
 /** For the browser test and for debugging: the charts by panel, and a counter of completed renders. */
 const hook = { charts: registry, renders: 0, filters: readFilters() };
@@ -143,6 +145,15 @@ async function load(): Promise<void> {
     run(trends.panel, api.query('timeseries', { ...params, dimensions: 'stack' }, t, signal), (a) => trends.render(a, f.metric)),
     run(shares.panel, api.query('timeseries', params, t, signal), (a) => shares.render(a)),
     run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
+    run(
+      crypto.panel,
+      Promise.all([
+        Promise.all(CRYPTO_SPLITS.map((d) => api.query('compare', { ...params, dimensions: d }, t, signal))),
+        api.query('timeseries', { ...params, dimensions: 'pq' }, t, signal),
+        api.query('compare', { ...params, dimensions: 'browser,cryptoSource' }, t, signal),
+      ]).then(([splits, pq, coverage]) => ({ splits: Object.fromEntries(CRYPTO_SPLITS.map((d, i) => [d, splits[i]!])) as Record<(typeof CRYPTO_SPLITS)[number], Answer>, pq, coverage })),
+      (a) => crypto.render(a),
+    ),
     run(
       whatif.panel,
       whatifAnswer,

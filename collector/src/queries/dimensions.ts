@@ -63,6 +63,7 @@ export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
   cipher: crypto('cipher'),
   certKey: crypto('certKey'),
   chainLength: crypto('chainLength'),
+  cryptoSource: { raw: "if(cryptoSource = '', 'none', cryptoSource)", rollup: null },
   signatureScheme: { raw: "if(signatureScheme = '', 'unknown', signatureScheme)", rollup: null },
 };
 

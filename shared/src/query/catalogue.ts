@@ -58,6 +58,11 @@ export const DIMENSIONS = {
     pattern: '^(?:RSA(?:-[0-9]{1,5})?|ECDSA(?:-P[0-9]{1,5})?|Ed25519|other|unknown)$',
   },
   chainLength: { label: 'Certificate chain length', description: 'Certificates the server sent, leaf included (5+ for five or more; unknown when no source tells).', values: ['0', '1', '2', '3', '4', '5+', 'unknown'] },
+  cryptoSource: {
+    label: 'Crypto facts from',
+    description: "Where a record's crypto facts come from: observed (the browser reported them for this connection: Firefox, the synthetic runner), probe (a Chromium record of a registered site, given the site's latest TLS probe), none.",
+    values: ['observed', 'probe', 'none'],
+  },
   signatureScheme: {
     label: 'Signature scheme',
     description: "The server's handshake signature scheme, e.g. ecdsa_secp256r1_sha256, rsa_pss_rsae_sha256 (Firefox only; unknown otherwise).",
