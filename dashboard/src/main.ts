@@ -47,7 +47,9 @@ function field(name: string) {
 
 function showFilters(f: Filters) {
   for (const k of [...FILTER_NAMES, 'range', 'metric'] as const) {
-    const el = field(k) as HTMLSelectElement;
+    const el = field(k) as HTMLSelectElement | null;
+    // API-only filters (the crypto splits) have no control: a shared link may still carry them.
+    if (!el) continue;
     if (f[k] && ![...el.options].some((o) => o.value === f[k])) el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
     el.value = f[k];
   }

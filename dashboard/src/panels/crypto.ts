@@ -108,8 +108,9 @@ export function cryptoPanel(parent: HTMLElement) {
         panel.draw(i, {
           ...axisChart(ms, { shadow: true }),
           color: PALETTE,
-          grid: { left: 50, right: 10, top: 36, bottom: 70 },
-          xAxis: { type: 'category', data: cells.map((c) => c.key[d]), axisLabel: { rotate: 25, interval: 0, fontSize: 10 } },
+          grid: { left: 50, right: 10, top: 52, bottom: 70 },
+          // Cipher suite names are long: the axis shows them without the common TLS_ and _WITH_ parts.
+          xAxis: { type: 'category', data: cells.map((c) => c.key[d]), axisLabel: { rotate: 25, interval: 0, fontSize: 10, formatter: (v: string) => v.replace(/^TLS_/, '').replace('_WITH_', ' ') } },
           yAxis: { type: 'value', name: 'TLS handshake, ms', nameGap: 10 },
           series: (['p50', 'p75'] as const).map((p) => ({ name: p === 'p50' ? 'median (p50)' : 'p75', type: 'bar', data: cells.map((c) => c.tls?.[p]) })),
         });
