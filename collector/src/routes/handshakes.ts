@@ -70,6 +70,7 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           isRegisteredSite: app.sites.has,
           overTokenBudget,
           overClientCap: (r, site, c) => app.clientCap.capped(r, site, c),
+          probeCrypto: app.siteCrypto.get,
         });
       } catch (err) {
         if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());
