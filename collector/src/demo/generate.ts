@@ -93,10 +93,16 @@ const DEMO_VALUES = {
   clientToken: 'clientToken',
 } satisfies { [K in ColumnName]?: string };
 
-const SQL = `
-INSERT INTO handshakes (${Object.keys(DEMO_VALUES).join(', ')})
+/**
+ * The insert for the columns the table has: a data folder of an older schema (the store's upgrade tests fill
+ * one before migrating it) gets the columns it knows, the rest keep their defaults until the migration.
+ */
+const insertSql = (columns: ReadonlySet<string>) => {
+  const values = Object.entries(DEMO_VALUES).filter(([c]) => columns.has(c));
+  return `
+INSERT INTO handshakes (${values.map(([c]) => c).join(', ')})
 SELECT
-  ${Object.values(DEMO_VALUES).join(',\n  ')}
+  ${values.map(([, v]) => v).join(',\n  ')}
 FROM
 (
   SELECT *,
@@ -167,6 +173,7 @@ FROM
     )
   )
 )`;
+};
 
 export async function generateDemoData(client: ClickHouseClient, opts: DemoOptions): Promise<number> {
   const days = opts.days ?? 30;
@@ -203,9 +210,13 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
     agentName: DEMO_AGENT.name,
     agentVersion: DEMO_AGENT.version,
   };
+  const columns = await (
+    await client.query({ query: "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes'", format: 'JSONEachRow' })
+  ).json<{ name: string }>();
+  const sql = insertSql(new Set(columns.map((c) => c.name)));
   for (let first = 0; first < opts.records; first += chunk) {
     const count = Math.min(chunk, opts.records - first);
-    await client.command({ query: SQL, query_params: { ...base, first, count } });
+    await client.command({ query: sql, query_params: { ...base, first, count } });
     opts.onProgress?.(first + count, opts.records);
   }
   return opts.records;
