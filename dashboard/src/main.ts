@@ -15,6 +15,7 @@ import { phasesPanel } from './panels/phases';
 import { whatIfPanel } from './panels/whatif';
 import { alertsPanel } from './panels/alerts';
 import { configurationPanel } from './panels/configuration';
+import { CRYPTO_SPLITS, cryptoPanel } from './panels/crypto';
 import { countryName } from './countries';
 import { addFilterControls } from './filter-controls';
 import { coverageOf, coverageSentence, serverTimingSentence } from './coverage';
@@ -31,12 +32,13 @@ const map = mapPanel(root);
 const trends = trendsPanel(root);
 const phases = phasesPanel(root);
 const shares = sharesPanel(root);
+const crypto = cryptoPanel(root);
 const whatif = whatIfPanel(root);
 const alerts = alertsPanel(root);
 const config = configurationPanel(root);
-const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, whatif.panel, alerts.panel, config.panel];
+const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, crypto.panel, whatif.panel, alerts.panel, config.panel];
 /** The panels whose figures come from records: each states how much of them is measured. */
-const recordPanels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, whatif.panel];
+const recordPanels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, crypto.panel, whatif.panel];
 
 /** For the browser test and for debugging: the charts by panel, and a counter of completed renders. */
 const hook = { charts: registry, renders: 0, filters: readFilters() };
@@ -48,7 +50,9 @@ function field(name: string) {
 
 function showFilters(f: Filters) {
   for (const k of [...FILTER_NAMES, 'range', 'metric'] as const) {
-    const el = field(k) as HTMLSelectElement;
+    const el = field(k) as HTMLSelectElement | null;
+    // API-only filters (the crypto splits) have no control: a shared link may still carry them.
+    if (!el) continue;
     if (f[k] && ![...el.options].some((o) => o.value === f[k])) el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
     el.value = f[k];
   }
@@ -159,6 +163,15 @@ async function load(): Promise<void> {
     run(trends.panel, api.query('timeseries', { ...params, dimensions: 'stack' }, t, signal), (a) => trends.render(a, f.metric)),
     run(shares.panel, api.query('timeseries', params, t, signal), (a) => shares.render(a)),
     run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
+    run(
+      crypto.panel,
+      Promise.all([
+        Promise.all(CRYPTO_SPLITS.map((d) => api.query('compare', { ...params, dimensions: d }, t, signal))),
+        api.query('timeseries', { ...params, dimensions: 'pq' }, t, signal),
+        api.query('compare', { ...params, dimensions: 'browser,cryptoSource' }, t, signal),
+      ]).then(([splits, pq, coverage]) => ({ splits: Object.fromEntries(CRYPTO_SPLITS.map((d, i) => [d, splits[i]!])) as Record<(typeof CRYPTO_SPLITS)[number], Answer>, pq, coverage })),
+      (a) => crypto.render(a),
+    ),
     run(
       whatif.panel,
       whatifAnswer,

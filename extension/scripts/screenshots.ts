@@ -4,8 +4,9 @@
  * data, and the dashboard that collector serves. Writes:
  *
  * - extension/docs/screenshots/{onboarding,popup-off,popup-on,popup-paused,options}.png
- * - docs/dashboard.png (every site, as the README shows it first) and docs/dashboard-site.png (one site's
- *   view, with its read token), both at 1280 px
+ * - docs/dashboard.png (every site, as the README shows it first), docs/dashboard-crypto.png (the
+ *   Cryptography panel, every site, 7 days) and docs/dashboard-site.png (one site's view, with its read
+ *   token), all at 1280 px
  *
  * Needs what the browser tests need (Chromium, nginx, openssl: node scripts/ensure-system-deps.mjs).
  */
@@ -167,7 +168,17 @@ async function main(): Promise<void> {
     await page.waitForFunction(() => [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'), POLL);
     await new Promise((r) => setTimeout(r, 1_500));
     await page.screenshot({ path: join(root, 'docs/dashboard-site.png'), fullPage: true });
-    console.log(`screenshots: ${shots}/, docs/dashboard.png and docs/dashboard-site.png`);
+    // The Cryptography panel, every site together (a fresh context: no read token).
+    step('cryptography panel');
+    const ctx = await b.browser.createBrowserContext();
+    const all = await ctx.newPage();
+    await all.setViewport({ width: 1280, height: 900 });
+    await all.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
+    await all.waitForFunction(() => (document.getElementById('crypto') as HTMLElement | null)?.dataset.state === 'ready', POLL);
+    await new Promise((r) => setTimeout(r, 1_500));
+    await (await all.$('#crypto'))!.screenshot({ path: join(root, 'docs/dashboard-crypto.png') });
+    await ctx.close();
+    console.log(`screenshots: ${shots}/, docs/dashboard.png, docs/dashboard-site.png and docs/dashboard-crypto.png`);
   } finally {
     await b.close().catch(() => undefined);
     await nginx.stop().catch(() => undefined);

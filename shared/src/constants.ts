@@ -39,12 +39,22 @@ export const BROWSERS = ['chrome', 'chromium', 'edge', 'firefox', 'safari', 'oth
 export const OSES = ['windows', 'macos', 'linux', 'android', 'ios', 'chromeos', 'other'] as const;
 export const EFFECTIVE_TYPES = ['slow-2g', '2g', '3g', '4g'] as const;
 export const RECORD_SOURCES = ['rum', 'synthetic'] as const;
+/**
+ * Public-key algorithm of the server's leaf certificate (its SubjectPublicKeyInfo): `other` for any
+ * algorithm not listed (DSA, Ed448, post-quantum signatures …).
+ */
+export const CERT_KEY_TYPES = ['rsa', 'ecdsa', 'ed25519', 'other'] as const;
+/** Largest key size a record may carry, in bits (RSA-16384; EC keys are 256–521). */
+export const MAX_CERT_KEY_BITS = 16_384;
+/** Largest certificate chain a record may carry, in DER bytes (TLS caps the Certificate message at 2^24). */
+export const MAX_CERT_CHAIN_BYTES = 262_144;
 
 export type EntryType = (typeof ENTRY_TYPES)[number];
 export type Protocol = (typeof PROTOCOLS)[number];
 export type Transport = (typeof TRANSPORTS)[number];
 export type TlsVersion = (typeof TLS_VERSIONS)[number];
 export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
+export type CertKeyType = (typeof CERT_KEY_TYPES)[number];
 export type HandshakeClass = (typeof HANDSHAKE_CLASSES)[number];
 export type Browser = (typeof BROWSERS)[number];
 export type Os = (typeof OSES)[number];

@@ -76,6 +76,7 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           isRegisteredSite: app.sites.has,
           overTokenBudget,
           overClientCap: app.clientCap.forBatch(),
+          probeCrypto: app.siteCrypto.get,
         });
       } catch (err) {
         if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());

@@ -3,7 +3,7 @@
  * resumption, each with how it is known. Pure and deterministic; the rules and their blind spots are
  * documented in shared/README.md ("Classification").
  */
-import type { EvidenceSource, HandshakeClass, Protocol, TlsVersion, Transport } from '../constants';
+import type { CertKeyType, EvidenceSource, HandshakeClass, Protocol, TlsVersion, Transport } from '../constants';
 import { measurePhases, normaliseProtocol, transportOf, type ConnectionTiming, type Phases } from './timing';
 import { profileNeverResumes, type ProfileClaims } from './site-profile';
 
@@ -19,6 +19,14 @@ export interface SecurityInfo {
   group?: string | null;
   signatureScheme?: string;
   certChainLength?: number;
+  /** The leaf's key (shared/src/cert: leafKey) and the chain as sent (chainAsSent). */
+  certKeyType?: CertKeyType;
+  certKeyBits?: number | null;
+  certChainBytes?: number;
+  /** A stapled OCSP response came with the handshake (Firefox usedOcsp). */
+  ocspStapled?: boolean;
+  /** Encrypted Client Hello was used (Firefox usedEch). */
+  ech?: boolean;
   /**
    * Set when the source reports key-exchange details for every full handshake (Firefox's
    * getSecurityInfo does), so that an absent `group` on TLS 1.2 means an abbreviated handshake.
