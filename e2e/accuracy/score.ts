@@ -4,6 +4,7 @@
  * wire (the headline), and against the injected delay (raw, and calibrated with the zero-delay CPU cost).
  */
 import { scoreCrypto } from './crypto-score';
+import { chromiumCoverage, siteProfileAccuracy } from './coverage';
 import { quicStalled } from './quic-stall';
 import type { Arm, Sample } from './samples';
 import type { ProxyLine } from './truth';
@@ -266,10 +267,19 @@ export interface Summary {
   cryptoFields: number;
   /** Share of the crypto fields the synthetic arm should state on full handshakes that it did. */
   cryptoFieldCoverage: number | null;
+  /**
+   * Chromium TCP records of registered sites without Server-Timing whose tlsVersion / resumed is not null
+   * (the lower of the extension and rum arms; coverage.ts).
+   */
+  coverageChromiumTlsVersion: number | null;
+  coverageChromiumResumed: number | null;
+  /** Share of `site-profile` claims that match the server's truth. */
+  siteProfileAccuracy: number | null;
 }
 
 export function summarise(samples: readonly Sample[]): Summary {
   const t = timing(samples);
+  const coverage = chromiumCoverage(samples);
   // 0-RTT: the request leaves before the handshake completes, so the TLS phase is no round-trip count.
   const rows = t.rows.filter((r) => r.handshakeClass !== '0rtt');
   const tcp = rows.filter((r) => !r.quic);
@@ -294,6 +304,9 @@ export function summarise(samples: readonly Sample[]): Summary {
     cryptoFieldAccuracy: crypto.accuracy,
     cryptoFields: crypto.n,
     cryptoFieldCoverage: crypto.coverage,
+    coverageChromiumTlsVersion: coverage.coverageChromiumTlsVersion,
+    coverageChromiumResumed: coverage.coverageChromiumResumed,
+    siteProfileAccuracy: siteProfileAccuracy(samples).accuracy,
   };
 }
 

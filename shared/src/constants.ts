@@ -28,10 +28,12 @@ export const TLS_VERSIONS = ['1.2', '1.3'] as const;
  * - observed: the browser or the server reported it for this connection (Firefox security info, CDP, NetLog);
  * - server-timing: the site's own `Server-Timing: tls;desc="…"` header said so;
  * - implied: follows with certainty from another observation (h3 ⇒ TLS 1.3);
+ * - site-profile: follows from what the site's servers accept (its probes and reported records agree):
+ *   the version both ends support, no resumption from a server that never resumes;
  * - inferred: a likely reading of timings or history, not a fact;
  * - unknown: nothing tells (the value is null).
  */
-export const EVIDENCE_SOURCES = ['observed', 'server-timing', 'implied', 'inferred', 'unknown'] as const;
+export const EVIDENCE_SOURCES = ['observed', 'server-timing', 'implied', 'site-profile', 'inferred', 'unknown'] as const;
 export const HANDSHAKE_CLASSES = ['full-2rtt', '1rtt', '0rtt', 'unknown'] as const;
 export const BROWSERS = ['chrome', 'chromium', 'edge', 'firefox', 'safari', 'other'] as const;
 export const OSES = ['windows', 'macos', 'linux', 'android', 'ios', 'chromeos', 'other'] as const;

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule, type HandshakeRecord } from '@tlsrum/shared';
+import { applyProfileToRecord, HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule, type HandshakeRecord } from '@tlsrum/shared';
 import { normalizeBatchSites } from '../ingest/hostname';
 import { SpoolFullError } from '../ingest/pipeline';
 import { httpError } from '../plugins/error-handler';
@@ -47,6 +47,12 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
         const rule = rejectingRule(r, batch);
         if (rule) throw httpError(400, `body/records/${i} is implausible (rule ${rule.name}): ${rule.requirement}`);
       });
+      // Records of a registered site built without its profile (older extensions) get the same
+      // site-profile rules the extension applies (shared/README.md, "Site profiles").
+      for (let i = 0; i < n; i++) {
+        const r = batch.records[i]!;
+        if (r.site !== null && r.transport === 'tcp' && app.sites.has(r.site)) batch.records[i] = applyProfileToRecord(r, app.profiles.claimsFor(r.site, r.browser, r.browserMajor));
+      }
       const reject = (reason: 'not_ready' | 'spool_full' | 'spool_error', retryAfter: number) => {
         request.rejectReason = reason;
         m.recordsRejected.inc({ reason }, n);
@@ -70,6 +76,7 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           isRegisteredSite: app.sites.has,
           overTokenBudget,
           overClientCap: app.clientCap.forBatch(),
+          probeCrypto: app.siteCrypto.get,
         });
       } catch (err) {
         if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());

@@ -9,6 +9,7 @@ import { CERT_KEY_TYPES, MAX_CERT_CHAIN_BYTES, MAX_CERT_KEY_BITS, MAX_TS, MIN_TS
 import { classifyHandshake, type Classification, type HandshakeHistory, type SecurityInfo } from './classify';
 import { tlsFromServerTiming } from './server-timing';
 import type { ConnectionTiming } from './timing';
+import { profileClaims, type SiteProfile } from './site-profile';
 
 /** One new connection as a producer measured it, and who measured it. */
 export interface MeasuredConnection {
@@ -20,8 +21,10 @@ export interface MeasuredConnection {
   /** The browser's own report (Firefox's getSecurityInfo, CDP + NetLog), when there is one. */
   observed?: SecurityInfo | null;
   serverTiming?: ReadonlyArray<{ name: string; description: string }> | null;
-  /** An earlier handshake with the same origin (where the browser cannot say whether it resumed). */
+  /** An earlier handshake with the same host under the same top-level site (see historyKey()). */
   history?: HandshakeHistory | null;
+  /** The registered site's profile (`GET /v1/sites`), when the measured host is one. */
+  profile?: SiteProfile | null;
   env: Pick<HandshakeRecord, 'browser' | 'browserMajor' | 'os'>;
 }
 
@@ -35,7 +38,8 @@ type MeasuredFields = Pick<HandshakeRecord, 'ts' | 'site' | 'entryType' | 'brows
  */
 export function measuredFields(m: MeasuredConnection): { fields: MeasuredFields; classification: Classification } {
   const security = mergeSecurity(m.observed, tlsFromServerTiming(m.serverTiming));
-  const classification = classifyHandshake({ timing: m.timing, security, history: m.history ?? null });
+  const profile = m.site ? profileClaims(m.profile, m.env.browser, m.env.browserMajor) : null;
+  const classification = classifyHandshake({ timing: m.timing, security, history: m.history ?? null, profile });
   return {
     classification,
     fields: {

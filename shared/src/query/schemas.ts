@@ -148,7 +148,7 @@ export const WhatIfAnswer = Type.Object({
           chainLength: Type.Integer(),
           chainBytes: Type.Integer(),
         },
-        { description: "The site's latest probe profile the OCSP, ECDSA and chain scenarios used (null: no probe of the site yet; they save nothing then)." },
+        { description: "The site's latest probe profile the OCSP, ECDSA and chain scenarios fall back on for connections whose records carry no such fact (null: no probe of the site yet, or every site together)." },
       ),
     ),
   ),
