@@ -16,6 +16,7 @@ import errorHandler from './plugins/error-handler';
 import ingest from './plugins/ingest';
 import metrics from './plugins/metrics';
 import probe from './plugins/probe';
+import profiles from './plugins/profiles';
 import rateLimit from './plugins/rate-limit';
 import requestBody from './plugins/request-body';
 import requestLog from './plugins/request-log';
@@ -42,6 +43,7 @@ export type {} from './plugins/alerts';
 export type {} from './plugins/ingest';
 export type {} from './plugins/metrics';
 export type {} from './plugins/probe';
+export type {} from './plugins/profiles';
 export type {} from './plugins/sites';
 export type {} from './plugins/store';
 
@@ -87,6 +89,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   await app.register(store);
   await app.register(sites);
+  await app.register(profiles);
   await app.register(ingest);
   await app.register(alerts);
   await app.register(probe);

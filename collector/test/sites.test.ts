@@ -23,7 +23,8 @@ describe('/v1/sites', () => {
     // Registering again rotates the read token.
     expect(again.readToken).not.toBe(first.readToken);
     const list = await t.app.inject({ url: '/v1/sites' });
-    expect(list.json()).toEqual({ sites: ['shop.example.com'] });
+    expect(list.json().sites).toEqual(['shop.example.com']);
+    expect(list.json().profiles).toBeTypeOf('object');
     expect(list.headers['cache-control']).toContain('max-age');
   });
 

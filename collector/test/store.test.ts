@@ -6,12 +6,12 @@ import type { Store } from '../src/store/clients';
 import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from './helpers';
 
 /** Per rollup cut: records, and the values counted in the tls and ttfb buckets. */
-async function rollupTotals(store: Store) {
+async function rollupTotals(store: Store, table = 'handshakes_per_day') {
   const rs = await store.query.query({
     query: `SELECT cut, sum(records) AS records,
                    arraySum(countResampleMerge(0, ${BUCKETS}, 1)(tls_buckets)) AS tls,
                    arraySum(countResampleMerge(0, ${BUCKETS}, 1)(ttfb_buckets)) AS ttfb
-            FROM handshakes_per_day GROUP BY cut ORDER BY cut`,
+            FROM ${table} GROUP BY cut ORDER BY cut`,
     format: 'JSONEachRow',
   });
   return (await rs.json<Record<string, number>>()).map((r) => ({ cut: Number(r.cut), records: Number(r.records), tls: Number(r.tls), ttfb: Number(r.ttfb) }));
@@ -20,6 +20,9 @@ async function rollupTotals(store: Store) {
 const FOLDER_RECORDS = 20_000;
 /** Every cut counts every stored record once, in its records and in its phase buckets. */
 const EVERY_CUT_COUNTS_EVERY_RECORD = [1, 2, 5, 6].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS }));
+
+/** The versions a folder migrated below `version` still needs. */
+const versionsFrom = (version: number) => loadMigrations().map((m) => m.version).filter((v) => v >= version);
 
 /** A data folder migrated up to (not including) `version`, holding generated records, for an upgrade test. */
 async function upgradeFolder(version: number, test: (store: Store) => Promise<void>): Promise<void> {
@@ -54,16 +57,26 @@ describe('store', () => {
 
   it('fills the daily rollup from the rows of a data folder that predates it, and drops the hourly one', async () => {
     await upgradeFolder(5, async (store) => {
-      expect(await migrate(store.ingest)).toEqual([5, 6, 7, 8]);
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(5));
       expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
       const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'", format: 'JSONEachRow' });
       expect(await tables.json()).toEqual([]);
     });
   });
 
+  it('fills the crypto rollup (0009) from the rows of a data folder that predates it: both cuts count every record', async () => {
+    await upgradeFolder(9, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(9));
+      expect(await rollupTotals(store, 'handshakes_crypto_per_day')).toEqual([0, 1].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })));
+      // New records reach it through its view.
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 9 });
+      expect((await rollupTotals(store, 'handshakes_crypto_per_day')).map((r) => r.records)).toEqual([21_000, 21_000]);
+    });
+  });
+
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
     await upgradeFolder(6, async (store) => {
-      expect(await migrate(store.ingest)).toEqual([6, 7, 8]);
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(6));
       expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
       const columns = await (
         await store.query.query({ query: "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_per_day' AND name IN ('clients', 'tls_buckets')", format: 'JSONEachRow' })

@@ -19,6 +19,7 @@ import { QUARANTINE_DIR } from '../src/ingest/quarantine';
 import { entryFrame, headerFrame, V1_COLUMNS } from '../src/ingest/spool-format';
 import { isContentError } from '../src/ingest/store-errors';
 import { toRow } from '../src/ingest/to-row';
+import { loadMigrations, migrate } from '../src/store/migrate';
 import { makeBatch, makeRecords, metricValue, openStore, postBatch, removeDir, startApp, tempDir } from './helpers';
 
 const dirs: string[] = [];
@@ -56,7 +57,7 @@ async function stoppedCollector(): Promise<{ dataDir: string; spoolDir: string }
 }
 
 /** What a migration of the new release would add: columns with their defaults. */
-const ADDED_COLUMNS = ['certKeyBits UInt16 DEFAULT 0', 'ocspStapled Nullable(Bool)', "chainAlgorithms LowCardinality(String) DEFAULT ''"];
+const ADDED_COLUMNS = ['futureKeyBits UInt16 DEFAULT 0', 'futureStapled Nullable(Bool)', "chainAlgorithms LowCardinality(String) DEFAULT ''"];
 
 describe('upgrade: spooled segments of an older release replay with their own columns', () => {
   it('headerless TabSeparated (v1 columns), headerless JSONEachRow and a headed segment with fewer columns: every row stored once, new columns at their defaults', async () => {
@@ -118,7 +119,7 @@ describe('upgrade: spooled segments of an older release replay with their own co
       expect(segFiles(join(spoolDir, QUARANTINE_DIR))).toEqual([]);
 
       const rs = await t.app.store.query.query({
-        query: `SELECT toString(batchId) AS id, count() AS n, groupUniqArray(certKeyBits) AS bits, groupUniqArray(ocspStapled) AS stapled,
+        query: `SELECT toString(batchId) AS id, count() AS n, groupUniqArray(futureKeyBits) AS bits, groupUniqArray(futureStapled) AS stapled,
                        groupUniqArray(chainAlgorithms) AS algs, groupUniqArray(signatureScheme) AS sig, groupUniqArray(certChainLength) AS chain,
                        groupUniqArray(rttHint) AS rtt, groupUniqArray(clientToken) AS tokens
                 FROM handshakes GROUP BY batchId`,
@@ -144,6 +145,62 @@ describe('upgrade: spooled segments of an older release replay with their own co
       expect(stored.get(tsvBatches[0]!.batchId)!.sig).toEqual([rowsOf(tsvBatches[0]!)[0]!.signatureScheme]);
       // The replayed batches stay duplicates for the clients that resend them.
       expect((await postBatch(t.app, jsonBatches[1]!)).json()).toEqual({ accepted: 0, duplicate: true });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('upgrade across migration 0009 (crypto columns)', () => {
+  /** The columns 0009 added; the release before it wrote every other registry column. */
+  const CRYPTO_COLUMNS = ['certKeyType', 'certKeyBits', 'certChainBytes', 'ocspStapled', 'ech', 'cryptoSource'];
+
+  it('a spool written before the migration replays after it: rows stored once, the crypto columns unknown; new records keep theirs', async () => {
+    // A store at the release before 0009, its collector stopped with a segment in the spool.
+    const dataDir = tempDir('tlsrum-upgrade-0009-');
+    dirs.push(dataDir);
+    const spoolDir = join(dataDir, 'spool');
+    mkdirSync(spoolDir, { recursive: true });
+    const before = openStore({ dataDir, clickhouse: null });
+    try {
+      expect(await migrate(before.ingest, loadMigrations().filter((m) => m.version < 9))).not.toContain(9);
+    } finally {
+      await before.close();
+    }
+    const olderColumns = INSERT_COLUMNS.filter((c) => !CRYPTO_COLUMNS.includes(c));
+    expect(olderColumns.length).toBe(INSERT_COLUMNS.length - CRYPTO_COLUMNS.length);
+    const spooled = [makeBatch(makeRecords(5, { group: 'X25519', cipher: 'TLS_AES_128_GCM_SHA256', certChainLength: 2 })), makeBatch(makeRecords(3))];
+    const older = tsvEncoder(olderColumns);
+    writeFileSync(
+      join(spoolDir, '000000000004.seg'),
+      Buffer.concat([
+        headerFrame({ format: 'TabSeparated', columns: olderColumns }),
+        ...spooled.map((b) => entryFrame(b.batchId, rowsOf(b).map(older).join(''), b.records.length)),
+      ]),
+    );
+
+    // The upgrade: the new release migrates (0009) at start-up, then replays the spool.
+    const t = await startApp({ FLUSH_INTERVAL_MS: '50' }, dataDir);
+    try {
+      expect(t.app.ingest.recovered).toMatchObject({ segments: 1, rows: 8, quarantined: [] });
+      const fresh = makeBatch(makeRecords(2, { certKeyType: 'ecdsa', certKeyBits: 256, certChainBytes: 2345, ocspStapled: true, ech: false, group: 'X25519MLKEM768' }));
+      expect((await postBatch(t.app, fresh)).statusCode).toBe(202);
+      await t.app.ingest.flush();
+      await until(async () => (await perBatch(t)).size === 3);
+      const rs = await t.app.store.query.query({
+        query: `SELECT toString(batchId) AS id, count() AS n, groupUniqArray(certKeyType) AS keyType, groupUniqArray(certKeyBits) AS bits,
+                       groupUniqArray(certChainBytes) AS bytes, groupUniqArray(ocspStapled) AS stapled, groupUniqArray(ech) AS ech,
+                       groupUniqArray(cryptoSource) AS src, groupUniqArray(keyExchangeGroup) AS grp
+                FROM handshakes GROUP BY batchId`,
+        format: 'JSONEachRow',
+      });
+      const stored = new Map((await rs.json<Record<string, unknown> & { id: string; n: number }>()).map((r) => [r.id, r]));
+      // Spooled before the migration: stored once, the new columns at their defaults (unknown), the old ones as sent.
+      expect(stored.get(spooled[0]!.batchId)).toMatchObject({ n: 5, keyType: [''], bits: [], bytes: [], stapled: [], ech: [], src: [''], grp: ['X25519'] });
+      expect(stored.get(spooled[1]!.batchId)).toMatchObject({ n: 3, keyType: [''], bits: [], src: [''] });
+      // Written after it: every crypto field kept, and where it came from.
+      expect(stored.get(fresh.batchId)).toMatchObject({ n: 2, keyType: ['ecdsa'], bits: [256], bytes: [2345], stapled: [true], ech: [false], src: ['observed'] });
+      expect(segFiles(spoolDir)).toEqual([]);
     } finally {
       await t.close();
     }
@@ -227,7 +284,7 @@ describe('quarantine: a segment the store refuses for its content does not stall
     writeFileSync(
       join(spoolDir, '000000000003.seg'),
       Buffer.concat([
-        headerFrame({ format: 'TabSeparated', columns: [...INSERT_COLUMNS, 'certKeyBits'] }),
+        headerFrame({ format: 'TabSeparated', columns: [...INSERT_COLUMNS, 'futureKeyBits'] }),
         entryFrame(a.batchId, withBits(a), 3),
         entryFrame(b.batchId, withBits(b), 4),
       ]),
@@ -244,13 +301,13 @@ describe('quarantine: a segment the store refuses for its content does not stall
       expect((await postBatch(t.app, a)).json()).toEqual({ accepted: 3 });
       await t.app.ingest.flush();
       // The operator adds the column (the upgrade's migration) and puts the segment back.
-      await t.app.store.query.command({ query: 'ALTER TABLE handshakes ADD COLUMN certKeyBits UInt16 DEFAULT 0' });
+      await t.app.store.query.command({ query: 'ALTER TABLE handshakes ADD COLUMN futureKeyBits UInt16 DEFAULT 0' });
       expect(await main(['spool', 'replay', '--all'], { SPOOL_DIR: spoolDir }, () => {})).toBe(0);
       await until(async () => segFiles(quarantineDir).length === 0 && t.app.ingest.size === 0 && (await perBatch(t)).has(b.batchId), 30_000);
       const counts = await perBatch(t);
       expect(counts.get(a.batchId)).toBe(3);
       expect(counts.get(b.batchId)).toBe(4);
-      const rs = await t.app.store.query.query({ query: `SELECT groupUniqArray(certKeyBits) AS bits FROM handshakes WHERE batchId = '${b.batchId}'`, format: 'JSONEachRow' });
+      const rs = await t.app.store.query.query({ query: `SELECT groupUniqArray(futureKeyBits) AS bits FROM handshakes WHERE batchId = '${b.batchId}'`, format: 'JSONEachRow' });
       expect((await rs.json<{ bits: number[] }>())[0]!.bits).toEqual([2048]);
     } finally {
       await t.close();

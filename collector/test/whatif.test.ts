@@ -3,7 +3,7 @@
  * and through GET /v1/whatif on a real store (per region, each with its own RTT).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyse, firstByte, regionModel, SCENARIOS, type Connection, type ScenarioName } from '../src/whatif/model';
+import { analyse, fieldProfile, firstByte, regionModel, SCENARIOS, type Connection, type ScenarioName } from '../src/whatif/model';
 import { whatIf } from '../src/whatif/report';
 import { generate, insertRows } from './generate';
 import { removeDir, startApp, type TestApp } from './helpers';
@@ -220,3 +220,37 @@ describe('what-if profile scenarios (need the site probe profile)', () => {
     expect(analyse(conns, undefined, { ...profile, chainLength: 2 })!.scenarios.find((s) => s.scenario === 'shorter_chain')!.affected).toBe(0);
   });
 });
+
+describe("what-if profile scenarios from the field split (each connection's own crypto facts)", () => {
+  const profile = { ocspStapled: false, leafKeyType: 'rsa' as const, leafKeyBits: 4096, chainLength: 4, chainBytes: 16_000 };
+
+  it('without a site profile, connections that carry facts are priced by their own; the others save nothing', () => {
+    // Half RSA-4096 with a 4-certificate chain of 16 000 bytes, half ECDSA with 2 certificates.
+    const conns = Array.from({ length: 10 }, (_, i): Connection => ({
+      ...tls12full(50, false),
+      crypto: i < 5 ? { leafKeyType: 'rsa', leafKeyBits: 4096, chainLength: 4, chainBytes: 16_000 } : { leafKeyType: 'ecdsa', leafKeyBits: 256, chainLength: 2, chainBytes: 2_000 },
+    }));
+    const r = analyse(conns, undefined, null)!;
+    const by = (s: string) => r.scenarios.find((x) => x.scenario === s)!;
+    expect(by('ecdsa_leaf').affected).toBe(0.5);
+    expect(by('shorter_chain').affected).toBe(0.5);
+    expect(by('shorter_chain').roundTripsSaved).toBe(0.5);
+    // No record says whether a response was stapled: nothing to save without the probe.
+    expect(by('ocsp_stapled').affected).toBe(0);
+    // No facts at all and no profile: the three scenarios are not offered.
+    const names = analyse(conns.map(({ crypto: _, ...c }) => c), undefined, null)!.scenarios.map((x) => x.scenario);
+    for (const s of ['ecdsa_leaf', 'shorter_chain', 'ocsp_stapled']) expect(names).not.toContain(s);
+  });
+
+  it("a connection's own facts win over the site profile field by field; the profile fills the rest", () => {
+    const own: Connection = { ...tls12full(50, false), browser: 'firefox', crypto: { leafKeyType: 'ecdsa', leafKeyBits: 256 } };
+    expect(fieldProfile(own, profile)).toEqual({ ocspStapled: false, leafKeyType: 'ecdsa', leafKeyBits: 256, chainLength: 4, chainBytes: 16_000 });
+    const r = analyse([own, own, own], undefined, profile)!;
+    // Its ECDSA leaf: nothing to gain from an ECDSA leaf; the chain and stapling come from the profile.
+    expect(r.scenarios.find((x) => x.scenario === 'ecdsa_leaf')!.affected).toBe(0);
+    expect(r.scenarios.find((x) => x.scenario === 'shorter_chain')!.affected).toBe(1);
+    expect(r.scenarios.find((x) => x.scenario === 'ocsp_stapled')!.affected).toBe(1);
+    expect(fieldProfile({ ...own, crypto: undefined }, null)).toBeNull();
+  });
+});
+

@@ -9,7 +9,8 @@ export function addFilterControls(form: HTMLFormElement): void {
   const range = form.querySelector('select[name=range]')!.closest('label')!;
   const metric = form.querySelector('select[name=metric]')!.closest('label')!;
   for (const name of FILTER_NAMES) {
-    const f = FILTERS[name];
+    const f: FilterInfo = FILTERS[name];
+    if (f.control === false) continue;
     const select = document.createElement('select');
     select.name = name;
     select.append(new Option(f.all, ''));

@@ -15,8 +15,10 @@ import { phasesPanel } from './panels/phases';
 import { whatIfPanel } from './panels/whatif';
 import { alertsPanel } from './panels/alerts';
 import { configurationPanel } from './panels/configuration';
+import { CRYPTO_SPLITS, cryptoPanel } from './panels/crypto';
 import { countryName } from './countries';
 import { addFilterControls } from './filter-controls';
+import { coverageOf, coverageSentence, serverTimingSentence } from './coverage';
 import { FILTER_NAMES } from '@tlsrum/shared/query';
 
 const form = document.querySelector<HTMLFormElement>('#filters')!;
@@ -30,10 +32,13 @@ const map = mapPanel(root);
 const trends = trendsPanel(root);
 const phases = phasesPanel(root);
 const shares = sharesPanel(root);
+const crypto = cryptoPanel(root);
 const whatif = whatIfPanel(root);
 const alerts = alertsPanel(root);
 const config = configurationPanel(root);
-const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, whatif.panel, alerts.panel, config.panel];
+const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, crypto.panel, whatif.panel, alerts.panel, config.panel];
+/** The panels whose figures come from records: each states how much of them is measured. */
+const recordPanels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, crypto.panel, whatif.panel];
 
 /** For the browser test and for debugging: the charts by panel, and a counter of completed renders. */
 const hook = { charts: registry, renders: 0, filters: readFilters() };
@@ -45,7 +50,9 @@ function field(name: string) {
 
 function showFilters(f: Filters) {
   for (const k of [...FILTER_NAMES, 'range', 'metric'] as const) {
-    const el = field(k) as HTMLSelectElement;
+    const el = field(k) as HTMLSelectElement | null;
+    // API-only filters (the crypto splits) have no control: a shared link may still carry them.
+    if (!el) continue;
     if (f[k] && ![...el.options].some((o) => o.value === f[k])) el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
     el.value = f[k];
   }
@@ -125,7 +132,20 @@ async function load(): Promise<void> {
     }
   };
   const whatifAnswer = api.whatif(params, t, signal);
+  // One coverage answer for every panel that draws records (they share the filters).
+  const coverage = api
+    .query('compare', { ...params, dimensions: 'versionEvidence' }, t, signal)
+    .then((a) => {
+      if (signal.aborted) return;
+      const c = coverageOf(a);
+      const text = [coverageSentence(c), f.site ? serverTimingSentence(c, f.site) : ''].filter(Boolean).join(' ');
+      for (const p of recordPanels) p.setCoverage(text);
+    })
+    .catch(() => {
+      if (!signal.aborted) for (const p of recordPanels) p.setCoverage('');
+    });
   await Promise.all([
+    coverage,
     run(compare.panel, api.query('compare', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => {
       // A read token scopes every answer to its site, even when no site is chosen: say which data this is.
       scope.textContent = a.site ? `Site ${a.site}` : 'All sites together';
@@ -143,6 +163,15 @@ async function load(): Promise<void> {
     run(trends.panel, api.query('timeseries', { ...params, dimensions: 'stack' }, t, signal), (a) => trends.render(a, f.metric)),
     run(shares.panel, api.query('timeseries', params, t, signal), (a) => shares.render(a)),
     run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
+    run(
+      crypto.panel,
+      Promise.all([
+        Promise.all(CRYPTO_SPLITS.map((d) => api.query('compare', { ...params, dimensions: d }, t, signal))),
+        api.query('timeseries', { ...params, dimensions: 'pq' }, t, signal),
+        api.query('compare', { ...params, dimensions: 'browser,cryptoSource' }, t, signal),
+      ]).then(([splits, pq, coverage]) => ({ splits: Object.fromEntries(CRYPTO_SPLITS.map((d, i) => [d, splits[i]!])) as Record<(typeof CRYPTO_SPLITS)[number], Answer>, pq, coverage })),
+      (a) => crypto.render(a),
+    ),
     run(
       whatif.panel,
       whatifAnswer,

@@ -18,6 +18,8 @@ export interface Panel {
   setRows(rows: Row[]): void;
   /** Replaces chart `i`'s whole option (no merge with the previous filter's series), accessible. */
   draw(i: number, option: Record<string, unknown>): void;
+  /** How much of the panel's data is measured vs derived (coverage.ts); '' hides the line. */
+  setCoverage(text: string): void;
 }
 
 /** Every chart on the page, by panel, for the browser test (window.tlsrumDashboard). */
@@ -47,6 +49,7 @@ export function createPanel(
       <button type="button" class="csv" disabled>CSV</button>
     </div>
     <p class="desc"></p>
+    <p class="coverage" hidden></p>
     <div class="body"><div class="charts"></div></div>
     <p class="status" role="status" aria-live="polite"></p>`;
   section.querySelector('h2')!.textContent = opts.title;
@@ -110,6 +113,11 @@ export function createPanel(
       }
     },
     setRows,
+    setCoverage(text) {
+      const line = section.querySelector<HTMLElement>('.coverage')!;
+      line.textContent = text;
+      line.hidden = text === '';
+    },
     draw(i, option) {
       charts[i]!.setOption({ aria: { enabled: true }, ...option }, true);
     },

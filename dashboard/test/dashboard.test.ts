@@ -18,7 +18,7 @@ import { generateDemoData } from '@tlsrum/collector/demo';
 
 const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
 const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
-const PANELS = ['compare', 'map', 'trends', 'shares', 'phases', 'whatif', 'alerts', 'config'];
+const PANELS = ['compare', 'map', 'trends', 'shares', 'phases', 'crypto', 'whatif', 'alerts', 'config'];
 /** Per-site panels: alerts and the probed configuration (without a site and token they are empty). */
 const PER_SITE = ['alerts', 'config'];
 /** Panel states when every data panel is `state`. */
@@ -136,6 +136,92 @@ describe('dashboard', () => {
     expect(errors).toEqual([]);
   });
 
+  it('states in every record panel how much is measured, with realistic unknown shares; the evidence filter keeps measured records only', async () => {
+    const RECORD_PANELS = ['compare', 'map', 'trends', 'phases', 'shares', 'whatif'];
+    const lines = async () => page.$$eval('section.panel', (ss) => Object.fromEntries(ss.map((s) => [s.id, (s.querySelector('.coverage') as HTMLElement | null)?.hidden ? '' : (s.querySelector('.coverage')?.textContent ?? '')])));
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+    const all = await lines();
+    const sentence = /^TLS version known for (\d+) % of records \(observed (\d+) %, server-timing (\d+) %, implied (\d+) %, site profile (\d+) %, inferred (\d+) %\)/;
+    for (const id of RECORD_PANELS) expect(all[id], id).toMatch(sentence);
+    expect(all.alerts).toBe('');
+    // The demo's population is mostly Chromium: a real share of records does not know its version.
+    const [known, ...parts] = sentence.exec(all.compare!)!.slice(1).map(Number);
+    expect(known).toBeGreaterThan(50);
+    expect(known).toBeLessThan(95);
+    expect(Math.abs(parts.reduce((a, b) => a + b, 0) - known!)).toBeLessThanOrEqual(parts.length);
+    expect(parts[3], 'site profile').toBeGreaterThan(0);
+    await page.screenshot({ path: join(artifacts, 'dashboard-coverage.png'), fullPage: true });
+
+    await page.select('select[name=evidence]', 'measured');
+    await waitForRenders(page, 2);
+    expect(new URL(page.url()).searchParams.get('evidence')).toBe('measured');
+    const measured = await lines();
+    const [mKnown, observed, serverTiming, implied, profile, inferred] = sentence.exec(measured.compare!)!.slice(1).map(Number);
+    expect(mKnown).toBe(100);
+    expect(observed! + serverTiming!).toBeGreaterThanOrEqual(99);
+    expect([implied, profile, inferred]).toEqual([0, 0, 0]);
+    expect(await panelStates(page)).toEqual(states('ready'));
+    // Back to the view the next test starts from.
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+  });
+
+  it('Cryptography panel: TLS time per group, certificate key, chain and cipher, the post-quantum share, coverage; a plain line per chart, precise detail one click away', async () => {
+    await page.goto(`${base}/?range=7d`);
+    await waitForRenders(page, 1);
+    expect((await panelStates(page)).crypto).toBe('ready');
+    const charts = (await seriesSizes(page)).crypto!;
+    expect(charts).toHaveLength(6);
+    const keys = await page.evaluate(() => {
+      const hook = (window as unknown as { tlsrumDashboard: { charts: Map<string, { getOption(): { xAxis: { data?: string[] }[]; yAxis: { data?: string[] }[]; series: { name: string; data: unknown[] }[] } }[]> } }).tlsrumDashboard;
+      const c = hook.charts.get('crypto')!;
+      return {
+        split: c.slice(0, 4).map((x) => x.getOption().xAxis[0]!.data),
+        pq: c[4]!.getOption().series[0]!.data as [number, number][],
+        coverage: { browsers: c[5]!.getOption().yAxis[0]!.data, series: c[5]!.getOption().series.map((s) => [s.name, s.data]) },
+      };
+    });
+    // The demo's sites: ECDSA P-256 / P-384 and RSA-2048 / RSA-4096 leaves, chains of 2 and 3, hybrid and classical groups.
+    expect([...keys.split[0]!].sort()).toEqual(['X25519', 'X25519MLKEM768']);
+    expect([...keys.split[1]!].sort()).toEqual(['ECDSA-P256', 'ECDSA-P384', 'RSA-2048', 'RSA-4096']);
+    expect([...keys.split[2]!].sort()).toEqual(['2', '3']);
+    expect(keys.split[3]!.length).toBeGreaterThanOrEqual(3);
+    for (const series of charts.slice(0, 4)) expect(series).toHaveLength(2); // p50 and p75
+    // A share per day of the 7-day range, strictly between none and all.
+    expect(keys.pq.length).toBeGreaterThanOrEqual(7);
+    for (const [, share] of keys.pq) expect(share > 0 && share < 1).toBe(true);
+    // Coverage: Firefox observes everything; Chromium-family browsers know only a registered site's probe.
+    const share = (name: string, browser: string) => (keys.coverage.series.find(([n]) => n === name)![1] as number[])[keys.coverage.browsers!.indexOf(browser)]!;
+    expect(share('observed by the browser', 'firefox')).toBe(1);
+    expect(share("from the site's probe", 'chrome')).toBeGreaterThan(0.5);
+    expect(share('not known', 'chrome')).toBeGreaterThan(0);
+    // One plain line per chart, the precise definition behind a click.
+    expect(await page.$$eval('#crypto .chart-caption > p', (ps) => ps.map((p) => p.textContent!.length))).toHaveLength(6);
+    expect(await page.$$eval('#crypto .chart-caption details[open]', (d) => d.length)).toBe(0);
+    await page.click('#crypto .chart-caption details summary');
+    expect(await page.$eval('#crypto .chart-caption details', (d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(await page.$eval('#crypto .chart-caption details p', (p) => p.textContent)).toContain('X25519MLKEM768');
+    expect(await page.$eval('#crypto .csv', (b) => (b as HTMLButtonElement).disabled)).toBe(false);
+    expect(await page.$eval('#crypto tbody', (t) => t.textContent)).toContain('Certificate key: RSA-4096');
+    // The post-quantum filter narrows every panel, the Cryptography panel's group chart to the hybrid group.
+    await page.select('select[name=pq]', 'hybrid');
+    await waitForRenders(page, 2);
+    expect(new URL(page.url()).searchParams.get('pq')).toBe('hybrid');
+    const groups = await page.evaluate(() => {
+      const hook = (window as unknown as { tlsrumDashboard: { charts: Map<string, { getOption(): { xAxis: { data?: string[] }[] } }[]> } }).tlsrumDashboard;
+      return hook.charts.get('crypto')![0]!.getOption().xAxis[0]!.data;
+    });
+    expect(groups).toEqual(['X25519MLKEM768']);
+    const crypto = await page.$('#crypto');
+    await page.select('select[name=pq]', '');
+    await waitForRenders(page, 3);
+    await crypto!.screenshot({ path: join(artifacts, 'crypto-panel.png') });
+    // The next test starts where the first left the page.
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+  });
+
   it('loads the world map data on its own, not with the other panels', async () => {
     const assets = readdirSync(join(outDir, 'assets')).filter((f) => f.endsWith('.js'));
     const entry = readFileSync(join(outDir, 'index.html'), 'utf8').match(/src="\.\/assets\/([^"]+\.js)"/)![1]!;
@@ -158,7 +244,7 @@ describe('dashboard', () => {
     expect(new URL(page.url()).searchParams.get('browser')).toBe('firefox');
     expect(new URL(page.url()).searchParams.get('range')).toBe('30d');
     const api = requests.filter((u) => u.includes('/v1/') && !u.includes('/v1/sites'));
-    expect(api.length).toBe(6); // five query panels and the what-if; alerts need a site and a token
+    expect(api.length).toBe(13); // five query panels, the Cryptography panel's six, the what-if and the panels' coverage line; alerts need a site and a token
     for (const u of api) expect(new URL(u).searchParams.get('browser')).toBe('firefox');
     expect(await panelStates(page)).toEqual(states('ready'));
     expect(await page.$eval('#compare tbody', (t) => t.textContent)).not.toBe(before);

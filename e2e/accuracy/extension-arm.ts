@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import type { HandshakeRecord } from '@tlsrum/shared';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
+import type { LabProbe } from '../lab/site-profiles';
 import { serverOfHost, type ServerId } from '../lab/servers';
 import type { Browser, MatrixResult } from './run';
 import { claimedOfRecord, classDerivationOf, expectedOf, type Sample } from './samples';
@@ -30,6 +31,8 @@ export interface ExtensionArmOptions {
   /** Lab servers; h3 gets launches of its own (QUIC to the profile's UDP relay, no SOCKS proxy). */
   servers: ServerId[];
   runs: number;
+  /** The lab sites' probe results: stored in the arm's collector, which builds the sites' profiles from them. */
+  probes?: readonly LabProbe[];
   /**
    * false: build only when dist/<browser> is missing — inside `pnpm test` the extension project's
    * global setup has built it, and rewriting it would race the extension's own browser tests.

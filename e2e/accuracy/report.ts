@@ -1,6 +1,7 @@
 /** Markdown report of one accuracy run. Every figure is computed from the samples of that run. */
 import { SERVERS } from '../lab/servers';
 import type { ZeroRttProbe } from './firefox-probe';
+import { chromiumCoverage, COVERAGE_ARMS, COVERAGE_TARGETS, siteProfileAccuracy } from './coverage';
 import type { MatrixResult } from './run';
 import type { Sample } from './samples';
 import { accuracy, ARMS, bySource, CLASS_SOURCES, confusion, STRONG_SOURCES, summarise, timing, uniqueConnections, unknownShare, type Field, type Summary } from './score';
@@ -92,6 +93,9 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
         ['HTTP/3: tls phase within max(2 ms, 5 %) — on the wire', pct(summary.h3TimingWithinTolerance), `h3 connections on delayed profiles, 0-RTT left out (${timedH3}, ${timed.filter((r) => r.quic && r.wireWithin === null).length} without a span); expected = the client's first Initial to its first 1-RTT datagram as the UDP relay saw them pass (see "TLS phase vs injected round trips")`],
         ['HTTP/3: tls phase within max(2 ms, 5 %) — calibrated', pct(summary.timingWithinToleranceH3), 'same connections; expected = delay the relay logged for the first flight each way + zero-delay CPU cost'],
         ['unknown class share', pct(summary.unknownShare), `all records (${samples.length})`],
+        ['Chromium without Server-Timing: TLS version known', pct(summary.coverageChromiumTlsVersion), 'Chromium TCP records of registered sites whose connection carried no Server-Timing, the lower of the extension and rum arms (see "Chromium without Server-Timing")'],
+        ['Chromium without Server-Timing: resumption known', pct(summary.coverageChromiumResumed), 'same records'],
+        ['site-profile claims right', pct(summary.siteProfileAccuracy), 'tlsVersion and resumed claimed from the site profile, every arm and browser'],
       ],
     ),
   );
@@ -121,6 +125,7 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
     `Not measured (synthetic runner): ${result.counts.opaque} cross-origin entries without Timing-Allow-Origin (all timing fields 0: counted, never classified), ${result.counts.reused} entries on reused connections. Visits: ${result.counts.visits}, failed: ${result.counts.failedVisits}. Connections seen but not joined to a server log line: ${result.unjoined.length}.`,
   );
   out.push('');
+  out.push(...coverageSection(samples, result.siteProfiles));
   out.push('## Ground truth');
   out.push('');
   out.push(
@@ -339,4 +344,50 @@ export function renderReport(result: MatrixResult, meta: ReportMeta, extras: { f
   }
   out.push('');
   return { markdown: out.join('\n'), summary };
+}
+
+/**
+ * Chromium without the site's help: coverage and accuracy of tlsVersion / resumed per arm and evidence
+ * source over the records of registered sites whose connection carried no Server-Timing (coverage.ts).
+ */
+function coverageSection(samples: readonly Sample[], profiles: MatrixResult['siteProfiles']): string[] {
+  const c = chromiumCoverage(samples);
+  const sp = siteProfileAccuracy(samples);
+  const T = COVERAGE_TARGETS;
+  const lines: string[] = ['## Chromium without Server-Timing: coverage and site profiles', ''];
+  lines.push(
+    'Chromium gives ordinary extensions no security information: over TCP its records know the TLS version and the resumption only from the site’s Server-Timing header, from timings and history (inferred), or from the site’s profile (what its servers accept, probed before the visits: `site-profile`). ' +
+      'Population: Chromium TCP records of registered lab sites whose connection carried no Server-Timing (the page origins `a.`; the `b.` origins are the header arm). ' +
+      `Targets: version known ≥ ${pct(T.tlsVersionKnown)} and ${pct(T.tlsVersionRight)} right; resumption known ≥ ${pct(T.resumedKnown)} and ≥ ${pct(T.resumedRight)} right.`,
+    '',
+  );
+  const rows: (string | number)[][] = [];
+  for (const arm of COVERAGE_ARMS) {
+    for (const field of ['tlsVersion', 'resumed'] as const) {
+      const f = c.arms[arm][field];
+      if (!f.records) continue;
+      rows.push([arm, field, f.records, `${pct(f.coverage)} (${f.known})`, `${pct(f.accuracy)} (${f.right}/${f.judged})`]);
+    }
+  }
+  lines.push(rows.length ? table(['arm', 'field', 'records', 'known (coverage)', 'right (of known, truth known)'], rows) : 'No Chromium TCP records without Server-Timing in this run.', '');
+  const sourceRows: (string | number)[][] = [];
+  for (const arm of COVERAGE_ARMS) {
+    for (const field of ['tlsVersion', 'resumed'] as const) {
+      for (const [src, b] of Object.entries(c.arms[arm][field].bySource).sort()) sourceRows.push([arm, field, src, b.claims, b.judged ? `${pct(b.right / b.judged)} (${b.right}/${b.judged})` : '–']);
+    }
+  }
+  if (sourceRows.length) lines.push(table(['arm', 'field', 'evidence source', 'records', 'right'], sourceRows), '');
+  lines.push(`\`site-profile\` claims matching the server (every arm and browser, tlsVersion and resumed): ${pct(sp.accuracy)} (${sp.right}/${sp.claims}).`, '');
+  if (profiles && Object.keys(profiles).length) {
+    lines.push(
+      table(
+        ['lab site', 'max version', 'resumes 1.2 / 1.3', 'ticket lifetime', 'early data', 'disagreements'],
+        Object.values(profiles)
+          .sort((a, b) => a.hostname.localeCompare(b.hostname))
+          .map((p) => [p.hostname, p.maxVersion ?? '–', `${p.resumption['1.2'] ?? '–'} / ${p.resumption['1.3'] ?? '–'}`, p.ticketLifetimeS === null ? '–' : `${p.ticketLifetimeS} s`, String(p.earlyData ?? '–'), p.disagreements.join('; ') || 'none']),
+      ),
+      '',
+    );
+  }
+  return lines;
 }

@@ -4,9 +4,10 @@
  * and the proxy's logs (in Chromium also the `rum` arm: the extension's rules on the same entry); then,
  * when asked, the real extension in each browser (extension-arm.ts).
  */
-import { classificationFields, classifyHandshake, tlsFromServerTiming } from '@tlsrum/shared/classify';
+import { classificationFields, classifyHandshake, historyKey, profileClaims, tlsFromServerTiming, type SiteProfile } from '@tlsrum/shared/classify';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
+import { labProfiles, probeLabSites } from '../lab/site-profiles';
 import { serverOfHost, SERVERS, type ServerId } from '../lab/servers';
 import { labPath, type LabPath } from '../lab/synth-options';
 import { runSynthetic, type VisitResult } from '../src/synth/index';
@@ -47,6 +48,8 @@ export interface MatrixResult {
   browserVersions: Partial<Record<Browser, string>>;
   /** How the extension arm went: records the collector stored, joined or not. */
   extension?: { records: number; joined: number; visits: number; failedVisits: number };
+  /** The lab sites' profiles as probed before the visits (both arms classify with them). */
+  siteProfiles?: Record<string, SiteProfile>;
 }
 
 export type Browser = 'chromium' | 'firefox';
@@ -55,6 +58,11 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
   const raw: RawVisit[] = [];
   const errors: string[] = [];
   const browserVersions: MatrixResult['browserVersions'] = {};
+  // The lab sites are registered and probed before any visit, as a collector would have them.
+  const probes = await probeLabSites(lab, o.servers);
+  for (const p of probes) if (p.outcome.result.errors.length) errors.push(`probe ${p.host}: ${p.outcome.result.errors.join('; ')}`);
+  const profiles = labProfiles(probes);
+  o.onProgress?.(`probed ${probes.length} lab hostnames for their site profiles`);
   const tcpBrowsers = o.browsers ?? ['chromium'];
   const h3 = o.h3 ?? { browsers: tcpBrowsers, runs: o.runs };
   for (const browser of [...new Set([...tcpBrowsers, ...h3.browsers])]) for (const profile of o.profiles) {
@@ -75,10 +83,11 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
       }
     }
   }
-  const ext = o.extension?.browsers.length && o.extension.servers.length ? await runExtensionArm(lab, { ...o.extension, profiles: o.profiles, modes: o.modes, ...(o.onProgress ? { onProgress: o.onProgress } : {}) }) : null;
+  const ext = o.extension?.browsers.length && o.extension.servers.length ? await runExtensionArm(lab, { ...o.extension, probes, profiles: o.profiles, modes: o.modes, ...(o.onProgress ? { onProgress: o.onProgress } : {}) }) : null;
   // Servers log a connection when it closes (stream) or per request: wait for idle connections to close.
   await new Promise((r) => setTimeout(r, 2500));
-  const joined = joinVisits(raw, lab, errors);
+  const chromiumMajor = Number(/(\d+)\./.exec(browserVersions.chromium ?? '')?.[1] ?? 0);
+  const joined = joinVisits(raw, lab, errors, { profiles, chromiumMajor });
   if (ext) {
     Object.assign(browserVersions, Object.fromEntries(Object.entries(ext.browserVersions).filter(([b]) => !browserVersions[b as Browser])));
     const e = joinExtensionRows(ext, lab);
@@ -89,16 +98,23 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
     for (const v of ext.visits) if (v.error) errors.push(`extension ${v.browser} ${v.profile.name} ${v.mode} ${v.server}: ${v.error}`);
     joined.extension = { records: ext.rows.length, joined: e.samples.length, visits: ext.visits.length, failedVisits: e.failedVisits };
   }
-  return { ...joined, browserVersion: browserVersions.chromium ?? '', browserVersions };
+  return { ...joined, browserVersion: browserVersions.chromium ?? '', browserVersions, siteProfiles: Object.fromEntries(profiles) };
 }
 
-export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: string } }, errors: string[] = []): Omit<MatrixResult, 'browserVersion' | 'browserVersions'> {
+/** What the rum arm classifies with besides the entry: the lab sites' profiles (every lab host is registered). */
+export interface RumContext {
+  profiles: ReadonlyMap<string, SiteProfile>;
+  chromiumMajor: number;
+}
+
+export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: string } }, errors: string[] = [], rumContext: RumContext | null = null): Omit<MatrixResult, 'browserVersion' | 'browserVersions'> {
   const truth = readTruth(lab.logs.dir);
   const proxy = new ProxyLog(lab.logs.proxy);
   const samples: Sample[] = [];
   const unjoined: MatrixResult['unjoined'] = [];
   const counts = { opaque: 0, reused: 0, failedVisits: 0, visits: raw.length };
-  // The RUM arm's history: when this profile last completed a handshake with each host.
+  // The RUM arm's history, as the extension keeps it: when this browser profile last completed a
+  // handshake with each host under each page's hostname (sessions are partitioned by top-level site).
   const lastHandshake = new Map<string, number>();
   let session = '';
   for (const { profile, mode, visit } of raw) {
@@ -142,14 +158,17 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
       if (c.record) samples.push({ ...base, arm: 'synthetic', claimed: claimedOfRecord(c.record, derivationWithTiming(c.record.handshakeClass, classifyHandshake({ timing: c.timing }))) });
       // The `rum` arm replays the extension's Chromium rules; in Firefox the extension arm is the real thing.
       if (visit.browser !== 'chromium') continue;
-      const since = lastHandshake.get(c.host);
+      const key = historyKey(new URL(visit.url).hostname, c.host);
+      const since = lastHandshake.get(key);
+      const siteProfile = rumContext?.profiles.get(c.host) ?? null;
       const rum = classifyHandshake({
         timing: c.timing,
         security: tlsFromServerTiming(c.serverTiming),
-        history: since != null ? { msSincePriorHandshake: Math.max(0, c.connectStartEpochMs - since) } : null,
+        history: { msSincePriorHandshake: since != null ? Math.max(0, c.connectStartEpochMs - since) : null, tracked: true },
+        profile: profileClaims(siteProfile, 'chromium', rumContext?.chromiumMajor ?? 0),
       });
       samples.push({ ...base, arm: 'rum', claimed: claimedOfRecord(classificationFields(rum), rum) });
-      lastHandshake.set(c.host, c.connectStartEpochMs + (c.timing.connectEnd - c.timing.connectStart));
+      lastHandshake.set(key, c.connectStartEpochMs + (c.timing.connectEnd - c.timing.connectStart));
     }
   }
   return { samples, unjoined, counts, errors };

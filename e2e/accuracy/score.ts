@@ -3,6 +3,7 @@
  * share by reason, and the TLS phase's error against the round trips: as they passed the proxy on the
  * wire (the headline), and against the injected delay (raw, and calibrated with the zero-delay CPU cost).
  */
+import { chromiumCoverage, siteProfileAccuracy } from './coverage';
 import { quicStalled } from './quic-stall';
 import type { Arm, Sample } from './samples';
 import type { ProxyLine } from './truth';
@@ -259,10 +260,19 @@ export interface Summary {
   h3Connections: number;
   /** HTTP/3 on the wire (quicWireSpan()): delayed profiles, 0-RTT left out. */
   h3TimingWithinTolerance: number | null;
+  /**
+   * Chromium TCP records of registered sites without Server-Timing whose tlsVersion / resumed is not null
+   * (the lower of the extension and rum arms; coverage.ts).
+   */
+  coverageChromiumTlsVersion: number | null;
+  coverageChromiumResumed: number | null;
+  /** Share of `site-profile` claims that match the server's truth. */
+  siteProfileAccuracy: number | null;
 }
 
 export function summarise(samples: readonly Sample[]): Summary {
   const t = timing(samples);
+  const coverage = chromiumCoverage(samples);
   // 0-RTT: the request leaves before the handshake completes, so the TLS phase is no round-trip count.
   const rows = t.rows.filter((r) => r.handshakeClass !== '0rtt');
   const tcp = rows.filter((r) => !r.quic);
@@ -283,6 +293,9 @@ export function summarise(samples: readonly Sample[]): Summary {
     timingWithinToleranceH3: within(rows.filter((r) => r.quic)),
     h3Connections: new Set(samples.filter((s) => s.claimed.protocol === 'h3').map((s) => s.connection)).size,
     h3TimingWithinTolerance: within(rows.filter((r) => r.quic), (r) => r.wireWithin),
+    coverageChromiumTlsVersion: coverage.coverageChromiumTlsVersion,
+    coverageChromiumResumed: coverage.coverageChromiumResumed,
+    siteProfileAccuracy: siteProfileAccuracy(samples).accuracy,
   };
 }
 

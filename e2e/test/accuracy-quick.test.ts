@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../accuracy/report';
 import { quicStalled } from '../accuracy/quic-stall';
 import { accuracy, quicWireSpan, STRONG_SOURCES } from '../accuracy/score';
+import { chromiumCoverage, COVERAGE_TARGETS, siteProfileAccuracy } from '../accuracy/coverage';
 import { QUICK_MATRIX } from '../accuracy/matrices';
 import { runMatrix, type MatrixResult } from '../accuracy/run';
 import { startLab, type RunningLab } from '../lab/lab';
@@ -134,5 +135,24 @@ describe('accuracy (quick matrix)', () => {
     expect(Object.keys(summary).slice(0, 6)).toEqual(['connections', 'tlsVersionAccuracy', 'resumedAccuracy', 'classAccuracy', 'timingWithinTolerance', 'unknownShare']);
     for (const f of ['tlsVersion', 'resumed', 'handshakeClass']) expect(markdown).toContain(`### ${f}`);
     expect(markdown).toContain('What cannot be told apart');
+    expect(markdown).toContain('Chromium without Server-Timing');
+    for (const k of ['coverageChromiumTlsVersion', 'coverageChromiumResumed', 'siteProfileAccuracy']) expect(summary, k).toHaveProperty(k);
+  });
+
+  it('site profiles: every lab site probed without disagreement; in Chromium without Server-Timing the version is known and right, and every site-profile claim matches the server', () => {
+    const profiles = Object.values(result.siteProfiles ?? {});
+    expect(profiles.length).toBe(2 * QUICK_MATRIX.servers.length);
+    for (const p of profiles) expect(p, p.hostname).toMatchObject({ disagreements: [], confidence: { probes: 1 } });
+    const sp = siteProfileAccuracy(result.samples);
+    expect(sp.claims).toBeGreaterThan(0);
+    expect(sp.right).toBe(sp.claims);
+    const c = chromiumCoverage(result.samples);
+    for (const arm of ['rum', 'extension'] as const) {
+      expect(c.arms[arm].tlsVersion.records, arm).toBeGreaterThan(0);
+      expect(c.arms[arm].tlsVersion.coverage, arm).toBeGreaterThanOrEqual(COVERAGE_TARGETS.tlsVersionKnown);
+      expect(c.arms[arm].tlsVersion.accuracy, arm).toBe(1);
+      // Known from the profile: the built extension fetched it with the site list and its records say so.
+      expect(c.arms[arm].tlsVersion.bySource['site-profile']?.claims ?? 0, arm).toBeGreaterThan(0);
+    }
   });
 });

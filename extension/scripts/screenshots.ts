@@ -4,11 +4,13 @@
  * data, and the dashboard that collector serves. Writes:
  *
  * - extension/docs/screenshots/{onboarding,popup-off,popup-on,popup-paused,options}.png
- * - docs/dashboard-site.png (one site's view, with its read token, at 1280 px)
+ * - docs/dashboard.png (every site, as the README shows it first), docs/dashboard-crypto.png (the
+ *   Cryptography panel, every site, 7 days) and docs/dashboard-site.png (one site's view, with its read
+ *   token), all at 1280 px
  *
  * Needs what the browser tests need (Chromium, nginx, openssl: node scripts/ensure-system-deps.mjs).
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,8 +21,11 @@ import { loadConfig } from '../../collector/src/config';
 import { generateDemoData } from '../../collector/src/demo/generate';
 import { SITES } from '../../collector/src/demo/profiles';
 import { newReadToken } from '../../collector/src/auth';
-// Declares app.alerts (module augmentation).
+import { probeWithIdentity } from '../../collector/src/probe/probe';
+import { insertProbes } from '../../collector/src/probe/store';
+// Declares app.alerts and app.profiles (module augmentation).
 import type {} from '../../collector/src/plugins/alerts';
+import type {} from '../../collector/src/plugins/profiles';
 import { extensionPage, launchChromium } from '../test/support/browsers';
 import { makeCerts, startNginx, tempLabDir } from '../test/support/lab';
 import { HOSTS, LAB_SERVERS, pageUrl, secondPageUrl, visit } from '../test/support/pages';
@@ -52,7 +57,7 @@ async function collectorWithDemoData(work: string) {
   await app.storeStatus.whenReady;
   await generateDemoData(app.store.ingest, { records: 300_000, days: 30, seed: 5 });
   const tokens: Record<string, string> = {};
-  for (const site of [...SITES.map((s) => s.hostname).filter(Boolean), 'a.lab.test']) {
+  for (const site of [...SITES.map((s) => s.hostname).filter(Boolean), 'a.lab.test', 'b.lab.test']) {
     const { token, hash } = newReadToken();
     await app.sites.register(site, hash);
     tokens[site] = token;
@@ -83,6 +88,20 @@ async function main(): Promise<void> {
   step('lab and browser');
   const certs = makeCerts(join(lab.dir, 'certs'), HOSTS);
   const nginx = await startNginx(join(lab.dir, 'nginx'), certs, LAB_SERVERS);
+  // The lab sites' profiles, as the collector's scheduler would probe them: b.lab.test (TLS 1.2 only,
+  // never resumes, no Server-Timing) then shows in the popup as known from the site's profile.
+  step('probing the lab sites');
+  const ca = [readFileSync(certs.caPem, 'utf8')];
+  const probed = await Promise.all(
+    ['a.lab.test', 'b.lab.test'].map(async (host) => ({
+      site: host,
+      hostname: host,
+      at: Date.now(),
+      outcome: await probeWithIdentity(nginx.url(host, '/'), { runs: 1, ca, resolve: { [host]: '127.0.0.1' }, insecure: false, timeoutMs: 5000 }),
+    })),
+  );
+  await insertProbes(collector.app.store.query, probed);
+  await collector.app.profiles.refresh();
   const { dir } = await buildTarget('chromium');
   const b = await launchChromium({ profileDir: join(lab.dir, 'profile'), certs, hosts: HOSTS, extensionDir: dir });
   try {
@@ -136,6 +155,10 @@ async function main(): Promise<void> {
     await page.bringToFront();
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
+    await page.waitForFunction(() => [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'), POLL);
+    await new Promise((r) => setTimeout(r, 1_500)); // charts animate in
+    step('dashboard.png');
+    await page.screenshot({ path: join(root, 'docs/dashboard.png'), fullPage: true });
     await page.type('input[name=token]', collector.tokens['app.example.io']!);
     await page.click('#apply-token');
     await page.waitForFunction(() => document.getElementById('scope')!.textContent === 'Site app.example.io', POLL).catch(async (err: Error) => {
@@ -145,7 +168,17 @@ async function main(): Promise<void> {
     await page.waitForFunction(() => [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'), POLL);
     await new Promise((r) => setTimeout(r, 1_500));
     await page.screenshot({ path: join(root, 'docs/dashboard-site.png'), fullPage: true });
-    console.log(`screenshots: ${shots}/ and docs/dashboard-site.png`);
+    // The Cryptography panel, every site together (a fresh context: no read token).
+    step('cryptography panel');
+    const ctx = await b.browser.createBrowserContext();
+    const all = await ctx.newPage();
+    await all.setViewport({ width: 1280, height: 900 });
+    await all.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
+    await all.waitForFunction(() => (document.getElementById('crypto') as HTMLElement | null)?.dataset.state === 'ready', POLL);
+    await new Promise((r) => setTimeout(r, 1_500));
+    await (await all.$('#crypto'))!.screenshot({ path: join(root, 'docs/dashboard-crypto.png') });
+    await ctx.close();
+    console.log(`screenshots: ${shots}/, docs/dashboard.png, docs/dashboard-site.png and docs/dashboard-crypto.png`);
   } finally {
     await b.close().catch(() => undefined);
     await nginx.stop().catch(() => undefined);

@@ -28,21 +28,33 @@ export const TLS_VERSIONS = ['1.2', '1.3'] as const;
  * - observed: the browser or the server reported it for this connection (Firefox security info, CDP, NetLog);
  * - server-timing: the site's own `Server-Timing: tls;desc="…"` header said so;
  * - implied: follows with certainty from another observation (h3 ⇒ TLS 1.3);
+ * - site-profile: follows from what the site's servers accept (its probes and reported records agree):
+ *   the version both ends support, no resumption from a server that never resumes;
  * - inferred: a likely reading of timings or history, not a fact;
  * - unknown: nothing tells (the value is null).
  */
-export const EVIDENCE_SOURCES = ['observed', 'server-timing', 'implied', 'inferred', 'unknown'] as const;
+export const EVIDENCE_SOURCES = ['observed', 'server-timing', 'implied', 'site-profile', 'inferred', 'unknown'] as const;
 export const HANDSHAKE_CLASSES = ['full-2rtt', '1rtt', '0rtt', 'unknown'] as const;
 export const BROWSERS = ['chrome', 'chromium', 'edge', 'firefox', 'safari', 'other'] as const;
 export const OSES = ['windows', 'macos', 'linux', 'android', 'ios', 'chromeos', 'other'] as const;
 export const EFFECTIVE_TYPES = ['slow-2g', '2g', '3g', '4g'] as const;
 export const RECORD_SOURCES = ['rum', 'synthetic'] as const;
+/**
+ * Public-key algorithm of the server's leaf certificate (its SubjectPublicKeyInfo): `other` for any
+ * algorithm not listed (DSA, Ed448, post-quantum signatures …).
+ */
+export const CERT_KEY_TYPES = ['rsa', 'ecdsa', 'ed25519', 'other'] as const;
+/** Largest key size a record may carry, in bits (RSA-16384; EC keys are 256–521). */
+export const MAX_CERT_KEY_BITS = 16_384;
+/** Largest certificate chain a record may carry, in DER bytes (TLS caps the Certificate message at 2^24). */
+export const MAX_CERT_CHAIN_BYTES = 262_144;
 
 export type EntryType = (typeof ENTRY_TYPES)[number];
 export type Protocol = (typeof PROTOCOLS)[number];
 export type Transport = (typeof TRANSPORTS)[number];
 export type TlsVersion = (typeof TLS_VERSIONS)[number];
 export type EvidenceSource = (typeof EVIDENCE_SOURCES)[number];
+export type CertKeyType = (typeof CERT_KEY_TYPES)[number];
 export type HandshakeClass = (typeof HANDSHAKE_CLASSES)[number];
 export type Browser = (typeof BROWSERS)[number];
 export type Os = (typeof OSES)[number];

@@ -4,3 +4,4 @@ export * from './hostname';
 export * from './classify/index';
 export * from './probe';
 export * from './plausibility';
+export * from './probe-crypto';

@@ -6,6 +6,7 @@
  * local OpenSSL too old to offer the post-quantum group), never "no". A refused TLS version is `false`.
  */
 import { Type, type Static } from 'typebox';
+import { CERT_KEY_TYPES } from './constants';
 
 const Ms = (description: string) => Type.Union([Type.Number({ minimum: 0 }), Type.Null()], { description });
 const Flag = (description: string) => Type.Union([Type.Boolean(), Type.Null()], { description });
@@ -13,7 +14,8 @@ const Text = (description: string) => Type.Union([Type.String(), Type.Null()], {
 
 export const PROBE_TLS_VERSIONS = ['1.0', '1.1', '1.2', '1.3'] as const;
 export type ProbeTlsVersion = (typeof PROBE_TLS_VERSIONS)[number];
-export const LEAF_KEY_TYPES = ['rsa', 'ecdsa', 'ed25519', 'other'] as const;
+/** The record's certificate key types (constants.ts): one list for records and probes. */
+export const LEAF_KEY_TYPES = CERT_KEY_TYPES;
 
 export const ProbeLeaf = Type.Object(
   {

@@ -12,6 +12,9 @@ import { Type, type Static, type TEnum } from 'typebox';
 export { HOSTNAME_PATTERN } from './constants';
 import {
   BROWSERS,
+  CERT_KEY_TYPES,
+  MAX_CERT_CHAIN_BYTES,
+  MAX_CERT_KEY_BITS,
   EFFECTIVE_TYPES,
   ENTRY_TYPES,
   HANDSHAKE_CLASSES,
@@ -72,6 +75,15 @@ export const HandshakeRecord = Type.Object(
     group: Type.Optional(Token('Key exchange group, e.g. X25519MLKEM768 (Firefox or synthetic runner).')),
     signatureScheme: Type.Optional(Token('Signature scheme of the server certificate (Firefox).')),
     certChainLength: Type.Optional(Type.Integer({ minimum: 0, maximum: 16, description: 'Certificates sent by the server.' })),
+    certKeyType: Type.Optional(oneOf(CERT_KEY_TYPES, "Public-key algorithm of the server's leaf certificate (Firefox, synthetic runner).")),
+    certKeyBits: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: MAX_CERT_KEY_BITS, description: "Key size of the leaf certificate's public key in bits: RSA modulus, EC curve size (256 = P-256)." }),
+    ),
+    certChainBytes: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_CERT_CHAIN_BYTES, description: 'DER bytes of the certificates the server sent, summed (Firefox, synthetic runner).' }),
+    ),
+    ocspStapled: Type.Optional(Type.Boolean({ description: 'Whether the server stapled an OCSP response (Firefox usedOcsp, synthetic runner).' })),
+    ech: Type.Optional(Type.Boolean({ description: 'Whether Encrypted Client Hello was used (Firefox usedEch).' })),
     browser: oneOf(BROWSERS, 'Browser family.'),
     browserMajor: Type.Integer({ minimum: 0, maximum: 999, description: 'Browser major version.' }),
     os: oneOf(OSES, 'Operating system family.'),

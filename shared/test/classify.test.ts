@@ -115,6 +115,9 @@ describe('Server-Timing tls metric', () => {
     expect(parseTlsServerTiming('TLSv1.3 r')).toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: true });
     expect(parseTlsServerTiming('TLSv1.2 .')).toEqual({ source: 'server-timing', tlsVersion: '1.2', resumed: false });
     expect(parseTlsServerTiming('TLSv1.3')).toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: null });
+    // Caddy's placeholders (docs/server-timing.md).
+    expect(parseTlsServerTiming('tls1.3 true')).toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: true });
+    expect(parseTlsServerTiming('tls1.2 false')).toEqual({ source: 'server-timing', tlsVersion: '1.2', resumed: false });
   });
   it('ignores what it does not know', () => {
     expect(parseTlsServerTiming('TLSv1.1 r')).toEqual({ source: 'server-timing', tlsVersion: null, resumed: true });

@@ -14,6 +14,8 @@ import {
   HandshakeBatch,
   HandshakeRecord,
   Hostname,
+  MAX_CERT_CHAIN_BYTES,
+  MAX_CERT_KEY_BITS,
   MAX_PHASE_MS,
   normalizeHostname,
   PROTOCOLS,
@@ -22,7 +24,7 @@ import {
 } from '../src/index';
 import { batchArb, hostnameArb, newTlsTimingArb, recordArb, securityInfoArb, timingArb } from './arbitraries';
 
-const NUMERIC_FIELDS = { dns: MAX_PHASE_MS, tcp: MAX_PHASE_MS, tls: MAX_PHASE_MS, connect: MAX_PHASE_MS, ttfb: MAX_PHASE_MS, browserMajor: 999, certChainLength: 16, rttHint: 10_000 } as const;
+const NUMERIC_FIELDS = { dns: MAX_PHASE_MS, tcp: MAX_PHASE_MS, tls: MAX_PHASE_MS, connect: MAX_PHASE_MS, ttfb: MAX_PHASE_MS, browserMajor: 999, certChainLength: 16, certKeyBits: MAX_CERT_KEY_BITS, certChainBytes: MAX_CERT_CHAIN_BYTES, rttHint: 10_000 } as const;
 
 describe('schema properties', () => {
   it('every generated batch is valid', () => {

@@ -8,6 +8,18 @@
  * adoption; a resumed session with the site's resumption rate. The TLS phase costs round trips as the
  * protocols do: TLS 1.2 full 2 RTT, TLS 1.2 resumed and TLS 1.3 (full or resumed) 1 RTT, 0-RTT none;
  * over QUIC there is no separate TCP handshake. Plus a little CPU time for the key exchange.
+ *
+ * Each record says only what its browser could know (versionSource, resumedSource below): Chromium over
+ * TCP knows the version only from a site's Server-Timing or its profile, so the unknown shares are those
+ * a real Chromium-majority population shows.
+ *
+ * Crypto (issue 19): each site has a certificate key, chain and stapling, and offers the post-quantum
+ * hybrid group or not (profiles.ts). The server's signature costs CPU time by key (RSA-4096 ≈ 6 ms, RSA-2048
+ * ≈ 1 ms, ECDSA ≈ 0.1 ms), the chain ≈ 0.15 ms per kB, the hybrid group's larger key share ≈ 0.3 ms plus a
+ * split ClientHello on 5 % of connections (+ ½ RTT), and an unstapled certificate sends 5 % of Firefox's
+ * handshakes to an OCSP responder (+ 1 RTT). Crypto facts as each browser could know them: Firefox and the
+ * synthetic runner observe them (Firefox no stapling fact); a Chromium-family record of a registered site
+ * carries its latest probe's (cryptoSource 'probe'); other records none.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ColumnName } from '../ingest/columns';
@@ -52,8 +64,7 @@ const DEMO_VALUES = {
   protocol: 'protocol',
   transport: "if(protocol = 'h3', 'quic', 'tcp')",
   tlsVersion: 'if(versionKnown, tlsVersion, NULL)',
-  tlsVersionSource:
-    "multiIf(NOT versionKnown, 'unknown', protocol = 'h3', 'implied', source = 'synthetic' OR browser = 'firefox', 'observed', stReported, 'server-timing', 'inferred')",
+  tlsVersionSource: 'versionSource',
   resumed: "if(resumedSource = 'unknown', NULL, resumedTrue)",
   resumedSource: 'resumedSource',
   handshakeClass: 'cls',
@@ -62,10 +73,18 @@ const DEMO_VALUES = {
   tls: 'round(least(tlsMs, 60000), 1)',
   connect: 'round(least(tcpMs + tlsMs, 60000), 1)',
   ttfb: 'round(least(ttfbMs, 60000), 1)',
-  cipher: "if(browser = 'firefox', if(tlsVersion = '1.3', 'TLS_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'), '')",
-  keyExchangeGroup: "if(browser = 'firefox' AND NOT resumedTrue, if(browserMajor >= 132, 'X25519MLKEM768', 'X25519'), '')",
-  signatureScheme: "if(browser = 'firefox', 'ecdsa_secp256r1_sha256', '')",
-  certChainLength: `if(browser = 'firefox', toNullable(toUInt8(2 + (${u(15)} < 0.3))), NULL)`,
+  cipher: `multiIf(NOT (observedCrypto OR probeCrypto), '', tlsVersion = '1.3', if(os = 'android' AND ${u(15)} < 0.4, 'TLS_CHACHA20_POLY1305_SHA256', 'TLS_AES_128_GCM_SHA256'), keyType = 'rsa', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256')`,
+  // Firefox reports no group on a TLS 1.2 session resumed by ticket; the probe's is the site's own choice.
+  keyExchangeGroup:
+    "multiIf(observedCrypto, if(tlsVersion = '1.2' AND resumedTrue, '', if(pqUsed, 'X25519MLKEM768', 'X25519')), probeCrypto, if(sitePq, 'X25519MLKEM768', 'X25519'), '')",
+  signatureScheme: "if(observedCrypto, if(keyType = 'rsa', 'rsa_pss_rsae_sha256', concat('ecdsa_secp', toString(keyBits), 'r1_sha', toString(keyBits))), '')",
+  certChainLength: 'if(observedCrypto OR probeCrypto, toNullable(toUInt8(chainLen)), NULL)',
+  certKeyType: "if(observedCrypto OR probeCrypto, keyType, '')",
+  certKeyBits: 'if(observedCrypto OR probeCrypto, toNullable(toUInt16(keyBits)), NULL)',
+  certChainBytes: 'if(observedCrypto OR probeCrypto, toNullable(toUInt32(chainBytes)), NULL)',
+  ocspStapled: "if((observedCrypto AND source = 'synthetic') OR probeCrypto, toNullable(stapled), NULL)",
+  ech: "if(browser = 'firefox' AND observedCrypto, toNullable(false), NULL)",
+  cryptoSource: "multiIf(observedCrypto, 'observed', probeCrypto, 'probe', '')",
   browser: 'browser',
   browserMajor: 'browserMajor',
   os: 'os',
@@ -77,35 +96,61 @@ const DEMO_VALUES = {
   clientToken: 'clientToken',
 } satisfies { [K in ColumnName]?: string };
 
-const SQL = `
-INSERT INTO handshakes (${Object.keys(DEMO_VALUES).join(', ')})
+/**
+ * The insert for the columns the table has: a data folder of an older schema (the store's upgrade tests fill
+ * one before migrating it) gets the columns it knows, the rest keep their defaults until the migration.
+ */
+const insertSql = (columns: ReadonlySet<string>) => {
+  const values = Object.entries(DEMO_VALUES).filter(([c]) => columns.has(c));
+  return `
+INSERT INTO handshakes (${values.map(([c]) => c).join(', ')})
 SELECT
-  ${Object.values(DEMO_VALUES).join(',\n  ')}
+  ${values.map(([, v]) => v).join(',\n  ')}
 FROM
 (
   SELECT *,
     -- What the TLS phase costs before the request can go, in round trips, plus key-exchange CPU time.
     multiIf(cls = '0rtt', 0, cls = 'full-2rtt', 2, 1) AS rtts,
     if(protocol = 'h3', 0, rtt * (1 + 0.05 * abs(${normal(16, 17)})) + 0.3) AS tcpMs,
-    rtts * rtt * (1 + 0.05 * abs(${normal(18, 19)})) + if(resumedTrue, 0.6, 3.5) * (0.6 + ${u(20)}) AS tlsMs,
+    rtts * rtt * (1 + 0.05 * abs(${normal(18, 19)})) + if(resumedTrue, 0.6, 3.5) * (0.6 + ${u(20)}) + cryptoMs AS tlsMs,
     if(${u(21)} < 0.55, 0, 2 + 0.4 * baseRtt * exp(0.6 * ${normal(22, 23)})) AS dnsMs,
     rtt + 35 * exp(0.7 * ${normal(24, 25)}) AS ttfbMs
   FROM
   (
     SELECT *,
-      multiIf(NOT versionKnown, 'unknown',
+      multiIf(classUnknown, 'unknown',
               resumedTrue AND tlsVersion = '1.3' AND ${u(26)} < if(protocol = 'h3', 0.35, 0.06), '0rtt',
               tlsVersion = '1.2' AND NOT resumedTrue, 'full-2rtt', '1rtt') AS cls,
-      multiIf(source = 'synthetic', 'observed', browser = 'firefox' AND tlsVersion = '1.2', 'observed',
-              stReported, 'server-timing', ${u(27)} < 0.8, 'inferred', 'unknown') AS resumedSource
+      -- What each browser can know (shared/README.md, "Classification"): h3 implies TLS 1.3; the runner and
+      -- Firefox observe the version; a site's Server-Timing states it; Chromium over TCP has only the
+      -- registered site's profile (none where the site's edges disagree, none for unregistered sites) and
+      -- two round trips (a full TLS 1.2 handshake).
+      multiIf(protocol = 'h3', 'implied', source = 'synthetic', 'observed', stReported, 'server-timing', browser = 'firefox', 'observed',
+              siteProfiled, 'site-profile', cls = 'full-2rtt', 'inferred', 'unknown') AS versionSource,
+      versionSource != 'unknown' AS versionKnown,
+      -- Resumption: observed by the runner, by Firefox on TLS 1.2 (no key exchange group); Server-Timing;
+      -- early data implies it; two round trips infer a full one; with a site profile the tracked history
+      -- tells nearly always (a recent handshake, or none within the ticket lifetime); without one only a
+      -- recent handshake does (a likely resumption), and a first contact stays unknown.
+      multiIf(source = 'synthetic', 'observed', stReported, 'server-timing', browser = 'firefox' AND tlsVersion = '1.2' AND protocol != 'h3', 'observed',
+              cls = '0rtt', 'implied', cls = 'full-2rtt', 'inferred',
+              siteProfiled AND ${u(27)} < 0.92, 'inferred', resumedTrue AND ${u(27)} < 0.8, 'inferred', 'unknown') AS resumedSource,
+      source = 'synthetic' OR browser = 'firefox' AS observedCrypto,
+      NOT observedCrypto AND site != '' AS probeCrypto,
+      sitePq AND tlsVersion = '1.3' AND browserMajor >= 131 AS pqUsed,
+      -- A full handshake signs (by key) and carries the chain; a resumed one neither.
+      if(resumedTrue, 0,
+         multiIf(keyType = 'ecdsa', 0.1, keyBits >= 4096, 6, 1) * (0.8 + 0.4 * ${u(34)}) + 0.15 * chainBytes / 1000
+         + if(NOT stapled AND browser = 'firefox' AND ${u(35)} < 0.05, rtt, 0))
+        + if(pqUsed, 0.3 + if(${u(36)} < 0.05, rtt / 2, 0), 0) AS cryptoMs
     FROM
     (
       SELECT *,
         multiIf(${u(5)} < least(0.9, countryH3 * siteH3 * (0.8 + 0.4 * dayPos)), 'h3', ${u(5)} > 0.88, 'http/1.1', 'h2') AS protocol,
         if(protocol = 'h3' OR ${u(6)} < siteTls13 * if(protocol = 'http/1.1', 0.7, 1), '1.3', '1.2') AS tlsVersion,
-        protocol = 'h3' OR ${u(7)} > 0.04 AS versionKnown,
+        protocol != 'h3' AND ${u(7)} < 0.04 AS classUnknown,
         ${u(8)} < siteResumption AS resumedTrue,
-        ${u(10)} < 0.2 AS stReported,
+        ${u(10)} < siteServerTiming AS stReported,
         baseRtt * exp(0.35 * ${normal(1, 2)}) + 1.5 AS rtt
       FROM
       (
@@ -119,6 +164,14 @@ FROM
           {sites:Array(String)}[si] AS site,
           {siteTls13:Array(Float64)}[si] AS siteTls13,
           {siteH3:Array(Float64)}[si] AS siteH3,
+          {siteServerTiming:Array(Float64)}[si] AS siteServerTiming,
+          {siteProfiled:Array(UInt8)}[si] = 1 AS siteProfiled,
+          {siteKeyType:Array(String)}[si] AS keyType,
+          {siteKeyBits:Array(UInt16)}[si] AS keyBits,
+          {siteChain:Array(UInt8)}[si] AS chainLen,
+          {siteChainBytes:Array(UInt32)}[si] AS chainBytes,
+          {siteOcsp:Array(UInt8)}[si] = 1 AS stapled,
+          {sitePq:Array(UInt8)}[si] = 1 AS sitePq,
           if(tsMs >= {siteChangeAt:Array(Int64)}[si], {siteResumption:Array(Float64)}[si], {siteResumptionBefore:Array(Float64)}[si]) AS siteResumption,
           multiIf(${u(31, 'c')} < 0.62, 'chrome', ${u(31, 'c')} < 0.75, 'edge', ${u(31, 'c')} < 0.93, 'firefox', 'chromium') AS browser,
           toUInt16(if(browser = 'firefox', 128 + floor(${u(32, 'c')} * 18), 128 + floor(${u(32, 'c')} * 15))) AS browserMajor,
@@ -137,6 +190,16 @@ FROM
     )
   )
 )`;
+};
+
+/**
+ * A registered site whose edges all speak the same highest version has a profile that claims it; one
+ * whose edges differ (some TCP connections on TLS 1.2, some on 1.3) has a disputed profile, which claims
+ * nothing; an unregistered site has none.
+ */
+export function hasUnanimousProfile(s: SiteProfile): boolean {
+  return s.hostname !== '' && (s.tls13 === 0 || s.tls13 === 1);
+}
 
 export async function generateDemoData(client: ClickHouseClient, opts: DemoOptions): Promise<number> {
   const days = opts.days ?? 30;
@@ -160,16 +223,28 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
     siteCum: cumulative(sites.map((s) => s.weight)),
     siteTls13: sites.map((s) => s.tls13),
     siteH3: sites.map((s) => s.h3),
+    siteServerTiming: sites.map((s) => s.serverTiming),
+    siteProfiled: sites.map((s) => (hasUnanimousProfile(s) ? 1 : 0)),
     siteResumption: sites.map((s) => s.resumption),
+    siteKeyType: sites.map((s) => s.crypto.key),
+    siteKeyBits: sites.map((s) => s.crypto.bits),
+    siteChain: sites.map((s) => s.crypto.chain),
+    siteChainBytes: sites.map((s) => s.crypto.chainBytes),
+    siteOcsp: sites.map((s) => (s.crypto.ocspStapled ? 1 : 0)),
+    sitePq: sites.map((s) => (s.crypto.pq ? 1 : 0)),
     // A site without a change has the same share before (its change time is the start).
     siteChangeAt: sites.map((s) => (s.resumptionChange ? end - s.resumptionChange.daysAgo * 86_400_000 : start)),
     siteResumptionBefore: sites.map((s) => s.resumptionChange?.before ?? s.resumption),
     agentName: DEMO_AGENT.name,
     agentVersion: DEMO_AGENT.version,
   };
+  const columns = await (
+    await client.query({ query: "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes'", format: 'JSONEachRow' })
+  ).json<{ name: string }>();
+  const sql = insertSql(new Set(columns.map((c) => c.name)));
   for (let first = 0; first < opts.records; first += chunk) {
     const count = Math.min(chunk, opts.records - first);
-    await client.command({ query: SQL, query_params: { ...base, first, count } });
+    await client.command({ query: sql, query_params: { ...base, first, count } });
     opts.onProgress?.(first + count, opts.records);
   }
   return opts.records;

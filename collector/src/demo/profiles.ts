@@ -32,26 +32,33 @@ export interface SiteProfile {
   /** '' = a site that is not registered (stored without its hostname) */
   hostname: string;
   weight: number;
-  /** share of TCP connections negotiating TLS 1.3 (the rest TLS 1.2) */
+  /** share of TCP connections negotiating TLS 1.3 (the rest TLS 1.2); 0 or 1: every edge alike (a unanimous site profile) */
   tls13: number;
+  /** share of connections whose responses carry the `Server-Timing: tls` header (with Timing-Allow-Origin) */
+  serverTiming: number;
   /** HTTP/3 offered: multiplies the country's adoption (0 = not offered) */
   h3: number;
   /** share of connections resuming a session */
   resumption: number;
   /** From this many days before the end of the data on, the share of resumed connections is `resumption` instead of `before`. */
   resumptionChange?: { daysAgo: number; before: number };
+  /** The server's certificate and key exchange: what its probe finds and Firefox observes. */
+  crypto: { key: 'rsa' | 'ecdsa'; bits: number; chain: number; chainBytes: number; ocspStapled: boolean; pq: boolean };
 }
 
 export const SITES: SiteProfile[] = [
-  { hostname: 'shop.example.com', weight: 0.25, tls13: 0.9, h3: 1, resumption: 0.45 },
-  { hostname: 'news.example.org', weight: 0.18, tls13: 0.8, h3: 1.4, resumption: 0.38 },
+  // Sends Server-Timing on its own and its Timing-Allow-Origin resources.
+  { hostname: 'shop.example.com', weight: 0.25, tls13: 1, h3: 1, resumption: 0.45, serverTiming: 0.35, crypto: { key: 'ecdsa', bits: 256, chain: 2, chainBytes: 2_400, ocspStapled: true, pq: true } },
+  // Some edges still on TLS 1.2: its profile is disputed, so Chromium TCP records do not know their version.
+  { hostname: 'news.example.org', weight: 0.18, tls13: 0.8, h3: 1.4, resumption: 0.38, serverTiming: 0, crypto: { key: 'rsa', bits: 2048, chain: 3, chainBytes: 4_700, ocspStapled: false, pq: true } },
   // Legacy stack: TLS 1.2 only, no HTTP/3 — what the what-if view is for.
-  { hostname: 'docs.example.net', weight: 0.12, tls13: 0, h3: 0, resumption: 0.4 },
+  { hostname: 'docs.example.net', weight: 0.12, tls13: 0, h3: 0, resumption: 0.4, serverTiming: 0, crypto: { key: 'rsa', bits: 4096, chain: 3, chainBytes: 5_600, ocspStapled: false, pq: false } },
   // Resumption broken by a deploy two days ago (session tickets off): since then almost every handshake is
   // full — the day window's resumption_drop alert fires against the same day a week earlier.
-  { hostname: 'app.example.io', weight: 0.1, tls13: 0.95, h3: 0.8, resumption: 0.04, resumptionChange: { daysAgo: 2, before: 0.42 } },
-  { hostname: 'video.example.tv', weight: 0.07, tls13: 1, h3: 1.8, resumption: 0.5 },
-  { hostname: '', weight: 0.28, tls13: 0.75, h3: 0.8, resumption: 0.33 },
+  { hostname: 'app.example.io', weight: 0.1, tls13: 1, h3: 0.8, resumption: 0.04, resumptionChange: { daysAgo: 2, before: 0.42 }, serverTiming: 0, crypto: { key: 'ecdsa', bits: 256, chain: 2, chainBytes: 2_300, ocspStapled: true, pq: false } },
+  { hostname: 'video.example.tv', weight: 0.07, tls13: 1, h3: 1.8, resumption: 0.5, serverTiming: 0.1, crypto: { key: 'ecdsa', bits: 384, chain: 2, chainBytes: 2_700, ocspStapled: true, pq: true } },
+  // Not registered: no hostname, no profile.
+  { hostname: '', weight: 0.28, tls13: 0.75, h3: 0.8, resumption: 0.33, serverTiming: 0.05, crypto: { key: 'rsa', bits: 2048, chain: 2, chainBytes: 3_500, ocspStapled: false, pq: false } },
 ];
 
 export const DEMO_AGENT = { name: 'tlsrum-demo', version: '1' };

@@ -8,7 +8,7 @@
  * A column's position only matters for this release's writes: every spool segment records the columns
  * its rows carry, so segments written by an older release replay with their own list.
  */
-import { checkPlausibility, roundPhase, TOKENS_PER_ADDRESS_FLAG, type HandshakeBatch, type HandshakeRecord } from '@tlsrum/shared';
+import { plausibilityMask, roundPhase, TOKENS_PER_ADDRESS_FLAG, type HandshakeBatch, type HandshakeRecord, type ProbeCryptoFacts } from '@tlsrum/shared';
 import { UNKNOWN_COUNTRY } from '../geo/country';
 
 /** What a record meets at the collector: the batch it came in, the request's country and clock, the site list. */
@@ -19,6 +19,8 @@ export interface RowContext {
   overTokenBudget?: (r: HandshakeRecord) => boolean;
   /** True for a record beyond the first K of its client, day and rollup cell (ingest/client-cap.ts). */
   overClientCap?: (r: HandshakeRecord, site: string, country: string) => boolean;
+  /** The latest probe's crypto facts of a registered site (probe/crypto-facts.ts), for records that carry none. */
+  probeCrypto?: (site: string) => ProbeCryptoFacts | null;
   /** Derived from the client address, which goes no further. */
   country: string;
   receivedAt: number;
@@ -77,10 +79,18 @@ export const COLUMNS = {
   tls: col(NUMBER, 'tls', (r) => roundPhase(r.tls)),
   connect: col(NUMBER, 'connect', (r) => roundPhase(r.connect)),
   ttfb: col(NUMBER, 'ttfb', (r) => roundPhase(r.ttfb)),
-  cipher: col(STRING, 'cipher', (r) => r.cipher ?? ''),
-  keyExchangeGroup: col(STRING, 'group', (r) => r.group ?? ''),
+  // Crypto facts: the client's own, else (a record of a registered site that carries none, e.g. Chromium's)
+  // the site's latest probe's, and cryptoSource says which (migration 0009).
+  cipher: col(STRING, 'cipher', (r, c) => r.cipher ?? fromProbe(r, c)?.cipher ?? ''),
+  keyExchangeGroup: col(STRING, 'group', (r, c) => r.group ?? fromProbe(r, c)?.group ?? ''),
   signatureScheme: col(STRING, 'signatureScheme', (r) => r.signatureScheme ?? ''),
-  certChainLength: col(NULLABLE_NUMBER, 'certChainLength', (r) => r.certChainLength ?? null),
+  certChainLength: col(NULLABLE_NUMBER, 'certChainLength', (r, c) => r.certChainLength ?? fromProbe(r, c)?.certChainLength ?? null),
+  certKeyType: col(STRING, 'certKeyType', (r, c) => r.certKeyType ?? fromProbe(r, c)?.certKeyType ?? ''),
+  certKeyBits: col(NULLABLE_NUMBER, 'certKeyBits', (r, c) => r.certKeyBits ?? fromProbe(r, c)?.certKeyBits ?? null),
+  certChainBytes: col(NULLABLE_NUMBER, 'certChainBytes', (r, c) => r.certChainBytes ?? fromProbe(r, c)?.certChainBytes ?? null),
+  ocspStapled: col(NULLABLE_BOOL, 'ocspStapled', (r, c) => r.ocspStapled ?? fromProbe(r, c)?.ocspStapled ?? null),
+  ech: col(NULLABLE_BOOL, 'ech', (r) => r.ech ?? null),
+  cryptoSource: col(STRING, null, (r, c) => (hasCryptoFacts(r) ? 'observed' : fromProbe(r, c) ? 'probe' : '')),
   browser: col(STRING, 'browser', (r) => r.browser),
   browserMajor: col(NUMBER, 'browserMajor', (r) => r.browserMajor),
   os: col(STRING, 'os', (r) => r.os),
@@ -95,13 +105,24 @@ export const COLUMNS = {
   implausible: col(
     NUMBER,
     null,
-    (r, c) => checkPlausibility(r, { sentAt: c.batch.sentAt ?? r.ts }).mask | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
+    (r, c) => plausibilityMask(r, { sentAt: c.batch.sentAt ?? r.ts }) | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
   ),
   // Beyond the per-client cap of the daily rollup (ingest/client-cap.ts): only the rollup's view skips it.
   capped: col(NUMBER, null, (r, c) =>
     c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '', c.country || UNKNOWN_COUNTRY) ? 1 : 0,
   ),
 };
+
+/** The site's probe facts for a record that reports no crypto fact itself; null otherwise. */
+function fromProbe(r: HandshakeRecord, c: RowContext): ProbeCryptoFacts | null {
+  if (!c.probeCrypto || r.site === null || hasCryptoFacts(r) || !c.isRegisteredSite(r.site)) return null;
+  return c.probeCrypto(r.site);
+}
+
+/** True when the client reported any crypto fact of the connection itself. */
+function hasCryptoFacts(r: HandshakeRecord): boolean {
+  return r.group !== undefined || r.cipher !== undefined || r.certKeyType !== undefined || r.certChainLength !== undefined || r.signatureScheme !== undefined;
+}
 
 export type ColumnName = keyof typeof COLUMNS;
 

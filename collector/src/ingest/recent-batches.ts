@@ -10,9 +10,10 @@
  */
 import { appendFile, rename, writeFile } from 'node:fs/promises';
 import { existsSync, readFileSync } from 'node:fs';
+import { LruMap } from './lru-map';
 
 export class RecentBatches {
-  private readonly ids = new Set<string>();
+  private readonly ids: LruMap<string, true>;
   private journalLines = 0;
   private compacting: Promise<void> | null = null;
 
@@ -20,6 +21,7 @@ export class RecentBatches {
     private readonly capacity = 100_000,
     private readonly journalPath: string | null = null,
   ) {
+    this.ids = new LruMap(capacity);
     if (journalPath && existsSync(journalPath)) {
       const lines = readFileSync(journalPath, 'utf8').split('\n').filter((l) => /^[0-9a-f-]{36}$/.test(l));
       for (const id of lines.slice(-capacity)) this.add(id);
@@ -36,10 +38,8 @@ export class RecentBatches {
   }
 
   add(id: string): void {
-    const key = id.toLowerCase();
-    this.ids.delete(key);
-    this.ids.add(key);
-    if (this.ids.size > this.capacity) this.ids.delete(this.ids.values().next().value!);
+    // Newest again if already known; the oldest beyond `capacity` is forgotten.
+    this.ids.set(id.toLowerCase(), true);
   }
 
   delete(id: string): void {
@@ -60,7 +60,7 @@ export class RecentBatches {
 
   private async compact(): Promise<void> {
     const path = this.journalPath!;
-    const keep = [...this.ids].slice(-this.capacity);
+    const keep = [...this.ids.keys()].slice(-this.capacity);
     await writeFile(`${path}.tmp`, keep.join('\n') + '\n');
     await rename(`${path}.tmp`, path);
     this.journalLines = keep.length;

@@ -13,11 +13,14 @@ import { scrapedCounter, scrapedGauge } from '../metrics/scraped';
 import { evaluateProbeChecks } from '../probe/changes';
 import { ProbeScheduler, type ProbedTarget } from '../probe/scheduler';
 import { listProbes, listProbeTargets, type ProbeTarget } from '../probe/store';
+import { SiteCryptoFacts } from '../probe/crypto-facts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Scheduled TLS configuration probes of the registered sites. */
     probes: ProbeScheduler;
+    /** The latest probe's crypto facts per registered site, for records that carry none (ingest). */
+    siteCrypto: SiteCryptoFacts;
   }
 }
 
@@ -48,7 +51,12 @@ const probePlugin: FastifyPluginAsync = async (app) => {
     return [...sites.map((s) => ({ site: s, hostname: s })), ...extra];
   };
 
+  const siteCrypto = new SiteCryptoFacts();
+  app.decorate('siteCrypto', siteCrypto);
+  const refreshCrypto = () => siteCrypto.refresh(client, app.sites.list());
+
   const evaluate = async (probed: ProbedTarget[]) => {
+    await refreshCrypto();
     const now = Date.now();
     const seen = new Set<string>();
     for (const site of new Set(probed.map((p) => p.site))) {
@@ -61,6 +69,8 @@ const probePlugin: FastifyPluginAsync = async (app) => {
       seen.add(site);
     }
     app.alerts.dropProbeSites(new Set(app.sites.list()), now);
+    // A new probe changes what the sites' profiles may claim.
+    await app.profiles.refresh();
   };
 
   const scheduler = new ProbeScheduler({
@@ -95,6 +105,8 @@ const probePlugin: FastifyPluginAsync = async (app) => {
 
   void app.storeStatus.whenReady
     .then(() => (scheduler.enabled ? app.sites.refresh() : undefined))
+    // Probes stored before this start (or by another collector) serve until the next cycle.
+    .then(() => refreshCrypto())
     .then(() => scheduler.start())
     .catch((err: Error) => app.log.error({ err: { message: err.message } }, 'probing could not start'));
   app.addHook('onClose', async () => {
@@ -103,4 +115,4 @@ const probePlugin: FastifyPluginAsync = async (app) => {
 };
 
 /** Not encapsulated: the probe routes read `app.probes`. */
-export default fp(probePlugin, { name: 'probe', dependencies: ['store', 'sites', 'alerts', 'metrics'] });
+export default fp(probePlugin, { name: 'probe', dependencies: ['store', 'sites', 'profiles', 'alerts', 'metrics'] });

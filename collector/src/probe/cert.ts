@@ -9,7 +9,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { DetailedPeerCertificate, PeerCertificate, TLSSocket } from 'node:tls';
 import type { ProbeLeaf } from '@tlsrum/shared';
-import { children, readNode, readOid } from './der';
+import { children, leafKey, readNode, readOid } from '@tlsrum/shared/cert';
 
 export interface ChainFacts {
   chainLength: number;
@@ -44,32 +44,12 @@ export function chainFacts(chain: Buffer[], nowMs = Date.now()): ChainFacts {
   };
 }
 
-const CURVE_BITS: Record<string, number> = { prime256v1: 256, 'P-256': 256, secp384r1: 384, 'P-384': 384, secp521r1: 521, 'P-521': 521 };
-
 export function leafFacts(der: Buffer, nowMs = Date.now()): ProbeLeaf {
   const x = new X509Certificate(der);
-  const key = x.publicKey;
-  const details = key.asymmetricKeyDetails ?? {};
-  let keyType: ProbeLeaf['keyType'] = 'other';
-  let keyBits: number | null = null;
-  switch (key.asymmetricKeyType) {
-    case 'rsa':
-    case 'rsa-pss':
-      keyType = 'rsa';
-      keyBits = details.modulusLength ?? null;
-      break;
-    case 'ec':
-      keyType = 'ecdsa';
-      keyBits = CURVE_BITS[details.namedCurve ?? ''] ?? null;
-      break;
-    case 'ed25519':
-      keyType = 'ed25519';
-      keyBits = 256;
-      break;
-  }
+  const key = leafKey(der);
   return {
-    keyType,
-    keyBits,
+    keyType: key.type,
+    keyBits: key.bits,
     signatureAlgorithm: signatureAlgorithm(der),
     issuer: commonName(x.issuer),
     daysToExpiry: Math.floor((Date.parse(x.validTo) - nowMs) / 86_400_000),

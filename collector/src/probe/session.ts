@@ -10,7 +10,7 @@
  * Node 24 prefixes the DER with its own header ("\0nodejs:tls:session:1\0", the server name): the session is
  * the SEQUENCE that ends exactly where the buffer ends.
  */
-import { children, readNode, readUint, type DerNode } from './der';
+import { children, readNode, readUint, type DerNode } from '@tlsrum/shared/cert';
 
 export interface SessionFacts {
   /** The session carries a ticket (stateless resumption) rather than only a session id. */

@@ -5,12 +5,12 @@
  * reads the raw table). A Record over the catalogue's names: the compiler refuses a dimension without SQL.
  * These are fixed texts; input never reaches SQL text (values travel as bound parameters, cells.ts).
  */
-import { MIX_DIMENSIONS, DIMENSIONS, type DimensionName, type MixName } from '@tlsrum/shared/query';
+import { MEASURED_SOURCES, MIX_DIMENSIONS, DIMENSIONS, type DimensionName, type MixName } from '@tlsrum/shared/query';
 
 export type { DimensionName as Dimension, MixName } from '@tlsrum/shared/query';
 export type Table = 'raw' | 'rollup';
 /** The daily rollup's cuts by what they group: the protocol stack columns, or the country (sources.ts). */
-export const CUTS_BY = ['stack', 'country'] as const;
+export const CUTS_BY = ['stack', 'country', 'crypto'] as const;
 export type Cut = (typeof CUTS_BY)[number];
 
 export interface DimensionSql {
@@ -24,6 +24,22 @@ const tlsVersion = column("ifNull(tlsVersion, 'unknown')", 'tlsVersion', 'stack'
 const protocol = column('protocol', 'protocol', 'stack');
 const resumed = column("multiIf(resumed IS NULL, 'unknown', resumed, 'true', 'false')", 'resumed', 'stack');
 const handshakeClass = column('handshakeClass', 'handshakeClass', 'stack');
+
+/**
+ * The crypto dimensions, held by the crypto rollup (migration 0009, handshakes_crypto_per_day): its view
+ * stores these raw expressions' values under the rollup column names (a test ties the two texts).
+ */
+export const CRYPTO_ROLLUP_COLUMNS = {
+  group: ["if(keyExchangeGroup = '', 'unknown', keyExchangeGroup)", 'kxGroup'],
+  certKey: [
+    "multiIf(certKeyType = '', 'unknown', certKeyType = 'rsa', if(certKeyBits IS NULL, 'RSA', concat('RSA-', toString(certKeyBits))), certKeyType = 'ecdsa', if(certKeyBits IS NULL, 'ECDSA', concat('ECDSA-P', toString(certKeyBits))), certKeyType = 'ed25519', 'Ed25519', 'other')",
+    'certKey',
+  ],
+  chainLength: ["multiIf(certChainLength IS NULL, 'unknown', certChainLength >= 5, '5+', toString(certChainLength))", 'chainLength'],
+  cipher: ["if(cipher = '', 'unknown', cipher)", 'cipherSuite'],
+} as const;
+const crypto = (d: keyof typeof CRYPTO_ROLLUP_COLUMNS) => column(CRYPTO_ROLLUP_COLUMNS[d][0], CRYPTO_ROLLUP_COLUMNS[d][1], 'crypto');
+const group = crypto('group');
 
 /** An expression over other dimensions' expressions, in both tables (the cuts holding all of them). */
 function derived(parts: DimensionSql[], sql: (e: (d: DimensionSql) => string) => string): DimensionSql {
@@ -41,6 +57,17 @@ export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
   source: { raw: 'source', rollup: null },
   stack: derived([protocol, tlsVersion], (e) => `multiIf(${e(protocol)} = 'h3', 'h3', ${e(tlsVersion)} = '1.3', 'TLS 1.3', ${e(tlsVersion)} = '1.2', 'TLS 1.2', 'unknown')`),
   mode: derived([handshakeClass, resumed], (e) => `multiIf(${e(handshakeClass)} = '0rtt', '0-RTT', ${e(resumed)} = 'true', 'resumed', ${e(resumed)} = 'false', 'full', 'unknown')`),
+  // Evidence is not in the rollup: grouping or filtering by it reads the raw table.
+  versionEvidence: { raw: 'tlsVersionSource', rollup: null },
+  evidence: { raw: `if(tlsVersionSource IN (${MEASURED_SOURCES.map((s) => `'${s}'`).join(', ')}), 'measured', 'derived')`, rollup: null },
+  group,
+  // Hybrid: a group with a post-quantum KEM in it (X25519MLKEM768, SecP256r1MLKEM768, X25519Kyber768Draft00 …).
+  pq: derived([group], (e) => `multiIf(${e(group)} = 'unknown', 'unknown', match(${e(group)}, '(?i)mlkem|kyber'), 'hybrid', 'classical')`),
+  cipher: crypto('cipher'),
+  certKey: crypto('certKey'),
+  chainLength: crypto('chainLength'),
+  cryptoSource: { raw: "if(cryptoSource = '', 'none', cryptoSource)", rollup: null },
+  signatureScheme: { raw: "if(signatureScheme = '', 'unknown', signatureScheme)", rollup: null },
 };
 
 /** A dimension's expression in a table (the rollup only for a dimension it holds: chooseSource checks). */

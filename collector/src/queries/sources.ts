@@ -72,10 +72,11 @@ export const RAW: Source = { name: 'raw', table: 'handshakes', time: 'ts', grain
  * migration: a bit set where the column is aggregated away (site: 4, country: 2, protocol: 1).
  */
 function cut(by: Cut, sites: 'one' | 'all'): Source {
-  const n = (sites === 'all' ? 4 : 0) + (by === 'stack' ? 2 : 1);
+  // The crypto rollup (0009) is a table of its own, its cut grouping(site): 1 where site is aggregated away.
+  const n = by === 'crypto' ? (sites === 'all' ? 1 : 0) : (sites === 'all' ? 4 : 0) + (by === 'stack' ? 2 : 1);
   return {
     name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${by}`,
-    table: 'handshakes_per_day',
+    table: by === 'crypto' ? 'handshakes_crypto_per_day' : 'handshakes_per_day',
     time: 'day',
     grain: 'day',
     expressions: 'rollup',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule, type HandshakeRecord } from '@tlsrum/shared';
+import { applyProfileToRecord, HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule, type HandshakeRecord } from '@tlsrum/shared';
 import { normalizeBatchSites } from '../ingest/hostname';
 import { SpoolFullError } from '../ingest/pipeline';
 import { httpError } from '../plugins/error-handler';
@@ -47,6 +47,12 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
         const rule = rejectingRule(r, batch);
         if (rule) throw httpError(400, `body/records/${i} is implausible (rule ${rule.name}): ${rule.requirement}`);
       });
+      // Records of a registered site built without its profile (older extensions) get the same
+      // site-profile rules the extension applies (shared/README.md, "Site profiles").
+      for (let i = 0; i < n; i++) {
+        const r = batch.records[i]!;
+        if (r.site !== null && r.transport === 'tcp' && app.sites.has(r.site)) batch.records[i] = applyProfileToRecord(r, app.profiles.claimsFor(r.site, r.browser, r.browserMajor));
+      }
       const reject = (reason: 'not_ready' | 'spool_full' | 'spool_error', retryAfter: number) => {
         request.rejectReason = reason;
         m.recordsRejected.inc({ reason }, n);
@@ -59,17 +65,18 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
       let result;
       try {
         // So is the token budget's keyed hash of it (memory only): the row holds a flag, never the address.
-        const budget = app.tokenBudget;
+        const admits = app.tokenBudget?.forAddress(request.ip);
         // Per site as stored: an unregistered hostname is no site (else each made-up name would be a fresh budget).
-        const overTokenBudget = budget
-          ? (r: HandshakeRecord) => !budget.admits(request.ip, r.site !== null && app.sites.has(r.site) ? r.site : null, r.clientToken)
+        const overTokenBudget = admits
+          ? (r: HandshakeRecord) => !admits(r.site !== null && app.sites.has(r.site) ? r.site : null, r.clientToken)
           : undefined;
         result = await app.ingest.submit(batch, {
           country,
           receivedAt: now,
           isRegisteredSite: app.sites.has,
           overTokenBudget,
-          overClientCap: (r, site, c) => app.clientCap.capped(r, site, c),
+          overClientCap: app.clientCap.forBatch(),
+          probeCrypto: app.siteCrypto.get,
         });
       } catch (err) {
         if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Hostname } from '@tlsrum/shared';
+import { Hostname, publicSiteProfile } from '@tlsrum/shared';
 import { adminOnly, newReadToken } from '../auth';
 import { ErrorResponse } from '../schemas/responses';
+import { SiteProfileResponse } from '../schemas/site-profile';
 
 const sites: FastifyPluginAsyncTypebox = async (app) => {
   const requireAdmin = adminOnly(app);
@@ -11,13 +12,22 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
     '/v1/sites',
     {
       schema: {
-        summary: 'Registered site hostnames (the extension sends a hostname only for these)',
-        response: { 200: Type.Object({ sites: Type.Array(Type.String()) }) },
+        summary: 'Registered site hostnames (the extension sends a hostname only for these) and their TLS profiles',
+        description:
+          'Each profile says what the site’s servers accept where its probes and reported records agree; the extension classifies with it (evidence `site-profile`). A site without a profile yet is absent from `profiles`.',
+        response: {
+          200: Type.Object({
+            sites: Type.Array(Type.String()),
+            profiles: Type.Record(Type.String(), SiteProfileResponse, { description: 'by hostname' }),
+          }),
+        },
       },
     },
     async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
-      return { sites: app.sites.list() };
+      const profiles = app.profiles.all();
+      const sites = app.sites.list();
+      return { sites, profiles: Object.fromEntries(sites.flatMap((s) => (profiles[s] ? [[s, publicSiteProfile(profiles[s])]] : []))) };
     },
   );
 
@@ -46,6 +56,7 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { token, hash } = newReadToken();
       const created = await app.sites.register(request.body.hostname, hash);
+      void app.profiles.refresh().catch((err: Error) => request.log.error({ err: { message: err.message } }, 'site profiles could not be built'));
       reply.header('cache-control', 'no-store');
       return reply.status(201).send({ hostname: request.body.hostname, created, readToken: token });
     },

@@ -28,6 +28,12 @@ export interface Connection {
   repeat: boolean;
   /** The record's browser family (the OCSP scenario: only browsers that check revocation online); absent = unknown. */
   browser?: string;
+  /**
+   * The connection's own crypto facts (the field split: Firefox and the synthetic runner observe them,
+   * Chromium records of a registered site carry the site's probe's from ingest): each known one is used
+   * in place of the site profile's (fieldProfile). Absent or null fields: unknown.
+   */
+  crypto?: Partial<SiteProfile>;
 }
 
 /**
@@ -56,11 +62,11 @@ export const ASSUMPTIONS: Record<ScenarioName, string> = {
   combined_handshake:
     'Transport and crypto handshakes are combined into one round trip over TCP (as TCP Fast Open + TLS 1.3 or TCPLS-style research prototypes propose): any connection spending more than 1 round trip before its request spends 1.',
   ocsp_stapled:
-    "Needs the site's probe profile; applies when it shows no stapled OCSP response. A browser that checks revocation online (Firefox; Chromium never fetches OCSP) then asks the CA's responder on a client's first connection: a new connection and one request, 2 round trips, counted at the client's own RTT as a stand-in for the responder's; later connections use the cached answer. Stapling removes it. Firefox skips the fetch for certificates its CRLite data covers, so this is an upper bound.",
+    "Uses each connection's own record (the field split: a stapling fact comes from the synthetic runner and, for Chromium records, from the site's probe), else the site's probe profile; applies where no OCSP response was stapled. A browser that checks revocation online (Firefox; Chromium never fetches OCSP) then asks the CA's responder on a client's first connection: a new connection and one request, 2 round trips, counted at the client's own RTT as a stand-in for the responder's; later connections use the cached answer. Stapling removes it. Firefox skips the fetch for certificates its CRLite data covers, so this is an upper bound.",
   ecdsa_leaf:
-    "Needs the site's probe profile; applies when the leaf key is RSA. Every full (not resumed) handshake saves the server's signing time: RSA-2048 0.3 ms, RSA-3072 2.1 ms, RSA-4096 4.3 ms against ECDSA P-256 0.02 ms (openssl speed, one core of the lab's AMD EPYC, unloaded; a busy server queues handshakes, so the real saving can be larger). The smaller certificate and signature save about 300–500 bytes, not counted.",
+    "Uses each connection's own record (the field split: Firefox reads the leaf key, Chromium records carry the site's probe's), else the site's probe profile; applies where the leaf key is RSA. Every full (not resumed) handshake saves the server's signing time: RSA-2048 0.3 ms, RSA-3072 2.1 ms, RSA-4096 4.3 ms against ECDSA P-256 0.02 ms (openssl speed, one core of the lab's AMD EPYC, unloaded; a busy server queues handshakes, so the real saving can be larger). The smaller certificate and signature save about 300–500 bytes, not counted.",
   shorter_chain:
-    "Needs the site's probe profile; applies when the server sends more than 2 certificates. The server's first flight is counted as the chain plus 1 200 bytes of other handshake messages; over TCP a flight above the initial congestion window (10 × 1 460 bytes) costs one more round trip, over QUIC a flight above 3 × 1 200 bytes (the anti-amplification limit before the client's address is validated) does. Sending only the leaf and its issuer (the chain × 2 ÷ its length, certificates assumed of equal size) removes that round trip where it brings the flight under the limit. Resumed handshakes send no certificates and are unchanged.",
+    "Uses each connection's own record (the field split: certificates sent and their bytes from Firefox, the synthetic runner, or the site's probe for Chromium), else the site's probe profile; applies where the server sends more than 2 certificates. The server's first flight is counted as the chain plus 1 200 bytes of other handshake messages; over TCP a flight above the initial congestion window (10 × 1 460 bytes) costs one more round trip, over QUIC a flight above 3 × 1 200 bytes (the anti-amplification limit before the client's address is validated) does. Sending only the leaf and its issuer (the chain × 2 ÷ its length, certificates assumed of equal size) removes that round trip where it brings the flight under the limit. Resumed handshakes send no certificates and are unchanged.",
 };
 
 /** Server signing time per full handshake by leaf key, ms (openssl speed on the lab machine, see ASSUMPTIONS.ecdsa_leaf). */
@@ -80,13 +86,33 @@ export function flightRoundTrips(transport: Connection['transport'], chainBytes:
   return chainBytes + OTHER_HANDSHAKE_BYTES > limit ? 1 : 0;
 }
 
+/**
+ * The configuration a connection met: its own record's facts where it has them (the field split), the
+ * site's probe profile for the rest; null when neither says anything.
+ */
+export function fieldProfile(c: Connection, site: SiteProfile | null): SiteProfile | null {
+  const own = c.crypto;
+  if (!own && !site) return null;
+  const pick = <K extends keyof SiteProfile>(k: K, fallback: SiteProfile[K]): SiteProfile[K] => (own?.[k] ?? site?.[k] ?? fallback) as SiteProfile[K];
+  // The chain's count and bytes come together, from one source.
+  const chain = own?.chainLength != null && own.chainBytes != null ? own : site;
+  return {
+    ocspStapled: pick('ocspStapled', null),
+    leafKeyType: pick('leafKeyType', null),
+    leafKeyBits: own?.leafKeyType != null ? (own.leafKeyBits ?? null) : (site?.leafKeyBits ?? null),
+    chainLength: chain?.chainLength ?? 0,
+    chainBytes: chain?.chainBytes ?? 0,
+  };
+}
+
 /** What one connection saves under a profile scenario: round trips and extra ms (server CPU). */
 export function profileSaving(
   s: 'ocsp_stapled' | 'ecdsa_leaf' | 'shorter_chain',
   c: Connection,
-  p: SiteProfile | null,
+  site: SiteProfile | null,
 ): { rounds: number; cpuMs: number } {
   const none = { rounds: 0, cpuMs: 0 };
+  const p = fieldProfile(c, site);
   if (!p) return none;
   switch (s) {
     case 'ocsp_stapled':
@@ -265,8 +291,9 @@ export function analyse(all: readonly Connection[], regionOf: (c: Connection) =>
     meanMs: { dns: r2(mean(conns.map((c) => c.dns))), tcp: r2(mean(conns.map((c) => c.tcp))), tls: r2(mean(conns.map((c) => c.tls))) },
     ttfb: quantiles(today),
   };
-  // The profile scenarios exist only with a probe profile of the site (none for every site together).
-  const scenarios = SCENARIOS.filter((s) => profile !== null || !PROFILE_SCENARIOS.has(s)).map((s): ScenarioResult => {
+  // The profile scenarios need the site's probe profile or connections that carry their own crypto facts.
+  const knowsCrypto = profile !== null || conns.some((c) => c.crypto !== undefined);
+  const scenarios = SCENARIOS.filter((s) => knowsCrypto || !PROFILE_SCENARIOS.has(s)).map((s): ScenarioResult => {
     let affected = 0;
     let saved = 0;
     const after = conns.map((c, i) => {

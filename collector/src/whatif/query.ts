@@ -5,7 +5,7 @@
  * is not all "first visits"). Bound parameters only. At most `limit` rows, the most recent ones.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
+import { CERT_KEY_TYPES, HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
 import { VALUE_FILTERS } from '@tlsrum/shared/query';
 import type { ValueFilters } from '../queries/cells';
 import { RAW_CLIENTS } from '../queries/clients';
@@ -35,10 +35,12 @@ const SCOPE = [
 ].join('\n    AND ');
 
 const sql = (cap: number) => `
-SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser
+SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser,
+  certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled
 FROM (
   SELECT
     ts, country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, browser,
+    certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled,
     toUnixTimestamp64Milli(ts)
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
       <= {lifetime:Int64} AS repeat
@@ -53,7 +55,18 @@ SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections
 FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, ['country'], cap)}
 GROUP BY country`;
 
-type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean, string];
+type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean, string, string, number | null, number | null, number | null, boolean | null];
+
+const KEY_TYPES: readonly string[] = CERT_KEY_TYPES;
+
+/** A connection's own crypto facts (the field split), or undefined when its record has none. */
+function cryptoOf(keyType: string, keyBits: number | null, chainLength: number | null, chainBytes: number | null, stapled: boolean | null): Connection['crypto'] {
+  const crypto: NonNullable<Connection['crypto']> = {};
+  if (KEY_TYPES.includes(keyType)) Object.assign(crypto, { leafKeyType: keyType, leafKeyBits: keyBits === null ? null : Number(keyBits) });
+  if (chainLength !== null && chainBytes !== null) Object.assign(crypto, { chainLength: Number(chainLength), chainBytes: Number(chainBytes) });
+  if (stapled !== null) crypto.ocspStapled = Boolean(stapled);
+  return Object.keys(crypto).length ? crypto : undefined;
+}
 
 function params(q: WhatIfQuery) {
   return {
@@ -70,7 +83,7 @@ function params(q: WhatIfQuery) {
 export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery): Promise<RegionConnection[]> {
   const rs = await client.query({ query: sql(q.clientCap), query_params: params(q), format: 'JSONCompactEachRow' });
   const rows = await rs.json<Row>();
-  return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser]) => ({
+  return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser, keyType, keyBits, chainLength, chainBytes, stapled]) => ({
     country,
     dns: Number(dns),
     tcp: Number(tcp),
@@ -83,6 +96,10 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
     resumed: resumed === null ? null : Boolean(resumed),
     repeat: Boolean(Number(repeat)),
     browser,
+    ...(() => {
+      const crypto = cryptoOf(keyType, keyBits, chainLength, chainBytes, stapled);
+      return crypto ? { crypto } : {};
+    })(),
   }));
 }
 

@@ -3,12 +3,12 @@
  * script registration. `index.ts` wires it to the browser's events.
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { DEFAULT_TICKET_LIFETIME_MS } from '@tlsrum/shared/classify';
+import { DEFAULT_TICKET_LIFETIME_MS, historyKey, type SiteProfile } from '@tlsrum/shared/classify';
 import type { About, AboutReply, FieldPercentiles, Measurement, Message, NetworkHints, PageCounts, Replies, State } from '../messages';
 import { api, VERSION } from '../lib/browser';
 import { currentClientToken } from '../lib/client-token';
 import { newConnectionsOf } from '../lib/entry-tuple';
-import { AGENT_NAME, FETCH_TIMEOUT_MS, FLUSH_PERIOD_MINUTES, MAX_HISTORY_HOSTS, MAX_RECENT, PAUSE_MS } from '../lib/constants';
+import { AGENT_NAME, FETCH_TIMEOUT_MS, FLUSH_PERIOD_MINUTES, MAX_HISTORY_HOSTS, MAX_HISTORY_MS, MAX_RECENT, PAUSE_MS } from '../lib/constants';
 import { detectEnvironment, type Environment } from '../lib/environment';
 import { Outbox } from '../lib/outbox';
 import { fieldFromCompare } from '../lib/field';
@@ -190,7 +190,7 @@ export class Controller {
     const pageHost = pageHostOf(sender);
     if (pageHost && settings.excludedHosts.includes(pageHost)) return { accepted: 0 };
     const valid = [...measurements].sort((a, b) => a.startEpochMs - b.startEpochMs);
-    const sites = await this.sites.get(settings.collectorUrl);
+    const { sites, profiles } = await this.sites.withProfiles(settings.collectorUrl);
     const clientToken = await currentClientToken(this.area);
     const tabId = sender.tab?.id ?? -1;
 
@@ -200,17 +200,21 @@ export class Controller {
       const total = await readKey<Counts>(this.area, 'counts', { opaque: 0, reused: 0, skipped: 0, measured: 0 });
       const out: HandshakeRecord[] = [];
       for (const m of valid) {
-        const priorEnd = history[m.host];
+        // Sessions are partitioned by top-level site: only a handshake under the same page counts.
+        const key = historyKey(pageHost, m.host);
+        const priorEnd = history[key];
         const since = typeof priorEnd === 'number' && m.startEpochMs > priorEnd ? m.startEpochMs - priorEnd : null;
+        const site = sites.has(m.host) ? m.host : null;
         const { record } = buildRecord(m, {
           env: this.environment(),
-          site: sites.has(m.host) ? m.host : null,
+          site,
+          profile: site ? (profiles.get(site) ?? null) : null,
           clientToken,
           network,
           observed: this.securityInfo?.find(tabId, m.host, m.responseEpochMs) ?? null,
-          history: { msSincePriorHandshake: since },
+          history: { msSincePriorHandshake: since, tracked: true },
         });
-        history[m.host] = m.startEpochMs + (m.timing.connectEnd - m.timing.connectStart);
+        history[key] = m.startEpochMs + (m.timing.connectEnd - m.timing.connectStart);
         out.push(record);
         recent.unshift({ host: m.host, record });
       }
@@ -218,7 +222,7 @@ export class Controller {
       total.reused += nonNegative(counts?.reused);
       total.skipped += nonNegative(counts?.skipped);
       total.measured += out.length;
-      await this.area.set({ history: pruneHistory(history), recent: recent.slice(0, MAX_RECENT), counts: total });
+      await this.area.set({ history: pruneHistory(history, profiles.values()), recent: recent.slice(0, MAX_RECENT), counts: total });
       return out;
     });
     if (records.length === 0) return { accepted: 0 };
@@ -297,8 +301,14 @@ function pageHostOf(sender: chrome.runtime.MessageSender): string | null {
 }
 
 /** Keeps the newest hosts, and only those within a ticket lifetime (the hint's only use). */
-function pruneHistory(history: Record<string, number>): Record<string, number> {
-  const cutoff = Date.now() - DEFAULT_TICKET_LIFETIME_MS;
+/**
+ * Kept for as long as a ticket may be usable: the default lifetime, or the longest a registered site's
+ * profile reports (at most MAX_HISTORY_MS).
+ */
+function pruneHistory(history: Record<string, number>, profiles: Iterable<SiteProfile>): Record<string, number> {
+  let keepMs = DEFAULT_TICKET_LIFETIME_MS;
+  for (const p of profiles) if (p.ticketLifetimeS !== null) keepMs = Math.max(keepMs, p.ticketLifetimeS * 1000);
+  const cutoff = Date.now() - Math.min(keepMs, MAX_HISTORY_MS);
   const kept = Object.entries(history)
     .filter(([, t]) => t >= cutoff)
     .sort((a, b) => b[1] - a[1])

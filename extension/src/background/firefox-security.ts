@@ -1,10 +1,14 @@
 /**
  * Firefox only: `webRequest.getSecurityInfo` tells the TLS version, cipher, key exchange group,
- * signature scheme and certificate chain of a request's connection. It can only be called from a
+ * signature scheme, certificate chain (with each certificate's DER) and ECH use of a request's connection.
+ * The leaf's key type and size are read from its DER here, in the background script, never in a page.
+ * `usedOcsp` is not read: Firefox sets it when it fetched OCSP itself (`madeOCSPRequests`), which says
+ * nothing about the server stapling a response — Firefox records leave `ocspStapled` unknown. It can only be called from a
  * blocking `onHeadersReceived` listener (Firefox restricts it to blocking listeners), so the listener
  * answers at once with `{}` after one IPC round trip. The result is kept briefly, per tab and host,
  * for the content script's timing entry to be joined with it; nothing of it is stored.
  */
+import { chainAsSent, leafKey } from '@tlsrum/shared/cert';
 import type { SecurityInfo } from '@tlsrum/shared/classify';
 import { api } from '../lib/browser';
 
@@ -15,7 +19,22 @@ export interface FirefoxSecurityInfo {
   cipherSuite?: string;
   keaGroupName?: string;
   signatureSchemeName?: string;
-  certificates?: unknown[];
+  /** With `certificateChain`: the chain Firefox built, leaf first, ending at the trust anchor. */
+  certificates?: Array<{ rawDER?: number[] }>;
+  usedEch?: boolean;
+}
+
+/** The certificate facts of a chain whose every DER came along; none when one is missing or malformed. */
+export function certificateFacts(certs: FirefoxSecurityInfo['certificates']): Pick<SecurityInfo, 'certChainLength' | 'certChainBytes' | 'certKeyType' | 'certKeyBits'> {
+  if (!Array.isArray(certs) || certs.length === 0 || !certs.every((c) => Array.isArray(c?.rawDER))) return {};
+  try {
+    const ders = certs.map((c) => Uint8Array.from(c.rawDER!));
+    const sent = chainAsSent(ders);
+    const key = leafKey(ders[0]!);
+    return { certChainLength: sent.length, certChainBytes: sent.bytes, certKeyType: key.type, ...(key.bits !== null ? { certKeyBits: key.bits } : {}) };
+  } catch {
+    return {};
+  }
 }
 
 interface Seen {
@@ -36,7 +55,8 @@ export function fromFirefox(info: FirefoxSecurityInfo): SecurityInfo | null {
     ...(info.cipherSuite ? { cipher: info.cipherSuite } : {}),
     group: info.keaGroupName ?? null,
     ...(info.signatureSchemeName ? { signatureScheme: info.signatureSchemeName } : {}),
-    ...(Array.isArray(info.certificates) ? { certChainLength: info.certificates.length } : {}),
+    ...certificateFacts(info.certificates),
+    ...(typeof info.usedEch === 'boolean' ? { ech: info.usedEch } : {}),
     // Firefox reports the group of every full handshake: its absence on TLS 1.2 means a ticket resumption.
     reportsKeyExchange: true,
   };
@@ -72,7 +92,7 @@ export class SecurityInfoCache {
   }
 }
 
-type GetSecurityInfo = (requestId: string, options: { certificateChain?: boolean }) => Promise<FirefoxSecurityInfo>;
+type GetSecurityInfo = (requestId: string, options: { certificateChain?: boolean; rawDER?: boolean }) => Promise<FirefoxSecurityInfo>;
 
 /**
  * Registers the listener at the top level of the background script, so that Firefox wakes the event
@@ -89,7 +109,7 @@ export function listenForSecurityInfo(cache: SecurityInfoCache, enabled: () => P
         try {
           if (!(await enabled())) return {};
           const host = new URL(details.url).hostname.toLowerCase();
-          const info = fromFirefox(await getSecurityInfo(details.requestId, { certificateChain: true }));
+          const info = fromFirefox(await getSecurityInfo(details.requestId, { certificateChain: true, rawDER: true }));
           if (info) cache.add(details.tabId, host, details.timeStamp, info);
         } catch {
           /* a request that went away; nothing to join */

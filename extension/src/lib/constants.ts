@@ -23,5 +23,7 @@ export const FETCH_TIMEOUT_MS = 15_000;
 export const MAX_RECENT = 50;
 /** Hosts remembered for the resumption-attempt hint (history of prior handshakes). */
 export const MAX_HISTORY_HOSTS = 500;
+/** The longest a handshake is remembered for the history hint, whatever a site's ticket lifetime. */
+export const MAX_HISTORY_MS = 24 * 3_600_000;
 export const PAUSE_MS = 3_600_000;
 export const CONTENT_SCRIPT_ID = 'tlsrum-measure';

@@ -6,8 +6,10 @@ export function setupLabel(c: HandshakeRecord['handshakeClass']): string {
   return t(c === 'full-2rtt' ? 'classFull' : c === '1rtt' ? 'classOneRtt' : c === '0rtt' ? 'classZeroRtt' : 'notVisible');
 }
 
-export function versionLabel(v: HandshakeRecord['tlsVersion']): string {
-  return v === '1.3' ? t('tls13') : v === '1.2' ? t('tls12') : t('notVisible');
+/** The version, and when it came from the site's profile rather than this connection, that it did. */
+export function versionLabel(v: HandshakeRecord['tlsVersion'], source?: HandshakeRecord['tlsVersionSource']): string {
+  const label = v === '1.3' ? t('tls13') : v === '1.2' ? t('tls12') : t('notVisible');
+  return v && source === 'site-profile' ? t('fromSiteProfile', label) : label;
 }
 
 export function protocolLabel(p: HandshakeRecord['protocol']): string {

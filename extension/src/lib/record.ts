@@ -9,6 +9,7 @@ import {
   type Classification,
   type HandshakeHistory,
   type SecurityInfo,
+  type SiteProfile,
 } from '@tlsrum/shared/classify';
 import type { Measurement, NetworkHints } from '../messages';
 import type { Environment } from './environment';
@@ -22,6 +23,8 @@ export interface RecordContext {
   /** Firefox's getSecurityInfo for this connection, when the background has it. */
   observed?: SecurityInfo | null;
   history?: HandshakeHistory | null;
+  /** The registered site's profile (`GET /v1/sites`), when the host is one. */
+  profile?: SiteProfile | null;
 }
 
 export function buildRecord(m: Measurement, ctx: RecordContext): { record: HandshakeRecord; classification: Classification } {
@@ -32,6 +35,7 @@ export function buildRecord(m: Measurement, ctx: RecordContext): { record: Hands
     observed: ctx.observed,
     serverTiming: m.serverTiming,
     history: ctx.history,
+    profile: ctx.profile ?? null,
     env: ctx.env,
   });
   const effectiveType = (EFFECTIVE_TYPES as readonly string[]).includes(ctx.network.effectiveType ?? '')

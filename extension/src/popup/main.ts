@@ -86,7 +86,7 @@ function render(s: State): void {
   $('recent').replaceChildren(
     ...s.recent.slice(0, 10).map(({ host, record: r }) => {
       const q = f.byClass[r.handshakeClass];
-      return row([siteCell(host, r), setupLabel(r.handshakeClass), versionLabel(r.tlsVersion), ms(r.tls), q ? ms(q.p50) : '—'], [3, 4]);
+      return row([siteCell(host, r), setupLabel(r.handshakeClass), versionLabel(r.tlsVersion, r.tlsVersionSource), ms(r.tls), q ? ms(q.p50) : '—'], [3, 4]);
     }),
   );
 

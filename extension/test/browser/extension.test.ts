@@ -5,6 +5,8 @@
  * embedded store.
  */
 import { join, resolve } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer-core';
 import { extensionPage, launch, type BrowserName, type LaunchedBrowser } from '../support/browsers';
@@ -103,6 +105,11 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
       expect(a).toMatchObject({ cipher: 'TLS_CHACHA20_POLY1305_SHA256', browser: 'firefox' });
       expect(bRec).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'observed', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', resumed: false, resumedSource: 'observed' });
       expect(bRec.group).toBeTruthy();
+      // The leaf's key, read from its DER in the background script; the chain as sent (Firefox reports the
+      // chain it built up to the test CA, which nginx does not send); no OCSP stapling fact from Firefox.
+      const leafBytes = new X509Certificate(readFileSync(certs.certOf('b.lab.test'))).raw.length;
+      expect(bRec).toMatchObject({ certKeyType: 'ecdsa', certKeyBits: 256, certChainLength: 1, certChainBytes: leafBytes, ech: false });
+      expect(bRec).not.toHaveProperty('ocspStapled');
     } else {
       expect(a).not.toHaveProperty('cipher');
       // Chromium never reports the version, and on loopback the timings cannot count round trips. A TCP

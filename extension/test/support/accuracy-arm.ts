@@ -14,6 +14,7 @@ import { hostOf, ORIGIN_PREFIXES } from '../../../e2e/lab/servers';
 import { buildAll } from '../../scripts/build';
 import { extensionPage, launch, type LaunchedBrowser, type LaunchOptions } from './browsers';
 import { startCollector } from './collector';
+import { insertProbes } from '../../../collector/src/probe/store';
 import { optIn, readStorage, sendNow } from './pages';
 import { openSettleSession, settle } from '../../../e2e/src/synth/settle';
 
@@ -32,6 +33,11 @@ export async function runExtensionArm(lab: RunningLab, o: ExtensionArmOptions): 
   const hosts = o.servers.flatMap((s) => ORIGIN_PREFIXES.map((p) => hostOf(p, s)));
   try {
     for (const h of hosts) await collector.registerSite(h);
+    // The collector knows the lab sites' profiles before any browser asks for the site list.
+    if (o.probes?.length) {
+      await insertProbes(collector.app.store.query, o.probes.map((p) => ({ site: p.host, hostname: p.host, at: p.at, outcome: p.outcome })));
+      await collector.app.profiles.refresh();
+    }
     for (const name of o.browsers) {
       for (const profile of o.profiles) {
         // HTTP/3 goes to the profile's UDP relay, not through its SOCKS proxy: launches of its own.

@@ -30,7 +30,9 @@ export interface TestCollector {
 
 export async function startCollector(): Promise<TestCollector> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-ext-collector-'));
-  const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ADMIN_TOKEN, MIN_CLIENTS_PER_CELL: '1' });
+  // No scheduled probes: the registered lab names resolve only inside the browsers, so a probe would ask the
+  // system resolver (tests talk to loopback only). The accuracy arm stores the lab sites' probe results itself.
+  const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ADMIN_TOKEN, MIN_CLIENTS_PER_CELL: '1', PROBE_INTERVAL_MS: '0' });
   const app = await buildApp(config);
   const requests: { method: string; url: string }[] = [];
   app.addHook('onRequest', async (request) => {

@@ -108,10 +108,12 @@ describe('buildRecord', () => {
       signatureSchemeName: 'ECDSA-P256-SHA256',
       certificates: [{}, {}],
     });
+    // Without rawDER nothing about the certificates is claimed.
     const [m] = measureEntries([entry()], origin);
     const fx = buildRecord(m!, { ...ctx, observed }).record;
     expect(Value.Check(HandshakeRecord, fx)).toBe(true);
-    expect(fx).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'observed', resumed: false, resumedSource: 'observed', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', group: 'x25519', certChainLength: 2 });
+    expect(fx).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'observed', resumed: false, resumedSource: 'observed', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', group: 'x25519' });
+    expect(fx).not.toHaveProperty('certChainLength');
 
     const [withSt] = measureEntries([entry({ serverTiming: [{ name: 'tls', description: 'TLSv1.2 r' }] })], origin);
     const st = buildRecord(withSt!, { ...ctx, observed }).record;

@@ -3,8 +3,9 @@
  * resumption, each with how it is known. Pure and deterministic; the rules and their blind spots are
  * documented in shared/README.md ("Classification").
  */
-import type { EvidenceSource, HandshakeClass, Protocol, TlsVersion, Transport } from '../constants';
+import type { CertKeyType, EvidenceSource, HandshakeClass, Protocol, TlsVersion, Transport } from '../constants';
 import { measurePhases, normaliseProtocol, transportOf, type ConnectionTiming, type Phases } from './timing';
+import { profileNeverResumes, type ProfileClaims } from './site-profile';
 
 /** What the browser (Firefox getSecurityInfo, CDP securityDetails, NetLog) or the site told us. */
 export interface SecurityInfo {
@@ -18,6 +19,14 @@ export interface SecurityInfo {
   group?: string | null;
   signatureScheme?: string;
   certChainLength?: number;
+  /** The leaf's key (shared/src/cert: leafKey) and the chain as sent (chainAsSent). */
+  certKeyType?: CertKeyType;
+  certKeyBits?: number | null;
+  certChainBytes?: number;
+  /** A stapled OCSP response came with the handshake (Firefox usedOcsp). */
+  ocspStapled?: boolean;
+  /** Encrypted Client Hello was used (Firefox usedEch). */
+  ech?: boolean;
   /**
    * Set when the source reports key-exchange details for every full handshake (Firefox's
    * getSecurityInfo does), so that an absent `group` on TLS 1.2 means an abbreviated handshake.
@@ -26,16 +35,26 @@ export interface SecurityInfo {
 }
 
 export interface HandshakeHistory {
-  /** Milliseconds since this client last completed a handshake with the same host, if it saw one. */
+  /**
+   * Milliseconds since this client last completed a handshake with the same host under the same
+   * top-level site (browsers partition TLS sessions by it: see historyKey()), if it saw one.
+   */
   msSincePriorHandshake?: number | null;
-  /** How long a session ticket is assumed usable (default: DEFAULT_TICKET_LIFETIME_MS). */
+  /** How long a session ticket is assumed usable (default: the site profile's, else DEFAULT_TICKET_LIFETIME_MS). */
   ticketLifetimeMs?: number;
+  /**
+   * The caller records every handshake it measures (the extension's history, the lab's replay of it): no
+   * prior handshake within the ticket lifetime then means the client most likely holds no ticket.
+   */
+  tracked?: boolean;
 }
 
 export interface ClassifyInput {
   timing: ConnectionTiming;
   security?: SecurityInfo | null;
   history?: HandshakeHistory | null;
+  /** What the site's profile says for this browser (profileClaims()); never overrides `security`. */
+  profile?: ProfileClaims | null;
 }
 
 export interface Classification {
@@ -120,12 +139,23 @@ function recentHandshake(history: HandshakeHistory | null | undefined): boolean 
   return typeof since === 'number' && since >= 0 && since <= (history?.ticketLifetimeMs ?? DEFAULT_TICKET_LIFETIME_MS);
 }
 
+/** The history with the site profile's real ticket lifetime, unless the caller set one. */
+function withProfileLifetime(history: HandshakeHistory | null | undefined, profile: ProfileClaims | null | undefined): HandshakeHistory | null | undefined {
+  if (!history || history.ticketLifetimeMs !== undefined || !profile?.ticketLifetimeMs) return history;
+  return { ...history, ticketLifetimeMs: profile.ticketLifetimeMs };
+}
+
+/** The profile says this server sends no early data: a short TLS phase is not 0-RTT. */
+const profileRulesOutEarlyData = (profile: ProfileClaims | null | undefined) => profile?.earlyData === false || profile?.tlsVersion === '1.2';
+
 /** Round-trip count boundaries: half way between whole round trips, tolerant of server CPU time. */
 const ONE_RTT_FROM = 0.5;
 const TWO_RTT_FROM = 1.6;
 const MORE_THAN_TWO_FROM = 2.6;
 
-export function classifyHandshake({ timing, security, history }: ClassifyInput): Classification {
+export function classifyHandshake({ timing, security, history: given, profile }: ClassifyInput): Classification {
+  const history = withProfileLifetime(given, profile);
+  const mayInferEarlyData = !profileRulesOutEarlyData(profile);
   const protocol = normaliseProtocol(timing.nextHopProtocol);
   const transport = transportOf(protocol);
   const phases = measurePhases(timing);
@@ -143,7 +173,7 @@ export function classifyHandshake({ timing, security, history }: ClassifyInput):
     zeroRtt = 'implied';
     handshakeClass = '0rtt';
     tlsRoundTrips = 0;
-  } else if (transport === 'quic' && earlyDataInferred(timing, phases, transport, history)) {
+  } else if (transport === 'quic' && mayInferEarlyData && earlyDataInferred(timing, phases, transport, history)) {
     handshakeClass = '0rtt';
     zeroRtt = 'inferred';
     tlsRoundTrips = 0;
@@ -158,7 +188,7 @@ export function classifyHandshake({ timing, security, history }: ClassifyInput):
   } else {
     // TCP's handshake costs exactly one round trip: use it as this path's RTT.
     tlsRoundTrips = phases.tls / phases.tcp;
-    if (earlyDataInferred(timing, phases, transport, history)) {
+    if (mayInferEarlyData && earlyDataInferred(timing, phases, transport, history)) {
       handshakeClass = '0rtt';
       zeroRtt = 'inferred';
     } else if (tlsRoundTrips >= MORE_THAN_TWO_FROM) {
@@ -173,8 +203,8 @@ export function classifyHandshake({ timing, security, history }: ClassifyInput):
     tlsRoundTrips = Math.round(tlsRoundTrips * 100) / 100;
   }
 
-  const version = tlsVersionOf(security, transport, handshakeClass, zeroRtt);
-  const resumption = resumptionOf(security, version.tlsVersion, handshakeClass, history, zeroRtt);
+  const version = tlsVersionOf(security, transport, handshakeClass, zeroRtt, profile);
+  const resumption = resumptionOf(security, version.tlsVersion, handshakeClass, history, zeroRtt, transport, profile);
 
   const handshakeClassSource: HandshakeClassSource =
     handshakeClass === 'unknown' ? 'unknown' : zeroRtt ?? (transport === 'quic' ? 'implied' : 'timing');
@@ -197,10 +227,15 @@ function tlsVersionOf(
   transport: Transport,
   handshakeClass: HandshakeClass,
   zeroRtt: 'implied' | 'inferred' | null,
+  profile: ProfileClaims | null | undefined,
 ): { tlsVersion: TlsVersion | null; tlsVersionSource: EvidenceSource } {
   if (security?.tlsVersion) return { tlsVersion: security.tlsVersion, tlsVersionSource: security.source };
   // QUIC carries TLS 1.3 only (RFC 9001); early data exists only in TLS 1.3 (RFC 8446 §2.3).
   if (transport === 'quic') return { tlsVersion: '1.3', tlsVersionSource: 'implied' };
+  if (zeroRtt === 'implied') return { tlsVersion: '1.3', tlsVersionSource: 'implied' };
+  // The negotiated version is the highest both ends support: known once every source agrees on what
+  // the site's servers accept.
+  if (profile?.tlsVersion) return { tlsVersion: profile.tlsVersion, tlsVersionSource: 'site-profile' };
   if (zeroRtt) return { tlsVersion: '1.3', tlsVersionSource: zeroRtt };
   // Two round trips: a full TLS 1.2 handshake without False Start. A TLS 1.3 HelloRetryRequest costs
   // two as well, so this stays an inference.
@@ -214,10 +249,15 @@ function resumptionOf(
   handshakeClass: HandshakeClass,
   history: HandshakeHistory | null | undefined,
   zeroRtt: 'implied' | 'inferred' | null,
+  transport: Transport,
+  profile: ProfileClaims | null | undefined,
 ): { resumed: boolean | null; resumedSource: EvidenceSource } {
   if (security && typeof security.resumed === 'boolean') return { resumed: security.resumed, resumedSource: security.source };
   // 0-RTT needs a pre-shared key from an earlier session.
   if (zeroRtt) return { resumed: true, resumedSource: zeroRtt };
+  // A server that never resumes (for the version negotiated, or for any version it accepts) makes every
+  // handshake with it a full one. The probe tests TCP; QUIC's tickets are the h3 endpoint's own.
+  if (profile && transport === 'tcp' && profileNeverResumes(profile, tlsVersion)) return { resumed: false, resumedSource: 'site-profile' };
   // Firefox reports the key exchange group of every full handshake; a TLS 1.2 ticket resumption has
   // no key exchange, so the group is absent. (TLS 1.3 resumption uses PSK-DHE: it looks like a full one.)
   if (security?.reportsKeyExchange && tlsVersion === '1.2') {
@@ -229,6 +269,13 @@ function resumptionOf(
     // A recent handshake with this host makes a resumption attempt likely, not certain: the server
     // may refuse the ticket.
     return { resumed: true, resumedSource: 'inferred' };
+  }
+  // With the site's real ticket lifetime, no handshake seen within it (none at all, or an older one whose
+  // ticket has expired) means the client had no usable ticket: a full handshake. Inferred, not observed: a
+  // handshake the tracker could not see (before opt-in, without Timing-Allow-Origin) may have left one.
+  if (profile && transport === 'tcp' && history?.tracked && !recentHandshake(history)) {
+    const since = history.msSincePriorHandshake;
+    if (since === null || since === undefined || profile.ticketLifetimeMs !== null) return { resumed: false, resumedSource: 'inferred' };
   }
   return { resumed: null, resumedSource: 'unknown' };
 }

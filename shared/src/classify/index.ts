@@ -3,3 +3,4 @@ export * from './classify';
 export * from './server-timing';
 export * from './entries';
 export * from './record-fields';
+export * from './site-profile';

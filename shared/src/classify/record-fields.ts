@@ -5,10 +5,11 @@
  * browser, OS, source, client token).
  */
 import type { HandshakeRecord } from '../schema';
-import { MAX_TS, MIN_TS } from '../constants';
+import { CERT_KEY_TYPES, MAX_CERT_CHAIN_BYTES, MAX_CERT_KEY_BITS, MAX_TS, MIN_TS } from '../constants';
 import { classifyHandshake, type Classification, type HandshakeHistory, type SecurityInfo } from './classify';
 import { tlsFromServerTiming } from './server-timing';
 import type { ConnectionTiming } from './timing';
+import { profileClaims, type SiteProfile } from './site-profile';
 
 /** One new connection as a producer measured it, and who measured it. */
 export interface MeasuredConnection {
@@ -20,8 +21,10 @@ export interface MeasuredConnection {
   /** The browser's own report (Firefox's getSecurityInfo, CDP + NetLog), when there is one. */
   observed?: SecurityInfo | null;
   serverTiming?: ReadonlyArray<{ name: string; description: string }> | null;
-  /** An earlier handshake with the same origin (where the browser cannot say whether it resumed). */
+  /** An earlier handshake with the same host under the same top-level site (see historyKey()). */
   history?: HandshakeHistory | null;
+  /** The registered site's profile (`GET /v1/sites`), when the measured host is one. */
+  profile?: SiteProfile | null;
   env: Pick<HandshakeRecord, 'browser' | 'browserMajor' | 'os'>;
 }
 
@@ -35,7 +38,8 @@ type MeasuredFields = Pick<HandshakeRecord, 'ts' | 'site' | 'entryType' | 'brows
  */
 export function measuredFields(m: MeasuredConnection): { fields: MeasuredFields; classification: Classification } {
   const security = mergeSecurity(m.observed, tlsFromServerTiming(m.serverTiming));
-  const classification = classifyHandshake({ timing: m.timing, security, history: m.history ?? null });
+  const profile = m.site ? profileClaims(m.profile, m.env.browser, m.env.browserMajor) : null;
+  const classification = classifyHandshake({ timing: m.timing, security, history: m.history ?? null, profile });
   return {
     classification,
     fields: {
@@ -86,16 +90,23 @@ export function classificationFields(c: Classification): ClassificationFields {
 
 const TOKEN = /^[A-Za-z0-9_.+-]{1,96}$/;
 
+type SecurityFields = Pick<HandshakeRecord, 'cipher' | 'group' | 'signatureScheme' | 'certChainLength' | 'certKeyType' | 'certKeyBits' | 'certChainBytes' | 'ocspStapled' | 'ech'>;
+
+const isIntIn = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+
 /** The security details that fit the schema; a malformed value is left out, not sent. */
-export function securityFields(s: SecurityInfo | null | undefined): Partial<Pick<HandshakeRecord, 'cipher' | 'group' | 'signatureScheme' | 'certChainLength'>> {
+export function securityFields(s: SecurityInfo | null | undefined): Partial<SecurityFields> {
   if (!s) return {};
-  const out: Partial<Pick<HandshakeRecord, 'cipher' | 'group' | 'signatureScheme' | 'certChainLength'>> = {};
+  const out: Partial<SecurityFields> = {};
   if (s.cipher && TOKEN.test(s.cipher)) out.cipher = s.cipher;
   if (s.group && TOKEN.test(s.group)) out.group = s.group;
   if (s.signatureScheme && TOKEN.test(s.signatureScheme)) out.signatureScheme = s.signatureScheme;
-  if (typeof s.certChainLength === 'number' && Number.isInteger(s.certChainLength) && s.certChainLength >= 0 && s.certChainLength <= 16) {
-    out.certChainLength = s.certChainLength;
-  }
+  if (isIntIn(s.certChainLength, 0, 16)) out.certChainLength = s.certChainLength;
+  if (s.certKeyType !== undefined && (CERT_KEY_TYPES as readonly string[]).includes(s.certKeyType)) out.certKeyType = s.certKeyType;
+  if (isIntIn(s.certKeyBits, 1, MAX_CERT_KEY_BITS)) out.certKeyBits = s.certKeyBits;
+  if (isIntIn(s.certChainBytes, 0, MAX_CERT_CHAIN_BYTES)) out.certChainBytes = s.certChainBytes;
+  if (typeof s.ocspStapled === 'boolean') out.ocspStapled = s.ocspStapled;
+  if (typeof s.ech === 'boolean') out.ech = s.ech;
   return out;
 }
 

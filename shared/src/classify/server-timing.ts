@@ -14,8 +14,10 @@ import type { SecurityInfo } from './classify';
 
 export const SERVER_TIMING_METRIC = 'tls';
 
-const VERSIONS: Record<string, TlsVersion> = { 'tlsv1.2': '1.2', '1.2': '1.2', 'tlsv1.3': '1.3', '1.3': '1.3' };
-const RESUMED: Record<string, boolean> = { r: true, resumed: true, '.': false, full: false };
+// nginx / Apache / HAProxy / Node write TLSv1.x, Caddy tls1.x (docs/server-timing.md).
+const VERSIONS: Record<string, TlsVersion> = { 'tlsv1.2': '1.2', 'tls1.2': '1.2', '1.2': '1.2', 'tlsv1.3': '1.3', 'tls1.3': '1.3', '1.3': '1.3' };
+// nginx r / . ; Caddy true / false; Apache Resumed (its Initial is left out: not said to be a full handshake).
+const RESUMED: Record<string, boolean> = { r: true, resumed: true, true: true, '.': false, full: false, false: false };
 
 /**
  * Parses the `desc` of a `tls` Server-Timing metric. Unknown tokens are ignored; a version outside

@@ -51,6 +51,12 @@ export const Cell = Type.Object({
     }),
   ),
   clientsCapped: Type.Optional(Type.Boolean({ description: 'clients is a lower bound: the rollup counts distinct clients only up to 100.' })),
+  fewClients: Type.Optional(
+    Type.Literal(true, {
+      description:
+        "The cell rests on few people, so one person's records can move its figures: fewer than twice minClients distinct clients, or (raw table, where the per-client cap is exact per cell) its 3 heaviest clients could hold half of its records — min(3·K·days, records − clients + 3) ≥ records / 2, K being the cap per client, cell and day. Absent otherwise.",
+    }),
+  ),
   dns: Type.Optional(Quantiles),
   tcp: Type.Optional(Quantiles),
   tls: Type.Optional(Quantiles),
@@ -142,7 +148,7 @@ export const WhatIfAnswer = Type.Object({
           chainLength: Type.Integer(),
           chainBytes: Type.Integer(),
         },
-        { description: "The site's latest probe profile the OCSP, ECDSA and chain scenarios used (null: no probe of the site yet; they save nothing then)." },
+        { description: "The site's latest probe profile the OCSP, ECDSA and chain scenarios fall back on for connections whose records carry no such fact (null: no probe of the site yet, or every site together)." },
       ),
     ),
   ),

@@ -1,6 +1,7 @@
 /**
- * Just enough DER to read two things Node's APIs do not expose on every supported version: the outer
- * signature algorithm of a certificate, and fields of OpenSSL's serialized SSL_SESSION.
+ * Just enough DER to read what no API hands over on every platform: a certificate's key and signature
+ * algorithm (the extension's background script, the probe on Node 20) and fields of OpenSSL's serialized
+ * SSL_SESSION (the probe). No Node APIs: it runs in the extension too.
  */
 
 export interface DerNode {
