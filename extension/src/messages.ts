@@ -22,7 +22,7 @@ export interface Measurement {
   serverTiming?: { name: string; description: string }[];
 }
 
-/** What the content script counted on one page without measuring. */
+/** Entries of a page that were not measured, by why. */
 export interface PageCounts {
   /** Cross-origin entries without Timing-Allow-Origin: connection fields are zeros. */
   opaque: number;
@@ -37,8 +37,8 @@ export interface NetworkHints {
 }
 
 export type Message =
-  /** From the content script: the page's new TLS connections (`timeOrigin` = performance.timeOrigin). */
-  | { type: 'measurements'; timeOrigin: number; entries: EntryTuple[]; counts: PageCounts; network: NetworkHints }
+  /** From the content script: the page's https timing entries (`timeOrigin` = performance.timeOrigin). */
+  | { type: 'measurements'; timeOrigin: number; entries: EntryTuple[] }
   | { type: 'get-state' }
   | { type: 'set-opt-in'; optedIn: boolean }
   | { type: 'pause'; minutes: number }

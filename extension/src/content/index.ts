@@ -1,14 +1,15 @@
 /**
  * Content script (registered by the background only after opt-in, never on excluded sites). Stays out
- * of the page's way: it does nothing until the page has loaded and the main thread is idle, then
- * observes navigation and resource timing with `buffered: true` — one callback with every entry from
- * before — and posts the new connections to the background as flat tuples in one message. Entries
- * that arrive later (lazy images, fetches) are posted in batches. Nothing here can throw into the page.
+ * of the page's way: it does nothing until the page has loaded and the main thread is idle, then reads
+ * the navigation and resource entries in that one task and posts the https ones to the background as
+ * flat tuples in one message; the background classifies them. Entries that arrive later (lazy images,
+ * fetches) are posted in batches. Nothing here can throw into the page. What each step costs the page's
+ * main thread: BENCHMARKS.md, extension-overhead.
  */
 import { extensionApi } from '../lib/browser';
 import type { EntryTuple } from '../lib/entry-tuple';
-import type { Message, NetworkHints, PageCounts } from '../messages';
-import { emptyCounts, newConnections } from './measure';
+import type { Message } from '../messages';
+import { gatherEntries } from './measure';
 import type { TimingEntryLike } from '@tlsrum/shared/classify';
 
 const IDLE_TIMEOUT_MS = 3_000;
@@ -16,12 +17,6 @@ const IDLE_TIMEOUT_MS = 3_000;
 const MAX_WAIT_FOR_LOAD_MS = 15_000;
 /** Entries after the first batch are posted together, at most once per this interval. */
 const BATCH_MS = 2_000;
-
-function networkHints(): NetworkHints {
-  // Network Information API: Chromium only.
-  const c = (navigator as Navigator & { connection?: { effectiveType?: string; rtt?: number } }).connection;
-  return { effectiveType: c?.effectiveType ?? null, rttHint: typeof c?.rtt === 'number' ? c.rtt : null };
-}
 
 function whenIdle(fn: () => void): void {
   if (typeof requestIdleCallback === 'function') requestIdleCallback(fn, { timeout: IDLE_TIMEOUT_MS });
@@ -42,22 +37,16 @@ function guarded(fn: () => void): () => void {
   };
 }
 
-function observe(): void {
+function collect(): void {
   let entries: EntryTuple[] = [];
-  let counts: PageCounts = emptyCounts();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let posted = false;
-  // The navigation entry is complete by now (we start after load); a second delivery of it would
-  // measure its connection twice.
-  let navigationSeen = false;
 
   const post = () => {
     timer = undefined;
     try {
-      if (!entries.length && counts.opaque + counts.reused + counts.skipped === 0) return;
-      const message: Message = { type: 'measurements', timeOrigin: performance.timeOrigin, entries, counts, network: networkHints() };
+      if (!entries.length) return;
+      const message: Message = { type: 'measurements', timeOrigin: performance.timeOrigin, entries };
       entries = [];
-      counts = emptyCounts();
       // The background may be restarting or the extension updated: losing one page's entries is fine.
       void extensionApi().runtime.sendMessage(message).catch(() => undefined);
     } catch {
@@ -65,43 +54,36 @@ function observe(): void {
     }
   };
 
-  const observer = new PerformanceObserver((list) => {
-    try {
-      const fresh: PerformanceEntry[] = [];
-      for (const e of list.getEntries()) {
-        if (e.entryType === 'navigation') {
-          if (navigationSeen) continue;
-          navigationSeen = true;
-        }
-        fresh.push(e);
+  // Everything up to now, read straight from the timeline in this one task: a buffered observer would
+  // cost a task of its own to create and another to deliver. The navigation entry is complete (we start
+  // after load) and is read only here, so a restored page (back/forward cache) never measures it twice.
+  gatherEntries(performance.getEntriesByType('navigation') as unknown as TimingEntryLike[], entries);
+  gatherEntries(performance.getEntriesByType('resource') as unknown as TimingEntryLike[], entries);
+  post();
+
+  // Later entries (lazy images, fetches): an observer without `buffered` starts exactly after the
+  // entries just read (no task ran in between), and posts them in batches.
+  try {
+    new PerformanceObserver((list) => {
+      try {
+        gatherEntries(list.getEntries() as unknown as TimingEntryLike[], entries);
+        timer ??= setTimeout(post, BATCH_MS);
+      } catch {
+        /* never into the page */
       }
-      entries.push(...newConnections(fresh as unknown as TimingEntryLike[], counts));
-      // The buffered entries (everything up to load) go at once; later ones wait for company.
-      if (!posted) {
-        posted = true;
-        post();
-      } else timer ??= setTimeout(post, BATCH_MS);
-    } catch {
-      /* never into the page */
-    }
-  });
-  for (const type of ['navigation', 'resource']) {
-    try {
-      observer.observe({ type, buffered: true });
-    } catch {
-      /* entry type unsupported in this browser */
-    }
+    }).observe({ type: 'resource' });
+  } catch {
+    /* no PerformanceObserver for resources in this browser */
   }
   // A batch still waiting when the user leaves (pagehide keeps the page eligible for the back/forward cache, unload would not).
   addEventListener('pagehide', () => timer !== undefined && (clearTimeout(timer), post()));
-  // Back/forward cache: a restored page keeps this observer and its state (what was posted stays posted;
-  // the navigation entry is not delivered again). A restore opens no connection of its own; later
-  // fetches are new entries, batched as usual.
+  // Back/forward cache: a restored page keeps this observer and its state (what was posted stays posted).
+  // A restore opens no connection of its own; later fetches are new entries, batched as usual.
 }
 
 /** Starts after load and an idle period. */
 function startWhenLoaded(): void {
-  const start = guarded(() => whenIdle(guarded(observe)));
+  const start = guarded(() => whenIdle(guarded(collect)));
   if (document.readyState === 'complete') start();
   else {
     const fallback = setTimeout(start, MAX_WAIT_FOR_LOAD_MS);

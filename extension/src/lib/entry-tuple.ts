@@ -1,20 +1,26 @@
 /**
- * A new TLS connection as the content script posts it to the background: a flat tuple, because building
+ * An https timing entry as the content script posts it to the background: a flat tuple, because reading
  * and serialising it happens on the page's main thread, and arrays of numbers are the cheapest there.
- * The background turns it back into a Measurement and checks it: a content script runs beside untrusted
- * pages. Only the hostname of the entry's URL is in it, never the URL.
+ * The page only gathers; the background turns each tuple back into a Measurement, checks it (a content
+ * script runs beside untrusted pages) and classifies it. Only the hostname of the entry's URL is in it,
+ * never the URL.
  */
 import { isValidHostname } from '@tlsrum/shared/constants';
-import { SERVER_TIMING_METRIC, TIMING_FIELDS, type ConnectionTiming } from '@tlsrum/shared/classify';
-import type { Measurement } from '../messages';
+import { connectionKind, httpsHost, SERVER_TIMING_METRIC, TIMING_FIELDS, tlsServerTimingOf, type ConnectionTiming, type TimingEntryLike } from '@tlsrum/shared/classify';
+import type { Measurement, PageCounts } from '../messages';
 
 /** [hostname, entryType, nextHopProtocol, `tls` Server-Timing description or null, ...TIMING_FIELDS values] */
 export type EntryTuple = [host: string, entryType: ConnectionTiming['entryType'], nextHopProtocol: string, tlsServerTiming: string | null, ...timing: number[]];
 
-export function toEntryTuple(host: string, t: ConnectionTiming, tls: string | null): EntryTuple {
+/** The entry as a tuple, or null for one that is not a navigation or resource over https (http:, data:, blob:, extension URLs). */
+export function entryTupleOf(e: TimingEntryLike): EntryTuple | null {
+  const entryType = e.entryType;
+  if (entryType !== 'navigation' && entryType !== 'resource') return null;
+  const host = httpsHost(e.name);
+  if (!host) return null;
   // Written out in TIMING_FIELDS order rather than mapped over it: this runs once per page, cold, in
   // V8's interpreter, where keyed reads through a callback cost several times plain ones.
-  return [host, t.entryType, t.nextHopProtocol, tls, t.startTime, t.fetchStart, t.domainLookupStart, t.domainLookupEnd, t.connectStart, t.secureConnectionStart, t.connectEnd, t.requestStart, t.responseStart];
+  return [host, entryType, e.nextHopProtocol ?? '', tlsServerTimingOf(e), e.startTime, e.fetchStart, e.domainLookupStart, e.domainLookupEnd, e.connectStart, e.secureConnectionStart, e.connectEnd, e.requestStart, e.responseStart];
 }
 
 const HEAD = 4;
@@ -43,4 +49,24 @@ export function measurementOf(tuple: unknown, timeOrigin: unknown): Measurement 
     responseEpochMs: timeOrigin + timing.responseStart,
     ...(tls !== null ? { serverTiming: [{ name: SERVER_TIMING_METRIC, description: tls }] } : {}),
   };
+}
+
+/**
+ * The page's tuples → its new TLS connections, and counts of the rest: entries over reused or opaque
+ * (no Timing-Allow-Origin) connections, and those the classifier skips (no TLS, fields out of order,
+ * malformed tuples).
+ */
+export function newConnectionsOf(tuples: unknown, timeOrigin: unknown): { measurements: Measurement[]; counts: PageCounts } {
+  const counts: PageCounts = { opaque: 0, reused: 0, skipped: 0 };
+  const measurements: Measurement[] = [];
+  if (!Array.isArray(tuples)) return { measurements, counts };
+  for (const tuple of tuples) {
+    const m = measurementOf(tuple, timeOrigin);
+    const kind = m ? connectionKind(m.timing) : 'invalid';
+    if (kind === 'new') measurements.push(m!);
+    else if (kind === 'opaque') counts.opaque++;
+    else if (kind === 'reused') counts.reused++;
+    else counts.skipped++;
+  }
+  return { measurements, counts };
 }

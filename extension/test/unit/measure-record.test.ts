@@ -3,19 +3,29 @@ import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
 import { connectionTimingOf, TIMING_FIELDS, type TimingEntryLike } from '@tlsrum/shared/classify';
 import { resourceEntry } from '@tlsrum/shared/test/arbitraries';
-import { emptyCounts, newConnections } from '../../src/content/measure';
-import { measurementOf } from '../../src/lib/entry-tuple';
-import type { Measurement } from '../../src/messages';
+import { gatherEntries } from '../../src/content/measure';
+import { measurementOf, newConnectionsOf, type EntryTuple } from '../../src/lib/entry-tuple';
+import type { Measurement, PageCounts } from '../../src/messages';
 import { fromFirefox } from '../../src/background/firefox-security';
 import { detectEnvironment } from '../../src/lib/environment';
 import { buildRecord } from '../../src/lib/record';
 
 const origin = Date.parse('2026-11-23T08:00:00Z');
 
-/** The content script's reading, then the background's, as a message carries them. */
+const emptyCounts = (): PageCounts => ({ opaque: 0, reused: 0, skipped: 0 });
+
+function gathered(entries: TimingEntryLike[]): EntryTuple[] {
+  const out: EntryTuple[] = [];
+  gatherEntries(entries, out);
+  return out;
+}
+
+/** The content script's gathering, then the background's reading and classifying, as a message carries them. */
 function measureEntries(entries: TimingEntryLike[], timeOrigin: number, counts = emptyCounts()): Measurement[] {
-  const posted = JSON.parse(JSON.stringify(newConnections(entries, counts))) as unknown[];
-  return posted.map((t) => measurementOf(t, timeOrigin)).filter((m): m is Measurement => m !== null);
+  const posted = JSON.parse(JSON.stringify(gathered(entries))) as unknown;
+  const out = newConnectionsOf(posted, timeOrigin);
+  for (const k of ['opaque', 'reused', 'skipped'] as const) counts[k] += out.counts[k];
+  return out.measurements;
 }
 
 const entry = resourceEntry;
@@ -36,6 +46,21 @@ describe('content script measurement', () => {
     expect(JSON.stringify(out)).not.toMatch(/path|user=42|frag|8443/);
     expect(out[0]!.startEpochMs).toBe(origin + 110);
     expect(counts).toEqual({ opaque: 1, reused: 1, skipped: 0 });
+  });
+
+  it('posts no URL from the page: only the hostname of each https entry', () => {
+    const posted = JSON.stringify(gathered([entry(), reused, entry({ name: 'http://plain.example.com/x' }), entry({ name: 'data:,x' })]));
+    expect(JSON.parse(posted)).toHaveLength(2);
+    expect(posted).not.toMatch(/https?:|path|user=42|frag|8443|plain/);
+  });
+
+  it('counts malformed tuples as skipped and measures the rest', () => {
+    const counts = emptyCounts();
+    const [good] = gathered([entry()]);
+    const out = newConnectionsOf([null, 'x', [...good!.slice(0, 8), Number.NaN, ...good!.slice(9)], good], origin);
+    expect(out.measurements).toHaveLength(1);
+    expect(out.counts).toEqual({ ...counts, skipped: 3 });
+    expect(newConnectionsOf('not an array', origin)).toEqual({ measurements: [], counts });
   });
 
   it('keeps the tls Server-Timing metric only', () => {
@@ -114,7 +139,7 @@ describe('detectEnvironment', () => {
 });
 
 describe('entry tuples (content script → background)', () => {
-  const [tuple] = newConnections([entry()], emptyCounts());
+  const [tuple] = gathered([entry()]);
 
   it('carry the timing fields in TIMING_FIELDS order and come back as the same timing', () => {
     const m = measurementOf(tuple, origin)!;
