@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { generateDemoData } from '../src/demo/generate';
 import { loadMigrations, migrate, splitStatements } from '../src/store/migrate';
 import { BUCKETS, BUCKET_STATE_TYPE } from '../src/queries/histogram';
+import { CUTS } from '../src/queries/sources';
 import type { Store } from '../src/store/clients';
 import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from './helpers';
 
@@ -11,7 +12,7 @@ async function rollupTotals(store: Store) {
     query: `SELECT cut, sum(records) AS records,
                    arraySum(countResampleMerge(0, ${BUCKETS}, 1)(tls_buckets)) AS tls,
                    arraySum(countResampleMerge(0, ${BUCKETS}, 1)(ttfb_buckets)) AS ttfb
-            FROM handshakes_per_day GROUP BY cut ORDER BY cut`,
+            FROM handshakes_cuts GROUP BY cut ORDER BY cut`,
     format: 'JSONEachRow',
   });
   return (await rs.json<Record<string, number>>()).map((r) => ({ cut: Number(r.cut), records: Number(r.records), tls: Number(r.tls), ttfb: Number(r.ttfb) }));
@@ -19,7 +20,8 @@ async function rollupTotals(store: Store) {
 
 const FOLDER_RECORDS = 20_000;
 /** Every cut counts every stored record once, in its records and in its phase buckets. */
-const EVERY_CUT_COUNTS_EVERY_RECORD = [1, 2, 5, 6].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS }));
+const CUT_NUMBERS = CUTS.map((c) => Number(c.where!.replace('cut = ', ''))).sort((a, b) => a - b);
+const EVERY_CUT_COUNTS_EVERY_RECORD = CUT_NUMBERS.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS }));
 
 /** A data folder migrated up to (not including) `version`, holding generated records, for an upgrade test. */
 async function upgradeFolder(version: number, test: (store: Store) => Promise<void>): Promise<void> {
@@ -35,7 +37,8 @@ async function upgradeFolder(version: number, test: (store: Store) => Promise<vo
   }
 }
 
-describe('store', () => {
+// Each upgrade test migrates and backfills a data folder of 20 000 rows: minutes on a loaded 2-core machine.
+describe('store', { timeout: 180_000 }, () => {
   it('applies migrations once; running them again changes nothing', async () => {
     const dir = tempDir();
     const store = openStore({ dataDir: dir, clickhouse: null });
@@ -54,7 +57,7 @@ describe('store', () => {
 
   it('fills the daily rollup from the rows of a data folder that predates it, and drops the hourly one', async () => {
     await upgradeFolder(5, async (store) => {
-      expect(await migrate(store.ingest)).toEqual([5, 6, 7, 8]);
+      expect(await migrate(store.ingest)).toEqual([5, 6, 7, 8, 11]);
       expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
       const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'", format: 'JSONEachRow' });
       expect(await tables.json()).toEqual([]);
@@ -63,15 +66,26 @@ describe('store', () => {
 
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
     await upgradeFolder(6, async (store) => {
-      expect(await migrate(store.ingest)).toEqual([6, 7, 8]);
+      expect(await migrate(store.ingest)).toEqual([6, 7, 8, 11]);
       expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
       const columns = await (
-        await store.query.query({ query: "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_per_day' AND name IN ('clients', 'tls_buckets')", format: 'JSONEachRow' })
+        await store.query.query({ query: "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_cuts' AND name IN ('clients', 'tls_buckets')", format: 'JSONEachRow' })
       ).json<{ name: string; type: string }>();
       expect(Object.fromEntries(columns.map((c) => [c.name, c.type]))).toEqual({ clients: 'AggregateFunction(uniqUpTo(99), String)', tls_buckets: BUCKET_STATE_TYPE });
       // New records reach the new rollup through its view.
       await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 5 });
-      expect((await rollupTotals(store)).map((r) => r.records)).toEqual([21_000, 21_000, 21_000, 21_000]);
+      expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => 21_000));
+    });
+  });
+
+  it('replaces the four-cut daily rollup with the cut table, refilled from the stored rows, every declared cut present', async () => {
+    await upgradeFolder(11, async (store) => {
+      expect(await migrate(store.ingest)).toEqual([11]);
+      expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
+      const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_per_day%'", format: 'JSONEachRow' });
+      expect(await tables.json()).toEqual([]);
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 11 });
+      expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => 21_000));
     });
   });
 
