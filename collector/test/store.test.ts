@@ -3,6 +3,7 @@ import { generateDemoData } from '../src/demo/generate';
 import { loadMigrations, migrate, splitStatements } from '../src/store/migrate';
 import { BUCKETS, BUCKET_STATE_TYPE } from '../src/queries/histogram';
 import { CUTS } from '../src/queries/sources';
+import { DIMENSION_SQL } from '../src/queries/dimensions';
 import type { Store } from '../src/store/clients';
 import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from './helpers';
 
@@ -82,6 +83,20 @@ describe('store', { timeout: 180_000 }, () => {
     await upgradeFolder(11, async (store) => {
       expect(await migrate(store.ingest)).toEqual([11]);
       expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
+      // Each key column holds its own values (the backfill inserts the view's SELECT by position): per cut
+      // and column, the records per value equal the raw table's.
+      const perValue = async (sql: string) =>
+        (await (await store.query.query({ query: sql, format: 'JSONEachRow' })).json<{ k: string; n: number }>()).map((r) => `${r.k}=${Number(r.n)}`).sort();
+      const rawOf = Object.fromEntries(Object.values(DIMENSION_SQL).flatMap((d) => (d.rollup?.columns.length === 1 && d.rollup.sql === d.rollup.columns[0] ? [[d.rollup.sql, d.raw]] : [])));
+      rawOf.hour = "toStartOfHour(ts, 'UTC')";
+      rawOf.site = 'site';
+      for (const c of CUTS) {
+        for (const col of [...c.cut!, ...(c.sites === 'one' ? ['site'] : [])]) {
+          expect(await perValue(`SELECT toString(${col}) AS k, sum(records) AS n FROM handshakes_cuts WHERE ${c.where} GROUP BY k`), `${c.name}: ${col}`).toEqual(
+            await perValue(`SELECT toString(${rawOf[col]}) AS k, count() AS n FROM handshakes WHERE implausible = 0 AND capped = 0 GROUP BY k`),
+          );
+        }
+      }
       const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_per_day%'", format: 'JSONEachRow' });
       expect(await tables.json()).toEqual([]);
       await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 11 });

@@ -7,7 +7,9 @@
 --   order below. queries/sources.ts declares each cut by its columns and derives the same number, and a
 --   test checks every declared cut against the raw table.
 -- Every cut exists twice: per site, and for every site together (no site column: fewer rows to merge).
--- Within a cut, columns a query filters on come first in the sort key, so a filter reads a range.
+-- Within a cut, columns a query filters on come first in the sort key, so a filter reads a range: browser
+-- and source (few values) before country, so the map's browser filter reads its browser's rows only.
+-- The columns are in the order of the view's SELECT: the migration runner's backfill inserts it by position.
 -- `day` is set in every cut (an hourly cut's day is its hour's): ranges are whole days in every cut.
 -- A new dimension column gets a column here and a place in some grouping sets (a new migration
 -- re-creating the view), and one line in queries/dimensions.ts naming its column; sources.ts then picks
@@ -43,7 +45,7 @@ CREATE TABLE IF NOT EXISTS handshakes_cuts
 )
 ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(day)
-ORDER BY (cut, site, country, browser, source, day, hour, protocol, tlsVersion, resumed, handshakeClass);
+ORDER BY (cut, site, browser, source, country, day, hour, protocol, tlsVersion, resumed, handshakeClass);
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS handshakes_cuts_mv TO handshakes_cuts AS
 SELECT
