@@ -19,8 +19,10 @@ describe('chooseSource', () => {
     // Filters and dimensions the four-cut rollup did not hold.
     expect(chooseSource(needs({ dimensions: ['stack', 'mode'], filters: ['browser'] })).name).toBe('rollup-all-sites-by-browser-source-protocol-tlsVersion-resumed-handshakeClass');
     expect(chooseSource(needs({ dimensions: ['source'] })).name).toBe('rollup-all-sites-by-browser-source-protocol-tlsVersion-resumed-handshakeClass');
-    expect(chooseSource(needs({ dimensions: ['country', 'stack'] })).name).toBe('rollup-all-sites-by-country-protocol-tlsVersion-resumed-handshakeClass');
-    expect(chooseSource(needs({ dimensions: ['stack'], filters: ['country'] })).name).toBe('rollup-all-sites-by-country-protocol-tlsVersion-resumed-handshakeClass');
+    expect(chooseSource(needs({ dimensions: ['country', 'stack'] })).name).toBe('rollup-all-sites-by-country-protocol-tlsVersion');
+    expect(chooseSource(needs({ dimensions: ['country', 'mode'] })).name).toBe('rollup-all-sites-by-country-resumed-handshakeClass');
+    expect(chooseSource(needs({ dimensions: ['stack'], filters: ['country'] })).name).toBe('rollup-all-sites-by-country-protocol-tlsVersion');
+    expect(chooseSource(needs({ dimensions: ['stack', 'mode'], filters: ['country'] })).name).toBe('rollup-all-sites-by-country-protocol-tlsVersion-resumed-handshakeClass');
     expect(chooseSource(needs({ dimensions: ['country'], filters: ['browser'] })).name).toBe('rollup-all-sites-by-country-browser-source');
     expect(chooseSource(needs({ bucket: 'hour', dimensions: ['stack'] }))).toMatchObject({ name: 'rollup-all-sites-by-hour-protocol-tlsVersion', hourTime: 'hour' });
   });

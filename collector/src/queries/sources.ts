@@ -80,6 +80,9 @@ const CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
   ['hour', 'protocol', 'tlsVersion'],
   ['browser', 'source', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
   ['country', 'browser', 'source'],
+  // Country × one of the stack or mode dimensions: a fifth of the rows of country × all four columns.
+  ['country', 'protocol', 'tlsVersion'],
+  ['country', 'resumed', 'handshakeClass'],
   ['country', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
 ];
 

@@ -102,6 +102,8 @@ GROUP BY GROUPING SETS (
     (site, day, browser, source, protocol, tlsVersion, resumed, handshakeClass),
     (site, day, country, browser, source),
     (site, day, country, protocol, tlsVersion, resumed, handshakeClass),
+    (site, day, country, protocol, tlsVersion),
+    (site, day, country, resumed, handshakeClass),
     (site, day, hour),
     (site, day, hour, protocol, tlsVersion),
     (day, protocol, tlsVersion, resumed, handshakeClass),
@@ -109,6 +111,8 @@ GROUP BY GROUPING SETS (
     (day, browser, source, protocol, tlsVersion, resumed, handshakeClass),
     (day, country, browser, source),
     (day, country, protocol, tlsVersion, resumed, handshakeClass),
+    (day, country, protocol, tlsVersion),
+    (day, country, resumed, handshakeClass),
     (day, hour),
     (day, hour, protocol, tlsVersion)
 );
