@@ -12,28 +12,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore } from '../collector/src/store/clients';
-import { RECORDS_PER_BATCH, startLoad } from './lib/load-generator';
-import { cpuSeconds, peakRssMiB, startTs, stop, type Child } from './lib/processes';
+import { RECORDS_PER_BATCH } from './lib/load-generator';
+import { measureLoad } from './lib/measure-load';
+import { startTs, stop, type Child } from './lib/processes';
 import { machine, printResult, printTable, round } from './lib/report';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 5);
 const CONNECTIONS = 50;
 
-async function measure(child: Child, track = false) {
-  const pid = child.proc.pid!;
-  let cpu0 = 0;
-  const { run, acknowledgedIds } = await startLoad({
-    url: child.url,
-    connections: CONNECTIONS,
-    warmupSeconds: WARMUP,
-    seconds: SECONDS,
-    track,
-    onWarm: () => (cpu0 = cpuSeconds(pid)),
-  });
-  const cpu = (cpuSeconds(pid) - cpu0) / SECONDS;
-  return { run, acknowledgedIds, cpuCores: cpu, rssMiB: peakRssMiB(pid) };
-}
+const measure = (child: Child, track = false) => measureLoad(child, { connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS, track });
 
 async function main() {
   console.log(`ingest benchmark: ${CONNECTIONS} connections, gzip batches of ${RECORDS_PER_BATCH}, ${WARMUP} s warm-up + ${SECONDS} s each; ${machine()}`);

@@ -75,7 +75,10 @@ export const ConfigSchema = Type.Object({
   ),
   retentionDays: int('RETENTION_DAYS', 395, 1, 36_500, 'TTL of raw records'),
   flushIntervalMs: int('FLUSH_INTERVAL_MS', 1000, 10, 60_000, "longest a record waits in the spool's active segment before its insert"),
-  flushMaxRows: int('FLUSH_MAX_ROWS', 10_000, 1, 100_000, 'rows per spool segment = per insert (an insert starts as soon as this many wait)'),
+  // Each insert pays a fixed cost (mostly the rollup view's aggregation and parts: ≈ 50 ms of CPU at load 20) besides
+  // its parsing (≈ 11 µs/row at load 20): 25 000-row inserts cost ≈ 20 % less CPU per row than 10 000-row ones and
+  // fill only above 25 000 records/s; the interval still bounds how late a record shows (BENCHMARKS.md, 2026-11-24 perf-ingest).
+  flushMaxRows: int('FLUSH_MAX_ROWS', 25_000, 1, 100_000, 'rows per spool segment = per insert (an insert starts as soon as this many wait)'),
   maxBufferedRows: int('MAX_BUFFERED_ROWS', 500_000, 1, 10_000_000, 'rows in the spool (not yet in the store) before ingest answers 503'),
   spoolDir: Type.String({
     env: 'SPOOL_DIR',

@@ -6,7 +6,7 @@ import { leaves } from '../src/env-schema';
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({}, '/srv/tlsrum');
-    expect(c).toMatchObject({ host: '127.0.0.1', port: 8787, dataDir: '/srv/tlsrum/data', clickhouse: null, flushMaxRows: 10_000, flushIntervalMs: 1000, bodyLimitBytes: 262_144, inflatedLimitBytes: 1_048_576, minClientsPerCell: 20 });
+    expect(c).toMatchObject({ host: '127.0.0.1', port: 8787, dataDir: '/srv/tlsrum/data', clickhouse: null, flushMaxRows: 25_000, flushIntervalMs: 1000, bodyLimitBytes: 262_144, inflatedLimitBytes: 1_048_576, minClientsPerCell: 20 });
   });
   it('has the documented hardening defaults', () => {
     const c = loadConfig({}, '/srv/tlsrum');

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSERT_COLUMNS } from '../src/ingest/columns';
-import { encodeRowsTsv, encodeRowTsv, epochMsText, tsvString, TSV_INSERT_QUERY } from '../src/ingest/encode-rows';
+import { encodeRecordTsv, encodeRowsTsv, encodeRowTsv, epochMsText, tsvString, TSV_INSERT_QUERY } from '../src/ingest/encode-rows';
 import type { HandshakeRow } from '../src/ingest/columns';
 import { toRow } from '../src/ingest/to-row';
 import { migrate } from '../src/store/migrate';
@@ -24,6 +24,16 @@ describe('TabSeparated row encoder', () => {
     expect(fields[INSERT_COLUMNS.indexOf('clientToken')]).toBe(row!.clientToken);
     expect(fields[INSERT_COLUMNS.indexOf('tls')]).toBe(String(row!.tls));
     expect(TSV_INSERT_QUERY).toContain(`(${INSERT_COLUMNS.join(', ')}) FORMAT TabSeparated`);
+  });
+
+  it('encodes a record straight to the line its row gives (the ingest path skips the row object)', () => {
+    const nulls = makeRecords(3, { tlsVersion: null, resumed: null, rttHint: null, site: null });
+    const hostile = makeRecords(2, { cipher: 'a\tb\\c', signatureScheme: 'x\ny' });
+    for (const records of [makeRecords(5), nulls, hostile]) {
+      const batch = makeBatch(records);
+      const ctx = { batch, country: 'DE', receivedAt: 1_763_900_000_123, isRegisteredSite: (h: string) => h.startsWith('www.') };
+      for (const r of batch.records) expect(encodeRecordTsv(r, ctx)).toBe(encodeRowTsv(toRow(r, ctx)));
+    }
   });
 
   it('writes NULL as \\N and booleans as true/false', () => {

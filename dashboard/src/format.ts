@@ -11,7 +11,10 @@ export function pValueText(p: number | null): string {
 }
 export const int = (v: number | undefined) => (v === undefined ? '—' : v.toLocaleString('en'));
 /** Distinct clients; the rollup counts them only up to a cap, so a capped count reads "≥ 100". */
-export const clientsText = (c: Pick<Cell, 'clients' | 'clientsCapped'>) => (c.clientsCapped ? `≥ ${int(c.clients)}` : int(c.clients));
+/** A group marked "few" rests on few people: one person's records can move its figures. */
+export const clientsText = (c: Pick<Cell, 'clients' | 'clientsCapped' | 'fewClients'>) =>
+  `${c.clientsCapped ? `≥ ${int(c.clients)}` : int(c.clients)}${c.fewClients ? ' (few)' : ''}`;
+export const FEW_CLIENTS_NOTE = "few people: one person's records can move these figures";
 
 /** Comparison groups in the catalogue's reading order (the known ones): protocol stack, then handshake mode. */
 const known = (values: readonly string[]) => values.filter((v) => v !== 'unknown');

@@ -4,7 +4,8 @@
  * data, and the dashboard that collector serves. Writes:
  *
  * - extension/docs/screenshots/{onboarding,popup-off,popup-on,popup-paused,options}.png
- * - docs/dashboard-site.png (one site's view, with its read token, at 1280 px)
+ * - docs/dashboard.png (every site, as the README shows it first) and docs/dashboard-site.png (one site's
+ *   view, with its read token), both at 1280 px
  *
  * Needs what the browser tests need (Chromium, nginx, openssl: node scripts/ensure-system-deps.mjs).
  */
@@ -136,6 +137,10 @@ async function main(): Promise<void> {
     await page.bringToFront();
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
+    await page.waitForFunction(() => [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'), POLL);
+    await new Promise((r) => setTimeout(r, 1_500)); // charts animate in
+    step('dashboard.png');
+    await page.screenshot({ path: join(root, 'docs/dashboard.png'), fullPage: true });
     await page.type('input[name=token]', collector.tokens['app.example.io']!);
     await page.click('#apply-token');
     await page.waitForFunction(() => document.getElementById('scope')!.textContent === 'Site app.example.io', POLL).catch(async (err: Error) => {
@@ -145,7 +150,7 @@ async function main(): Promise<void> {
     await page.waitForFunction(() => [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'), POLL);
     await new Promise((r) => setTimeout(r, 1_500));
     await page.screenshot({ path: join(root, 'docs/dashboard-site.png'), fullPage: true });
-    console.log(`screenshots: ${shots}/ and docs/dashboard-site.png`);
+    console.log(`screenshots: ${shots}/, docs/dashboard.png and docs/dashboard-site.png`);
   } finally {
     await b.close().catch(() => undefined);
     await nginx.stop().catch(() => undefined);

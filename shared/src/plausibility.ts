@@ -193,6 +193,13 @@ export function checkPlausibility(r: HandshakeRecord, ctx: PlausibilityContext):
   return { rejectedBy, flags, mask };
 }
 
+/** `checkPlausibility(r, ctx).mask` without the names and the result object (the collector stores the mask of every record). */
+export function plausibilityMask(r: HandshakeRecord, ctx: PlausibilityContext): number {
+  let mask = 0;
+  for (let i = 0; i < FLAG_RULES.length; i++) if (!FLAG_RULES[i]!.holds(r, ctx)) mask |= 1 << i;
+  return mask;
+}
+
 /**
  * Not a rule of the record but of its sender, set by the collector: the record's client token was one
  * too many for its address today (collector/src/ingest/token-budget.ts). The mask's top bit.

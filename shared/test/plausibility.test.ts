@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { measuredFields, type ConnectionTiming } from '../src/classify/index';
-import { checkPlausibility, FLAG_RULES, flagNames, PHASE_SUM_TOLERANCE_MS, PLAUSIBILITY_RULES, TOKENS_PER_ADDRESS_FLAG } from '../src/plausibility';
+import { checkPlausibility, FLAG_RULES, flagNames, plausibilityMask, PHASE_SUM_TOLERANCE_MS, PLAUSIBILITY_RULES, TOKENS_PER_ADDRESS_FLAG } from '../src/plausibility';
 import type { HandshakeRecord } from '../src/schema';
 import { newTlsTimingArb } from './arbitraries';
 
@@ -48,6 +48,7 @@ describe.each(['chromium', 'firefox'] as const)('honest %s records from the reco
         expect(result.rejectedBy?.name ?? null, f.id).toBeNull();
         expect(result.flags, f.id).toEqual([]);
         expect(result.mask, f.id).toBe(0);
+        expect(plausibilityMask(r, { sentAt }), f.id).toBe(0);
       }
     }
   });
@@ -129,6 +130,8 @@ describe('crafted implausible records', () => {
 
   it.each(cases)('%s catches %j', (rule, change, batchSentAt) => {
     const result = checkPlausibility({ ...base, ...change } as HandshakeRecord, { sentAt: batchSentAt ?? sentAt });
+    // What the collector stores: the same mask, computed without the names.
+    expect(plausibilityMask({ ...base, ...change } as HandshakeRecord, { sentAt: batchSentAt ?? sentAt })).toBe(result.mask);
     const verdict = PLAUSIBILITY_RULES.find((r) => r.name === rule)!.verdict;
     if (verdict === 'reject') expect(result.rejectedBy?.name).toBe(rule);
     else {

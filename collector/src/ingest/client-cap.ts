@@ -8,8 +8,8 @@
  *
  * Approximate, and said so in docs/integrity.md: counts live in this process (several collectors each
  * allow K; a restart starts over), at most `maxEntries` keys (least recently seen forgotten first), and K
- * is the one configured when the record arrived. Keys are keyed hashes under a random per-process secret:
- * no token is held in the clear.
+ * is the one configured when the record arrived. A key holds the token as a keyed hash under a random
+ * per-process secret (no token is held in the clear) and the rest of the cell as the row stores it.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { HandshakeRecord } from '@tlsrum/shared';
@@ -20,7 +20,7 @@ export interface ClientCapOptions {
   maxEntries: number;
 }
 
-/** 200 000 keys of 22 characters and a number: ≈ 30 MB at most. */
+/** 200 000 keys (a 22-character token hash and the cell: ≈ 70 characters, ≤ 330 with the longest hostname) and a number: ≈ 30–90 MB at most. */
 export const CLIENT_CAP_ENTRIES = 200_000;
 
 const DAY_MS = 86_400_000;
@@ -33,14 +33,28 @@ export class ClientCapCounter {
 
   /** Counts the record; true when it is beyond the first `perCell` of its client, day and rollup cell. */
   capped(r: HandshakeRecord, site: string, country: string): boolean {
-    if (this.o.perCell <= 0) return false;
-    const cell = [r.clientToken, Math.floor(r.ts / DAY_MS), site, country, r.protocol, r.tlsVersion ?? '', String(r.resumed), r.handshakeClass].join('\u0000');
-    const key = createHmac('sha256', this.secret).update(cell).digest('base64url').slice(0, 22);
-    const n = (this.counts.get(key) ?? 0) + 1;
-    this.counts.delete(key);
-    this.counts.set(key, n);
-    if (this.counts.size > this.o.maxEntries) this.counts.delete(this.counts.keys().next().value!);
-    return n > this.o.perCell;
+    return this.forBatch()(r, site, country);
+  }
+
+  /**
+   * `capped` for the records of one request: each distinct client token is keyed once (a batch comes
+   * from one client: one HMAC per batch instead of one per record). The rest of the cell (day, site,
+   * country, protocol, version, resumed, class) is what the stored row holds anyway, so it joins the
+   * key in the clear. The memo lives as long as the returned function, i.e. the request.
+   */
+  forBatch(): (r: HandshakeRecord, site: string, country: string) => boolean {
+    if (this.o.perCell <= 0) return () => false;
+    const tokenKeys = new Map<string, string>();
+    return (r, site, country) => {
+      let t = tokenKeys.get(r.clientToken);
+      if (t === undefined) tokenKeys.set(r.clientToken, (t = createHmac('sha256', this.secret).update(r.clientToken).digest('base64url').slice(0, 22)));
+      const key = `${t}\u0000${Math.floor(r.ts / DAY_MS)}\u0000${site}\u0000${country}\u0000${r.protocol}\u0000${r.tlsVersion ?? ''}\u0000${r.resumed}\u0000${r.handshakeClass}`;
+      const n = (this.counts.get(key) ?? 0) + 1;
+      this.counts.delete(key);
+      this.counts.set(key, n);
+      if (this.counts.size > this.o.maxEntries) this.counts.delete(this.counts.keys().next().value!);
+      return n > this.o.perCell;
+    };
   }
 
   get size(): number {

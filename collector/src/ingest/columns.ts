@@ -8,7 +8,7 @@
  * A column's position only matters for this release's writes: every spool segment records the columns
  * its rows carry, so segments written by an older release replay with their own list.
  */
-import { checkPlausibility, roundPhase, TOKENS_PER_ADDRESS_FLAG, type HandshakeBatch, type HandshakeRecord } from '@tlsrum/shared';
+import { plausibilityMask, roundPhase, TOKENS_PER_ADDRESS_FLAG, type HandshakeBatch, type HandshakeRecord } from '@tlsrum/shared';
 import { UNKNOWN_COUNTRY } from '../geo/country';
 
 /** What a record meets at the collector: the batch it came in, the request's country and clock, the site list. */
@@ -95,7 +95,7 @@ export const COLUMNS = {
   implausible: col(
     NUMBER,
     null,
-    (r, c) => checkPlausibility(r, { sentAt: c.batch.sentAt ?? r.ts }).mask | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
+    (r, c) => plausibilityMask(r, { sentAt: c.batch.sentAt ?? r.ts }) | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
   ),
   // Beyond the per-client cap of the daily rollup (ingest/client-cap.ts): only the rollup's view skips it.
   capped: col(NUMBER, null, (r, c) =>

@@ -10,7 +10,8 @@
  * with every column in `INSERT_COLUMNS` order, as fast as a hand-unrolled one and never out of step
  * with the column list.
  */
-import { COLUMN_LIST, INSERT_COLUMNS, type HandshakeRow } from './columns';
+import type { HandshakeRecord } from '@tlsrum/shared';
+import { COLUMN_LIST, INSERT_COLUMNS, type HandshakeRow, type RowContext } from './columns';
 
 /** The statement that takes `encodeRowsTsv` output (rows follow as the body). */
 export const TSV_INSERT_QUERY = `INSERT INTO handshakes (${INSERT_COLUMNS.join(', ')}) FORMAT TabSeparated`;
@@ -58,20 +59,28 @@ function fieldCode(kind: (typeof COLUMN_LIST)[number]['kind']['name'], v: string
 /**
  * Validated records never hold a tab, newline or backslash, so the common case checks all string
  * fields with one regex over their concatenation and writes them as they are; only a row that fails
- * the check pays for escaping each field.
+ * the check pays for escaping each field. `valueOf` is the expression for column i's value.
  */
-function encoderSource(columns: typeof COLUMN_LIST): string {
-  const strings = columns.filter((c) => c.kind.name === 'string' || c.kind.name === 'nullableString').map((c) =>
-    c.kind.name === 'string' ? `r.${c.name}` : `(r.${c.name} ?? '')`,
+function encoderSource(columns: typeof COLUMN_LIST, params: string, prelude: string[], valueOf: (i: number) => string): string {
+  const strings = columns.flatMap((c, i) =>
+    c.kind.name === 'string' ? [valueOf(i)] : c.kind.name === 'nullableString' ? [`(${valueOf(i)} ?? '')`] : [],
   );
-  const line = columns.map((c) => fieldCode(c.kind.name, `r.${c.name}`)).join('\\t');
+  const line = columns.map((c, i) => fieldCode(c.kind.name, valueOf(i))).join('\\t');
   return [
-    'return function encodeRowTsv(r) {',
+    `return function encode(${params}) {`,
+    ...prelude,
     `  const plain = ${strings.length ? strings.join(' + ') : "''"};`,
     '  const e = NEEDS_ESCAPE.test(plain) ? tsvString : same;',
     `  return \`${line}\\n\`;`,
     '};',
   ].join('\n');
+}
+
+const HELPERS = { epochMsText, nullableNumber, nullableBool, tsvString, same, NEEDS_ESCAPE };
+
+function compile<F>(source: string, extra: Record<string, unknown> = {}): F {
+  const scope = { ...HELPERS, ...extra };
+  return new Function(...Object.keys(scope), source)(...Object.values(scope)) as F;
 }
 
 /** An encoder writing `columns` of a row, in that order (the spool's tests write older column lists with it). */
@@ -81,18 +90,26 @@ export function tsvEncoder(columns: readonly string[]): (r: HandshakeRow) => str
     if (!c) throw new Error(`"${name}" is not in the column registry`);
     return c;
   });
-  return new Function('epochMsText', 'nullableNumber', 'nullableBool', 'tsvString', 'same', 'NEEDS_ESCAPE', encoderSource(known))(
-    epochMsText,
-    nullableNumber,
-    nullableBool,
-    tsvString,
-    same,
-    NEEDS_ESCAPE,
-  ) as (r: HandshakeRow) => string;
+  return compile(encoderSource(known, 'r', [], (i) => `r.${known[i]!.name}`));
 }
 
 /** One row as one TabSeparated line with every registry column, newline included. */
 export const encodeRowTsv = tsvEncoder(INSERT_COLUMNS);
+
+/**
+ * A record straight to its TabSeparated line (= `encodeRowTsv(toRow(r, ctx))`): each column's registry
+ * `value` into a local, then the line, without the intermediate row object — one allocation fewer per
+ * ingested record, which the ingest profile showed as garbage-collector time (BENCHMARKS.md).
+ */
+export const encodeRecordTsv: (r: HandshakeRecord, ctx: RowContext) => string = compile(
+  encoderSource(
+    COLUMN_LIST,
+    'r, ctx',
+    COLUMN_LIST.map((_, i) => `  const x${i} = v${i}(r, ctx);`),
+    (i) => `x${i}`,
+  ),
+  Object.fromEntries(COLUMN_LIST.map((c, i) => [`v${i}`, c.value])),
+);
 
 export function encodeRowsTsv(rows: readonly HandshakeRow[]): string {
   let out = '';

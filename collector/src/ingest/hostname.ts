@@ -17,11 +17,14 @@ export function normalizeBatchSites(body: unknown, maxRecords: number): void {
   if (typeof body !== 'object' || body === null) return;
   const records = (body as { records?: unknown }).records;
   if (!Array.isArray(records) || records.length > maxRecords) return;
+  // A batch mostly names one or two sites: each distinct string is normalised once.
+  const seen = new Map<string, string | null>();
   records.forEach((r: unknown, i) => {
     if (typeof r !== 'object' || r === null || Array.isArray(r)) return;
     const site = (r as { site?: unknown }).site;
     if (typeof site !== 'string' || site.length > 1024) return;
-    const normal = normalizeSite(site);
+    let normal = seen.get(site);
+    if (normal === undefined) seen.set(site, (normal = normalizeSite(site)));
     if (normal === null) throw httpError(400, `body/records/${i}/site must be a hostname (letters, digits, hyphens, dots; no address, port or path)`);
     (r as { site: string }).site = normal;
   });

@@ -12,14 +12,13 @@
 import { join } from 'node:path';
 import type { HandshakeBatch } from '@tlsrum/shared';
 import { INSERT_COLUMNS, type RowContext } from './columns';
-import { encodeRowTsv } from './encode-rows';
+import { encodeRecordTsv } from './encode-rows';
 import { Flusher } from './flusher';
 import { countQuarantined, REPLAY_POLL_MS, type QuarantineReason } from './quarantine';
 import { RecentBatches } from './recent-batches';
 import { Spool, SpoolFullError, type SealedSegment } from './spool';
 import type { SegmentContent, SegmentLayout } from './spool-format';
 import { isContentError } from './store-errors';
-import { toRow } from './to-row';
 
 /** What this release writes: TabSeparated rows with every registry column. */
 export const CURRENT_LAYOUT: SegmentLayout = { format: 'TabSeparated', columns: INSERT_COLUMNS };
@@ -119,7 +118,7 @@ export class IngestPipeline {
     }
     const ctx: RowContext = { batch, ...origin };
     let rows = '';
-    for (const r of batch.records) rows += encodeRowTsv(toRow(r, ctx));
+    for (const r of batch.records) rows += encodeRecordTsv(r, ctx);
     const rowCount = batch.records.length;
     const frame = Spool.frame(id, rows, rowCount);
     if (!this.spool.accepts(rowCount, frame.length)) throw new SpoolFullError('spool is full');

@@ -53,12 +53,41 @@ export class TokenBudget {
    * the address has introduced fewer than `perAddress` tokens for the site today (then it is now).
    */
   admits(address: string, site: string | null, token: string): boolean {
+    return this.forAddress(address)(site, token);
+  }
+
+  /**
+   * `admits` for the records of one request: the address is keyed once, and each distinct token once
+   * (a batch comes from one client, so usually one token: one HMAC per batch instead of two per record).
+   * The memo lives as long as the returned function, i.e. the request, whose body holds the tokens
+   * anyway; the table keeps only keyed hashes.
+   */
+  forAddress(address: string): (site: string | null, token: string) => boolean {
     this.rollOver();
-    const pair = `${this.key(prefixOf(address))}|${site ?? ''}`;
+    const day = this.day;
+    const addressKey = this.key(prefixOf(address));
+    // Per (site, token) within this request: the verdict cannot change between two of its records (an
+    // admitted token stays admitted; a full budget stays full), so each pair is looked up once.
+    const verdicts = new Map<string, boolean>();
+    const tokenKeys = new Map<string, string>();
+    return (site, token) => {
+      this.rollOver();
+      if (this.day !== day) return this.admits(address, site, token);
+      const memo = `${site ?? ''}\u0000${token}`;
+      let verdict = verdicts.get(memo);
+      if (verdict === undefined) {
+        let t = tokenKeys.get(token);
+        if (t === undefined) tokenKeys.set(token, (t = this.key(token)));
+        verdicts.set(memo, (verdict = this.admitKey(`${addressKey}|${site ?? ''}`, t)));
+      }
+      return verdict;
+    };
+  }
+
+  private admitKey(pair: string, t: string): boolean {
     const tokens = this.entries.get(pair) ?? new Set<string>();
     this.entries.delete(pair);
     this.entries.set(pair, tokens);
-    const t = this.key(token);
     if (tokens.has(t)) return true;
     if (tokens.size >= this.o.perAddress) return false;
     tokens.add(t);

@@ -1,10 +1,15 @@
 /**
- * Security headers (@fastify/helmet) on every response: the CSP below, no framing, no MIME sniffing,
+ * Security headers (helmet's set) on every response: the CSP below, no framing, no MIME sniffing,
  * no referrer leaving the dashboard (a referrer would carry the page's query: filters, maybe a token).
+ *
+ * The headers are the same for every request, so helmet computes them once, here, and each response
+ * gets that one object. @fastify/helmet built a fresh helmet middleware (re-parsing the CSP) for every
+ * request: ≈ 3 % of the ingest event loop (BENCHMARKS.md, 2026-11-24 perf-ingest).
  */
-import helmet from '@fastify/helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import helmet, { type HelmetOptions } from 'helmet';
 
 /**
  * The Content-Security-Policy for everything the collector serves — the one place to adjust it.
@@ -30,12 +35,31 @@ const CSP_DIRECTIVES: Record<string, string[]> = {
   'frame-ancestors': ["'none'"],
 };
 
+const OPTIONS: HelmetOptions = {
+  contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
+  referrerPolicy: { policy: 'no-referrer' },
+  // The extension fetches cross-origin with CORS; CORP only concerns no-cors loads.
+  crossOriginResourcePolicy: { policy: 'same-site' },
+};
+
+/** The headers helmet sets with OPTIONS (none of them depends on the request: no function directives). */
+export function securityHeaderSet(options: HelmetOptions = OPTIONS): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const res = {
+    setHeader: (name: string, value: string) => void (headers[name.toLowerCase()] = value),
+    removeHeader: () => undefined,
+  } as unknown as ServerResponse;
+  helmet(options)({} as IncomingMessage, res, (err?: unknown) => {
+    if (err) throw err;
+  });
+  return headers;
+}
+
 const securityHeaders: FastifyPluginAsync = async (app) => {
-  await app.register(helmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
-    referrerPolicy: { policy: 'no-referrer' },
-    // The extension fetches cross-origin with CORS; CORP only concerns no-cors loads.
-    crossOriginResourcePolicy: { policy: 'same-site' },
+  const headers = securityHeaderSet();
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
   });
 };
 

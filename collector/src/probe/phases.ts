@@ -4,7 +4,7 @@
  * phase, then one GET for the time to first byte. The first run that completes also gives the negotiated
  * parameters, the stapled OCSP response, certificate trust and Alt-Svc.
  */
-import { rootCertificates, type TLSSocket } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext, type TLSSocket } from 'node:tls';
 import type { ProbeResult, ProbeTlsVersion } from '@tlsrum/shared';
 import { connectTls, type StageError, type Target } from './connect';
 import { httpRequest } from './http-request';
@@ -44,6 +44,23 @@ export function negotiatedOf(socket: TLSSocket): ProbeResult['tls']['negotiated'
   };
 }
 
+/**
+ * One context per set of extra CAs: building it parses the whole root store (≈ 150 certificates), which
+ * cost more CPU per probe connection than the handshake itself and slowed ingest while a cycle ran.
+ * Sharing the context shares no session: a client offers one only when given it explicitly.
+ */
+const contexts = new Map<string, SecureContext>();
+function trustingAlso(extraCa: string[]): SecureContext {
+  const key = extraCa.join('\n');
+  let context = contexts.get(key);
+  if (!context) {
+    context = createSecureContext({ ca: [...rootCertificates, ...extraCa] });
+    if (contexts.size >= 16) contexts.clear();
+    contexts.set(key, context);
+  }
+  return context;
+}
+
 export async function coldRuns(target: Target, url: URL, runs: number, extraCa: string[], timeoutMs: number): Promise<ColdRuns> {
   const samples: RunSample[] = [];
   const errors = new Set<string>();
@@ -51,7 +68,7 @@ export async function coldRuns(target: Target, url: URL, runs: number, extraCa: 
   const options = {
     ALPNProtocols: ['h2', 'http/1.1'],
     requestOCSP: true,
-    ...(extraCa.length ? { ca: [...rootCertificates, ...extraCa] } : {}),
+    ...(extraCa.length ? { secureContext: trustingAlso(extraCa) } : {}),
   };
   // One after the other: parallel runs would measure each other's load, not the server.
   for (let i = 0; i < runs; i++) {

@@ -113,6 +113,7 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
   return { sql, params, source: src };
 }
 
+const DAY = 86_400_000;
 type Row = Record<string, unknown>;
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -126,7 +127,25 @@ const quantiles = (v: unknown): Quantiles => {
  * A result row → a cell, or a suppressed cell (keys only) below the distinct-client threshold. A source
  * whose client count stops at a cap (the rollup) marks a count at the cap as a lower bound.
  */
-export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>, minClients: number, clientsCap?: number): Cell {
+/** What a cell's few-clients test knows of the per-client cap: K per cell and day, over at most `days` days per token. */
+export interface CapBound {
+  k: number;
+  days: number;
+}
+
+/**
+ * Few people behind a cell: under twice the suppression threshold, or — where the cap is exact per query cell
+ * (the raw table; the rollup caps per finer cell, see docs/integrity.md) — its 3 heaviest tokens could hold
+ * half its records. Each holds at most K × days, and every other client at least one record.
+ */
+export function fewClients(records: number, clients: number, minClients: number, cap?: CapBound | null): boolean {
+  if (clients < 2 * minClients) return true;
+  if (!cap || cap.k <= 0) return false;
+  const heaviestThree = Math.min(3 * cap.k * cap.days, records - clients + 3);
+  return heaviestThree * 2 >= records;
+}
+
+export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>, minClients: number, clientsCap?: number, cap?: CapBound | null): Cell {
   const key = Object.fromEntries(q.dimensions.map((d) => [d, String(row[`d_${d}`])]));
   const cell: Cell = { key };
   if (q.bucket) cell.t = Number(row.t);
@@ -136,6 +155,7 @@ export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'm
   cell.records = records;
   cell.clients = clients;
   if (clientsCap !== undefined && clients >= clientsCap) cell.clientsCapped = true;
+  if (fewClients(records, clients, minClients, cap)) cell.fewClients = true;
   for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) cell[p] = quantiles(row[`q_${p}`]);
   if (q.metrics === 'handshake') {
     const mix = {} as Record<MixName, Record<string, number>>;
@@ -159,13 +179,14 @@ export async function queryCells(
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
   const kept = rows.filter((r) => Number(r.n_records) > 0);
   const truncated = kept.length > q.limit;
-  const cells = kept.slice(0, q.limit).map((r) => toCell(r, q, minClients, source.agg.clientsCap));
+  // Client tokens rotate daily: one token spans at most two UTC days (one in a day or hour bucket).
+  const cap = source.name === 'raw' ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) } : null;
+  const cells = kept.slice(0, q.limit).map((r) => toCell(r, q, minClients, source.agg.clientsCap, cap));
   return { cells, truncated, table: source.name === 'raw' ? 'raw' : 'rollup' };
 }
 
 /** Ranges at least this long read the daily rollup unless the caller asks otherwise. */
 export const ROLLUP_MIN_RANGE_MS = 7 * 86_400_000;
-const DAY = 86_400_000;
 
 /**
  * Raw table or rollup for a range. The rollup answers whole (UTC) days, so its range is widened to day

@@ -59,17 +59,17 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
       let result;
       try {
         // So is the token budget's keyed hash of it (memory only): the row holds a flag, never the address.
-        const budget = app.tokenBudget;
+        const admits = app.tokenBudget?.forAddress(request.ip);
         // Per site as stored: an unregistered hostname is no site (else each made-up name would be a fresh budget).
-        const overTokenBudget = budget
-          ? (r: HandshakeRecord) => !budget.admits(request.ip, r.site !== null && app.sites.has(r.site) ? r.site : null, r.clientToken)
+        const overTokenBudget = admits
+          ? (r: HandshakeRecord) => !admits(r.site !== null && app.sites.has(r.site) ? r.site : null, r.clientToken)
           : undefined;
         result = await app.ingest.submit(batch, {
           country,
           receivedAt: now,
           isRegisteredSite: app.sites.has,
           overTokenBudget,
-          overClientCap: (r, site, c) => app.clientCap.capped(r, site, c),
+          overClientCap: app.clientCap.forBatch(),
         });
       } catch (err) {
         if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());

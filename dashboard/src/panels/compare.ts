@@ -5,7 +5,7 @@
  */
 import type { Answer, Cell } from '../api';
 import { axisChart, createPanel } from '../panel';
-import { clientsText, drawnStackModes, int, label, ms, PALETTE, pct, quantileColumns, sortByStackMode } from '../format';
+import { clientsText, drawnStackModes, FEW_CLIENTS_NOTE, int, label, ms, PALETTE, pct, quantileColumns, sortByStackMode } from '../format';
 import { fillTable, suppressedRow } from '../table';
 
 const HEAD = ['group', 'records', 'clients', 'tls p75', 'connect p75', 'resumption observed', 'inferred'];
@@ -15,7 +15,7 @@ export function comparePanel(parent: HTMLElement) {
     id: 'compare',
     title: 'TLS 1.2 vs TLS 1.3 vs HTTP/3, full vs resumed vs 0-RTT',
     description:
-      'Percentiles of the TLS handshake and of the whole connection set-up (TCP + TLS; QUIC for h3). Groups with too few distinct clients are suppressed.',
+      'Percentiles of the TLS handshake and of the whole connection set-up (TCP + TLS; QUIC for h3). Groups with too few distinct clients are suppressed; "(few)" marks groups that rest on few people.',
     charts: [
       { label: 'Bar chart: TLS handshake time percentiles per protocol and handshake mode' },
       { label: 'Bar chart: connection set-up time percentiles per protocol and handshake mode' },
@@ -41,7 +41,7 @@ export function comparePanel(parent: HTMLElement) {
         });
       });
       const describe = (c: Cell) =>
-        `${label(c)}: ${int(c.records)} records, ${clientsText(c)} clients; resumption known ${pct(c.evidence?.evidenced)}, inferred ${pct(c.evidence?.inferred)}`;
+        `${label(c)}: ${int(c.records)} records, ${clientsText(c)} clients; resumption known ${pct(c.evidence?.evidenced)}, inferred ${pct(c.evidence?.inferred)}${c.fewClients ? ` — ${FEW_CLIENTS_NOTE}` : ''}`;
       fillTable(
         panel.table,
         'Records, clients and how the handshake is known',
@@ -63,6 +63,7 @@ export function comparePanel(parent: HTMLElement) {
           records: c.records,
           clients: c.clients,
           clients_capped: c.clientsCapped ?? false,
+          few_clients: c.fewClients ?? false,
           ...quantileColumns('tls', c.tls),
           ...quantileColumns('connect', c.connect),
           resumption_evidenced_share: c.evidence?.evidenced,

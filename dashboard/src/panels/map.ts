@@ -4,7 +4,7 @@
  */
 import type { Answer, Cell } from '../api';
 import { createPanel } from '../panel';
-import { clientsText, int, ms, pct, quantileColumns } from '../format';
+import { clientsText, FEW_CLIENTS_NOTE, int, ms, pct, quantileColumns } from '../format';
 import { countryName } from '../countries';
 import { fillTable, suppressedRow } from '../table';
 
@@ -77,7 +77,10 @@ export function mapPanel(parent: HTMLElement) {
           .map((c) =>
             c.suppressed
               ? suppressedRow(countryName(c.key.country!), head.length)
-              : [countryName(c.key.country!), int(c.records), ms(c[metric]!.p75), pct(c.mix!.protocol.h3), pct(c.mix!.tlsVersion['1.3']), pct(c.mix!.mode.resumed)],
+              : {
+                  cells: [countryName(c.key.country!), `${int(c.records)}${c.fewClients ? ' (few)' : ''}`, ms(c[metric]!.p75), pct(c.mix!.protocol.h3), pct(c.mix!.tlsVersion['1.3']), pct(c.mix!.mode.resumed)],
+                  ...(c.fewClients ? { title: FEW_CLIENTS_NOTE } : {}),
+                },
           ),
       );
       panel.setRows(
@@ -87,6 +90,7 @@ export function mapPanel(parent: HTMLElement) {
           records: c.records,
           clients: c.clients,
           clients_capped: c.clientsCapped ?? false,
+          few_clients: c.fewClients ?? false,
           ...quantileColumns(metric, c[metric]),
           h3_share: c.mix?.protocol.h3,
           h2_share: c.mix?.protocol.h2,

@@ -51,6 +51,12 @@ export const Cell = Type.Object({
     }),
   ),
   clientsCapped: Type.Optional(Type.Boolean({ description: 'clients is a lower bound: the rollup counts distinct clients only up to 100.' })),
+  fewClients: Type.Optional(
+    Type.Literal(true, {
+      description:
+        "The cell rests on few people, so one person's records can move its figures: fewer than twice minClients distinct clients, or (raw table, where the per-client cap is exact per cell) its 3 heaviest clients could hold half of its records — min(3·K·days, records − clients + 3) ≥ records / 2, K being the cap per client, cell and day. Absent otherwise.",
+    }),
+  ),
   dns: Type.Optional(Quantiles),
   tcp: Type.Optional(Quantiles),
   tls: Type.Optional(Quantiles),
