@@ -1,6 +1,6 @@
 /**
- * What the rollup's materialized view costs per record at ingest: 10 000-row TabSeparated blocks (the
- * collector's FLUSH_MAX_ROWS and format) inserted into one fresh store with no view, with the four-cut
+ * What the rollup's materialized view costs per record at ingest: TabSeparated blocks of BENCH_VIEW_ROWS
+ * rows (default 10 000; the collector's format) inserted into one fresh store with no view, with the four-cut
  * view of migrations 0006/0007, and with the cut view of 0011, one at a time, alternated round by round;
  * medians of µs per record. The views and tables are the migrations' own statements.
  *
@@ -20,6 +20,8 @@ import { makeBenchBatch, rng } from './lib/records';
 import { median, printResult, printTable, round } from './lib/report';
 
 const ROUNDS = Number(process.env.BENCH_VIEW_ROUNDS ?? 8);
+// Rows per insert: the collector's FLUSH_MAX_ROWS at most (BENCH_VIEW_ROWS).
+const ROWS = Number(process.env.BENCH_VIEW_ROWS ?? 10_000);
 
 async function main(): Promise<void> {
   console.log(`rollup view cost: ${ROUNDS} rounds; ${describeLoad()}`);
@@ -35,14 +37,14 @@ async function main(): Promise<void> {
     const variants: Record<string, { create?: string; drop?: string }> = {
       'no view': {},
       'four cuts (0006/0007)': { create: dayView.statement, drop: `DROP VIEW IF EXISTS ${dayView.name}` },
-      'fourteen cuts (0011)': { create: cutsView.statement, drop: `DROP VIEW IF EXISTS ${cutsView.name}` },
+      'cut table (0011)': { create: cutsView.statement, drop: `DROP VIEW IF EXISTS ${cutsView.name}` },
     };
     await store.ingest.command({ query: `DROP VIEW IF EXISTS ${cutsView.name}` });
 
     const r = rng(7);
     const now = Date.now() - 3_600_000;
     const base: HandshakeRow[] = [];
-    while (base.length < 10_000) {
+    while (base.length < ROWS) {
       const batch = makeBenchBatch(r, 20, now);
       for (const rec of batch.records) base.push(toRow(rec, { batch, country: 'DE', receivedAt: now, isRegisteredSite: () => false }));
     }
@@ -62,10 +64,10 @@ async function main(): Promise<void> {
     }
     const none = median(us['no view']!);
     printTable(
-      `µs per record, 10 000-row TabSeparated inserts (median of ${ROUNDS}); ${describeLoad()}`,
+      `µs per record, ${ROWS}-row TabSeparated inserts (median of ${ROUNDS}); ${describeLoad()}`,
       Object.entries(us).map(([name, xs]) => ({ view: name, 'µs/record': round(median(xs), 2), 'view share µs/record': round(median(xs) - none, 2) })),
     );
-    printResult({ bench: 'rollup-view-cost', rounds: ROUNDS, usPerRecord: Object.fromEntries(Object.entries(us).map(([k, xs]) => [k, round(median(xs), 2)])) });
+    printResult({ bench: 'rollup-view-cost', rounds: ROUNDS, rows: ROWS, usPerRecord: Object.fromEntries(Object.entries(us).map(([k, xs]) => [k, round(median(xs), 2)])) });
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });
