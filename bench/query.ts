@@ -6,13 +6,25 @@
  * collector's HTTP API (another process on the same data), then directly again. Baseline: the direct
  * query, so the API's own cost shows as the API/direct ratio. Prints the load average at each phase.
  *
+ * Then every query shape the dashboard and the API issue (lib/query-shapes.ts: each dimension, each filter,
+ * country × each dimension, daily and hourly series) goes through the API as the dashboard asks it
+ * (`table` left to the collector), each reported with the path that served it.
+ *
  *   pnpm bench:query
  *   BENCH_PROFILE_DIR=/tmp/prof pnpm bench:query   also writes a V8 CPU profile of the collector
+ *   BENCH_QUERY_DATA_DIR=/tmp/store pnpm bench:query   fills (or reuses) that folder and keeps it
+ *   BENCH_QUERY_SHAPES_ONLY=1   only the per-shape phase (with a kept store: minutes instead of ten)
+ *   BENCH_QUERY_SHAPES=regex   only the shapes whose name matches
+ *   BENCH_QUERY_TREE=/work/other-checkout   the collector of another checkout answers the API phases
+ *     (same data folder: a before/after comparison on identical records; copy the folder first when the
+ *     other tree's migrations would change it)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTs, stop } from './lib/processes';
+import { repoRoot, stop } from './lib/processes';
+import { spawnTs } from '../collector/test/node-process';
+import { queryShapes, shapeUrl } from './lib/query-shapes';
 import { apiUrl, MIN_ROUNDS, QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
 import { runStoreWorker } from './lib/store-child';
@@ -27,22 +39,83 @@ const DAYS = 30;
 // BENCH_PROFILE_DIR=/tmp/prof also writes a V8 CPU profile of the collector there (open in Chrome DevTools).
 const PROFILE = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
 const DAY = 86_400_000;
+const KEPT_DIR = process.env.BENCH_QUERY_DATA_DIR;
+const SHAPES_ONLY = process.env.BENCH_QUERY_SHAPES_ONLY === '1';
+const TREE = process.env.BENCH_QUERY_TREE ?? repoRoot;
+// Per shape: fewer runs than the three main queries (there are ~40 shapes), at least MIN_ROUNDS each.
+const SHAPE_ROUNDS = Number(process.env.BENCH_QUERY_SHAPE_ROUNDS ?? 20);
+const SHAPE_BUDGET_S = Number(process.env.BENCH_QUERY_SHAPE_BUDGET_S ?? 4);
+// A slow tree (seconds per raw query) can be measured with fewer runs per shape; the table says how many.
+const SHAPE_MIN_RUNS = Number(process.env.BENCH_QUERY_SHAPE_MIN_RUNS ?? MIN_ROUNDS);
+// BENCH_QUERY_SHAPES=regex: only the shapes whose name matches (e.g. a slow tree's raw shapes apart).
+const SHAPE_FILTER = new RegExp(process.env.BENCH_QUERY_SHAPES ?? '');
+
+function startCollector(dataDir: string): ReturnType<typeof spawnTs> {
+  const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', QUERY_RATE_LIMIT_PER_MINUTE: '0', ALERT_INTERVAL_MS: '0', PROBE_INTERVAL_MS: '0' };
+  return spawnTs('collector/src/server.ts', { cwd: TREE, env, nodeArgs: PROFILE, ready: { serves: '/readyz' }, timeoutMs: 600_000 });
+}
+
+interface ShapeRow {
+  shape: string;
+  path: string;
+  runs: number;
+  p50: number;
+  p95: number;
+  cells: number;
+}
+
+/** Each shape through the API: a warm-up, then up to SHAPE_ROUNDS runs or SHAPE_BUDGET_S seconds. */
+async function measureShapes(dataDir: string, from: number, to: number): Promise<ShapeRow[]> {
+  const collector = await startCollector(dataDir);
+  const out: ShapeRow[] = [];
+  try {
+    for (const s of queryShapes().filter((x) => SHAPE_FILTER.test(x.name))) {
+      const url = shapeUrl(collector.url, s, from, to);
+      const times: number[] = [];
+      let path = '';
+      let cells = 0;
+      const started = performance.now();
+      for (let i = 0; i < SHAPE_ROUNDS + 1; i++) {
+        if (times.length >= SHAPE_MIN_RUNS && performance.now() - started > SHAPE_BUDGET_S * 1000) break;
+        const t0 = performance.now();
+        const res = await fetch(url);
+        const body = (await res.json()) as { cells?: unknown[]; table?: string; source?: string };
+        const ms = performance.now() - t0;
+        if (res.status !== 200 || !body.cells?.length) throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+        path = body.source ?? body.table ?? '?';
+        cells = body.cells.length;
+        if (i >= 1) times.push(ms);
+      }
+      out.push({ shape: s.name, path, runs: times.length, p50: median(times), p95: quantile(times, 0.95), cells });
+      console.log(`  ${s.name}: ${path}, p50 ${round(median(times), 1)} ms, p95 ${round(quantile(times, 0.95), 1)} ms (${times.length} runs; ${describeLoad()})`);
+    }
+  } finally {
+    await stop(collector);
+  }
+  return out;
+}
 
 async function main(): Promise<void> {
   console.log(`query benchmark: ${ROWS.toLocaleString('en')} records over ${DAYS} days, ${ROUNDS} runs per query and table; ${machine()}; ${describeLoad()}`);
   const loadAtStart = loadAverage();
   const benchStarted = performance.now();
-  const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-query-'));
+  if (KEPT_DIR) mkdirSync(KEPT_DIR, { recursive: true });
+  const dataDir = KEPT_DIR ?? mkdtempSync(join(tmpdir(), 'tlsrum-bench-query-'));
   // Day-aligned: the rollups answer whole days for a month, so both tables cover exactly the same range.
   const end = Math.floor(Date.now() / DAY) * DAY;
   const from = end - DAYS * 86_400_000;
   try {
+    if (SHAPES_ONLY) {
+      if (!existsSync(join(dataDir, 'metadata'))) await runStoreWorker({ dataDir, targetRows: ROWS, end, days: DAYS, seed: 1, rounds: 0, seriesBudgetS: 0, insertRounds: 0 });
+      await shapesPhase(dataDir, from, end, loadAtStart, benchStarted);
+      return;
+    }
     const direct = await runStoreWorker({ dataDir, targetRows: ROWS, end, days: DAYS, seed: 1, rounds: ROUNDS, seriesBudgetS: SERIES_BUDGET_S, insertRounds: 0 });
     console.log(`direct queries done; ${describeLoad()}`);
     console.log(`generated ${direct.generatedRows.toLocaleString('en')} records in ${round(direct.generateSeconds, 1)} s (SQL INSERT … SELECT; of which ${round(direct.rollupSeconds, 1)} s rebuilding the daily rollup)`);
 
     const api: Record<string, number[]> = {};
-    const collector = await startTs('collector/src/server.ts', { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ALERT_INTERVAL_MS: '0', PROBE_INTERVAL_MS: '0' }, '/readyz', PROFILE);
+    const collector = await startCollector(dataDir);
     try {
       for (const spec of QUERY_SPECS) {
         for (const table of TABLES) {
@@ -69,6 +142,8 @@ async function main(): Promise<void> {
     // the direct figures are then taken from both sides of the API's (the store allows one process at a time).
     const again = await runStoreWorker({ dataDir, targetRows: ROWS, end, days: DAYS, seed: 1, rounds: Math.ceil(ROUNDS / 2), seriesBudgetS: SERIES_BUDGET_S / 2, insertRounds: 0 });
     console.log(`direct queries (again) done; ${describeLoad()}`);
+    const shapes = await measureShapes(dataDir, from, end);
+    printShapes(shapes, direct.rows);
 
     const rows = QUERY_SPECS.flatMap((spec) =>
       TABLES.map((table) => {
@@ -110,10 +185,35 @@ async function main(): Promise<void> {
       seconds: round((performance.now() - benchStarted) / 1000, 1),
       load: { start: loadAtStart, end: loadAverage() },
       queries: Object.fromEntries(rows.map((r) => [`${r.query}/${r.table}`, { runs: r.apiRuns, directP50: round(r.directP50, 1), directP95: round(r.directP95, 1), apiP50: round(r.apiP50, 1), apiP95: round(r.apiP95, 1) }])),
+      ...shapesSummary(shapes),
     });
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!KEPT_DIR) rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+function printShapes(shapes: ShapeRow[], rows: number | null): void {
+  printTable(
+    `every query shape through the API, 30 days, table chosen by the collector (${rows === null ? 'kept store' : `${rows.toLocaleString('en')} records`}; ms)`,
+    shapes.map((r) => ({ shape: r.shape, path: r.path, p50: round(r.p50, 1), p95: round(r.p95, 1), runs: r.runs, cells: r.cells })),
+  );
+  const worst = shapes.reduce((a, b) => (b.p95 > a.p95 ? b : a));
+  console.log(`\nslowest shape: ${worst.shape} (${worst.path}) p95 ${round(worst.p95, 1)} ms (goal < 100); shapes at or over 100 ms: ${shapes.filter((r) => r.p95 >= 100).length} of ${shapes.length}`);
+}
+
+function shapesSummary(shapes: ShapeRow[]): Record<string, unknown> {
+  return {
+    shapesP95Ms: round(Math.max(...shapes.map((r) => r.p95)), 1),
+    shapesOver100Ms: shapes.filter((r) => r.p95 >= 100).length,
+    shapes: Object.fromEntries(shapes.map((r) => [r.shape, { path: r.path, runs: r.runs, p50: round(r.p50, 1), p95: round(r.p95, 1) }])),
+  };
+}
+
+async function shapesPhase(dataDir: string, from: number, end: number, loadAtStart: ReturnType<typeof loadAverage>, started: number): Promise<void> {
+  console.log(`collector from ${TREE}`);
+  const shapes = await measureShapes(dataDir, from, end);
+  printShapes(shapes, null);
+  printResult({ bench: 'query-shapes', tree: TREE, ...shapesSummary(shapes), seconds: round((performance.now() - started) / 1000, 1), load: { start: loadAtStart, end: loadAverage() } });
 }
 
 main().catch((err) => {

@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     const base = levels[0]!;
     const fig = (l: Level) => {
       const raw = l.result.disk.find((d) => d.table === 'handshakes');
-      const rollup = l.result.disk.find((d) => d.table === 'handshakes_per_day');
+      const rollup = l.result.disk.find((d) => d.table === 'handshakes_cuts');
       const q = Object.fromEntries(QUERY_SPECS.flatMap((s) => TABLES.map((t) => [`${s.name}/${t}`, median(l.result.queryMs[`${s.name}/${t}`]!)])));
       return {
         rows: l.rows,

@@ -26,7 +26,7 @@ afterAll(async () => {
 
 describe('distinct clients', () => {
   it('the migration stores the states the rollup queries merge', () => {
-    const sql = readFileSync(`${MIGRATIONS_DIR}/0006_daily_rollup_buckets.sql`, 'utf8');
+    const sql = readFileSync(`${MIGRATIONS_DIR}/0011_rollup_cuts.sql`, 'utf8');
     const n = ROLLUP_CLIENTS_CAP - 1;
     expect(ROLLUP_CLIENTS).toBe(`uniqUpToMerge(${n})(clients)`);
     expect(sql).toContain(`clients            AggregateFunction(uniqUpTo(${n}), String)`);

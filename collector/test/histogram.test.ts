@@ -24,7 +24,7 @@ const from = end - DAYS * DAY;
 
 describe('bucket layout', () => {
   it('the migration stores, per phase, the buckets the queries read', () => {
-    const sql = readFileSync(`${MIGRATIONS_DIR}/0006_daily_rollup_buckets.sql`, 'utf8').replace(/\s+/g, ' ');
+    const sql = readFileSync(`${MIGRATIONS_DIR}/0011_rollup_cuts.sql`, 'utf8').replace(/\s+/g, ' ');
     for (const p of ALL_PHASES) {
       expect(sql).toContain(`${p}_buckets ${BUCKET_STATE_TYPE}`);
       expect(sql).toContain(`${bucketStateSql(p)} AS ${p}_buckets`);

@@ -19,6 +19,8 @@ import { QUARANTINE_DIR } from '../src/ingest/quarantine';
 import { entryFrame, headerFrame, V1_COLUMNS } from '../src/ingest/spool-format';
 import { isContentError } from '../src/ingest/store-errors';
 import { toRow } from '../src/ingest/to-row';
+import { generateDemoData } from '../src/demo/generate';
+import { CUTS } from '../src/queries/sources';
 import { loadMigrations, migrate } from '../src/store/migrate';
 import { makeBatch, makeRecords, metricValue, openStore, postBatch, removeDir, startApp, tempDir } from './helpers';
 
@@ -201,6 +203,43 @@ describe('upgrade across migration 0009 (crypto columns)', () => {
       // Written after it: every crypto field kept, and where it came from.
       expect(stored.get(fresh.batchId)).toMatchObject({ n: 2, keyType: ['ecdsa'], bits: [256], bytes: [2345], stapled: [true], ech: [false], src: ['observed'] });
       expect(segFiles(spoolDir)).toEqual([]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('upgrade to the rollup cuts (migration 0011): stored rows and a spool written before both reach them', () => {
+  it('a folder at 0010 with rows and a spooled segment: after the upgrade every cut counts every counted row once', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const before = openStore({ dataDir: dir, clickhouse: null });
+    try {
+      await migrate(before.ingest, loadMigrations().filter((m) => m.version < 11));
+      await generateDemoData(before.ingest, { records: 3_000, days: 3, seed: 11 });
+    } finally {
+      await before.close();
+    }
+    // What the release before left in its spool: a segment with its columns (today's: 0011 adds none).
+    const spoolDir = join(dir, 'spool');
+    mkdirSync(spoolDir, { recursive: true });
+    const spooled = [makeBatch(makeRecords(5)), makeBatch(makeRecords(8))];
+    const encode = tsvEncoder(INSERT_COLUMNS);
+    writeFileSync(
+      join(spoolDir, '000000000003.seg'),
+      Buffer.concat([headerFrame({ format: 'TabSeparated', columns: INSERT_COLUMNS }), ...spooled.map((b) => entryFrame(b.batchId, rowsOf(b).map(encode).join(''), b.records.length))]),
+    );
+
+    const t = await startApp({ FLUSH_INTERVAL_MS: '50' }, dir);
+    try {
+      expect(t.app.ingest.recovered).toMatchObject({ segments: 1, rows: 13, quarantined: [] });
+      await t.app.ingest.flush();
+      const counted = await t.app.store.query.query({ query: 'SELECT count() AS n FROM handshakes WHERE implausible = 0 AND capped = 0', format: 'JSONEachRow' });
+      const n = Number((await counted.json<{ n: number }>())[0]!.n);
+      expect(n).toBe(3_013);
+      const rs = await t.app.store.query.query({ query: 'SELECT cut, sum(records) AS records FROM handshakes_cuts GROUP BY cut ORDER BY cut', format: 'JSONEachRow' });
+      const perCut = Object.fromEntries((await rs.json<{ cut: number; records: number }>()).map((r) => [Number(r.cut), Number(r.records)]));
+      expect(perCut).toEqual(Object.fromEntries(CUTS.filter((c) => c.table === 'handshakes_cuts').map((c) => [Number(c.where!.replace('cut = ', '')), n])));
     } finally {
       await t.close();
     }

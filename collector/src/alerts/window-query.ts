@@ -62,6 +62,8 @@ const counted = (cap: number) =>
     "site = {site:String} AND ({source:String} = '' OR source = {source:String}) AND ((ts >= curFrom AND ts < curTo) OR (ts >= baseFrom AND ts < baseTo))",
     ['ts >= curFrom'],
     cap,
+    // Every column the checks below read.
+    `ts, tls, connect, resumed, tlsVersion, protocol, ${RAW_CLIENTS}`,
   );
 
 const sql = (cap: number) => `

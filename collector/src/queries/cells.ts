@@ -61,7 +61,9 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
   const src = chooseSource({ table: q.table, dimensions: q.dimensions, filters: filters.map(filterDimension), site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to, minClients });
   const a = src.agg;
   const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
-  if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${src.time}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
+  // An hourly bucket of a rollup cut reads its hour column (chooseSource picked a cut that has one).
+  const bucketTime = q.bucket === 'hour' ? src.hourTime! : src.time;
+  if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${bucketTime}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
   // Output names never equal a column name: in the rollup `sum(records) AS records` would nest aggregates.
   const metrics = [`${a.records} AS n_records`, `${a.clients} AS n_clients`];
   for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
@@ -98,7 +100,7 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
   // The raw table's rows are counted through the per-client cap, per the query's own cells (counted.ts).
   // The rollup holds plausible rows only (migration 0007); its cap: docs/integrity.md, "Per-client cap".
   const cellKeys = [...(q.bucket ? [`toStartOfInterval(ts, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})`] : []), ...q.dimensions.map((d) => dimensionSql(d, src.expressions))];
-  const from = src.grain === 'ms' ? [`FROM ${countedRows(where.join(' AND '), cellKeys, q.filters.clientCap)}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
+  const from = src.grain === 'ms' ? [`FROM ${countedRows(where.join(' AND '), cellKeys, q.filters.clientCap, [...keys, ...metrics].join(', '))}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
   const sql = [
     `SELECT ${[...keys, ...metrics].join(',\n  ')}`,
     ...from,

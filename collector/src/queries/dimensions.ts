@@ -9,21 +9,25 @@ import { MEASURED_SOURCES, MIX_DIMENSIONS, DIMENSIONS, type DimensionName, type 
 
 export type { DimensionName as Dimension, MixName } from '@tlsrum/shared/query';
 export type Table = 'raw' | 'rollup';
-/** The daily rollup's cuts by what they group: the protocol stack columns, or the country (sources.ts). */
-export const CUTS_BY = ['stack', 'country', 'crypto'] as const;
-export type Cut = (typeof CUTS_BY)[number];
+
+/** The rollup's key columns (migration 0011): a cut groups by some of them (sources.ts). */
+export const ROLLUP_COLUMNS = ['site', 'country', 'browser', 'source', 'hour', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'] as const;
+/** The crypto rollup's key columns (migration 0009, handshakes_crypto_per_day: one cut per site and for all sites). */
+export const CRYPTO_ROLLUP_COLUMN_NAMES = ['kxGroup', 'certKey', 'chainLength', 'cipherSuite'] as const;
+export type RollupColumn = (typeof ROLLUP_COLUMNS)[number] | (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number];
 
 export interface DimensionSql {
   raw: string;
-  rollup: { sql: string; cuts: readonly Cut[] } | null;
+  /** Its expression over the rollup and the rollup columns it reads; null: not in the rollup. */
+  rollup: { sql: string; columns: readonly RollupColumn[] } | null;
 }
 
 /** The rollup stores tlsVersion and resumed normalised ('unknown', 'true', 'false'): its columns are the raw expressions' values. */
-const column = (raw: string, rollup: string, cut: Cut): DimensionSql => ({ raw, rollup: { sql: rollup, cuts: [cut] } });
-const tlsVersion = column("ifNull(tlsVersion, 'unknown')", 'tlsVersion', 'stack');
-const protocol = column('protocol', 'protocol', 'stack');
-const resumed = column("multiIf(resumed IS NULL, 'unknown', resumed, 'true', 'false')", 'resumed', 'stack');
-const handshakeClass = column('handshakeClass', 'handshakeClass', 'stack');
+const column = (raw: string, rollup: RollupColumn): DimensionSql => ({ raw, rollup: { sql: rollup, columns: [rollup] } });
+const tlsVersion = column("ifNull(tlsVersion, 'unknown')", 'tlsVersion');
+const protocol = column('protocol', 'protocol');
+const resumed = column("multiIf(resumed IS NULL, 'unknown', resumed, 'true', 'false')", 'resumed');
+const handshakeClass = column('handshakeClass', 'handshakeClass');
 
 /**
  * The crypto dimensions, held by the crypto rollup (migration 0009, handshakes_crypto_per_day): its view
@@ -38,13 +42,13 @@ export const CRYPTO_ROLLUP_COLUMNS = {
   chainLength: ["multiIf(certChainLength IS NULL, 'unknown', certChainLength >= 5, '5+', toString(certChainLength))", 'chainLength'],
   cipher: ["if(cipher = '', 'unknown', cipher)", 'cipherSuite'],
 } as const;
-const crypto = (d: keyof typeof CRYPTO_ROLLUP_COLUMNS) => column(CRYPTO_ROLLUP_COLUMNS[d][0], CRYPTO_ROLLUP_COLUMNS[d][1], 'crypto');
+const crypto = (d: keyof typeof CRYPTO_ROLLUP_COLUMNS) => column(CRYPTO_ROLLUP_COLUMNS[d][0], CRYPTO_ROLLUP_COLUMNS[d][1]);
 const group = crypto('group');
 
-/** An expression over other dimensions' expressions, in both tables (the cuts holding all of them). */
+/** An expression over other dimensions' expressions, in both tables (reading all their rollup columns). */
 function derived(parts: DimensionSql[], sql: (e: (d: DimensionSql) => string) => string): DimensionSql {
-  const cuts = CUTS_BY.filter((c) => parts.every((p) => p.rollup?.cuts.includes(c)));
-  return { raw: sql((d) => d.raw), rollup: parts.every((p) => p.rollup) ? { sql: sql((d) => d.rollup!.sql), cuts } : null };
+  const columns = [...new Set(parts.flatMap((p) => p.rollup?.columns ?? []))];
+  return { raw: sql((d) => d.raw), rollup: parts.every((p) => p.rollup) ? { sql: sql((d) => d.rollup!.sql), columns } : null };
 }
 
 export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
@@ -52,9 +56,9 @@ export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
   protocol,
   handshakeClass,
   resumed,
-  country: column('country', 'country', 'country'),
-  browser: { raw: 'browser', rollup: null },
-  source: { raw: 'source', rollup: null },
+  country: column('country', 'country'),
+  browser: column('browser', 'browser'),
+  source: column('source', 'source'),
   stack: derived([protocol, tlsVersion], (e) => `multiIf(${e(protocol)} = 'h3', 'h3', ${e(tlsVersion)} = '1.3', 'TLS 1.3', ${e(tlsVersion)} = '1.2', 'TLS 1.2', 'unknown')`),
   mode: derived([handshakeClass, resumed], (e) => `multiIf(${e(handshakeClass)} = '0rtt', '0-RTT', ${e(resumed)} = 'true', 'resumed', ${e(resumed)} = 'false', 'full', 'unknown')`),
   // Evidence is not in the rollup: grouping or filtering by it reads the raw table.
@@ -78,8 +82,6 @@ export function dimensionSql(d: DimensionName, t: Table): string {
   return e.rollup.sql;
 }
 
-/** Dimensions only the raw table holds: grouping or filtering by one reads the raw table. */
-export const RAW_ONLY = (Object.keys(DIMENSION_SQL) as DimensionName[]).filter((d) => !DIMENSION_SQL[d].rollup);
 
 /** The fixed values each mix (share of records) is reported for: every cell has the same keys. */
 export const MIXES = Object.fromEntries(MIX_DIMENSIONS.map((m) => [m, DIMENSIONS[m].values])) as { [M in MixName]: (typeof DIMENSIONS)[M]['values'] };

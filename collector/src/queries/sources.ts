@@ -1,15 +1,16 @@
 /**
- * Where a cell query reads from: the raw table, or one cut of the daily rollup (a few dimensions per day;
- * store/migrations/0005_daily_rollup.sql, states replaced by 0006). The API asks for `raw` or `rollup`;
- * `rollup` reads the smallest cut that holds every dimension the query groups or filters by — or the raw
- * table when no cut does (a browser or source filter, country with stack, hourly buckets, a range not in
- * whole days) or when the suppression threshold is above what the rollup counts clients up to.
- * All SQL here is fixed text: no input reaches it.
+ * Where a cell query reads from: the raw table, or one cut of the rollup (a few key columns per day or
+ * hour; store/migrations/0011_rollup_cuts.sql, states as in 0006). The API asks for `raw` or `rollup`;
+ * `rollup` reads the smallest cut that holds every rollup column the query's dimensions and filters read
+ * (dimensions.ts) — or the raw table when no cut does (e.g. an hourly series with a browser filter), when
+ * the range is not in whole days, or when the suppression threshold is above what the rollup counts
+ * clients up to. The crypto dimensions read their own daily rollup (0009). All SQL here is fixed text: no
+ * input reaches it.
  */
 import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
 import { RAW_CLIENTS, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from './clients';
-import { CUTS_BY, DIMENSION_SQL, MIXES, type Cut, type Dimension, type MixName, type Table } from './dimensions';
+import { CRYPTO_ROLLUP_COLUMN_NAMES, DIMENSION_SQL, MIXES, ROLLUP_COLUMNS, type Dimension, type MixName, type RollupColumn, type Table } from './dimensions';
 
 export { ROLLUP_CLIENTS_CAP };
 
@@ -31,10 +32,12 @@ export interface Source {
   /** Time column and its resolution. */
   time: string;
   grain: 'ms' | 'day';
+  /** The column an hourly bucket is computed from (absent: the source cannot bucket by hour). */
+  hourTime?: string;
   /** Which dimension expressions apply (dimensions.ts): the rollup stores normalised values. */
   expressions: Table;
-  /** The rollup cut read (null: the raw table, which holds every dimension). */
-  cut: Cut | null;
+  /** The rollup columns the cut groups by (null: the raw table, which holds every dimension). */
+  cut: readonly RollupColumn[] | null;
   /** Rows of one site (can filter by site), of every site together, or both (raw). */
   sites: 'any' | 'one' | 'all';
   /** Fixed condition selecting the source's rows within its table. */
@@ -65,30 +68,73 @@ const rollupAgg: Aggregates = {
   inferred: 'sum(inferred)',
 };
 
-export const RAW: Source = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', expressions: 'raw', cut: null, sites: 'any', agg: rawAgg };
+export const RAW: Source = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', hourTime: 'ts', expressions: 'raw', cut: null, sites: 'any', agg: rawAgg };
 
 /**
- * One cut. Its number is what grouping(site, country, protocol) gives for its grouping set in the
- * migration: a bit set where the column is aggregated away (site: 4, country: 2, protocol: 1).
+ * The cuts of migration 0011's grouping sets, by the columns each groups by besides the site and the day,
+ * smallest first (chooseSource takes the first that fits). Each exists per site and for every site.
  */
-function cut(by: Cut, sites: 'one' | 'all'): Source {
-  // The crypto rollup (0009) is a table of its own, its cut grouping(site): 1 where site is aggregated away.
-  const n = by === 'crypto' ? (sites === 'all' ? 1 : 0) : (sites === 'all' ? 4 : 0) + (by === 'stack' ? 2 : 1);
+const CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
+  ['hour'],
+  ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+  ['country'],
+  ['hour', 'protocol', 'tlsVersion'],
+  ['browser', 'source', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+  ['country', 'browser', 'source'],
+  // Country × one of the stack or mode dimensions: a fifth of the rows of country × all four columns.
+  ['country', 'protocol', 'tlsVersion'],
+  ['country', 'resumed', 'handshakeClass'],
+  ['country', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+];
+
+/**
+ * The cut's number: what grouping(site, country, …, handshakeClass) gives for its grouping set in the
+ * migration (ROLLUP_COLUMNS in that order), a bit set for each column aggregated away, the first
+ * argument the highest bit.
+ */
+export function cutNumber(columns: readonly RollupColumn[]): number {
+  return ROLLUP_COLUMNS.reduce((n, c, i) => (columns.includes(c) ? n : n | (1 << (ROLLUP_COLUMNS.length - 1 - i))), 0);
+}
+
+function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): Source {
+  const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', ...columns] : columns;
   return {
-    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${by}`,
-    table: by === 'crypto' ? 'handshakes_crypto_per_day' : 'handshakes_per_day',
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${columns.join('-')}`,
+    table: 'handshakes_cuts',
     time: 'day',
     grain: 'day',
+    ...(columns.includes('hour') ? { hourTime: 'hour' } : {}),
     expressions: 'rollup',
-    cut: by,
+    cut: columns,
     sites,
-    where: `cut = ${n}`,
+    where: `cut = ${cutNumber(keyed)}`,
     agg: rollupAgg,
   };
 }
 
-/** By stack first: fewer rows than by country. */
-export const CUTS: readonly Source[] = (['all', 'one'] as const).flatMap((sites) => CUTS_BY.map((by) => cut(by, sites)));
+/**
+ * The crypto rollup (migration 0009): a table of its own keyed by the crypto columns, one cut per site
+ * (grouping(site) = 0) and one for every site (1). Only crypto queries need its columns, so only they read it.
+ */
+function cryptoCut(sites: 'one' | 'all'): Source {
+  return {
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-crypto`,
+    table: 'handshakes_crypto_per_day',
+    time: 'day',
+    grain: 'day',
+    expressions: 'rollup',
+    cut: CRYPTO_ROLLUP_COLUMN_NAMES,
+    sites,
+    where: `cut = ${sites === 'all' ? 1 : 0}`,
+    agg: rollupAgg,
+  };
+}
+
+export const CUTS: readonly Source[] = [
+  ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
+  cryptoCut('all'),
+  cryptoCut('one'),
+];
 
 const DAY = 86_400_000;
 
@@ -108,9 +154,9 @@ export interface SourceNeeds {
 /** The source a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
 export function chooseSource(q: SourceNeeds): Source {
   if (q.table === 'raw') return RAW;
-  const needed = [...new Set([...q.dimensions, ...q.filters])].map((d) => DIMENSION_SQL[d].rollup);
-  if (q.bucket === 'hour' || q.from % DAY !== 0 || q.to % DAY !== 0 || q.minClients > ROLLUP_CLIENTS_CAP) return RAW;
-  const fits = (s: Source) =>
-    (q.site === null ? s.sites === 'all' : s.sites === 'one') && needed.every((r) => s.cut !== null && r !== null && r.cuts.includes(s.cut));
+  const rollups = [...new Set([...q.dimensions, ...q.filters])].map((d) => DIMENSION_SQL[d].rollup);
+  if (rollups.includes(null) || q.from % DAY !== 0 || q.to % DAY !== 0 || q.minClients > ROLLUP_CLIENTS_CAP) return RAW;
+  const needed = [...new Set([...rollups.flatMap((r) => r!.columns), ...(q.bucket === 'hour' ? (['hour'] as const) : [])])];
+  const fits = (s: Source) => (q.site === null ? s.sites === 'all' : s.sites === 'one') && needed.every((c) => s.cut !== null && s.cut.includes(c));
   return CUTS.find(fits) ?? RAW;
 }

@@ -6,7 +6,6 @@
 import { Type, type Static } from 'typebox';
 import { MAX_TS, MIN_TS } from '@tlsrum/shared';
 import { FilterQuery } from '@tlsrum/shared/query/schemas';
-import { RAW_ONLY } from '../queries/dimensions';
 
 export { DimensionList, QueryAnswer } from '@tlsrum/shared/query/schemas';
 
@@ -22,7 +21,7 @@ export const CommonQuery = {
   table: Type.Optional(
     Type.Enum(['auto', 'raw', 'rollup'], {
       description:
-        `Where to read: auto = the daily rollup for ranges of 7 days or more (widened to whole UTC days), the raw table otherwise. The answer's \`table\` says what was read: a query the rollup cannot answer (${RAW_ONLY.join(' or ')} as a dimension or filter, country with another dimension, hourly buckets) reads the raw table.`,
+        `Where to read: auto = the daily rollup for ranges of 7 days or more (widened to whole UTC days), the raw table otherwise. The answer's \`table\` says what was read: a query no cut of the rollup holds (e.g. an hourly series with a country, browser or source filter) reads the raw table.`,
       default: 'auto',
     }),
   ),

@@ -34,17 +34,19 @@ const SCOPE = [
   ...VALUE_FILTERS.map((f) => `({${f}:String} = '' OR ${dimensionSql(filterDimension(f), 'raw')} = {${f}:String})`),
 ].join('\n    AND ');
 
-const sql = (cap: number) => `
-SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser,
-  certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled
-FROM (
-  SELECT
+const CONNECTION_COLUMNS = `
     ts, country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, browser,
     certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled,
     toUnixTimestamp64Milli(ts)
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
-      <= {lifetime:Int64} AS repeat
-  FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != ''`, ['country'], cap)}
+      <= {lifetime:Int64} AS repeat`;
+
+const sql = (cap: number) => `
+SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser,
+  certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled
+FROM (
+  SELECT${CONNECTION_COLUMNS}
+  FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != ''`, ['country'], cap, CONNECTION_COLUMNS)}
 )
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
 ORDER BY ts DESC
@@ -52,7 +54,7 @@ LIMIT {limit:UInt32}`;
 
 const clientsSql = (cap: number) => `
 SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections
-FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, ['country'], cap)}
+FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, ['country'], cap, `country, ${RAW_CLIENTS}`)}
 GROUP BY country`;
 
 type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean, string, string, number | null, number | null, number | null, boolean | null];

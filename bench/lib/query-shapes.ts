@@ -1,0 +1,49 @@
+/**
+ * Every query shape the dashboard and the API issue, derived from the query catalogue (a dimension or a
+ * filter added there is measured without touching the bench): grouping by each dimension, the dashboard's
+ * panels, each value filter on them, country × each other dimension, daily and hourly time series.
+ * Each shape is one GET of the API over the bench's 30 days, `table` left to the collector (`auto`), as the
+ * dashboard asks it; the answer's `table` says which path served it.
+ */
+import { DIMENSION_NAMES, FILTERS, VALUE_FILTERS, type ValueFilterName } from '../../shared/src/query/catalogue';
+
+export interface Shape {
+  name: string;
+  path: string;
+  params: Record<string, string>;
+}
+
+/** A common value of each filter in the generated data (the first listed value, a frequent country). */
+function filterValue(f: ValueFilterName): string {
+  const labels = (FILTERS[f] as { valueLabels?: Record<string, string> }).valueLabels;
+  return f === 'country' ? 'DE' : Object.keys(labels ?? {})[0] ?? '';
+}
+
+export function queryShapes(): Shape[] {
+  const shapes: Shape[] = [];
+  const add = (name: string, path: string, params: Record<string, string> = {}) => shapes.push({ name, path, params });
+  // The dashboard's panels (dashboard/src/main.ts), unfiltered and with each filter.
+  const panels: Shape[] = [
+    { name: 'compare stack,mode', path: '/v1/compare', params: { dimensions: 'stack,mode' } },
+    { name: 'phases stack,mode', path: '/v1/phases', params: { dimensions: 'stack,mode' } },
+    { name: 'map', path: '/v1/map', params: {} },
+    { name: 'timeseries day', path: '/v1/timeseries', params: { interval: 'day' } },
+    { name: 'timeseries day stack', path: '/v1/timeseries', params: { interval: 'day', dimensions: 'stack' } },
+  ];
+  for (const p of panels) add(p.name, p.path, p.params);
+  add('timeseries hour', '/v1/timeseries', { interval: 'hour' });
+  add('timeseries hour stack', '/v1/timeseries', { interval: 'hour', dimensions: 'stack' });
+  for (const d of DIMENSION_NAMES) add(`compare ${d}`, '/v1/compare', { dimensions: d });
+  for (const d of DIMENSION_NAMES) if (d !== 'country') add(`compare country,${d}`, '/v1/compare', { dimensions: `country,${d}` });
+  for (const f of VALUE_FILTERS) {
+    const v = filterValue(f);
+    for (const p of panels) add(`${p.name} ${f}=${v}`, p.path, { ...p.params, [f]: v });
+    add(`timeseries hour stack ${f}=${v}`, '/v1/timeseries', { interval: 'hour', dimensions: 'stack', [f]: v });
+  }
+  return shapes;
+}
+
+export function shapeUrl(base: string, s: Shape, from: number, to: number, table?: 'raw' | 'rollup'): string {
+  const qs = new URLSearchParams({ ...s.params, from: String(from), to: String(to), ...(table ? { table } : {}) });
+  return `${base}${s.path}?${qs}`;
+}
