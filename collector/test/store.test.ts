@@ -105,7 +105,7 @@ describe('store', { timeout: 180_000 }, () => {
       rawOf.site = 'site';
       for (const c of CUTS) {
         for (const col of [...c.cut!, ...(c.sites === 'one' ? ['site'] : [])]) {
-          expect(await perValue(`SELECT toString(${col}) AS k, sum(records) AS n FROM handshakes_cuts WHERE ${c.where} GROUP BY k`), `${c.name}: ${col}`).toEqual(
+          expect(await perValue(`SELECT toString(${col}) AS k, sum(records) AS n FROM ${c.table} WHERE ${c.where} GROUP BY k`), `${c.name}: ${col}`).toEqual(
             await perValue(`SELECT toString(${rawOf[col]}) AS k, count() AS n FROM handshakes WHERE implausible = 0 AND capped = 0 GROUP BY k`),
           );
         }
