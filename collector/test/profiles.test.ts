@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeResult } from '@tlsrum/shared';
 import { insertProbes } from '../src/probe/store';
+import { SiteProfiles } from '../src/profiles/registry';
 import { makeBatch, makeRecords, postBatch, removeDir, startApp, storedRows, type TestApp } from './helpers';
 
 const ADMIN = 'admin-token-for-tests-0001';
@@ -94,5 +95,17 @@ describe('site profiles', () => {
   it('only reported versions feed the profile, never those it gave', async () => {
     await t.app.profiles.refresh();
     expect(t.app.profiles.get(SITE)).toMatchObject({ confidence: { observations: 7 }, disagreements: [] });
+  });
+  it('a refresh() asked for while a rebuild is under way sees what changed since that rebuild began', async () => {
+    const LATE = 'late.example.com';
+    await insertProbes(t.app.store.query, [{ site: LATE, hostname: LATE, at: Date.now() - 1000, outcome: outcome(probeResult(false, true, true)) }]);
+    const sites = [SITE];
+    const registry = new SiteProfiles(t.app.store.query, () => sites);
+    // This rebuild has read the site list before LATE is registered.
+    const under = registry.refresh();
+    sites.push(LATE);
+    await registry.refresh();
+    await under;
+    expect(registry.get(LATE)).toMatchObject({ hostname: LATE, maxVersion: '1.3', confidence: { probes: 1 } });
   });
 });

@@ -22,6 +22,7 @@ export class SiteProfiles {
   private claims = new Map<string, { tls13: ProfileClaims | null; older: ProfileClaims | null }>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private queued: Promise<void> | null = null;
 
   constructor(
     private readonly client: ClickHouseClient,
@@ -40,10 +41,23 @@ export class SiteProfiles {
     this.timer = null;
   }
 
-  /** Rebuilds every registered site's profile; concurrent calls share one rebuild. */
+  /**
+   * Rebuilds every registered site's profile. A rebuild under way read its sources before this call (a
+   * site registered or a probe stored since would be missed), so a call meanwhile gets one more rebuild
+   * after it, shared by every call made meanwhile.
+   */
   refresh(): Promise<void> {
-    this.running ??= this.rebuild().finally(() => (this.running = null));
-    return this.running;
+    if (!this.running) {
+      this.running = this.rebuild().finally(() => (this.running = null));
+      return this.running;
+    }
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = null;
+        return this.refresh();
+      });
+    return this.queued;
   }
 
   private async rebuild(): Promise<void> {
