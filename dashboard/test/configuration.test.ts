@@ -5,7 +5,7 @@
  * Screenshot: test-artifacts/dashboard/configuration.png (copied to docs/configuration-panel.png).
  */
 import { execFileSync } from 'node:child_process';
-import { constants as cryptoConstants } from 'node:crypto';
+import { constants as cryptoConstants, X509Certificate } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { build } from 'vite';
 import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '@tlsrum/collector/config';
 import { newReadToken } from '@tlsrum/collector/auth';
-import { generateDemoData } from '@tlsrum/collector/demo';
+import { generateDemoData, SITES } from '@tlsrum/collector/demo';
 
 const SITE = 'shop.example.com';
 const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
@@ -72,7 +72,11 @@ beforeAll(async () => {
     }),
   );
   await app.storeStatus.whenReady;
-  await generateDemoData(app.store.ingest, { records: 40_000, days: 7, seed: 5 });
+  // The site's field data agree with the server the probe sees (an RSA-4096 leaf sent alone, no stapling), so
+  // its what-if prices the same certificate the checklist shows.
+  const leafBytes = new X509Certificate(certs.cert).raw.length;
+  const sites = SITES.map((s) => (s.hostname === SITE ? { ...s, crypto: { key: 'rsa' as const, bits: 4096, chain: 1, chainBytes: leafBytes, ocspStapled: false, pq: false } } : s));
+  await generateDemoData(app.store.ingest, { records: 40_000, days: 7, seed: 5, sites });
   await app.listen({ host: '127.0.0.1', port: 0 });
   browser = await puppeteer.launch({
     executablePath: '/usr/bin/chromium',

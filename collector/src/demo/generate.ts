@@ -25,6 +25,8 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import type { ColumnName } from '../ingest/columns';
 import { COUNTRIES, DEMO_AGENT, SITES, type CountryProfile, type SiteProfile } from './profiles';
 
+export { SITES, type SiteProfile };
+
 export interface DemoOptions {
   records: number;
   days?: number;
