@@ -154,6 +154,15 @@ export async function optIn(b: LaunchedBrowser, collectorUrl: string, polling?: 
 export async function sendNow(b: LaunchedBrowser, polling?: number): Promise<string> {
   const popup = await extensionPage(b, 'popup/index.html');
   if (polling) await popup.bringToFront();
+  // The button sits in a section the popup's script shows, and gets its label, once it has read storage:
+  // clicking before that fails with "not clickable" on a busy machine.
+  await popup.waitForFunction(
+    () => {
+      const b = document.getElementById('send');
+      return !!b && b.offsetParent !== null && b.getBoundingClientRect().width > 0 && !(b as HTMLButtonElement).disabled;
+    },
+    { timeout: 20_000, ...(polling ? { polling } : {}) },
+  );
   await popup.click('#send');
   await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), { timeout: 20_000, ...(polling ? { polling } : {}) });
   const text = await popup.$eval('#status', (el) => el.textContent ?? '');
