@@ -7,6 +7,15 @@
  * ingest), so K can change and the next query follows.
  *
  * The cap is `LIMIT K BY clientToken, day, <the query's cell keys>`: a streaming per-key counter, no sort.
+ * That counter is one hash-map entry per key — with tokens rotating daily about one per row — and it runs
+ * on one thread: the store merges every reading thread into one stream before a LIMIT BY, and the outer
+ * query's aggregation then runs on that one stream too. Given the query's range, the rows are therefore
+ * read as one `UNION ALL` branch per UTC day (`dayBranches`), each capped on its own: no key spans two
+ * days, so the rows kept are the same (the same K per token, cell and day), but the branches run in
+ * parallel, each counter holds one day's keys, and the day leaves the key. On 10 M rows over 30 days this
+ * halved the cap's cost (BENCHMARKS.md 2026-11-24 "Per-client cap: one branch per day"); it is still
+ * ≈ 1.8–1.9× the query without the cap: a per-row hash-map lookup costs about what the whole aggregation does.
+ * The day is `toDate(ts, 'UTC')` (a UInt16; `toStartOfDay` gives a DateTime64, slower to compute and hash).
  * The subquery selects only the columns the outer query reads (`columnsIn`): the store does not prune
  * the columns of a `LIMIT BY` subquery, and `SELECT *` made it read all thirty (≈ 2× the time of the
  * query without the cap, BENCHMARKS.md 2026-11-24 perf-query).
@@ -31,14 +40,44 @@ export function columnsIn(sql: string): string[] {
   return INSERT_COLUMNS.filter((c) => words.has(c));
 }
 
+/** Most UNION ALL branches of a capped read: a longer range gets branches of several whole days each. */
+export const MAX_DAY_BRANCHES = 32;
+const DAY_MS = 86_400_000;
+
+/**
+ * [from, to) as runs of whole UTC days, at most MAX_DAY_BRANCHES of them, each as epoch-ms bounds: every
+ * run starts at a UTC midnight and spans `days` days (the last run may reach past `to`; the query's own
+ * range still bounds it).
+ */
+export function dayBranches(from: number, to: number): { days: number; bounds: [number, number][] } {
+  const first = Math.floor(from / DAY_MS) * DAY_MS;
+  const total = Math.max(1, Math.ceil((to - first) / DAY_MS));
+  const days = Math.ceil(total / MAX_DAY_BRANCHES);
+  const bounds: [number, number][] = [];
+  for (let lo = first; lo < to || bounds.length === 0; lo += days * DAY_MS) bounds.push([lo, lo + days * DAY_MS]);
+  return { days, bounds };
+}
+
 /**
  * A FROM clause: the counted rows of `handshakes` matching `where`, capped per client, day and `cellKeys`,
- * with the columns `reads` (the outer query's SQL text: its select list, grouping, ordering) names.
+ * with the columns `reads` (the outer query's SQL text: its select list, grouping, ordering) names. With
+ * `range` (the bounds `where` already applies, epoch ms), one branch per UTC day (or run of days).
  */
-export function countedRows(where: string, cellKeys: readonly string[], cap: number, reads: string): string {
+export function countedRows(where: string, cellKeys: readonly string[], cap: number, reads: string, range?: { from: number; to: number }): string {
   if (!Number.isInteger(cap) || cap < 0) throw new RangeError(`the per-client cap must be a whole number, got ${cap}`);
-  const limit = cap > 0 ? `\n  LIMIT ${cap} BY clientToken, toStartOfDay(ts, 'UTC')${cellKeys.map((k) => `, ${k}`).join('')}` : '';
   // ts always: the outer query's time bucket or range may name it only through an alias.
   const columns = [...new Set(['ts', ...columnsIn(reads)])];
-  return `(\n  SELECT ${columns.join(', ')} FROM handshakes\n  WHERE (${where}) AND implausible = 0${limit}\n)`;
+  const select = `SELECT ${columns.join(', ')} FROM handshakes`;
+  const keys = cellKeys.map((k) => `, ${k}`).join('');
+  if (cap === 0) return `(\n  ${select}\n  WHERE (${where}) AND implausible = 0\n)`;
+  if (!range) return `(\n  ${select}\n  WHERE (${where}) AND implausible = 0\n  LIMIT ${cap} BY clientToken, toDate(ts, 'UTC')${keys}\n)`;
+  const { days, bounds } = dayBranches(range.from, range.to);
+  if (bounds.some(([lo, hi]) => !Number.isSafeInteger(lo) || !Number.isSafeInteger(hi))) throw new RangeError(`not a range of epoch milliseconds: ${range.from}, ${range.to}`);
+  // A branch of one day: every row has the same day, which then need not be in the key.
+  const day = days === 1 ? '' : ", toDate(ts, 'UTC')";
+  const branches = bounds.map(
+    ([lo, hi]) =>
+      `  ${select}\n  WHERE (${where}) AND implausible = 0 AND ts >= fromUnixTimestamp64Milli(toInt64(${lo}), 'UTC') AND ts < fromUnixTimestamp64Milli(toInt64(${hi}), 'UTC')\n  LIMIT ${cap} BY clientToken${day}${keys}`,
+  );
+  return `(\n${branches.join('\n  UNION ALL\n')}\n)`;
 }
