@@ -12,9 +12,10 @@
  * query's aggregation then runs on that one stream too. Given the query's range, the rows are therefore
  * read as one `UNION ALL` branch per UTC day (`dayBranches`), each capped on its own: no key spans two
  * days, so the rows kept are the same (the same K per token, cell and day), but the branches run in
- * parallel, each counter holds one day's keys, and the day leaves the key. On 10 M rows over 30 days this
- * halved the cap's cost (BENCHMARKS.md 2026-11-24 "Per-client cap: one branch per day"); it is still
- * ≈ 1.8–1.9× the query without the cap: a per-row hash-map lookup costs about what the whole aggregation does.
+ * parallel, each counter holds one day's keys, and the day leaves the key. On 10 M rows this about halved
+ * the cap's own cost (BENCHMARKS.md 2026-11-24 "Per-client cap: one branch per UTC day"); the capped query is
+ * still 1.7× (3 days) to 2.4× (30 days) the one without the cap: a per-row hash-map insert costs about what
+ * the whole aggregation does. A range inside one UTC day (one branch) gains nothing.
  * The day is `toDate(ts, 'UTC')` (a UInt16; `toStartOfDay` gives a DateTime64, slower to compute and hash).
  * The subquery selects only the columns the outer query reads (`columnsIn`): the store does not prune
  * the columns of a `LIMIT BY` subquery, and `SELECT *` made it read all thirty (≈ 2× the time of the
