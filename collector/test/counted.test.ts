@@ -1,11 +1,11 @@
 /**
  * The per-client cap's day semantics (queries/counted.ts) on a real embedded store: at most K rows per
- * client token, cell and UTC day — whether the rows are read as one capped subquery or as one UNION ALL
- * branch per UTC day (or per run of days, for long ranges), and for a range that starts or ends mid-day.
+ * client token, cell and UTC day — whether the rows are read as one capped subquery or as UNION ALL
+ * branches of whole UTC days (one day or several each), and for a range that starts or ends mid-day.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandshakeRow } from '../src/ingest/columns';
-import { countedRows, dayBranches, MAX_DAY_BRANCHES } from '../src/queries/counted';
+import { countedRows, dayBranches } from '../src/queries/counted';
 import { migrate } from '../src/store/migrate';
 import { generate, insertRows } from './generate';
 import { openStore, removeDir, tempDir } from './helpers';
@@ -58,15 +58,25 @@ describe('the per-client cap per UTC day', () => {
 
   const expected = { flooder: 7, 'night-owl': 8, steady: 15 };
 
-  it('counts K per token, cell and UTC day, read as one subquery or one branch per day', async () => {
-    // Starts and ends mid-day: 01:00 on D (after the early row) to 23:00 on D + 2: three branches.
+  it('counts K per token, cell and UTC day, read as one subquery or as branches of whole days', async () => {
+    // Starts and ends mid-day: 01:00 on D (after the early row) to 23:00 on D + 2.
     const from = D + HOUR;
     const to = D + 2 * DAY + 23 * HOUR;
     expect(await perToken(from, to, false)).toEqual(expected);
     expect(await perToken(from, to, true)).toEqual(expected);
   });
 
-  it('counts the same with branches of several days (a range longer than MAX_DAY_BRANCHES days)', async () => {
+  it('counts the same in branches of one day each (the day then out of the key)', async () => {
+    // Two days, 01:00 on D to 23:00 on D + 1: one-day branches on any machine (at least 2 branches).
+    const from = D + HOUR;
+    const to = D + DAY + 23 * HOUR;
+    expect(dayBranches(from, to).days).toBe(1);
+    const twoDays = { flooder: 7, 'night-owl': 8, steady: 10 };
+    expect(await perToken(from, to, true)).toEqual(twoDays);
+    expect(await perToken(from, to, false)).toEqual(twoDays);
+  });
+
+  it('counts the same in branches of several days (a long range)', async () => {
     const from = D - 60 * DAY + HOUR;
     const to = D + 5 * DAY;
     expect(dayBranches(from, to).days).toBeGreaterThan(1);
@@ -75,25 +85,30 @@ describe('the per-client cap per UTC day', () => {
     expect(await perToken(from, to, false)).toEqual({ ...expected, early: 1 });
   });
 
-  it('splits a range into whole UTC days, at most MAX_DAY_BRANCHES branches covering it', () => {
-    for (const [from, to] of [
-      [D + HOUR, D + 2 * DAY + 23 * HOUR],
-      [D, D + DAY],
-      [D + HOUR, D + 2 * HOUR],
-      [D - 399 * DAY + 7, D],
-      [D - 31 * DAY, D + 1],
-    ] as const) {
-      const { days, bounds } = dayBranches(from, to);
-      expect(bounds.length).toBeGreaterThan(0);
-      expect(bounds.length).toBeLessThanOrEqual(MAX_DAY_BRANCHES);
-      expect(bounds[0]![0] % DAY).toBe(0);
-      expect(bounds[0]![0]).toBeLessThanOrEqual(from);
-      expect(bounds.at(-1)![1]).toBeGreaterThanOrEqual(to);
-      bounds.forEach(([lo, hi], i) => {
-        expect(hi - lo).toBe(days * DAY);
-        if (i > 0) expect(lo).toBe(bounds[i - 1]![1]);
-      });
-    }
-    expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR)).toEqual({ days: 1, bounds: [0, 1, 2].map((i) => [D + i * DAY, D + (i + 1) * DAY]) });
+  it('splits a range into runs of whole UTC days, at most the given number, covering it', () => {
+    for (const branches of [2, 3, 4, 32])
+      for (const [from, to] of [
+        [D + HOUR, D + 2 * DAY + 23 * HOUR],
+        [D, D + DAY],
+        [D + HOUR, D + 2 * HOUR],
+        [D - 399 * DAY + 7, D],
+        [D - 31 * DAY, D + 1],
+      ] as const) {
+        const { days, bounds } = dayBranches(from, to, branches);
+        expect(bounds.length).toBeGreaterThan(0);
+        expect(bounds.length).toBeLessThanOrEqual(branches);
+        expect(bounds[0]![0] % DAY).toBe(0);
+        expect(bounds[0]![0]).toBeLessThanOrEqual(from);
+        expect(bounds.at(-1)![1]).toBeGreaterThanOrEqual(to);
+        bounds.forEach(([lo, hi], i) => {
+          expect(hi - lo).toBe(days * DAY);
+          if (i > 0) expect(lo).toBe(bounds[i - 1]![1]);
+        });
+      }
+    expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR, 3)).toEqual({ days: 1, bounds: [0, 1, 2].map((i) => [D + i * DAY, D + (i + 1) * DAY]) });
+    // The default: one branch per day for a short range, at most one per core beyond.
+    expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR).days).toBe(1);
+    expect(dayBranches(D - 30 * DAY, D).bounds.length).toBeLessThanOrEqual(32);
+    expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR, 2)).toEqual({ days: 2, bounds: [0, 2].map((i) => [D + i * DAY, D + (i + 2) * DAY]) });
   });
 });

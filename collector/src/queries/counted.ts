@@ -10,12 +10,16 @@
  * That counter is one hash-map entry per key — with tokens rotating daily about one per row — and it runs
  * on one thread: the store merges every reading thread into one stream before a LIMIT BY, and the outer
  * query's aggregation then runs on that one stream too. Given the query's range, the rows are therefore
- * read as one `UNION ALL` branch per UTC day (`dayBranches`), each capped on its own: no key spans two
- * days, so the rows kept are the same (the same K per token, cell and day), but the branches run in
- * parallel, each counter holds one day's keys, and the day leaves the key. On 10 M rows this about halved
- * the cap's own cost (BENCHMARKS.md 2026-11-24 "Per-client cap: one branch per UTC day"); the capped query is
- * still 1.7× (3 days) to 2.4× (30 days) the one without the cap: a per-row hash-map insert costs about what
- * the whole aggregation does. A range inside one UTC day (one branch) gains nothing.
+ * read as `UNION ALL` branches of whole UTC days (`dayBranches`: one per day for ranges up to 8 days, as
+ * many as the machine has cores — the embedded store's threads — for longer ones), each capped on its own: no key spans two days, so the rows kept are the same
+ * (the same K per token, cell and day), but the branches run in parallel with smaller counters (a branch of
+ * one day leaves the day out of its key). Measured on compare stack,mode (BENCHMARKS.md 2026-11-24
+ * "Per-client cap: branches of whole UTC days"): one branch per day was best on 10 M rows but slower than
+ * one subquery on 1 M over 30 days (each branch has a fixed cost, and reads granules its neighbours read
+ * too), where one branch per core gained on both; over 3 days one branch per day gained on 10 M and cost
+ * nothing measurable on 1 M. The capped query still costs well above the one without the cap (a
+ * per-row hash-map insert costs about what the whole aggregation does), and a range inside one UTC day
+ * (one branch) gains nothing.
  * The day is `toDate(ts, 'UTC')` (a UInt16; `toStartOfDay` gives a DateTime64, slower to compute and hash).
  * The subquery selects only the columns the outer query reads (`columnsIn`): the store does not prune
  * the columns of a `LIMIT BY` subquery, and `SELECT *` made it read all thirty (≈ 2× the time of the
@@ -27,6 +31,7 @@
  * All SQL text here is fixed or comes from the catalogue's expressions; K is a validated integer.
  */
 
+import { availableParallelism } from 'node:os';
 import { INSERT_COLUMNS } from '../ingest/columns';
 
 /** K by default (CLIENT_RECORDS_PER_CELL_DAY): docs/integrity.md, "Per-client cap". */
@@ -41,19 +46,26 @@ export function columnsIn(sql: string): string[] {
   return INSERT_COLUMNS.filter((c) => words.has(c));
 }
 
-/** Most UNION ALL branches of a capped read: a longer range gets branches of several whole days each. */
-export const MAX_DAY_BRANCHES = 32;
+/**
+ * UNION ALL branches of a capped read: one per core (the embedded store runs max_threads = cores; a server
+ * may have more, and then gains less), at least 2.
+ */
+export const DAY_BRANCHES = Math.min(32, Math.max(2, availableParallelism()));
 const DAY_MS = 86_400_000;
+/** Ranges spanning at most this many UTC days are read one branch per day: a week, not aligned to midnight. */
+export const SHORT_RANGE_DAYS = 8;
 
 /**
- * [from, to) as runs of whole UTC days, at most MAX_DAY_BRANCHES of them, each as epoch-ms bounds: every
- * run starts at a UTC midnight and spans `days` days (the last run may reach past `to`; the query's own
- * range still bounds it).
+ * [from, to) as at most `branches` runs of whole UTC days (default: one per day up to SHORT_RANGE_DAYS
+ * days, else DAY_BRANCHES runs), each as epoch-ms bounds: every run starts at a
+ * UTC midnight and spans `days` days (the last run may reach past `to`; the query's own range still bounds it).
  */
-export function dayBranches(from: number, to: number): { days: number; bounds: [number, number][] } {
+export function dayBranches(from: number, to: number, branches?: number): { days: number; bounds: [number, number][] } {
   const first = Math.floor(from / DAY_MS) * DAY_MS;
   const total = Math.max(1, Math.ceil((to - first) / DAY_MS));
-  const days = Math.ceil(total / MAX_DAY_BRANCHES);
+  // Up to SHORT_RANGE_DAYS (the ranges the raw path serves): one branch per day, balanced across threads
+  // (3 days in 2 branches left one thread idle a third of the time); longer: one run per core.
+  const days = Math.ceil(total / (branches ?? (total <= SHORT_RANGE_DAYS ? total : DAY_BRANCHES)));
   const bounds: [number, number][] = [];
   for (let lo = first; lo < to || bounds.length === 0; lo += days * DAY_MS) bounds.push([lo, lo + days * DAY_MS]);
   return { days, bounds };
@@ -62,7 +74,7 @@ export function dayBranches(from: number, to: number): { days: number; bounds: [
 /**
  * A FROM clause: the counted rows of `handshakes` matching `where`, capped per client, day and `cellKeys`,
  * with the columns `reads` (the outer query's SQL text: its select list, grouping, ordering) names. With
- * `range` (the bounds `where` already applies, epoch ms), one branch per UTC day (or run of days).
+ * `range` (the bounds `where` already applies, epoch ms), in branches of whole UTC days (`dayBranches`).
  */
 export function countedRows(where: string, cellKeys: readonly string[], cap: number, reads: string, range?: { from: number; to: number }): string {
   if (!Number.isInteger(cap) || cap < 0) throw new RangeError(`the per-client cap must be a whole number, got ${cap}`);
