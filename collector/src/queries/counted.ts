@@ -11,15 +11,15 @@
  * on one thread: the store merges every reading thread into one stream before a LIMIT BY, and the outer
  * query's aggregation then runs on that one stream too. Given the query's range, the rows are therefore
  * read as `UNION ALL` branches of whole UTC days (`dayBranches`: one per day for ranges up to 8 days, as
- * many as the machine has cores — the embedded store's threads — for longer ones), each capped on its own: no key spans two days, so the rows kept are the same
- * (the same K per token, cell and day), but the branches run in parallel with smaller counters (a branch of
- * one day leaves the day out of its key). Measured on compare stack,mode (BENCHMARKS.md 2026-11-24
- * "Per-client cap: branches of whole UTC days"): one branch per day was best on 10 M rows but slower than
- * one subquery on 1 M over 30 days (each branch has a fixed cost, and reads granules its neighbours read
- * too), where one branch per core gained on both; over 3 days one branch per day gained on 10 M and cost
- * nothing measurable on 1 M. The capped query still costs well above the one without the cap (a
- * per-row hash-map insert costs about what the whole aggregation does), and a range inside one UTC day
- * (one branch) gains nothing.
+ * many as the machine has cores — the embedded store's threads — for longer ones), each capped on its
+ * own: no key spans two days, so the rows kept are the same (the same K per token, cell and day), but the
+ * branches run in parallel with smaller counters (a branch of one day leaves the day out of its key).
+ * Measured on compare stack,mode (BENCHMARKS.md 2026-11-24 "Per-client cap: branches of whole UTC days"):
+ * over 30 days one branch per day was best on 10 M rows but slower than one subquery on 1 M (each branch
+ * has a fixed cost, and reads granules its neighbours read too), where one branch per core gained on both;
+ * over 3 days one branch per day gained on 10 M (2.24× → 1.80× the capless query) and cost ≈ 4 ms on 1 M.
+ * The capped query still costs well above the one without the cap (a per-row hash-map insert costs about
+ * what the whole aggregation does), and a range inside one UTC day (one branch) gains nothing.
  * The day is `toDate(ts, 'UTC')` (a UInt16; `toStartOfDay` gives a DateTime64, slower to compute and hash).
  * The subquery selects only the columns the outer query reads (`columnsIn`): the store does not prune
  * the columns of a `LIMIT BY` subquery, and `SELECT *` made it read all thirty (≈ 2× the time of the
@@ -57,14 +57,15 @@ export const SHORT_RANGE_DAYS = 8;
 
 /**
  * [from, to) as at most `branches` runs of whole UTC days (default: one per day up to SHORT_RANGE_DAYS
- * days, else DAY_BRANCHES runs), each as epoch-ms bounds: every run starts at a
- * UTC midnight and spans `days` days (the last run may reach past `to`; the query's own range still bounds it).
+ * days, else DAY_BRANCHES runs), each as epoch-ms bounds: every run starts at a UTC midnight and spans
+ * `days` days (the last run may reach past `to`; the query's own range still bounds it).
  */
 export function dayBranches(from: number, to: number, branches?: number): { days: number; bounds: [number, number][] } {
   const first = Math.floor(from / DAY_MS) * DAY_MS;
   const total = Math.max(1, Math.ceil((to - first) / DAY_MS));
-  // Up to SHORT_RANGE_DAYS (the ranges the raw path serves): one branch per day, balanced across threads
-  // (3 days in 2 branches left one thread idle a third of the time); longer: one run per core.
+  // Up to SHORT_RANGE_DAYS (the ranges the raw path serves): one branch per day (3 days as 2 branches of
+  // 2 and 1 days gained little: 10 M rows, 2.18× → 2.06× the capless query, against 1.80× per day);
+  // longer: one run per core.
   const days = Math.ceil(total / (branches ?? (total <= SHORT_RANGE_DAYS ? total : DAY_BRANCHES)));
   const bounds: [number, number][] = [];
   for (let lo = first; lo < to || bounds.length === 0; lo += days * DAY_MS) bounds.push([lo, lo + days * DAY_MS]);
