@@ -100,7 +100,7 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
   // The raw table's rows are counted through the per-client cap, per the query's own cells (counted.ts).
   // The rollup holds plausible rows only (migration 0007); its cap: docs/integrity.md, "Per-client cap".
   const cellKeys = [...(q.bucket ? [`toStartOfInterval(ts, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})`] : []), ...q.dimensions.map((d) => dimensionSql(d, src.expressions))];
-  const from = src.grain === 'ms' ? [`FROM ${countedRows(where.join(' AND '), cellKeys, q.filters.clientCap, [...keys, ...metrics].join(', '))}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
+  const from = src.grain === 'ms' ? [`FROM ${countedRows(where.join(' AND '), cellKeys, q.filters.clientCap, [...keys, ...metrics].join(', '), { from: q.filters.from, to: q.filters.to })}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
   const sql = [
     `SELECT ${[...keys, ...metrics].join(',\n  ')}`,
     ...from,

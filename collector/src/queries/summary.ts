@@ -34,7 +34,7 @@ export async function querySummary(
     await client.query({
       query: `
         SELECT protocol, ifNull(tlsVersion, 'unknown') AS version, count() AS records, ${RAW_CLIENTS} AS clients
-        FROM ${countedRows('ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})', ['protocol', 'tlsVersion'], clientCap, `protocol, tlsVersion, ${RAW_CLIENTS}`)}
+        FROM ${countedRows('ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})', ['protocol', 'tlsVersion'], clientCap, `protocol, tlsVersion, ${RAW_CLIENTS}`, range)}
         GROUP BY protocol, version
         ORDER BY protocol, version`,
       query_params: range,
