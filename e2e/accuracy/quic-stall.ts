@@ -42,8 +42,15 @@ export function quicStalled(proxy: ProxyLine | null): boolean | null {
     if (flight < 0 || down.arrived[flight] === undefined) return null;
     const flightLeft = down.arrived[flight]!;
     const half = proxy.rttMs / 2;
+    // The client's first flight: its ClientHello's datagrams and, resuming, its 0-RTT packets (alone or
+    // with an Initial), back to back — and nothing of the Handshake space, which needs the server's flight.
     let clientHello = 1;
-    while (clientHello < up.kinds.length && up.kinds[clientHello] === 'I' && up.arrived[clientHello]! - up.arrived[clientHello - 1]! < CLIENT_HELLO_GAP_MS) clientHello++;
+    while (
+      clientHello < up.kinds.length &&
+      !up.kinds[clientHello]!.includes('H') &&
+      up.arrived[clientHello]! - up.arrived[clientHello - 1]! < CLIENT_HELLO_GAP_MS
+    )
+      clientHello++;
     for (let i = clientHello; i < up.kinds.length; i++) {
       const k = up.kinds[i]!;
       if (!k.includes('I') || k.includes('H')) continue;

@@ -37,6 +37,14 @@ describe('quicStalled', () => {
     expect(quicStalled(firefox)).toBe(false);
   });
 
+  it('a resumed handshake whose first flight carries 0-RTT packets is not stalled', () => {
+    // Firefox, local: ClientHello in two datagrams, then an Initial coalesced with 0-RTT data.
+    const firefox = line(0, [['I', 0.04], ['I', 0.22], ['I0', 0.24], ['IH1', 2.55], ['1', 4.61]], [['I', 0.75], ['IH1', 1.47], ['1', 1.91]]);
+    expect(quicStalled(firefox)).toBe(false);
+    const chromium = line(20, [['I', 0.03], ['I', 0.1], ['0', 0.12], ['0', 0.13], ['I0', 0.2], ['H1', 22.4]], [['I', 10.8], ['IH1', 11.4], ['1', 11.5]]);
+    expect(quicStalled(chromium)).toBe(false);
+  });
+
   it('the two datagrams of one ClientHello spaced by a busy browser are still one ClientHello', () => {
     const flow = line(0, [['I', 0.03], ['I', 5.12], ['IH', 7.45], ['H1', 8.49]], [['I', 5.58], ['IH', 6.25], ['1', 7.55]]);
     expect(quicStalled(flow)).toBe(false);
