@@ -4,6 +4,7 @@
  * each RTT profile, against the server that differs from it in that one thing only (crypto-servers.ts).
  */
 import { CRYPTO_SERVERS, type CryptoServerId } from '../lab/crypto-servers';
+import { median } from '../seeds/lab-runs';
 import { CRYPTO_FIELDS, scoreCrypto } from './crypto-score';
 import type { Sample } from './samples';
 import { uniqueConnections, wireSpan } from './score';
@@ -16,12 +17,6 @@ export const EFFECTS: { title: string; what: string; servers: CryptoServerId[] }
   { title: 'Key-exchange group', what: 'the same Node 24 server accepting only X25519, or only the post-quantum hybrid X25519MLKEM768', servers: ['pq-x25519', 'pq-hybrid'] },
 ];
 
-const median = (xs: number[]) => {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const f1 = (x: number | null) => (x === null ? '–' : x.toFixed(1));
 const signed = (x: number | null) => (x === null ? '–' : `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(1)}`);
 const pct = (x: number | null) => (x === null ? '–' : `${(x * 100).toFixed(1)} %`);
