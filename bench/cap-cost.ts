@@ -18,7 +18,7 @@ import { openStore } from '../collector/src/store/clients';
 import { loadMigrations, materializedViews, migrate } from '../collector/src/store/migrate';
 import { DEFAULT_MIN_CLIENTS_PER_CELL } from '../collector/src/config';
 import { buildCellSql } from '../collector/src/queries/cells';
-import { DEFAULT_CLIENT_CAP } from '../collector/src/queries/counted';
+import { DEFAULT_CLIENT_CAP, dayBranches } from '../collector/src/queries/counted';
 import { QUERY_SPECS, directSql } from './lib/query-specs';
 
 const DIR = process.env.BENCH_CAP_DIR ?? '/tmp/capq';
@@ -51,13 +51,9 @@ const VARIANTS: Variant[] = [
 
 /** Whole UTC days of [from, to) in `groups` contiguous runs, one UNION ALL branch each (the cap's key holds the day). */
 function daySplit(from: number, to: number, groups: number, key = 'clientToken, toDate(ts)'): string {
-  const days = Math.ceil((to - Math.floor(from / DAY) * DAY) / DAY);
-  const per = Math.ceil(days / groups);
-  const branches: string[] = [];
-  for (let lo = Math.floor(from / DAY) * DAY; lo < to; lo += per * DAY) {
-    const hi = lo + per * DAY;
-    branches.push(`  SELECT $COLS FROM handshakes\n  WHERE ($WHERE) AND ts >= fromUnixTimestamp64Milli(toInt64(${lo}), 'UTC') AND ts < fromUnixTimestamp64Milli(toInt64(${hi}), 'UTC')\n  LIMIT $K BY ${key}$KEYS`);
-  }
+  const branches = dayBranches(from, to, groups).bounds.map(
+    ([lo, hi]) => `  SELECT $COLS FROM handshakes\n  WHERE ($WHERE) AND ts >= fromUnixTimestamp64Milli(toInt64(${lo}), 'UTC') AND ts < fromUnixTimestamp64Milli(toInt64(${hi}), 'UTC')\n  LIMIT $K BY ${key}$KEYS`,
+  );
   return `(\n${branches.join('\n  UNION ALL\n')}\n)`;
 }
 
