@@ -120,14 +120,12 @@ describe('upgrade: spooled segments of an older release replay with their own co
       expect(segFiles(spoolDir)).toEqual([]);
       expect(segFiles(join(spoolDir, QUARANTINE_DIR))).toEqual([]);
 
-      const rs = await t.app.store.query.query({
-        query: `SELECT toString(batchId) AS id, count() AS n, groupUniqArray(futureKeyBits) AS bits, groupUniqArray(futureStapled) AS stapled,
-                       groupUniqArray(chainAlgorithms) AS algs, groupUniqArray(signatureScheme) AS sig, groupUniqArray(certChainLength) AS chain,
-                       groupUniqArray(rttHint) AS rtt, groupUniqArray(clientToken) AS tokens
-                FROM handshakes GROUP BY batchId`,
-        format: 'JSONEachRow',
-      });
-      const stored = new Map((await rs.json<Record<string, unknown> & { id: string; n: number }>()).map((r) => [r.id, r]));
+      const stored = await batchRows(
+        t,
+        `groupUniqArray(futureKeyBits) AS bits, groupUniqArray(futureStapled) AS stapled,
+         groupUniqArray(chainAlgorithms) AS algs, groupUniqArray(signatureScheme) AS sig, groupUniqArray(certChainLength) AS chain,
+         groupUniqArray(rttHint) AS rtt, groupUniqArray(clientToken) AS tokens`,
+      );
       for (const b of [...all, fresh]) {
         const row = stored.get(b.batchId)!;
         expect(row, b.batchId).toBeDefined();
@@ -189,14 +187,12 @@ describe('upgrade across migration 0009 (crypto columns)', () => {
       expect((await postBatch(t.app, fresh)).statusCode).toBe(202);
       await t.app.ingest.flush();
       await until(async () => (await perBatch(t)).size === 3);
-      const rs = await t.app.store.query.query({
-        query: `SELECT toString(batchId) AS id, count() AS n, groupUniqArray(certKeyType) AS keyType, groupUniqArray(certKeyBits) AS bits,
-                       groupUniqArray(certChainBytes) AS bytes, groupUniqArray(ocspStapled) AS stapled, groupUniqArray(ech) AS ech,
-                       groupUniqArray(cryptoSource) AS src, groupUniqArray(keyExchangeGroup) AS grp
-                FROM handshakes GROUP BY batchId`,
-        format: 'JSONEachRow',
-      });
-      const stored = new Map((await rs.json<Record<string, unknown> & { id: string; n: number }>()).map((r) => [r.id, r]));
+      const stored = await batchRows(
+        t,
+        `groupUniqArray(certKeyType) AS keyType, groupUniqArray(certKeyBits) AS bits,
+         groupUniqArray(certChainBytes) AS bytes, groupUniqArray(ocspStapled) AS stapled, groupUniqArray(ech) AS ech,
+         groupUniqArray(cryptoSource) AS src, groupUniqArray(keyExchangeGroup) AS grp`,
+      );
       // Spooled before the migration: stored once, the new columns at their defaults (unknown), the old ones as sent.
       expect(stored.get(spooled[0]!.batchId)).toMatchObject({ n: 5, keyType: [''], bits: [], bytes: [], stapled: [], ech: [], src: [''], grp: ['X25519'] });
       expect(stored.get(spooled[1]!.batchId)).toMatchObject({ n: 3, keyType: [''], bits: [], src: [''] });
@@ -389,7 +385,17 @@ describe('quarantine: a segment the store refuses for its content does not stall
   });
 });
 
-async function perBatch(t: { app: Awaited<ReturnType<typeof startApp>>['app'] }): Promise<Map<string, number>> {
-  const rs = await t.app.store.query.query({ query: 'SELECT toString(batchId) AS id, count() AS n FROM handshakes GROUP BY batchId', format: 'JSONEachRow' });
-  return new Map((await rs.json<{ id: string; n: number }>()).map((r) => [r.id, Number(r.n)]));
+type RunningApp = { app: Awaited<ReturnType<typeof startApp>>['app'] };
+
+async function perBatch(t: RunningApp): Promise<Map<string, number>> {
+  return new Map([...(await batchRows(t))].map(([id, r]) => [id, Number(r.n)]));
+}
+
+/** Per stored batch: its row count `n` and the `aggregates` (SQL select items over its rows). */
+async function batchRows(t: RunningApp, aggregates?: string): Promise<Map<string, Record<string, unknown> & { id: string; n: number }>> {
+  const rs = await t.app.store.query.query({
+    query: `SELECT toString(batchId) AS id, count() AS n${aggregates ? `, ${aggregates}` : ''} FROM handshakes GROUP BY batchId`,
+    format: 'JSONEachRow',
+  });
+  return new Map((await rs.json<Record<string, unknown> & { id: string; n: number }>()).map((r) => [r.id, r]));
 }
