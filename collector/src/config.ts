@@ -145,7 +145,7 @@ export const ConfigSchema = Type.Object({
     DEFAULT_CLIENT_CAP,
     0,
     1_000_000,
-    'records of one client token a figure counts per cell and UTC day at most (raw-table queries; [docs/integrity.md](docs/integrity.md)); `0` = no cap',
+    'records of one client token a figure counts per cell and UTC day at most: in figures of whole days (and the rollups) the first K of its day on each site, marked as they arrive (a change applies to records from then on); in hourly cells and alert windows K per cell, at read time ([docs/integrity.md](docs/integrity.md)); `0` = no cap',
   ),
   tokensPerAddress: int(
     'TOKENS_PER_ADDRESS',

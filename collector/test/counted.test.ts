@@ -1,14 +1,17 @@
 /**
- * The per-client cap's day semantics (queries/counted.ts) on a real embedded store: at most K rows per
- * client token, cell and UTC day — whether the rows are read as one capped subquery or as UNION ALL
- * branches of whole UTC days (one day or several each), and for a range that starts or ends mid-day.
+ * The per-client cap (queries/counted.ts) on a real embedded store. Read time, for cells shorter than a
+ * day (`cappedPerCell`): at most K rows per client token, cell and UTC day — whether the rows are read as
+ * one capped subquery or as UNION ALL branches of whole UTC days (one day or several each), and for a range
+ * that starts or ends mid-day. Whole days (`countedRows`): the rows ingest did not mark, through the ingest
+ * route — the raw table's daily cells and the rollup count the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandshakeRow } from '../src/ingest/columns';
-import { countedRows, dayBranches } from '../src/queries/counted';
+import type { HandshakeRecord } from '@tlsrum/shared';
+import { cappedPerCell, countedRows, dayBranches } from '../src/queries/counted';
 import { migrate } from '../src/store/migrate';
 import { generate, insertRows } from './generate';
-import { openStore, removeDir, tempDir } from './helpers';
+import { makeBatch, makeRecords, openStore, postBatch, removeDir, storedRows, tempDir, withApp } from './helpers';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -51,7 +54,7 @@ describe('the per-client cap per UTC day', () => {
 
   async function perToken(from: number, to: number, range: boolean): Promise<Record<string, number>> {
     const where = 'ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})';
-    const sql = `SELECT clientToken, toUInt32(count()) AS n FROM ${countedRows(where, ['protocol'], K, 'clientToken, protocol', range ? { from, to } : undefined)} GROUP BY clientToken ORDER BY clientToken`;
+    const sql = `SELECT clientToken, toUInt32(count()) AS n FROM ${cappedPerCell(where, ['protocol'], K, 'clientToken, protocol', range ? { from, to } : undefined)} GROUP BY clientToken ORDER BY clientToken`;
     const out = await (await store.query.query({ query: sql, query_params: { from, to }, format: 'JSONEachRow' })).json<{ clientToken: string; n: number }>();
     return Object.fromEntries(out.map((r) => [r.clientToken, Number(r.n)]));
   }
@@ -112,3 +115,54 @@ describe('the per-client cap per UTC day', () => {
     expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR, 2)).toEqual({ days: 2, bounds: [0, 2].map((i) => [D + i * DAY, D + (i + 2) * DAY]) });
   });
 });
+
+const record = (token: string, ts: number, o: Partial<HandshakeRecord> = {}): HandshakeRecord => ({ ...makeRecords(1)[0]!, clientToken: token, ts, ...o });
+
+describe('the cap through the ingest route (real embedded store)', () => {
+  it('stores every record, marks those beyond K of a token, day and site, and the raw table and the rollup count the same', async () => {
+    await withApp({ MIN_CLIENTS_PER_CELL: '1', CLIENT_RECORDS_PER_CELL_DAY: String(K), TOKENS_PER_ADDRESS: '0' }, async (t) => {
+      const now = Date.now();
+      const batch = (token: string, n: number, o: Partial<HandshakeRecord>) => Array.from({ length: n }, (_, i) => record(token, now - 1000 - i, o));
+      const records = [
+        ...batch('flooder-token', 9, { protocol: 'h2', transport: 'tcp' }),
+        ...batch('flooder-token', 2, { protocol: 'http/1.1', transport: 'tcp' }),
+        ...batch('steady-token', 4, { protocol: 'h2', transport: 'tcp' }),
+      ];
+      // Two requests for the flooder's h2 records: the count runs across requests.
+      for (const part of [records.slice(0, 4), records.slice(4)]) {
+        const res = await postBatch(t.app, makeBatch(part));
+        expect(res.statusCode, res.body).toBe(202);
+      }
+      await t.app.ingest.flush();
+
+      const stored = await storedRows(t.app);
+      expect(stored).toHaveLength(15);
+      // Beyond the flooder's first K on this site and day, whatever cell they claim.
+      expect(stored.filter((r) => Number(r.capped) === 1).map((r) => `${r.clientToken} ${r.protocol}`).sort()).toEqual([
+        ...Array.from({ length: 4 }, () => 'flooder-token h2'),
+        ...Array.from({ length: 2 }, () => 'flooder-token http/1.1'),
+      ]);
+
+      const perToken = await (
+        await t.app.store.query.query({ query: `SELECT clientToken, toUInt32(count()) AS n FROM ${countedRows('1', 'clientToken')} GROUP BY clientToken ORDER BY clientToken`, format: 'JSONEachRow' })
+      ).json<{ clientToken: string; n: number }>();
+      expect(perToken).toEqual([
+        { clientToken: 'flooder-token', n: K },
+        { clientToken: 'steady-token', n: 4 },
+      ]);
+      for (const table of ['raw', 'rollup']) {
+        const res = await t.app.inject({ method: 'GET', url: `/v1/compare?dimensions=protocol&table=${table}` });
+        expect(res.statusCode).toBe(200);
+        const cells = res.json<{ cells: Array<{ key: { protocol: string }; records: number }> }>().cells;
+        expect(Object.fromEntries(cells.map((c) => [c.key.protocol, c.records])), table).toEqual({ h2: K + 4 });
+      }
+      // Hourly cells cap per their own cells at read time (the marks ignored): K of each protocol.
+      const hourly = await t.app.inject({ method: 'GET', url: `/v1/timeseries?interval=hour&dimensions=protocol&from=${now - 3_600_000}&to=${now + 60_000}&table=raw` });
+      expect(hourly.statusCode).toBe(200);
+      const byProtocol: Record<string, number> = {};
+      for (const c of hourly.json<{ cells: Array<{ key: { protocol: string }; records: number }> }>().cells) byProtocol[c.key.protocol] = (byProtocol[c.key.protocol] ?? 0) + c.records;
+      expect(byProtocol).toEqual({ h2: K + 4, 'http/1.1': 2 });
+    });
+  });
+});
+

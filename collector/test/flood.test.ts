@@ -3,7 +3,9 @@
  * 20 000 records with a 5-second TLS phase (consistent phases, class `unknown`: every plausibility rule
  * passes, as a careful attacker's would). With the per-client cap (CLIENT_RECORDS_PER_CELL_DAY) no cell's
  * p75 of any cell route moves by more than 5 %, over the raw table and through the daily rollup (ranges of
- * 7 days or more), and the regression alerts stay silent.
+ * 7 days or more), and the regression alerts stay silent. The same when the flooder spreads its records
+ * over every cell it can claim (protocol, TLS version, resumed, class), smallest cells first: the cap
+ * counts K records of a token per site and day (whole days) or per hourly cell, whichever cells they name.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandshakeRecord } from '@tlsrum/shared';
@@ -20,7 +22,19 @@ const SITE = 'shop.example';
 const honest = (from: number, seed: number) =>
   generate({ site: SITE, country: 'DE', from, to: from + HOUR - 60_000, records: 1000, clients: 40, rtt: 40, fullTls: 80, resumedTls: 40, resumedShare: 0.5, tls13Share: 0.7, h3Share: 0.2, seed });
 
-function floodRecords(n: number): HandshakeRecord[] {
+/**
+ * The fine cells (queries/counted.ts) a flooder can claim while every plausibility rule passes: TCP
+ * protocols × TLS versions, and h3 over QUIC (no TCP phase); resumed true / false / unknown; class
+ * `unknown` (what its phases give) or `0rtt` (never checked against the phases).
+ */
+const SPREAD: Array<Partial<HandshakeRecord>> = [
+  // TLS 1.2 first: the smallest cells (a quarter of the honest records), where a few records weigh most.
+  ...(['1.2', '1.3'] as const).flatMap((tlsVersion) => (['h2', 'http/1.1'] as const).map((protocol) => ({ protocol, transport: 'tcp' as const, tlsVersion, tcp: 40, connect: 5040 }))),
+  { protocol: 'h3' as const, transport: 'quic' as const, tlsVersion: '1.3' as const, tcp: 0, connect: 5000 },
+].flatMap((stack) => [false, true, null].flatMap((resumed) => (['unknown', '0rtt'] as const).map((handshakeClass) => ({ ...stack, resumed, handshakeClass }))));
+
+/** `n` records of one token, all in one fine cell or (`spread`) cycling through every cell of SPREAD. */
+function floodRecords(n: number, spread: boolean): HandshakeRecord[] {
   return Array.from({ length: n }, (_, i) => ({
     ts: NOW - 30 * 60_000 + (i % 1000),
     site: SITE,
@@ -43,6 +57,7 @@ function floodRecords(n: number): HandshakeRecord[] {
     os: 'windows',
     source: 'rum',
     clientToken: 'flooding-client-0001',
+    ...(spread ? SPREAD[i % SPREAD.length] : {}),
   }));
 }
 
@@ -60,7 +75,10 @@ function p75s(url: string, body: { cells?: Cell[] }): Map<string, number> {
   return out;
 }
 
-describe('one client flooding 20 000 records with a 5-second TLS phase', () => {
+describe.each([
+  ['in one cell', false],
+  [`spread over the ${SPREAD.length} fine cells it can claim`, true],
+])('one client flooding 20 000 records with a 5-second TLS phase, %s', (_name, spread) => {
   let t: TestApp;
   const urls = ['stack,mode', 'tlsVersion', 'protocol', 'handshakeClass', 'country', 'browser', 'source', 'resumed']
     .flatMap((d) => [`/v1/compare?dimensions=${d}`, `/v1/phases?dimensions=${d}`])
@@ -89,7 +107,7 @@ describe('one client flooding 20 000 records with a 5-second TLS phase', () => {
     await insertRows(t.app.store.ingest, [...honest(NOW - HOUR, 1), ...honest(NOW - HOUR - WEEK_MS, 2)]);
     before = await ask();
     // The attack, through the ingest route: 40 batches of 500 from one address, all accepted.
-    const flood = floodRecords(20_000);
+    const flood = floodRecords(20_000, spread);
     for (let i = 0; i < flood.length; i += 500) {
       const res = await postBatch(t.app, makeBatch(flood.slice(i, i + 500)), { ip: '203.0.113.66' });
       expect(res.statusCode).toBe(202);

@@ -166,7 +166,7 @@ describe('GET /v1/whatif on a real store', () => {
   it('answers every field the report computes (the response schema serialises, it drops nothing)', async () => {
     const range = { from: now - 3 * hour, to: now + 1000 };
     const res = await get(`site=lab.example&from=${range.from}&to=${range.to}`);
-    const report = await whatIf(t.app.store.query, { site: 'lab.example', ...range, filters: {}, ticketLifetimeMs: 24 * hour, limit: 200_000, clientCap: t.app.config.clientRecordsPerCellDay }, 20);
+    const report = await whatIf(t.app.store.query, { site: 'lab.example', ...range, filters: {}, ticketLifetimeMs: 24 * hour, limit: 200_000 }, 20);
     expect(res.json()).toEqual(JSON.parse(JSON.stringify(report)));
     expect(report.overall?.accounting.tlsByClass['full-2rtt'].share).toBe(1);
   });

@@ -5,7 +5,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { RAW_CLIENTS } from '../queries/clients';
-import { countedRows } from '../queries/counted';
+import { cappedPerCell } from '../queries/counted';
 
 export interface WindowStats {
   records: number;
@@ -58,7 +58,7 @@ const EMPTY: WindowStats = {
 
 /** The rows of both windows a check counts: plausible, at most `cap` per client, day and window. */
 const counted = (cap: number) =>
-  countedRows(
+  cappedPerCell(
     "site = {site:String} AND ({source:String} = '' OR source = {source:String}) AND ((ts >= curFrom AND ts < curTo) OR (ts >= baseFrom AND ts < baseTo))",
     ['ts >= curFrom'],
     cap,

@@ -18,7 +18,7 @@ export interface RowContext {
   /** True for a record whose client token was one too many for its address today (ingest/token-budget.ts). */
   overTokenBudget?: (r: HandshakeRecord) => boolean;
   /** True for a record beyond the first K of its client, day and rollup cell (ingest/client-cap.ts). */
-  overClientCap?: (r: HandshakeRecord, site: string, country: string) => boolean;
+  overClientCap?: (r: HandshakeRecord, site: string) => boolean;
   /** The latest probe's crypto facts of a registered site (probe/crypto-facts.ts), for records that carry none. */
   probeCrypto?: (site: string) => ProbeCryptoFacts | null;
   /** Derived from the client address, which goes no further. */
@@ -107,9 +107,10 @@ export const COLUMNS = {
     null,
     (r, c) => plausibilityMask(r, { sentAt: c.batch.sentAt ?? r.ts }) | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
   ),
-  // Beyond the per-client cap of the daily rollup (ingest/client-cap.ts): only the rollup's view skips it.
+  // Beyond the first K of its client token, UTC day and site (ingest/client-cap.ts): left out of every
+  // figure of whole days (the rollups' views, the raw table's daily cells: queries/counted.ts).
   capped: col(NUMBER, null, (r, c) =>
-    c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '', c.country || UNKNOWN_COUNTRY) ? 1 : 0,
+    c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '') ? 1 : 0,
   ),
 };
 

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { createCountryLookup, type CountryLookup } from '../geo/country';
-import { CLIENT_CAP_ENTRIES, ClientCapCounter } from '../ingest/client-cap';
+import { CLIENT_CAP_ENTRIES, ClientCapCounter, seedClientCap } from '../ingest/client-cap';
 import { IngestPipeline } from '../ingest/pipeline';
 import { QUARANTINE_DIR } from '../ingest/quarantine';
 import { insertStatement } from '../ingest/spool-format';
@@ -23,6 +23,8 @@ declare module 'fastify' {
     tokenBudget: TokenBudget | null;
     /** The daily rollup's per-client cap, counted at ingest. */
     clientCap: ClientCapCounter;
+    /** Settles once the per-client cap's counts of the open days have been read from the store (or could not be). */
+    clientCapSeeded: Promise<void>;
     countryOf: CountryLookup;
   }
 }
@@ -110,11 +112,29 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
 
 
   app.decorate('ingest', ingest);
-  app.decorate('clientCap', new ClientCapCounter({ perCell: config.clientRecordsPerCellDay, maxEntries: CLIENT_CAP_ENTRIES }));
+  const clientCap = new ClientCapCounter({ perCell: config.clientRecordsPerCellDay, maxEntries: CLIENT_CAP_ENTRIES });
+  app.decorate('clientCap', clientCap);
+  // A restart does not reset the per-client cap: once the store is ready, the counts of the days still
+  // open are taken from the records stored before this process started.
+  const startedAt = Date.now();
+  const seeding =
+    config.clientRecordsPerCellDay > 0
+      ? app.storeStatus.whenReady.then(async () => {
+          try {
+            const keys = await seedClientCap(clientCap, app.store.query, startedAt, CLIENT_CAP_ENTRIES);
+            if (keys > 0) app.log.info({ keys }, 'per-client cap: counts of the open days taken from the store');
+          } catch (err) {
+            app.log.warn({ err: { message: (err as Error).message } }, 'per-client cap: the stored counts of the open days could not be read; counting from this start');
+          }
+        })
+      : Promise.resolve();
+  app.decorate('clientCapSeeded', seeding);
   app.decorate('tokenBudget', config.tokensPerAddress > 0 ? new TokenBudget({ perAddress: config.tokensPerAddress, maxEntries: config.tokenBudgetEntries }) : null);
   app.decorate('countryOf', createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 
   app.addHook('onClose', async () => {
+    // Not racing the store's close (its plugin's onClose runs after this one).
+    await Promise.race([seeding, new Promise((r) => setTimeout(r, 10_000).unref())]);
     // Graceful shutdown drains the spool into the store; what a failing store leaves stays on disk and
     // is replayed at the next start, so nothing acknowledged is lost either way.
     await ingest.close(config.shutdownDrainMs);

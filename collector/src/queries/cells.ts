@@ -12,7 +12,7 @@ import { VALUE_FILTERS, type ValueFilterName } from '@tlsrum/shared/query';
 import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
 import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
-import { countedRows } from './counted';
+import { cappedPerCell, countedRows } from './counted';
 import { chooseSource, type Source } from './sources';
 
 export type { Cell, Quantiles };
@@ -26,7 +26,7 @@ export interface Filters extends ValueFilters {
   to: number;
   /** One registered site, or null for every site (unregistered ones included). */
   site: string | null;
-  /** Records of one client token counted per cell and day at most (0: no cap; counted.ts). */
+  /** Records of one client token counted per cell and day at most (0: no cap; counted.ts): K of the hourly cells' read-time cap (days: the marks made at ingest). */
   clientCap: number;
 }
 
@@ -97,10 +97,12 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
   params.limit = q.limit + 1;
 
   const groupKeys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
-  // The raw table's rows are counted through the per-client cap, per the query's own cells (counted.ts).
-  // The rollup holds plausible rows only (migration 0007); its cap: docs/integrity.md, "Per-client cap".
-  const cellKeys = [...(q.bucket ? [`toStartOfInterval(ts, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})`] : []), ...q.dimensions.map((d) => dimensionSql(d, src.expressions))];
-  const from = src.grain === 'ms' ? [`FROM ${countedRows(where.join(' AND '), cellKeys, q.filters.clientCap, [...keys, ...metrics].join(', '), { from: q.filters.from, to: q.filters.to })}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
+  // The raw table's rows go through the per-client cap (counted.ts): for whole days, the rows ingest did
+  // not mark (as the rollups count them); hourly cells cap per their own cells at read time.
+  const reads = [...keys, ...metrics].join(', ');
+  const cellKeys = ['toStartOfInterval(ts, INTERVAL 1 HOUR)', ...q.dimensions.map((d) => dimensionSql(d, src.expressions))];
+  const raw = q.bucket === 'hour' ? cappedPerCell(where.join(' AND '), cellKeys, q.filters.clientCap, reads, { from: q.filters.from, to: q.filters.to }) : countedRows(where.join(' AND '), reads);
+  const from = src.grain === 'ms' ? [`FROM ${raw}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
   const sql = [
     `SELECT ${[...keys, ...metrics].join(',\n  ')}`,
     ...from,
@@ -179,8 +181,11 @@ export async function queryCells(
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
   const kept = rows.filter((r) => Number(r.n_records) > 0);
   const truncated = kept.length > q.limit;
-  // Client tokens rotate daily: one token spans at most two UTC days (one in a day or hour bucket).
-  const cap = source.name === 'raw' ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) } : null;
+  // Client tokens rotate daily: one token spans at most two UTC days (one in a day or hour bucket). The
+  // raw table holds a token to K per cell and day in hourly cells (read time) and, of one site, in daily
+  // ones (ingest marks: K per site and day); every site together may hold K per site it sent for.
+  const exact = source.name === 'raw' && (q.bucket === 'hour' || q.filters.site !== null);
+  const cap = exact ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) } : null;
   const cells = kept.slice(0, q.limit).map((r) => toCell(r, q, minClients, source.agg.clientsCap, cap));
   return { cells, truncated, table: source.name === 'raw' ? 'raw' : 'rollup' };
 }

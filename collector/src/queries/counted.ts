@@ -1,34 +1,32 @@
 /**
- * The rows a figure counts, for every query that reads the raw table (cells, summary, what-if, alert
- * checks): plausible rows only (`implausible = 0`: no flag rule failed, the token was within its address's
- * budget), and of each client token at most K rows per cell and UTC day (CLIENT_RECORDS_PER_CELL_DAY).
- * One flooding client then weighs at most K records in each cell of each day, in every percentile, share,
- * count, alert and what-if — whatever it sent; the stored rows are all kept (nothing is discarded at
- * ingest), so K can change and the next query follows.
+ * The rows a figure counts, for every query that reads the raw table: plausible rows only (`implausible =
+ * 0`: no flag rule failed, the token was within its address's budget), and of each client token at most K
+ * (CLIENT_RECORDS_PER_CELL_DAY) per cell and UTC day, whatever it sent — in every percentile, share, count,
+ * alert and what-if. The stored rows are all kept (nothing is discarded at ingest). Two forms:
  *
- * The cap is `LIMIT K BY clientToken, day, <the query's cell keys>`: a streaming per-key counter, no sort.
- * That counter is one hash-map entry per key — with tokens rotating daily about one per row — and it runs
- * on one thread: the store merges every reading thread into one stream before a LIMIT BY, and the outer
- * query's aggregation then runs on that one stream too. Given the query's range, the rows are therefore
- * read as `UNION ALL` branches of whole UTC days (`dayBranches`: one per day for ranges up to 8 days, as
- * many as the machine has cores — the embedded store's threads — for longer ones), each capped on its
- * own: no key spans two days, so the rows kept are the same (the same K per token, cell and day), but the
- * branches run in parallel with smaller counters (a branch of one day leaves the day out of its key).
- * Measured on compare stack,mode (BENCHMARKS.md 2026-11-24 "Per-client cap: branches of whole UTC days"):
- * over 30 days one branch per day was best on 10 M rows but slower than one subquery on 1 M (each branch
- * has a fixed cost, and reads granules its neighbours read too), where one branch per core gained on both;
- * over 3 days one branch per day gained on 10 M (2.24× → 1.80× the capless query) and cost ≈ 4 ms on 1 M.
- * The capped query still costs well above the one without the cap (a per-row hash-map insert costs about
- * what the whole aggregation does), and a range inside one UTC day (one branch) gains nothing.
- * The day is `toDate(ts, 'UTC')` (a UInt16; `toStartOfDay` gives a DateTime64, slower to compute and hash).
- * The subquery selects only the columns the outer query reads (`columnsIn`): the store does not prune
- * the columns of a `LIMIT BY` subquery, and `SELECT *` made it read all thirty (≈ 2× the time of the
- * query without the cap, BENCHMARKS.md 2026-11-24 perf-query).
- * Which K rows of an over-cap client count is the order the store reads them in (in practice the order
- * they were inserted); an honest client over K is thinned, not excluded. docs/integrity.md says what is
- * exact (per the query's own cells, for the raw table) and what the rollup does.
+ * - `countedRows`, for figures of whole days (cells without a bucket or by day, the summary, what-if):
+ *   the rows not marked `capped` at ingest (ingest/client-cap.ts: beyond the first K of the token, UTC
+ *   day and site) — the same rows the rollups count (their views skip the marked ones), so a 6-day and a
+ *   7-day range count alike. Every cell of a site's figures then holds at most K of a token's records a
+ *   day; the cap costs one UInt8 column: 0.9–1.04× the query without it, where capping per query cell at
+ *   read time costs 1.5–2.3× (BENCHMARKS.md, 2026-11-24 "The per-client cap decided at ingest").
  *
- * All SQL text here is fixed or comes from the catalogue's expressions; K is a validated integer.
+ * - `cappedPerCell`, for cells shorter than a day (hourly series, the alert checks' windows): a client's
+ *   first K of the day would all fall in its first hours, leaving its later hours out of every hourly
+ *   figure, so these cap per their own cells at read time: `LIMIT K BY clientToken, day, <the query's
+ *   cell keys>` — a streaming per-key counter, no sort, over the plausible rows (the marks ignored).
+ *   That counter is one hash-map entry per key and runs on one thread (the store merges every reading
+ *   thread into one stream before a LIMIT BY), so the range is read as `UNION ALL` branches of whole UTC
+ *   days (`dayBranches`: one per day for ranges up to 8 days, as many as the machine has cores beyond),
+ *   each capped on its own: no key spans two days, so the rows kept are the same, but the branches run in
+ *   parallel (BENCHMARKS.md 2026-11-24 "Per-client cap: branches of whole UTC days"). The day is
+ *   `toDate(ts, 'UTC')` (a UInt16). The subquery selects only the columns the outer query reads
+ *   (`columnsIn`): the store does not prune the columns of a `LIMIT BY` subquery. Which K rows of an
+ *   over-cap client count is the order the store reads them in (in practice insertion order); an honest
+ *   client over K is thinned, not excluded.
+ *
+ * docs/integrity.md says what each form bounds. All SQL text here is fixed or comes from the catalogue's
+ * expressions; K is a validated integer.
  */
 
 import { availableParallelism } from 'node:os';
@@ -36,6 +34,9 @@ import { INSERT_COLUMNS } from '../ingest/columns';
 
 /** K by default (CLIENT_RECORDS_PER_CELL_DAY): docs/integrity.md, "Per-client cap". */
 export const DEFAULT_CLIENT_CAP = 5;
+
+/** What a figure of whole days counts: a row that failed no plausibility rule and is within its client's cap. */
+export const COUNTED = 'implausible = 0 AND capped = 0';
 
 /**
  * The columns of `handshakes` (the column registry's) named in some SQL text, as whole words: what a query
@@ -73,15 +74,24 @@ export function dayBranches(from: number, to: number, branches?: number): { days
 }
 
 /**
- * A FROM clause: the counted rows of `handshakes` matching `where`, capped per client, day and `cellKeys`,
- * with the columns `reads` (the outer query's SQL text: its select list, grouping, ordering) names. With
- * `range` (the bounds `where` already applies, epoch ms), in branches of whole UTC days (`dayBranches`).
+ * A FROM clause for a figure of whole days: the counted rows of `handshakes` matching `where`, with the
+ * columns `reads` (the outer query's SQL text: its select list, grouping, ordering) names.
  */
-export function countedRows(where: string, cellKeys: readonly string[], cap: number, reads: string, range?: { from: number; to: number }): string {
+export function countedRows(where: string, reads: string): string {
+  return `(\n  SELECT ${selected(reads).join(', ')} FROM handshakes\n  WHERE (${where}) AND ${COUNTED}\n)`;
+}
+
+// ts always: the outer query's time bucket or range may name it only through an alias.
+const selected = (reads: string) => [...new Set(['ts', ...columnsIn(reads)])];
+
+/**
+ * A FROM clause for cells shorter than a day: the plausible rows of `handshakes` matching `where`, capped
+ * per client, day and `cellKeys`, with the columns `reads` names. With `range` (the bounds `where`
+ * already applies, epoch ms), in branches of whole UTC days (`dayBranches`).
+ */
+export function cappedPerCell(where: string, cellKeys: readonly string[], cap: number, reads: string, range?: { from: number; to: number }): string {
   if (!Number.isInteger(cap) || cap < 0) throw new RangeError(`the per-client cap must be a whole number, got ${cap}`);
-  // ts always: the outer query's time bucket or range may name it only through an alias.
-  const columns = [...new Set(['ts', ...columnsIn(reads)])];
-  const select = `SELECT ${columns.join(', ')} FROM handshakes`;
+  const select = `SELECT ${selected(reads).join(', ')} FROM handshakes`;
   const keys = cellKeys.map((k) => `, ${k}`).join('');
   if (cap === 0) return `(\n  ${select}\n  WHERE (${where}) AND implausible = 0\n)`;
   if (!range) return `(\n  ${select}\n  WHERE (${where}) AND implausible = 0\n  LIMIT ${cap} BY clientToken, toDate(ts, 'UTC')${keys}\n)`;

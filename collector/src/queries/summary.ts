@@ -28,13 +28,12 @@ export async function querySummary(
   client: ClickHouseClient,
   range: { from: number; to: number },
   minClients: number,
-  clientCap: number,
 ): Promise<Summary> {
   const rows = await (
     await client.query({
       query: `
         SELECT protocol, ifNull(tlsVersion, 'unknown') AS version, count() AS records, ${RAW_CLIENTS} AS clients
-        FROM ${countedRows('ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})', ['protocol', 'tlsVersion'], clientCap, `protocol, tlsVersion, ${RAW_CLIENTS}`, range)}
+        FROM ${countedRows('ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})', `protocol, tlsVersion, ${RAW_CLIENTS}`)}
         GROUP BY protocol, version
         ORDER BY protocol, version`,
       query_params: range,

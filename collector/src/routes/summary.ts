@@ -39,7 +39,7 @@ const summary: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => querySummary(app.store.query, request.scope, app.config.minClientsPerCell, app.config.clientRecordsPerCellDay),
+    async (request) => querySummary(app.store.query, request.scope, app.config.minClientsPerCell),
   );
 };
 

@@ -33,7 +33,7 @@ const whatif: FastifyPluginAsyncTypebox = async (app) => {
       const q = request.query;
       return whatIf(
         app.store.query,
-        { ...request.scope, filters: valueFilters(q), ticketLifetimeMs: (q.ticketLifetimeHours ?? 24) * 3_600_000, limit: q.limit ?? 200_000, clientCap: app.config.clientRecordsPerCellDay },
+        { ...request.scope, filters: valueFilters(q), ticketLifetimeMs: (q.ticketLifetimeHours ?? 24) * 3_600_000, limit: q.limit ?? 200_000 },
         app.config.minClientsPerCell,
       );
     },

@@ -20,8 +20,6 @@ export interface WhatIfQuery {
   filters: ValueFilters;
   ticketLifetimeMs: number;
   limit: number;
-  /** Records of one client token counted per region and day at most (queries/counted.ts; 0: no cap). */
-  clientCap: number;
 }
 
 export interface RegionConnection extends Connection {
@@ -41,20 +39,20 @@ const CONNECTION_COLUMNS = `
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
       <= {lifetime:Int64} AS repeat`;
 
-const sql = (cap: number) => `
+const sql = `
 SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser,
   certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled
 FROM (
   SELECT${CONNECTION_COLUMNS}
-  FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != ''`, ['country'], cap, CONNECTION_COLUMNS)}
+  FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != ''`, CONNECTION_COLUMNS)}
 )
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
 ORDER BY ts DESC
 LIMIT {limit:UInt32}`;
 
-const clientsSql = (cap: number) => `
+const clientsSql = `
 SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections
-FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, ['country'], cap, `country, ${RAW_CLIENTS}`)}
+FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, `country, ${RAW_CLIENTS}`)}
 GROUP BY country`;
 
 type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean, string, string, number | null, number | null, number | null, boolean | null];
@@ -83,7 +81,7 @@ function params(q: WhatIfQuery) {
 }
 
 export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery): Promise<RegionConnection[]> {
-  const rs = await client.query({ query: sql(q.clientCap), query_params: params(q), format: 'JSONCompactEachRow' });
+  const rs = await client.query({ query: sql, query_params: params(q), format: 'JSONCompactEachRow' });
   const rows = await rs.json<Row>();
   return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser, keyType, keyBits, chainLength, chainBytes, stapled]) => ({
     country,
@@ -107,7 +105,7 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
 
 /** Distinct clients and connections per country over the whole range (for small-cell suppression). */
 export async function queryRegionClients(client: ClickHouseClient, q: WhatIfQuery): Promise<Map<string, { clients: number; connections: number }>> {
-  const rs = await client.query({ query: clientsSql(q.clientCap), query_params: params(q), format: 'JSONEachRow' });
+  const rs = await client.query({ query: clientsSql, query_params: params(q), format: 'JSONEachRow' });
   const rows = await rs.json<{ country: string; clients: number; connections: number }>();
   return new Map(rows.map((r) => [r.country, { clients: Number(r.clients), connections: Number(r.connections) }]));
 }
