@@ -1,77 +1,84 @@
 /**
- * What the per-client cap (queries/counted.ts) costs on the raw path, measured directly on the store:
- * the compare stack,mode query the API builds, over the last 30 days and the last 3 days, without the cap
- * with the cap as counted.ts wrote it before 2026-11-24 (`before`), as it writes it now (`after`), and
- * with each other way of writing it given, alternated round by round (A/B/C/A/B/C…), median per variant, with the
- * load average at each run. Also checks that every capped variant answers exactly what the former cap does.
+ * What the per-client cap costs on the raw path, measured directly on the store: the compare stack,mode query
+ * the API builds, over the last 30 and 3 days, without the cap (`uncapped`), as counted.ts writes it for
+ * figures of whole days (`after`: the rows ingest marked `capped` left out), and with the read-time cap per
+ * query cell (`cappedPerCell`, what hourly cells use), for reference — `exact` (one subquery, `LIMIT K BY
+ * clientToken, toDate(ts, 'UTC'), <the query's cells>`) and `exact-days` (the same in UNION ALL branches of
+ * whole UTC days, as every raw figure read it until the cap of whole days moved to ingest). Alternated
+ * round by round, median per variant, with the load average at each run; also checks what each capped
+ * variant keeps against `exact`.
  *
  *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROWS=3000000 pnpm --filter @tlsrum/bench exec tsx cap-cost.ts generate
  *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROUNDS=5 pnpm bench:cap-cost
  *
- * `generate` (also done by a first run on an empty folder) fills the folder with demo records (raw table only: the rollups' views are dropped and not
- * rebuilt, this store serves raw-table queries only), ending at today's UTC midnight, and four flooding
- * tokens over K in every day and cell.
+ * `generate` (also done by a first run on an empty folder) fills the folder with demo records (raw table only:
+ * the rollups' views are dropped and not rebuilt, this store serves raw-table queries only), ending at today's
+ * UTC midnight, plus four flooding tokens over K in every day, and marks `capped` the rows ingest would have
+ * marked (beyond the first K of a token's UTC day and site, in `ts` order). With `BENCH_CAP_CLIENTS=N` every
+ * day's honest records are spread over N tokens instead (heavy clients, as real extension users who send
+ * many records a day are: the cap then removes honest rows too, and `after` keeps other rows than `exact`).
  */
 import { loadavg } from 'node:os';
 import { generateDemoData } from '../collector/src/demo/generate';
 import { openStore } from '../collector/src/store/clients';
 import { loadMigrations, materializedViews, migrate } from '../collector/src/store/migrate';
-import { DEFAULT_MIN_CLIENTS_PER_CELL } from '../collector/src/config';
-import { buildCellSql } from '../collector/src/queries/cells';
-import { DEFAULT_CLIENT_CAP, dayBranches } from '../collector/src/queries/counted';
+import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '../collector/src/queries/counted';
+import { dimensionSql } from '../collector/src/queries/dimensions';
 import { QUERY_SPECS, directSql } from './lib/query-specs';
 
 const DIR = process.env.BENCH_CAP_DIR ?? '/tmp/capq';
 const ROWS = Number(process.env.BENCH_CAP_ROWS ?? 3_000_000);
+const CLIENTS = Number(process.env.BENCH_CAP_CLIENTS ?? 0);
 const ROUNDS = Number(process.env.BENCH_CAP_ROUNDS ?? 5);
 const RANGES = (process.env.BENCH_CAP_RANGES ?? '30,3').split(',').map(Number);
 const ONLY = new RegExp(process.env.BENCH_CAP_VARIANTS ?? '');
+const K = DEFAULT_CLIENT_CAP;
 const DAY = 86_400_000;
 const end = Math.floor(Date.now() / DAY) * DAY;
 
 const store = openStore({ dataDir: DIR, clickhouse: null });
 
-/**
- * The capped subquery counted.ts wrote before 2026-11-24 (one subquery, day by toStartOfDay), which each
- * variant rewrites (as a template: $COLS $WHERE $K $KEYS).
- */
-const CAP_LINE = /\(\n {2}SELECT ([^\n]*) FROM handshakes\n {2}WHERE ([^\n]*)\n {2}LIMIT (\d+) BY clientToken, toStartOfDay\(ts, 'UTC'\)([^\n]*)\n\)/;
-const UNCAPPED = '(\n  SELECT $COLS FROM handshakes\n  WHERE $WHERE\n)';
-const BEFORE = "(\n  SELECT $COLS FROM handshakes\n  WHERE $WHERE\n  LIMIT $K BY clientToken, toStartOfDay(ts, 'UTC')$KEYS\n)";
-const fill = (sql: string, tpl: string) =>
-  sql.replace(CAP_LINE, (_m, cols: string, where: string, k: string, keys: string) => tpl.replaceAll('$COLS', cols).replaceAll('$WHERE', where).replaceAll('$KEYS', keys).replaceAll('$K', k));
+/** The counted rows as countedRows writes them: the subquery's columns and the query's own conditions. */
+const COUNTED_LINE = new RegExp(`\\(\\n {2}SELECT ([^\\n]*) FROM handshakes\\n {2}WHERE \\(([^\\n]*)\\) AND ${COUNTED}\\n\\)`);
 
 type Variant = { name: string; rewrite: (sql: string) => string };
-const VARIANTS: Variant[] = [
-  { name: 'uncapped', rewrite: (sql) => fill(sql, UNCAPPED) },
-  { name: 'before', rewrite: (sql) => fill(sql, BEFORE) },
-  ...(process.env.BENCH_CAP_EXTRA ? (JSON.parse(process.env.BENCH_CAP_EXTRA) as [string, string][]).map(([name, tpl]) => ({ name, rewrite: (sql: string) => fill(sql, tpl) })) : []),
-  { name: 'before2', rewrite: (sql) => fill(sql, BEFORE) },
-];
 
-/** Whole UTC days of [from, to) in `groups` contiguous runs, one UNION ALL branch each (the cap's key holds the day). */
-function daySplit(from: number, to: number, groups: number, key = 'clientToken, toDate(ts)'): string {
-  const branches = dayBranches(from, to, groups).bounds.map(
-    ([lo, hi]) => `  SELECT $COLS FROM handshakes\n  WHERE ($WHERE) AND ts >= fromUnixTimestamp64Milli(toInt64(${lo}), 'UTC') AND ts < fromUnixTimestamp64Milli(toInt64(${hi}), 'UTC')\n  LIMIT $K BY ${key}$KEYS`,
-  );
-  return `(\n${branches.join('\n  UNION ALL\n')}\n)`;
-}
-
-function variantsFor(from: number, to: number, after: string): Variant[] {
-  const split = (process.env.BENCH_CAP_SPLITS ?? '').split(',').filter(Boolean).map(Number);
-  const days = Math.ceil((to - Math.floor(from / DAY) * DAY) / DAY);
+/**
+ * The variants of the query `sql` (as counted.ts writes it for whole days), with `keys` the query's cell
+ * keys: each rewrites the counted-rows subquery.
+ */
+function variantsFor(from: number, to: number, keys: string[]): Variant[] {
+  const sub = (make: (where: string, cols: string) => string) => (sql: string) => {
+    if (!COUNTED_LINE.test(sql)) throw new Error(`no counted rows in:\n${sql}`);
+    return sql.replace(COUNTED_LINE, (_m, cols: string, where: string) => make(where, cols));
+  };
   return [
-    ...VARIANTS,
-    // What counted.ts writes now.
-    { name: 'after', rewrite: () => after },
-    ...split.map((g) => ({ name: `days/${g}`, rewrite: (sql: string) => fill(sql, daySplit(from, to, g)) })),
-    // One branch per UTC day: the day is then the same for every row of a branch, and leaves the key.
-    ...(process.env.BENCH_CAP_PERDAY ? [{ name: 'perday-nokey', rewrite: (sql: string) => fill(sql, daySplit(from, to, days, 'clientToken')) }] : []),
-  ].filter((v) => ONLY.test(v.name));
+    { name: 'uncapped', rewrite: sub((where, cols) => `(\n  SELECT ${cols} FROM handshakes\n  WHERE (${where}) AND implausible = 0\n)`) },
+    // The read-time cap, per query cell: as one subquery, and as counted.ts writes it for hourly cells.
+    { name: 'exact', rewrite: sub((where, cols) => cappedPerCell(where, keys, K, cols)) },
+    { name: 'exact-days', rewrite: sub((where, cols) => cappedPerCell(where, keys, K, cols, { from, to })) },
+    // What counted.ts writes for whole days: the rows ingest did not mark.
+    { name: 'after', rewrite: (sql: string) => sql },
+    ...(process.env.BENCH_CAP_EXTRA
+      ? (JSON.parse(process.env.BENCH_CAP_EXTRA) as [string, string][]).map(([name, tpl]) => ({
+          name,
+          rewrite: sub((where, cols) => tpl.replaceAll('$COLS', cols).replaceAll('$WHERE', where).replaceAll('$KEYS', keys.map((k) => `, ${k}`).join(''))),
+        }))
+      : []),
+  ].filter((v) => v.name === 'exact' || ONLY.test(v.name));
 }
+
 async function rows(sql: string, params: Record<string, unknown>, settings: Record<string, unknown> = {}): Promise<Record<string, unknown>[]> {
   const r = await store.query.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings: settings as never });
   return r.json<Record<string, unknown>>();
+}
+
+/** Rewrites every row of the table with `select` (a select list over `handshakes`). */
+async function rewrite(select: string): Promise<void> {
+  await store.ingest.command({ query: 'CREATE TABLE handshakes_rewrite AS handshakes' });
+  await store.ingest.command({ query: `INSERT INTO handshakes_rewrite SELECT ${select} FROM handshakes`, clickhouse_settings: { max_threads: 2 } });
+  await store.ingest.command({ query: 'EXCHANGE TABLES handshakes_rewrite AND handshakes' });
+  await store.ingest.command({ query: 'DROP TABLE handshakes_rewrite' });
 }
 
 async function generate(): Promise<void> {
@@ -91,6 +98,10 @@ async function generate(): Promise<void> {
       FROM (SELECT * FROM handshakes WHERE implausible = 0 LIMIT 1 BY toDate(ts, 'UTC'))
       ARRAY JOIN range(40) AS rep`,
   });
+  // Heavy clients: each day's honest records spread over CLIENTS tokens (the flooding ones kept).
+  if (CLIENTS > 0) await rewrite(`* REPLACE(if(clientToken LIKE 'flood%', clientToken, concat('client-', toString(toDate(ts, 'UTC')), '-', toString(cityHash64(clientToken) % ${CLIENTS}))) AS clientToken)`);
+  // The marks ingest makes (ingest/client-cap.ts): beyond the first K of a token's UTC day and site.
+  await rewrite(`* REPLACE(toUInt8(row_number() OVER (PARTITION BY clientToken, toDate(ts, 'UTC'), site ORDER BY ts) > ${K}) AS capped)`);
   await store.ingest.command({ query: 'OPTIMIZE TABLE handshakes FINAL' });
   console.log(`generated ${ROWS} in ${Math.round((performance.now() - t0) / 1000)} s`);
 }
@@ -105,25 +116,22 @@ async function measure(): Promise<void> {
   console.log(`store: ${JSON.stringify(await rows('SELECT count() AS n, uniqExact(clientToken) AS tokens, min(ts) AS lo, max(ts) AS hi FROM handshakes', {}))}`);
   for (const days of RANGES) {
     const from = end - days * DAY;
-    const { sql: after, params } = directSql(spec, 'raw', from, end);
-    const cell = { ...spec.cell, table: 'raw' as const };
-    const uncapped = buildCellSql({ ...cell, filters: { from, to: end, site: null, clientCap: 0 } }, DEFAULT_MIN_CLIENTS_PER_CELL).sql;
-    // The cell keys as counted.ts writes them now (after the token and, in branches of several days, the day).
-    const keys = /LIMIT \d+ BY clientToken(?:, toDate\(ts, 'UTC'\))?([^\n]*)/.exec(after)![1]!;
-    const sql = uncapped.replace(/\(\n {2}SELECT ([^\n]*) FROM handshakes\n {2}WHERE ([^\n]*)\n\)/, (_m, cols: string, where: string) => `(\n  SELECT ${cols} FROM handshakes\n  WHERE ${where}\n  LIMIT ${DEFAULT_CLIENT_CAP} BY clientToken, toStartOfDay(ts, 'UTC')${keys}\n)`);
-    if (!CAP_LINE.test(sql)) throw new Error(`no cap line in:\n${sql}`);
-    const VARIANTS = variantsFor(from, end, after);
-    // Same answers as the former cap: the rows each capped variant keeps (their count and an
-    // order-free checksum of every column), and the answer cell by cell — counts, clients and mixes exactly,
-    // percentiles within 1 % (t-digest results depend on the order parallel threads merge in: the former
-    // cap run twice differs there too, see before2).
+    const { sql, params, source } = directSql(spec, 'raw', from, end);
+    const keys = spec.cell.dimensions.map((d) => dimensionSql(d, source.expressions));
+    const VARIANTS = variantsFor(from, end, keys);
+    // What each capped variant keeps against `exact` (K per query cell): the rows (their count and an
+    // order-free checksum of every column) and the answer cell by cell — counts, clients and mixes exactly,
+    // percentiles within 1 % (t-digest results depend on the order parallel threads merge in). `after`
+    // caps per fine cell, so it keeps the same rows only where no token holds more than K in a query cell
+    // over several fine cells; with heavy clients (BENCH_CAP_CLIENTS) it differs, and says by how much.
     const rowSet = async (q: string) => {
       const sub = q.slice(q.indexOf('FROM (') + 5, q.lastIndexOf('\n)') + 2);
       return JSON.stringify(await rows(`SELECT count() AS n, sum(cityHash64(*)) AS h FROM ${sub}`, params));
     };
-    const refSet = await rowSet(fill(sql, BEFORE));
-    const reference = await rows(fill(sql, BEFORE), params);
-    for (const v of VARIANTS.filter((x) => x.name !== 'uncapped' && x.name !== 'before')) {
+    const exact = VARIANTS.find((v) => v.name === 'exact')!.rewrite(sql);
+    const refSet = await rowSet(exact);
+    const reference = await rows(exact, params);
+    for (const v of VARIANTS.filter((x) => x.name !== 'uncapped' && x.name !== 'exact')) {
       const got = await rows(v.rewrite(sql), params);
       const set = await rowSet(v.rewrite(sql));
       const diffs: string[] = [];
