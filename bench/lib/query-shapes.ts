@@ -13,10 +13,20 @@ export interface Shape {
   params: Record<string, string>;
 }
 
-/** A common value of each filter in the generated data (the first listed value, a frequent country). */
-function filterValue(f: ValueFilterName): string {
+/** Common values in the generated data (collector/src/demo/generate.ts) of the filters whose values are open. */
+const OPEN_FILTER_VALUES: Partial<Record<ValueFilterName, string>> = {
+  country: 'DE',
+  group: 'X25519',
+  cipher: 'TLS_AES_128_GCM_SHA256',
+  certKey: 'ECDSA-P256',
+  chainLength: '2',
+  signatureScheme: 'rsa_pss_rsae_sha256',
+};
+
+/** A common value of each filter in the generated data (the first listed value, or one of the above). */
+function filterValue(f: ValueFilterName): string | undefined {
   const labels = (FILTERS[f] as { valueLabels?: Record<string, string> }).valueLabels;
-  return f === 'country' ? 'DE' : Object.keys(labels ?? {})[0] ?? '';
+  return OPEN_FILTER_VALUES[f] ?? Object.keys(labels ?? {})[0];
 }
 
 export function queryShapes(): Shape[] {
@@ -37,6 +47,8 @@ export function queryShapes(): Shape[] {
   for (const d of DIMENSION_NAMES) if (d !== 'country') add(`compare country,${d}`, '/v1/compare', { dimensions: `country,${d}` });
   for (const f of VALUE_FILTERS) {
     const v = filterValue(f);
+    // A filter added to the catalogue with open values needs a sample value above; until then it is skipped.
+    if (v === undefined) continue;
     for (const p of panels) add(`${p.name} ${f}=${v}`, p.path, { ...p.params, [f]: v });
     add(`timeseries hour stack ${f}=${v}`, '/v1/timeseries', { interval: 'hour', dimensions: 'stack', [f]: v });
   }
