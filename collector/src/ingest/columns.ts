@@ -17,7 +17,7 @@ export interface RowContext {
   batch: Pick<HandshakeBatch, 'batchId' | 'agent'> & Partial<Pick<HandshakeBatch, 'sentAt'>>;
   /** True for a record whose client token was one too many for its address today (ingest/token-budget.ts). */
   overTokenBudget?: (r: HandshakeRecord) => boolean;
-  /** True for a record beyond the first K of its client, day and rollup cell (ingest/client-cap.ts). */
+  /** True for a record beyond the first K of its client token, UTC day and site (ingest/client-cap.ts). */
   overClientCap?: (r: HandshakeRecord, site: string) => boolean;
   /** The latest probe's crypto facts of a registered site (probe/crypto-facts.ts), for records that carry none. */
   probeCrypto?: (site: string) => ProbeCryptoFacts | null;

@@ -21,7 +21,7 @@ declare module 'fastify' {
     ingest: IngestPipeline;
     /** New client tokens per address, site and day (null: TOKENS_PER_ADDRESS = 0). */
     tokenBudget: TokenBudget | null;
-    /** The daily rollup's per-client cap, counted at ingest. */
+    /** The per-client cap of figures of whole days, counted at ingest. */
     clientCap: ClientCapCounter;
     /** Settles once the per-client cap's counts of the open days have been read from the store (or could not be). */
     clientCapSeeded: Promise<void>;
@@ -133,8 +133,9 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
   app.decorate('countryOf', createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 
   app.addHook('onClose', async () => {
-    // Not racing the store's close (its plugin's onClose runs after this one).
-    await Promise.race([seeding, new Promise((r) => setTimeout(r, 10_000).unref())]);
+    // Not racing the store's close (its plugin's onClose runs after this one); a store that never became
+    // ready has nothing being read.
+    if (app.storeStatus.ready) await Promise.race([seeding, new Promise((r) => setTimeout(r, 10_000).unref())]);
     // Graceful shutdown drains the spool into the store; what a failing store leaves stays on disk and
     // is replayed at the next start, so nothing acknowledged is lost either way.
     await ingest.close(config.shutdownDrainMs);

@@ -8,8 +8,9 @@
  *   the rows not marked `capped` at ingest (ingest/client-cap.ts: beyond the first K of the token, UTC
  *   day and site) — the same rows the rollups count (their views skip the marked ones), so a 6-day and a
  *   7-day range count alike. Every cell of a site's figures then holds at most K of a token's records a
- *   day; the cap costs one UInt8 column: 0.9–1.04× the query without it, where capping per query cell at
- *   read time costs 1.5–2.3× (BENCHMARKS.md, 2026-11-24 "The per-client cap decided at ingest").
+ *   day; the cap costs one UInt8 column: 1.03–1.06× the query without it on 10 M records, where capping
+ *   per query cell at read time costs 1.8–2.1× (BENCHMARKS.md, 2026-11-24 "The per-client cap decided
+ *   at ingest").
  *
  * - `cappedPerCell`, for cells shorter than a day (hourly series, the alert checks' windows): a client's
  *   first K of the day would all fall in its first hours, leaving its later hours out of every hourly
