@@ -19,11 +19,11 @@
  * many records a day are: the cap then removes honest rows too, and `after` keeps other rows than `exact`).
  */
 import { loadavg } from 'node:os';
-import { generateDemoData } from '../collector/src/demo/generate';
-import { openStore } from '../collector/src/store/clients';
-import { loadMigrations, materializedViews, migrate } from '../collector/src/store/migrate';
-import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '../collector/src/queries/counted';
-import { dimensionSql } from '../collector/src/queries/dimensions';
+import { generateDemoData } from '@tlsrum/collector/demo';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { loadMigrations, materializedViews, migrate } from '@tlsrum/collector/store/migrate';
+import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '@tlsrum/collector/query/counted';
+import { dimensionSql } from '@tlsrum/collector/query/dimensions';
 import { QUERY_SPECS, directSql } from './lib/query-specs';
 
 const DIR = process.env.BENCH_CAP_DIR ?? '/tmp/capq';

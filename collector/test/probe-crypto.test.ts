@@ -6,7 +6,7 @@
  */
 import { cryptoFactsFromProbe, type ProbeResult } from '@tlsrum/shared';
 import { describe, expect, it } from 'vitest';
-import { insertProbes } from '../src/probe/store';
+import { insertProbes } from '../src/probes/store';
 import { makeBatch, makeRecords, postBatch, storedRows, withApp } from './helpers';
 
 const result: ProbeResult = {

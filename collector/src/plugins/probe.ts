@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { scrapedCounter, scrapedGauge } from '../metrics/scraped';
-import { evaluateProbeChecks } from '../probe/changes';
-import { ProbeScheduler, type ProbedTarget } from '../probe/scheduler';
-import { listProbes, listProbeTargets, type ProbeTarget } from '../probe/store';
-import { SiteCryptoFacts } from '../probe/crypto-facts';
+import { evaluateProbeChecks } from '../probes/changes';
+import { ProbeScheduler, type ProbedTarget } from '../probes/scheduler';
+import { listProbes, listProbeTargets, type ProbeTarget } from '../probes/store';
+import { SiteCryptoFacts } from '../probes/crypto-facts';
 
 declare module 'fastify' {
   interface FastifyInstance {

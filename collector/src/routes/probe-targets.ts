@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
 import { adminOnly } from '../auth';
 import { httpError } from '../plugins/error-handler';
-import { saveProbeTarget } from '../probe/store';
+import { saveProbeTarget } from '../probes/store';
 import { ErrorResponse } from '../schemas/responses';
 
 const probeTargets: FastifyPluginAsyncTypebox = async (app) => {

@@ -9,9 +9,9 @@ import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
 import { ProbesAnswer } from '@tlsrum/shared/query/schemas';
 import { httpError } from '../plugins/error-handler';
-import { changeLog } from '../probe/changes';
-import { findings } from '../probe/findings';
-import { listProbes, listProbeTargets } from '../probe/store';
+import { changeLog } from '../probes/changes';
+import { findings } from '@tlsrum/probe/findings';
+import { listProbes, listProbeTargets } from '../probes/store';
 import { ErrorResponse } from '../schemas/responses';
 
 const DAY = 86_400_000;

@@ -4,7 +4,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
-import { latestProbe } from '../probe/store';
+import { latestProbe } from '../probes/store';
 import type { SiteProfile } from './model';
 
 export type ProfileUsed = NonNullable<WhatIfAnswer['probe']>;

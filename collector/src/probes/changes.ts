@@ -9,7 +9,7 @@
  */
 import type { ProbeResult } from '@tlsrum/shared';
 import { PROBE_CHECKS, type ProbeCheckName } from '@tlsrum/shared/query';
-import type { ProbeIdentity } from './probe';
+import type { ProbeIdentity } from '@tlsrum/probe';
 
 export interface ProbeSnapshot {
   /** When the probe ran, epoch ms. */
