@@ -1,5 +1,6 @@
 // Lint without type information: fast enough for `pnpm test` on 2 cores; `tsc -b` does the type checking.
 import { existsSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
@@ -49,6 +50,23 @@ export default tseslint.config(
   {
     plugins: { tlsrum: { rules: { 'no-cross-package-relative': noCrossPackageRelative } } },
     rules: { 'tlsrum/no-cross-package-relative': 'error' },
+  },
+  {
+    // The probe's checks run in the dashboard's page too: no Node module, and nothing of the probe's own
+    // that could bring one in (findings.ts may use the list itself).
+    files: ['probe/src/checks.ts', 'probe/src/findings.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: builtinModules.map((name) => ({ name, message: 'The checks list runs in a browser page: no Node module.' })),
+          patterns: [
+            { regex: '^node:', message: 'The checks list runs in a browser page: no Node module.' },
+            { regex: '^\\.(?!/checks$)', message: 'The checks list runs in a browser page: only ./checks, which imports nothing of the probe.' },
+          ],
+        },
+      ],
+    },
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
