@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeResult } from '@tlsrum/shared';
-import { CHECKLIST, CONFIG_CHECKS, sentence, type ConfigCheck } from '@tlsrum/probe/checks';
+import { CHECKLIST, CONFIG_CHECKS, sentence } from '@tlsrum/probe/checks';
 import { main } from '@tlsrum/probe/cli';
 import { formatResult } from '@tlsrum/probe/table';
 import { evaluateProbeChecks } from '@tlsrum/collector/probes/changes';
