@@ -1,6 +1,6 @@
 /**
  * The probe's checks, each declared once, in the manner of Lighthouse's audits: what it reads from a probe
- * result, what a site owner reads when it passes or fails, the advice with the nginx and the Caddy directive
+ * result, what a site owner reads when it passes or fails, the advice and the nginx and the Caddy directive
  * that fixes it, the what-if scenario that prices it, and the change alert its loss raises. The command line's
  * findings (findings.ts), the dashboard's Configuration checklist and the collector's change alerts all read
  * this list, so they cannot disagree.
@@ -33,8 +33,10 @@ export interface ConfigCheck {
   failureTitle: string;
   /** The sentence when it cannot be measured; null: say nothing. */
   unknownTitle: string | null;
-  /** What to do when it fails, in plain words, with the nginx and the Caddy directive. */
+  /** What to do when it fails and why, in plain words. */
   advice: string;
+  /** The fix in nginx and in Caddy: the directive (configuration text) first, then a few words. */
+  fix: { nginx: string; caddy: string };
   /** The command line's mark per verdict; null: no line for that verdict. */
   level: { pass: FindingLevel | null; fail: FindingLevel };
   /** The what-if scenario that prices turning it on from the site's own field data (null: security, not speed). */
@@ -72,8 +74,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'TLS 1.3 is on: new visitors connect in one round trip.',
     failureTitle: 'TLS 1.3 is off: every new connection needs an extra round trip compared with TLS 1.3.',
     unknownTitle: null,
-    advice:
-      'Turn on TLS 1.3: a new visitor connects one round trip sooner than with TLS 1.2. nginx: `ssl_protocols TLSv1.2 TLSv1.3;`. Caddy: on unless a `protocols` line in the `tls` block stops at tls1.2 (`protocols tls1.2 tls1.3`).',
+    advice: 'Turn on TLS 1.3: a new visitor connects one round trip sooner than with TLS 1.2.',
+    fix: {
+      nginx: 'ssl_protocols TLSv1.2 TLSv1.3;',
+      caddy: 'protocols tls1.2 tls1.3 in the tls block (TLS 1.3 is on unless a protocols line stops at tls1.2)',
+    },
     level: { pass: 'good', fail: 'warn' },
     scenario: 'tls13',
     lossAlert: { check: 'probe_tls13_disabled', summary: 'TLS 1.3 was turned off: new connections need an extra round trip' },
@@ -86,7 +91,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'Outdated TLS 1.0/1.1 is refused.',
     failureTitle: 'Outdated TLS 1.0/1.1 is still accepted: browsers no longer use it; turning it off removes risk, not speed.',
     unknownTitle: null,
-    advice: 'Refuse TLS 1.0 and 1.1: no current browser uses them. nginx: `ssl_protocols TLSv1.2 TLSv1.3;`. Caddy: never accepts them.',
+    advice: 'Refuse TLS 1.0 and 1.1: no current browser uses them.',
+    fix: {
+      nginx: 'ssl_protocols TLSv1.2 TLSv1.3;',
+      caddy: 'nothing to do: Caddy never accepts them',
+    },
     level: { pass: null, fail: 'warn' },
     scenario: null,
     lossAlert: null,
@@ -102,8 +111,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'Returning visitors resume their session (quicker handshake) on {detail}.',
     failureTitle: 'Session resumption does not work on {detail}: returning visitors pay for a full handshake every time.',
     unknownTitle: null,
-    advice:
-      'Make session resumption work on the TLS version browsers get from your server (TLS 1.3 when it is on; resuming only TLS 1.2 does not help them): session tickets with keys shared by every server, so returning visitors skip the full handshake. nginx: `ssl_session_tickets on;` and `ssl_session_cache shared:SSL:10m;` (several servers: the same `ssl_session_ticket_key` file on each). Caddy: on by default (it rotates ticket keys itself); remove any `session_tickets` `disabled` setting from its JSON config.',
+    advice: 'Make session resumption work on the TLS version browsers get from your server (TLS 1.3 when it is on; resuming only TLS 1.2 does not help them): session tickets with keys shared by every server, so returning visitors skip the full handshake.',
+    fix: {
+      nginx: 'ssl_session_tickets on; ssl_session_cache shared:SSL:10m; (several servers: the same ssl_session_ticket_key file on each)',
+      caddy: 'on by default, with ticket keys it rotates itself (remove a session_tickets disabled setting from its JSON config)',
+    },
     level: { pass: 'good', fail: 'bad' },
     scenario: 'resumption',
     lossAlert: { check: 'probe_resumption_lost', summary: 'session resumption stopped working: returning visitors now pay for a full handshake' },
@@ -123,8 +135,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'Tickets allow 0-RTT early data: a returning visitor can send its request with the first packet.',
     failureTitle: '0-RTT early data is off (a safe default; turning it on saves a round trip for returning visitors).',
     unknownTitle: null,
-    advice:
-      'Allow 0-RTT early data for safe (GET) requests: a returning visitor sends its request without waiting for the handshake. nginx: `ssl_early_data on;` (and pass `Early-Data: $ssl_early_data` to the application so it can refuse replayable requests). Caddy: not over TCP (Go has no TLS 0-RTT); over HTTP/3 it is QUIC\'s to offer.',
+    advice: 'Allow 0-RTT early data for safe (GET) requests: a returning visitor sends its request without waiting for the handshake.',
+    fix: {
+      nginx: 'ssl_early_data on; (and pass Early-Data: $ssl_early_data to the application, so it can refuse requests that must not be replayed)',
+      caddy: 'not over TCP (Go\'s TLS has no 0-RTT); over HTTP/3 it is QUIC\'s to offer',
+    },
     level: { pass: 'info', fail: 'info' },
     scenario: 'zero_rtt',
     lossAlert: null,
@@ -137,7 +152,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'HTTP/2 is on.',
     failureTitle: 'HTTP/2 is off: the browser must open several connections for one page.',
     unknownTitle: null,
-    advice: 'Turn on HTTP/2: one connection carries every request of a page. nginx: `http2 on;` (before 1.25.1: `listen 443 ssl http2;`). Caddy: on by default (a `protocols` line under the global `servers` option must keep h2).',
+    advice: 'Turn on HTTP/2: one connection carries every request of a page.',
+    fix: {
+      nginx: 'http2 on; (before nginx 1.25.1: listen 443 ssl http2;)',
+      caddy: 'on by default (a protocols line of the global servers option must keep h2)',
+    },
     level: { pass: 'good', fail: 'warn' },
     scenario: null,
     lossAlert: null,
@@ -150,8 +169,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'HTTP/3 is advertised: browsers can switch to QUIC on later visits.',
     failureTitle: 'HTTP/3 is not advertised (no Alt-Svc h3): browsers stay on TCP.',
     unknownTitle: null,
-    advice:
-      'Offer HTTP/3 (an Alt-Svc header): QUIC sets up transport and encryption in one round trip. nginx 1.25+: `listen 443 quic reuseport;` and `add_header Alt-Svc \'h3=":443"; ma=86400\';`. Caddy: on by default (keep h3 in the global `servers` `protocols` line and UDP port 443 open).',
+    advice: 'Offer HTTP/3 (an Alt-Svc header): QUIC sets up transport and encryption in one round trip.',
+    fix: {
+      nginx: 'listen 443 quic reuseport; add_header Alt-Svc \'h3=":443"; ma=86400\'; (nginx 1.25 or later)',
+      caddy: 'on by default (keep h3 in the global servers protocols line, and UDP port 443 open)',
+    },
     level: { pass: 'good', fail: 'info' },
     scenario: 'http3',
     lossAlert: { check: 'probe_h3_lost', summary: 'HTTP/3 is no longer advertised (Alt-Svc)' },
@@ -164,8 +186,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'The certificate status (OCSP) is stapled: browsers need not ask the certificate authority.',
     failureTitle: 'No stapled certificate status (OCSP): some browsers may contact the certificate authority, which can add a delay.',
     unknownTitle: null,
-    advice:
-      "Staple the certificate's OCSP response: browsers that check revocation need not ask the certificate authority. nginx: `ssl_stapling on;` `ssl_stapling_verify on;` and a `resolver`. Caddy: on by default (remove a global `ocsp_stapling off`). Certificates whose authority runs no OCSP service cannot be stapled.",
+    advice: 'Staple the certificate\'s OCSP response: browsers that check revocation need not ask the certificate authority. A certificate whose authority runs no OCSP service cannot be stapled.',
+    fix: {
+      nginx: 'ssl_stapling on; ssl_stapling_verify on; (and a resolver)',
+      caddy: 'on by default (remove a global ocsp_stapling off)',
+    },
     level: { pass: 'good', fail: 'warn' },
     scenario: 'ocsp_stapled',
     lossAlert: { check: 'probe_ocsp_lost', summary: 'the certificate status (OCSP) is no longer stapled' },
@@ -178,8 +203,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'The server sends {detail}.',
     failureTitle: 'The server sends {detail}: a shorter chain means fewer bytes before the page can start.',
     unknownTitle: null,
-    advice:
-      'Send only your certificate and its issuer (not the root or a cross-signature): fewer bytes before the page can start. nginx: the `ssl_certificate` file holds the leaf, then its intermediate, nothing more. Caddy: its own certificates are sent that way; for `tls cert.pem key.pem`, the same two in cert.pem.',
+    advice: 'Send only your certificate and its issuer (not the root or a cross-signature): fewer bytes before the page can start.',
+    fix: {
+      nginx: 'ssl_certificate names a file holding the leaf, then its intermediate, nothing more',
+      caddy: 'sends its own certificates that way; with tls cert.pem key.pem, put the same two in cert.pem',
+    },
     level: { pass: 'good', fail: 'warn' },
     scenario: 'shorter_chain',
     lossAlert: null,
@@ -196,8 +224,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'The certificate key is {detail}: quick to sign.',
     failureTitle: 'The certificate key is {detail}: the server spends noticeably more time signing each handshake than with ECDSA or RSA-2048.',
     unknownTitle: null,
-    advice:
-      'Use an ECDSA P-256 certificate (or RSA-2048): larger RSA keys cost the server milliseconds of signing on every full handshake. nginx: an ECDSA pair in `ssl_certificate` / `ssl_certificate_key` (it may sit beside the RSA one). Caddy: `key_type p256` (the default for the certificates it obtains).',
+    advice: 'Use an ECDSA P-256 certificate (or RSA-2048): larger RSA keys cost the server milliseconds of signing on every full handshake.',
+    fix: {
+      nginx: 'ssl_certificate / ssl_certificate_key of an ECDSA pair (it may sit beside the RSA one)',
+      caddy: 'key_type p256 (the default for the certificates it obtains)',
+    },
     level: { pass: 'good', fail: 'warn' },
     scenario: 'ecdsa_leaf',
     lossAlert: null,
@@ -215,8 +246,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'The certificate is valid for {detail}.',
     failureTitle: 'The certificate {detail}.',
     unknownTitle: null,
-    advice:
-      'Renew the certificate before it expires: browsers refuse an expired one. nginx: renew it (e.g. `certbot renew`) and reload (`nginx -s reload`). Caddy: renews its own certificates; check that its storage folder is writable and its logs show no renewal error.',
+    advice: 'Renew the certificate before it expires: browsers refuse an expired one.',
+    fix: {
+      nginx: 'renew it (e.g. certbot renew), then nginx -s reload',
+      caddy: 'renews its own certificates: check that its storage folder is writable and its log shows no renewal error',
+    },
     level: { pass: 'info', fail: 'bad' },
     scenario: null,
     lossAlert: null,
@@ -235,8 +269,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'Post-quantum key exchange (X25519MLKEM768) is negotiated.',
     failureTitle: 'Post-quantum key exchange is not negotiated (the server picked {detail}).',
     unknownTitle: 'Post-quantum key exchange could not be tested: this probe runs on an OpenSSL older than 3.5 (Node < 24).',
-    advice:
-      "Offer the X25519MLKEM768 hybrid key exchange (OpenSSL 3.5+, recent Go, BoringSSL): protects today's traffic against future quantum decryption; no speed change. nginx built with OpenSSL 3.5+: `ssl_ecdh_curve X25519MLKEM768:X25519;`. Caddy built with Go 1.24+: on by default (`curves x25519mlkem768 x25519` in the `tls` block if curves are listed).",
+    advice: 'Offer the X25519MLKEM768 hybrid key exchange (OpenSSL 3.5+, recent Go, BoringSSL): protects today\'s traffic against future quantum decryption; no speed change.',
+    fix: {
+      nginx: 'ssl_ecdh_curve X25519MLKEM768:X25519; (nginx built with OpenSSL 3.5 or later)',
+      caddy: 'on by default when built with Go 1.24 or later (curves x25519mlkem768 x25519 in the tls block, if curves are listed)',
+    },
     level: { pass: 'good', fail: 'info' },
     scenario: null,
     lossAlert: null,

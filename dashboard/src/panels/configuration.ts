@@ -74,7 +74,7 @@ export function configurationPanel(parent: HTMLElement) {
               ? `Estimated saving for your visitors: ${ms(s.saving.p75)} at p75 (${ms(s.saving.p50)} at p50), ${Math.round(s.affected * 100)} % of new connections faster.`
               : `No measurable saving for your visitors in this range (${Math.round(s.affected * 100)} % of connections affected).`
             : 'No saving estimate: too little field data in this range.';
-        p.append(el('p', item.advice), el('p', saving, 'config-saving'));
+        p.append(el('p', item.advice), el('p', `nginx: ${item.fix.nginx}`, 'config-fix'), el('p', `Caddy: ${item.fix.caddy}`, 'config-fix'), el('p', saving, 'config-saving'));
         if (s) {
           const d = el('details');
           d.append(el('summary', `How "${SCENARIO_LABELS[s.scenario]}" is estimated`), el('p', s.assumption));
