@@ -116,8 +116,8 @@ async function measure(): Promise<void> {
   console.log(`store: ${JSON.stringify(await rows('SELECT count() AS n, uniqExact(clientToken) AS tokens, min(ts) AS lo, max(ts) AS hi FROM handshakes', {}))}`);
   for (const days of RANGES) {
     const from = end - days * DAY;
-    const { sql, params, source } = directSql(spec, 'raw', from, end);
-    const keys = spec.cell.dimensions.map((d) => dimensionSql(d, source.expressions));
+    const { sql, params, readTable } = directSql(spec, 'raw', from, end);
+    const keys = spec.cell.dimensions.map((d) => dimensionSql(d, readTable.expressions));
     const VARIANTS = variantsFor(from, end, keys);
     // What each capped variant keeps against `exact` (K per query cell): the rows (their count and an
     // order-free checksum of every column) and the answer cell by cell — counts, clients and mixes exactly,
