@@ -26,7 +26,7 @@ import store from './plugins/store';
 import underPressure from './plugins/under-pressure';
 import aboutRoutes from './routes/about';
 import healthRoutes from './routes/health';
-import handshakeRoutes from './routes/handshakes';
+import handshakeRoutes from './ingest/route';
 import readRoutes from './routes/read';
 import siteRoutes from './routes/sites';
 import probeTargetRoutes from './routes/probe-targets';
