@@ -2,7 +2,7 @@
  * The per-client cap, decided as records arrive: of each client token, UTC day and site, the records after
  * the first K are marked `capped`. The row is stored like any other (K can change, and an operator can see
  * what was marked); the figures of whole days leave it out — the rollups' views and the raw table's daily
- * cells alike (queries/counted.ts) — so every cell of a site's daily figures holds at most K records of
+ * cells alike (query/counted.ts) — so every cell of a site's daily figures holds at most K records of
  * one client a day, and both paths count the same rows. Deciding it here rather than in each query keeps
  * the cap's query cost to one column (BENCHMARKS.md, 2026-11-24 "The per-client cap decided at ingest").
  *

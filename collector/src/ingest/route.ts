@@ -6,9 +6,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { HandshakeBatch, MAX_RECORDS_PER_BATCH, type HandshakeRecord } from '@tlsrum/shared';
 import { normalizeBatchSites } from './hostname';
-import { httpError } from '../plugins/error-handler';
-import { ingestRateLimit } from '../plugins/rate-limit';
-import { ErrorResponse } from '../schemas/responses';
+import { httpError } from '../platform/http/error-handler';
+import { ingestRateLimit } from '../platform/http/rate-limit';
+import { ErrorResponse } from '../platform/http/responses';
 import { ingestBatch, isRejection, REJECTIONS, type IngestContext } from './steps';
 
 const handshakes: FastifyPluginAsyncTypebox = async (app) => {
