@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { pValueText } from '../src/format';
+import { pValueText } from '../../src/format';
 
 it('writes p-values as a reader expects them, never in scientific notation', () => {
   expect(pValueText(3e-9)).toBe('p < 0.0001');

@@ -16,8 +16,8 @@ import { loadConfig } from '@tlsrum/collector/config';
 import { newReadToken } from '@tlsrum/collector/auth';
 import { generateDemoData } from '@tlsrum/collector/demo';
 
-const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
-const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
+const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
+const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
 const PANELS = ['compare', 'map', 'trends', 'shares', 'phases', 'crypto', 'whatif', 'alerts', 'config'];
 /** Per-site panels: alerts and the probed configuration (without a site and token they are empty). */
 const PER_SITE = ['alerts', 'config'];

@@ -20,9 +20,9 @@ import { newReadToken } from '@tlsrum/collector/auth';
 import { generateDemoData, SITES } from '@tlsrum/collector/demo';
 
 const SITE = 'shop.example.com';
-const dashboardDir = fileURLToPath(new URL('..', import.meta.url));
-const artifacts = fileURLToPath(new URL('../../test-artifacts/dashboard/', import.meta.url));
-const docsShot = fileURLToPath(new URL('../../docs/configuration-panel.png', import.meta.url));
+const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
+const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
+const docsShot = fileURLToPath(new URL('../../../docs/configuration-panel.png', import.meta.url));
 
 let work: string;
 let app: Awaited<ReturnType<typeof buildApp>>;
