@@ -9,7 +9,7 @@
  * variant keeps against `exact`.
  *
  *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROWS=3000000 pnpm --filter @tlsrum/bench exec tsx cap-cost.ts generate
- *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROUNDS=5 pnpm bench:cap-cost
+ *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROUNDS=5 pnpm bench cap-cost
  *
  * `generate` (also done by a first run on an empty folder) fills the folder with demo records (raw table only:
  * the rollups' views are dropped and not rebuilt, this store serves raw-table queries only), ending at today's

@@ -4,7 +4,7 @@
  * client, 40 countries, 30 days), stores them through the collector's own row mapping and migrations in
  * a fresh embedded store, merges the parts (OPTIMIZE FINAL, as background merges would eventually) and
  * reads `system.parts` / `system.columns`. The baseline is the same rows as uncompressed bytes, so the
- * figure comes with its compression ratio. Usage: pnpm bench:disk-size [rows] (default 1 000 000).
+ * figure comes with its compression ratio. Usage: pnpm bench disk-size [rows] (default 1 000 000).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

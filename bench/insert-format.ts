@@ -5,7 +5,7 @@
  * machine hits them alike; figures are medians and ratios against JSONEachRow (today's format) in the
  * same run.
  *
- *   pnpm bench:insert-format      BENCH_ROUNDS=15 BENCH_FLUSH_ROWS=10000 by default
+ *   pnpm bench insert-format      BENCH_ROUNDS=15 BENCH_FLUSH_ROWS=10000 by default
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

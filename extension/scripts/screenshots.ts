@@ -19,7 +19,7 @@ import { build } from 'vite';
 import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '@tlsrum/collector/config';
 import { generateDemoData } from '@tlsrum/collector/demo';
-import { SITES } from '@tlsrum/collector/demo';
+import { SITES } from '@tlsrum/collector/demo/profiles';
 import { newReadToken } from '@tlsrum/collector/auth';
 import { probeWithIdentity } from '@tlsrum/probe';
 import { insertProbes } from '@tlsrum/collector/probes/store';

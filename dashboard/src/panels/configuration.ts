@@ -7,8 +7,8 @@
 import { CHECKLIST, type ConfigCheck, type Verdict } from '@tlsrum/probe/checks';
 import type { ProbeResult } from '@tlsrum/shared/probe';
 import { SCENARIO_LABELS } from '@tlsrum/shared/query';
-import type { ProbesAnswer, WhatIfAnswer } from '../api';
-import { createPanel } from '../panel';
+import { api, type ProbesAnswer, type WhatIfAnswer } from '../api';
+import { createPanel, type DashboardPanel } from '../panel';
 import { ms } from '../format';
 import { fillTable } from '../table';
 
@@ -25,7 +25,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, classN
   return e;
 }
 
-export function configurationPanel(parent: HTMLElement) {
+export function configurationPanel(parent: HTMLElement): DashboardPanel<{ probes: ProbesAnswer; whatif: WhatIfAnswer | null }> {
   const panel = createPanel(parent, {
     id: 'config',
     title: 'Configuration',
@@ -37,7 +37,13 @@ export function configurationPanel(parent: HTMLElement) {
   });
   return {
     panel,
-    render(probes: ProbesAnswer, whatif: WhatIfAnswer | null) {
+    drawsRecords: false,
+    // The probe profile is per site; its recommendations are priced by the page's what-if answer.
+    load: ({ filters, token, signal, whatif }) =>
+      filters.site
+        ? api.probes(filters.site, token, signal).then(async (probes) => ({ probes, whatif: await whatif.catch(() => null) }))
+        : { skip: 'The configuration is per site: choose a site (and enter its read token) to see its TLS set-up.' },
+    render({ probes, whatif }) {
       if (probes.latest.length === 0) return false;
       const main = probes.latest.find((l) => l.hostname === probes.site) ?? probes.latest[0]!;
       const holder = el('div', undefined, 'config-body');
