@@ -7,6 +7,10 @@
  *
  * Browser-safe on purpose (types and plain data only, no Node API): the dashboard imports it as
  * `@tlsrum/probe/checks`; an ESLint rule keeps Node modules out of this file.
+ *
+ * A new check is one entry below. A fact the result does not hold yet also needs its field in `ProbeResult`
+ * (shared/src/probe.ts) and its gatherer here in probe/src (called from probe.ts); a new change alert needs
+ * its name in PROBE_CHECK_LABELS (shared/src/query/answers.ts), a new price its what-if scenario.
  */
 import type { ProbeResult } from '@tlsrum/shared/probe';
 import type { ProbeCheckName, ScenarioName } from '@tlsrum/shared/query';
