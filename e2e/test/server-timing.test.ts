@@ -129,10 +129,10 @@ describe.each(['nginx', 'caddy'] as const)('docs/server-timing.md in %s', (serve
   it('a full handshake, then a resumed one: tlsrum reads the version and the resumption from what the server sends', async () => {
     const first = await request(ports[server], null);
     expect(first).toMatchObject({ version: 'TLSv1.3', reused: false });
-    expect(parseTlsServerTiming(tlsDescription(first.serverTiming)), first.serverTiming ?? 'no header').toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: false });
+    expect(parseTlsServerTiming(tlsDescription(first.serverTiming)), first.serverTiming ?? 'no header').toEqual({ evidence: 'server-timing', tlsVersion: '1.3', resumed: false });
     expect(first.session).not.toBeNull();
     const second = await request(ports[server], first.session);
     expect(second).toMatchObject({ version: 'TLSv1.3', reused: true });
-    expect(parseTlsServerTiming(tlsDescription(second.serverTiming)), second.serverTiming ?? 'no header').toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: true });
+    expect(parseTlsServerTiming(tlsDescription(second.serverTiming)), second.serverTiming ?? 'no header').toEqual({ evidence: 'server-timing', tlsVersion: '1.3', resumed: true });
   });
 });

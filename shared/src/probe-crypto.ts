@@ -21,7 +21,7 @@ export function cryptoFactsFromProbe(p: ProbeResult): ProbeCryptoFacts | null {
   const group = p.pq.supported === true ? 'X25519MLKEM768' : p.pq.supported === false ? p.tls.negotiated.group : null;
   // The same bounds as a client's report: a value the schema would refuse is left out.
   return securityFields({
-    source: 'observed',
+    evidence: 'observed',
     ...(group ? { group } : {}),
     ...(p.tls.negotiated.cipher ? { cipher: p.tls.negotiated.cipher } : {}),
     certKeyType: leaf.keyType,

@@ -205,7 +205,7 @@ export function newTlsTimingArb(opts: { minRttMs?: number; maxRttMs?: number; cp
 /** Security information as Firefox, CDP or a Server-Timing header might give it. */
 export const securityInfoArb: fc.Arbitrary<SecurityInfo> = fc.record(
   {
-    source: fc.constantFrom('observed', 'server-timing') as fc.Arbitrary<'observed' | 'server-timing'>,
+    evidence: fc.constantFrom('observed', 'server-timing') as fc.Arbitrary<'observed' | 'server-timing'>,
     tlsVersion: fc.option(fc.constantFrom(...TLS_VERSIONS), { nil: null }),
     resumed: fc.option(fc.boolean(), { nil: null }),
     cipher: tokenArb(1, 40, TOKEN_CHARS),
@@ -219,7 +219,7 @@ export const securityInfoArb: fc.Arbitrary<SecurityInfo> = fc.record(
     ech: fc.boolean(),
     reportsKeyExchange: fc.boolean(),
   },
-  { requiredKeys: ['source'] },
+  { requiredKeys: ['evidence'] },
 );
 
 /**

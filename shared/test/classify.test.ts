@@ -74,19 +74,19 @@ describe('classifyHandshake (timing only, as in Chromium)', () => {
 
 describe('classifyHandshake with security information', () => {
   it('Firefox TLS 1.2 with a key exchange group: full handshake, observed', () => {
-    const c = classifyHandshake({ timing: entry(80, 1), security: { source: 'observed', tlsVersion: '1.2', group: 'x25519', reportsKeyExchange: true } });
+    const c = classifyHandshake({ timing: entry(80, 1), security: { evidence: 'observed', tlsVersion: '1.2', group: 'x25519', reportsKeyExchange: true } });
     expect(c).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'observed', resumed: false, resumedSource: 'observed' });
   });
   it('Firefox TLS 1.2 without a group: resumed by ticket, observed', () => {
-    const c = classifyHandshake({ timing: entry(80, 1), security: { source: 'observed', tlsVersion: '1.2', reportsKeyExchange: true } });
+    const c = classifyHandshake({ timing: entry(80, 1), security: { evidence: 'observed', tlsVersion: '1.2', reportsKeyExchange: true } });
     expect(c).toMatchObject({ resumed: true, resumedSource: 'observed' });
   });
   it('Firefox TLS 1.3: version observed, resumption not observable', () => {
-    const c = classifyHandshake({ timing: entry(80, 1), security: { source: 'observed', tlsVersion: '1.3', group: 'X25519MLKEM768', reportsKeyExchange: true } });
+    const c = classifyHandshake({ timing: entry(80, 1), security: { evidence: 'observed', tlsVersion: '1.3', group: 'X25519MLKEM768', reportsKeyExchange: true } });
     expect(c).toMatchObject({ tlsVersion: '1.3', tlsVersionSource: 'observed', resumed: null, resumedSource: 'unknown' });
   });
   it('Server-Timing from the site is the source of truth for version and resumption', () => {
-    const c = classifyHandshake({ timing: entry(80, 2), security: { source: 'server-timing', tlsVersion: '1.3', resumed: true } });
+    const c = classifyHandshake({ timing: entry(80, 2), security: { evidence: 'server-timing', tlsVersion: '1.3', resumed: true } });
     expect(c).toMatchObject({ tlsVersion: '1.3', tlsVersionSource: 'server-timing', resumed: true, resumedSource: 'server-timing' });
   });
 });
@@ -112,15 +112,15 @@ describe('minimum RTT estimate', () => {
 
 describe('Server-Timing tls metric', () => {
   it('reads nginx $ssl_protocol $ssl_session_reused', () => {
-    expect(parseTlsServerTiming('TLSv1.3 r')).toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: true });
-    expect(parseTlsServerTiming('TLSv1.2 .')).toEqual({ source: 'server-timing', tlsVersion: '1.2', resumed: false });
-    expect(parseTlsServerTiming('TLSv1.3')).toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: null });
+    expect(parseTlsServerTiming('TLSv1.3 r')).toEqual({ evidence: 'server-timing', tlsVersion: '1.3', resumed: true });
+    expect(parseTlsServerTiming('TLSv1.2 .')).toEqual({ evidence: 'server-timing', tlsVersion: '1.2', resumed: false });
+    expect(parseTlsServerTiming('TLSv1.3')).toEqual({ evidence: 'server-timing', tlsVersion: '1.3', resumed: null });
     // Caddy's placeholders (docs/server-timing.md).
-    expect(parseTlsServerTiming('tls1.3 true')).toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: true });
-    expect(parseTlsServerTiming('tls1.2 false')).toEqual({ source: 'server-timing', tlsVersion: '1.2', resumed: false });
+    expect(parseTlsServerTiming('tls1.3 true')).toEqual({ evidence: 'server-timing', tlsVersion: '1.3', resumed: true });
+    expect(parseTlsServerTiming('tls1.2 false')).toEqual({ evidence: 'server-timing', tlsVersion: '1.2', resumed: false });
   });
   it('ignores what it does not know', () => {
-    expect(parseTlsServerTiming('TLSv1.1 r')).toEqual({ source: 'server-timing', tlsVersion: null, resumed: true });
+    expect(parseTlsServerTiming('TLSv1.1 r')).toEqual({ evidence: 'server-timing', tlsVersion: null, resumed: true });
     expect(parseTlsServerTiming('whatever')).toBeNull();
     expect(parseTlsServerTiming('')).toBeNull();
     expect(parseTlsServerTiming(undefined)).toBeNull();

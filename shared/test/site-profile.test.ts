@@ -140,9 +140,9 @@ describe.each(['chromium', 'firefox'])('recorded %s fixtures with the server’s
   it('never overrides what the browser observed or the site reported', () => {
     for (const f of fixtures) {
       const wrong = profileClaims(profileOf(probe({ v12: f.truth.tlsVersion !== '1.2', v13: f.truth.tlsVersion === '1.2', r12: false, r13: false })), env.browser, env.browserMajor);
-      const observed = classifyHandshake({ timing: f.timing, profile: wrong, security: { source: 'observed', tlsVersion: f.truth.tlsVersion, resumed: f.truth.resumed } });
+      const observed = classifyHandshake({ timing: f.timing, profile: wrong, security: { evidence: 'observed', tlsVersion: f.truth.tlsVersion, resumed: f.truth.resumed } });
       expect(observed, f.id).toMatchObject({ tlsVersion: f.truth.tlsVersion, tlsVersionSource: 'observed', resumed: f.truth.resumed, resumedSource: 'observed' });
-      const st = classifyHandshake({ timing: f.timing, profile: wrong, security: { source: 'server-timing', tlsVersion: f.truth.tlsVersion, resumed: f.truth.resumed } });
+      const st = classifyHandshake({ timing: f.timing, profile: wrong, security: { evidence: 'server-timing', tlsVersion: f.truth.tlsVersion, resumed: f.truth.resumed } });
       expect(st, f.id).toMatchObject({ tlsVersionSource: 'server-timing', resumedSource: 'server-timing' });
     }
   });

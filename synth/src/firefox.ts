@@ -256,7 +256,7 @@ function takeReport(reports: FirefoxSecurityReport[], url: string): FirefoxSecur
 export function securityOf(report: FirefoxSecurityReport | null): SecurityInfo | null {
   const info = report?.info;
   if (!info || info.state !== 'secure') return null;
-  const s: SecurityInfo = { source: 'observed', reportsKeyExchange: true };
+  const s: SecurityInfo = { evidence: 'observed', reportsKeyExchange: true };
   const version = tlsVersionOf(typeof info.protocolVersion === 'string' ? info.protocolVersion : null);
   if (version) s.tlsVersion = version;
   if (typeof info.cipherSuite === 'string') s.cipher = info.cipherSuite;

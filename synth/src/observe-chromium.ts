@@ -72,7 +72,7 @@ function takeResponse(unused: CdpResponse[], url: string): CdpResponse | null {
 export function securityOf(socket: NetLogConnection | null, response: CdpResponse | null): SecurityInfo | null {
   const details = response?.securityDetails ?? null;
   if (!socket && !details) return null;
-  const info: SecurityInfo = { source: 'observed' };
+  const info: SecurityInfo = { evidence: 'observed' };
   const version = tlsVersionOf(socket?.version) ?? tlsVersionOf(typeof details?.protocol === 'string' ? details.protocol : null);
   if (version) info.tlsVersion = version;
   if (typeof socket?.isResumed === 'boolean') info.resumed = socket.isResumed;

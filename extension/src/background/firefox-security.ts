@@ -50,7 +50,7 @@ export function fromFirefox(info: FirefoxSecurityInfo): SecurityInfo | null {
   if (info.state !== 'secure' && info.state !== 'weak') return null;
   const version = info.protocolVersion === 'TLSv1.3' ? '1.3' : info.protocolVersion === 'TLSv1.2' ? '1.2' : null;
   return {
-    source: 'observed',
+    evidence: 'observed',
     tlsVersion: version,
     ...(info.cipherSuite ? { cipher: info.cipherSuite } : {}),
     group: info.keaGroupName ?? null,

@@ -122,7 +122,7 @@ describe('buildRecord', () => {
 
   it('leaves out values that do not fit the schema instead of sending them', () => {
     const [m] = measureEntries([entry()], origin);
-    const { record } = buildRecord(m!, { ...ctx, network: { effectiveType: '5g', rttHint: -3 }, observed: { source: 'observed', tlsVersion: '1.3', cipher: 'bad cipher name', certChainLength: 99 } });
+    const { record } = buildRecord(m!, { ...ctx, network: { effectiveType: '5g', rttHint: -3 }, observed: { evidence: 'observed', tlsVersion: '1.3', cipher: 'bad cipher name', certChainLength: 99 } });
     expect(Value.Check(HandshakeRecord, record)).toBe(true);
     expect(record).toMatchObject({ effectiveType: null, rttHint: null });
     expect(record).not.toHaveProperty('cipher');

@@ -10,7 +10,7 @@ import { profileNeverResumes, type ProfileClaims } from './site-profile';
 /** What the browser (Firefox getSecurityInfo, CDP securityDetails, NetLog) or the site told us. */
 export interface SecurityInfo {
   /** `observed` for the browser's own report, `server-timing` for the site's Server-Timing header. */
-  source: 'observed' | 'server-timing';
+  evidence: 'observed' | 'server-timing';
   tlsVersion?: TlsVersion | null;
   /** Only when the source says so explicitly (NetLog is_resumed, Server-Timing). */
   resumed?: boolean | null;
@@ -229,7 +229,7 @@ function tlsVersionOf(
   zeroRtt: 'implied' | 'inferred' | null,
   profile: ProfileClaims | null | undefined,
 ): { tlsVersion: TlsVersion | null; tlsVersionSource: EvidenceSource } {
-  if (security?.tlsVersion) return { tlsVersion: security.tlsVersion, tlsVersionSource: security.source };
+  if (security?.tlsVersion) return { tlsVersion: security.tlsVersion, tlsVersionSource: security.evidence };
   // QUIC carries TLS 1.3 only (RFC 9001); early data exists only in TLS 1.3 (RFC 8446 §2.3).
   if (transport === 'quic') return { tlsVersion: '1.3', tlsVersionSource: 'implied' };
   if (zeroRtt === 'implied') return { tlsVersion: '1.3', tlsVersionSource: 'implied' };
@@ -252,7 +252,7 @@ function resumptionOf(
   transport: Transport,
   profile: ProfileClaims | null | undefined,
 ): { resumed: boolean | null; resumedSource: EvidenceSource } {
-  if (security && typeof security.resumed === 'boolean') return { resumed: security.resumed, resumedSource: security.source };
+  if (security && typeof security.resumed === 'boolean') return { resumed: security.resumed, resumedSource: security.evidence };
   // 0-RTT needs a pre-shared key from an earlier session.
   if (zeroRtt) return { resumed: true, resumedSource: zeroRtt };
   // A server that never resumes (for the version negotiated, or for any version it accepts) makes every

@@ -64,7 +64,7 @@ export function mergeSecurity(observed: SecurityInfo | null | undefined, fromSit
   if (!observed) return fromSite;
   return {
     ...observed,
-    source: 'server-timing',
+    evidence: 'server-timing',
     tlsVersion: fromSite.tlsVersion ?? observed.tlsVersion ?? null,
     resumed: fromSite.resumed ?? observed.resumed ?? null,
   };

@@ -33,7 +33,7 @@ export function parseTlsServerTiming(description: string | null | undefined): Se
     else if (token in RESUMED) resumed = RESUMED[token]!;
   }
   if (tlsVersion === null && resumed === null) return null;
-  return { source: 'server-timing', tlsVersion, resumed };
+  return { evidence: 'server-timing', tlsVersion, resumed };
 }
 
 /** Finds the `tls` metric among an entry's Server-Timing metrics (`{name, description}` pairs). */
