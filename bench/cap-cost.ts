@@ -19,11 +19,11 @@
  * many records a day are: the cap then removes honest rows too, and `after` keeps other rows than `exact`).
  */
 import { loadavg } from 'node:os';
-import { generateDemoData } from '../collector/src/demo/generate';
-import { openStore } from '../collector/src/platform/store/clients';
-import { loadMigrations, materializedViews, migrate } from '../collector/src/platform/store/migrate';
-import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '../collector/src/query/counted';
-import { dimensionSql } from '../collector/src/query/dimensions';
+import { generateDemoData } from '@tlsrum/collector/demo';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { loadMigrations, materializedViews, migrate } from '@tlsrum/collector/store/migrate';
+import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '@tlsrum/collector/query/counted';
+import { dimensionSql } from '@tlsrum/collector/query/dimensions';
 import { QUERY_SPECS, directSql } from './lib/query-specs';
 
 const DIR = process.env.BENCH_CAP_DIR ?? '/tmp/capq';
@@ -116,8 +116,8 @@ async function measure(): Promise<void> {
   console.log(`store: ${JSON.stringify(await rows('SELECT count() AS n, uniqExact(clientToken) AS tokens, min(ts) AS lo, max(ts) AS hi FROM handshakes', {}))}`);
   for (const days of RANGES) {
     const from = end - days * DAY;
-    const { sql, params, source } = directSql(spec, 'raw', from, end);
-    const keys = spec.cell.dimensions.map((d) => dimensionSql(d, source.expressions));
+    const { sql, params, readTable } = directSql(spec, 'raw', from, end);
+    const keys = spec.cell.dimensions.map((d) => dimensionSql(d, readTable.expressions));
     const VARIANTS = variantsFor(from, end, keys);
     // What each capped variant keeps against `exact` (K per query cell): the rows (their count and an
     // order-free checksum of every column) and the answer cell by cell — counts, clients and mixes exactly,

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeLabCa } from '../e2e/lab/ca';
+import { makeLabCa } from '@tlsrum/e2e/lab/ca';
 import { measureLoad } from './lib/measure-load';
 import { startTs, stop } from './lib/processes';
 import { machine, median, printResult, printTable, round } from './lib/report';

@@ -12,11 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ClickHouseSettings } from '@clickhouse/client';
-import { INSERT_COLUMNS, type HandshakeRow } from '../collector/src/ingest/columns';
-import { encodeRowsTsv, TSV_INSERT_QUERY } from '../collector/src/ingest/encode-rows';
-import { toRow } from '../collector/src/ingest/to-row';
-import { openStore } from '../collector/src/platform/store/clients';
-import { migrate } from '../collector/src/platform/store/migrate';
+import { INSERT_COLUMNS, type HandshakeRow } from '@tlsrum/collector/ingest/columns';
+import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode-rows';
+import { toRow } from '@tlsrum/collector/ingest/to-row';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { migrate } from '@tlsrum/collector/store/migrate';
 import { makeBenchBatch, rng } from './lib/records';
 import { machine, median, printResult, printTable, round } from './lib/report';
 

@@ -9,7 +9,7 @@
  * Only registered hostnames are probed: the target list comes from the site registry and `probe_targets`.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { probeWithIdentity, type ProbeOptions, type ProbeOutcome } from './probe';
+import { probeWithIdentity, type ProbeOptions, type ProbeOutcome } from '@tlsrum/probe';
 import { insertProbes, type ProbeTarget } from './store';
 
 export interface ProbeSchedulerConfig {
