@@ -1,7 +1,7 @@
 /**
  * The collector's configuration: every environment variable, once, with its type, default, bounds and
  * meaning (env-schema.ts reads it). It is validated once at start; a bad value stops the process with a
- * message naming the variable, never a silent default. The README's configuration table is generated
+ * message naming the variable, never a silent default. The table in docs/configuration.md is generated
  * from this schema (`pnpm collector config`; test/config.test.ts keeps the two equal).
  */
 import { join } from 'node:path';
@@ -77,7 +77,7 @@ export const ConfigSchema = Type.Object({
   flushIntervalMs: int('FLUSH_INTERVAL_MS', 1000, 10, 60_000, "longest a record waits in the spool's active segment before its insert"),
   // Each insert pays a fixed cost (mostly the rollup view's aggregation and parts: ≈ 50 ms of CPU at load 20) besides
   // its parsing (≈ 11 µs/row at load 20): 25 000-row inserts cost ≈ 20 % less CPU per row than 10 000-row ones and
-  // fill only above 25 000 records/s; the interval still bounds how late a record shows (BENCHMARKS.md, 2026-11-24 perf-ingest).
+  // fill only above 25 000 records/s; the interval still bounds how late a record shows (measured with bench:ingest's profile).
   flushMaxRows: int('FLUSH_MAX_ROWS', 25_000, 1, 100_000, 'rows per spool segment = per insert (an insert starts as soon as this many wait)'),
   maxBufferedRows: int('MAX_BUFFERED_ROWS', 500_000, 1, 10_000_000, 'rows in the spool (not yet in the store) before ingest answers 503'),
   spoolDir: Type.String({
@@ -271,5 +271,5 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   return config;
 }
 
-/** The README's configuration table. */
+/** The table of docs/configuration.md. */
 export const configTable = (): string => envTable(ConfigSchema);
