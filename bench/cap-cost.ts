@@ -1,10 +1,10 @@
 /** The cap-cost bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { loadavg } from 'node:os';
 import { generateDemoData } from '../collector/src/demo/generate';
-import { openStore } from '../collector/src/store/clients';
-import { loadMigrations, materializedViews, migrate } from '../collector/src/store/migrate';
-import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '../collector/src/queries/counted';
-import { dimensionSql } from '../collector/src/queries/dimensions';
+import { openStore } from '../collector/src/platform/store/clients';
+import { loadMigrations, materializedViews, migrate } from '../collector/src/platform/store/migrate';
+import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '../collector/src/query/counted';
+import { dimensionSql } from '../collector/src/query/dimensions';
 import { QUERY_SPECS, directSql } from './lib/query-specs';
 import { printResult } from './lib/report';
 

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMigrations, migrate } from '../collector/src/store/migrate';
-import { openStore } from '../collector/src/store/clients';
+import { loadMigrations, migrate } from '../collector/src/platform/store/migrate';
+import { openStore } from '../collector/src/platform/store/clients';
 import { toRow } from '../collector/src/ingest/to-row';
 import { makeBenchBatch, rng } from './lib/records';
 import { machine, printResult, printTable, round } from './lib/report';

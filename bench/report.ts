@@ -25,10 +25,14 @@ export function parseResults(text: string, file = 'bench/results.jsonl'): Result
         throw new Error(`${file} line ${n} is not JSON`);
       }
       const o = r as Partial<ResultLine>;
-      const missing = ['bench', 'date', 'machine', 'load', 'node'].filter((k) => o[k as keyof ResultLine] === undefined);
+      const missing = ['bench', 'date', 'machine', 'load', 'node'].filter(
+        (k) => o[k as keyof ResultLine] === undefined,
+      );
       if (missing.length) throw new Error(`${file} line ${n} lacks ${missing.join(', ')}`);
-      if (!BENCHES.some((b) => b.name === o.bench)) throw new Error(`${file} line ${n}: no bench named "${String(o.bench)}" in bench/lib/catalogue.ts`);
-      if (Number.isNaN(Date.parse(String(o.date)))) throw new Error(`${file} line ${n}: date "${String(o.date)}" is not a date`);
+      if (!BENCHES.some((b) => b.name === o.bench))
+        throw new Error(`${file} line ${n}: no bench named "${String(o.bench)}" in bench/lib/catalogue.ts`);
+      if (Number.isNaN(Date.parse(String(o.date))))
+        throw new Error(`${file} line ${n}: date "${String(o.date)}" is not a date`);
       return o as ResultLine;
     });
 }
@@ -45,7 +49,8 @@ export function currentResults(lines: readonly ResultLine[]): ResultLine[] {
 }
 
 const cell = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
-const load = (l: ResultLine['load']) => (l.start === null && l.end === null ? 'not recorded' : `${l.start ?? '?'} → ${l.end ?? '?'}`);
+const load = (l: ResultLine['load']) =>
+  l.start === null && l.end === null ? 'not recorded' : `${l.start ?? '?'} → ${l.end ?? '?'}`;
 const when = (date: string) => (date.length > 10 ? `${date.slice(0, 10)} ${date.slice(11, 16)}` : date);
 
 export function renderBenchmarks(lines: readonly ResultLine[]): string {
@@ -69,17 +74,28 @@ export function renderBenchmarks(lines: readonly ResultLine[]): string {
     '|---|---|---|---|---|---|---|',
   ];
   for (const b of BENCHES) {
-    const rows = current.filter((r) => r.bench === b.name).sort((x, y) => (x.variant ?? '').localeCompare(y.variant ?? ''));
+    const rows = current
+      .filter((r) => r.bench === b.name)
+      .sort((x, y) => (x.variant ?? '').localeCompare(y.variant ?? ''));
     if (!rows.length) out.push(`| ${b.name} | not measured yet | ${cell(b.goal)} | — | — | — | — |`);
     for (const r of rows) {
       const name = r.variant ? `${b.name} (${r.variant})` : b.name;
       const note = typeof r.note === 'string' ? ` (${r.note})` : '';
-      out.push(`| ${cell(name)} | ${cell(b.figures(r) + note)} | ${cell(b.goal)} | ${when(r.date)} | ${cell(r.machine)} | ${load(r.load)} | ${cell([r.node, r.commit].filter(Boolean).join(', '))} |`);
+      out.push(
+        `| ${cell(name)} | ${cell(b.figures(r) + note)} | ${cell(b.goal)} | ${when(r.date)} | ${cell(r.machine)} | ${load(r.load)} | ${cell([r.node, r.commit].filter(Boolean).join(', '))} |`,
+      );
     }
   }
   out.push('', '## The benches', '');
   for (const b of BENCHES) {
-    out.push(`### ${b.name}`, '', `\`${b.command}\` (bench/${b.file}). Baseline: ${b.baseline}. Goal: ${b.goal}.`, '', b.measures, '');
+    out.push(
+      `### ${b.name}`,
+      '',
+      `\`${b.command}\` (bench/${b.file}). Baseline: ${b.baseline}. Goal: ${b.goal}.`,
+      '',
+      b.measures,
+      '',
+    );
     if (b.options?.length) out.push(...b.options.map((o) => `- ${o}`), '');
   }
   return out.join('\n');
