@@ -67,7 +67,7 @@ export const ConfigSchema = Type.Object({
       database: identifier({ env: 'CLICKHOUSE_DATABASE', default: 'tlsrum', description: 'server database (must exist)' }),
       cluster: nullable(identifier(), {
         env: 'CLICKHOUSE_CLUSTER',
-        description: 'cluster name: tables live `ON CLUSTER`, the collector writes to the Distributed tables ([docs/cluster.md](docs/cluster.md)); needs `CLICKHOUSE_URL`',
+        description: 'cluster name: tables live `ON CLUSTER`, the collector writes to the Distributed tables ([cluster.md](cluster.md)); needs `CLICKHOUSE_URL`',
       }),
     }),
     // Without a server URL the store is embedded and the server settings do not apply.
@@ -103,7 +103,7 @@ export const ConfigSchema = Type.Object({
     300,
     0,
     100_000_000,
-    'requests a minute from one client address to the read routes together (`/v1/summary`, `/v1/compare`, …, `/v1/alerts`; a dashboard view asks about ten), then 429 + `Retry-After`; `0` = off ([docs/integrity.md](docs/integrity.md))',
+    'requests a minute from one client address to the read routes together (`/v1/summary`, `/v1/compare`, …, `/v1/alerts`; a dashboard view asks about ten), then 429 + `Retry-After`; `0` = off ([integrity.md](integrity.md))',
   ),
   maxEventLoopDelayMs: int(
     'MAX_EVENT_LOOP_DELAY_MS',
@@ -145,7 +145,7 @@ export const ConfigSchema = Type.Object({
     DEFAULT_CLIENT_CAP,
     0,
     1_000_000,
-    'records of one client token a figure counts per cell and UTC day at most: in figures of whole days (and the rollups) the first K of its day on each site, marked as they arrive (a change applies to records from then on); in hourly cells and alert windows K per cell, at read time ([docs/integrity.md](docs/integrity.md)); `0` = no cap',
+    'records of one client token a figure counts per cell and UTC day at most: in figures of whole days (and the rollups) the first K of its day on each site, marked as they arrive (a change applies to records from then on); in hourly cells and alert windows K per cell, at read time ([integrity.md](integrity.md)); `0` = no cap',
   ),
   tokensPerAddress: int(
     'TOKENS_PER_ADDRESS',
@@ -228,7 +228,7 @@ export const ConfigSchema = Type.Object({
     webhookTimeoutMs: int('ALERT_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000, 'timeout of each webhook attempt'),
   }),
   probe: Type.Object({
-    intervalMs: int('PROBE_INTERVAL_MS', 3_600_000, 0, 7 * 86_400_000, "how often every registered site's TLS configuration is probed ([docs/probe.md](docs/probe.md)); `0` = never"),
+    intervalMs: int('PROBE_INTERVAL_MS', 3_600_000, 0, 7 * 86_400_000, "how often every registered site's TLS configuration is probed ([probe.md](probe.md)); `0` = never"),
     jitter: num('PROBE_JITTER', 0.1, 0, 1, 'each cycle starts up to this fraction of the interval early or late (collectors started together do not probe at once)'),
     concurrency: int('PROBE_CONCURRENCY', 2, 1, 64, 'probes running at once'),
     timeoutMs: int('PROBE_TIMEOUT_MS', 10_000, 100, 120_000, 'timeout of each phase (lookup, connect, handshake, request) of a probe connection'),
