@@ -48,6 +48,7 @@ export const DEFAULT_MIN_CLIENTS_PER_CELL = 20;
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
+const GiB = 1024 * MiB;
 const TiB = 1024 ** 4;
 
 export const ConfigSchema = Type.Object({
@@ -119,6 +120,34 @@ export const ConfigSchema = Type.Object({
     500,
     600_000,
     'a request must arrive whole within this time (its headers within 10 s): slow-loris senders are cut off',
+  ),
+  queryConcurrency: int(
+    'QUERY_CONCURRENCY',
+    2,
+    1,
+    64,
+    'read queries the store runs at once (each on its own client); more wait in a queue. On the embedded store each running query holds one of Node\'s four I/O threads, which the spool also needs',
+  ),
+  queryQueueMax: int(
+    'QUERY_QUEUE_MAX',
+    64,
+    0,
+    100_000,
+    'read queries waiting for a free slot; beyond that, reads get 503 + `Retry-After` ("busy, retry in N s") while ingest goes on',
+  ),
+  queryTimeoutMs: int(
+    'QUERY_TIMEOUT_MS',
+    20_000,
+    1000,
+    600_000,
+    'time limit of one read query in the store (ClickHouse `max_execution_time`, whole seconds)',
+  ),
+  queryMaxMemoryBytes: int(
+    'QUERY_MAX_MEMORY_BYTES',
+    2 * GiB,
+    0,
+    TiB,
+    'memory limit of one read query in the store (ClickHouse `max_memory_usage`); `0` = the store\'s own',
   ),
   corsOrigins: Type.Array(ORIGIN, {
     env: 'CORS_ORIGINS',

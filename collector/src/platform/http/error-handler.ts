@@ -5,11 +5,31 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import { QueryBusyError } from '../store/query-pool';
+
+const STORE_LIMITS: Record<string, string> = {
+  TIMEOUT_EXCEEDED: 'this question takes longer than the collector allows one query: choose a shorter range or fewer groups, or retry later',
+  MEMORY_LIMIT_EXCEEDED: 'this question needs more memory than the collector allows one query: choose a shorter range or fewer groups, or retry later',
+};
 
 const errorHandler: FastifyPluginAsync = async (app) => {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let status = err.statusCode && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 500;
     let message = err.message;
+    let headers = (err as { headers?: Record<string, string> }).headers;
+    if (err instanceof QueryBusyError) {
+      status = 503;
+      headers = { 'retry-after': String(err.retryAfterSeconds) };
+    }
+    // A query stopped by its time or memory limit (QUERY_TIMEOUT_MS, QUERY_MAX_MEMORY_BYTES).
+    const limit = STORE_LIMITS[(err as { type?: string }).type ?? ''];
+    if (limit && err.name === 'ClickHouseError') {
+      status = 503;
+      message = limit;
+      headers = { 'retry-after': '30' };
+    }
+    // Refusals the collector decided on (httpError, a full query queue, a query limit) say why, 503s included.
+    const deliberate = err instanceof QueryBusyError || !!limit || (typeof err.code === 'string' && err.code.startsWith('TLSRUM_'));
     if (err.validation) {
       status = 400;
     } else if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
@@ -20,13 +40,12 @@ const errorHandler: FastifyPluginAsync = async (app) => {
       status = 400;
       message = 'body is not valid gzip';
     }
-    if (status >= 500) {
+    if (status >= 500 && !deliberate) {
       request.log.error({ err }, 'request failed');
       message = 'internal error';
     } else {
       request.log.info({ status, code: err.code, reason: message }, 'request refused');
     }
-    const headers = (err as { headers?: Record<string, string> }).headers;
     if (headers) reply.headers(headers);
     return reply.status(status).send({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
   });

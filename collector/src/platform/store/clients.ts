@@ -9,10 +9,13 @@ import { drainPending } from 'chdb';
 import { createChdbConnection } from 'chdb/connection';
 import type { Config } from '../config';
 import type { ClusterLayout } from './cluster';
+import { QueryPool, type QueryPoolOptions } from './query-pool';
 
 export interface Store {
   ingest: ClickHouseClient;
+  /** The read side: a pool of clients with a bounded queue and per-query limits (query-pool.ts). */
   query: ClickHouseClient;
+  queryPool: QueryPool;
   kind: 'embedded' | 'server';
   /** Set when the tables live on a ClickHouse cluster (Distributed `handshakes` over `handshakes_local`). */
   cluster: ClusterLayout | null;
@@ -30,7 +33,11 @@ export const SESSION_SETTINGS: ClickHouseSettings = {
   date_time_input_format: 'best_effort',
 };
 
-export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'>): Store {
+/** What the read side gets when the caller does not say (tests, benches, command-line tools). */
+export const DEFAULT_QUERY_POOL: QueryPoolOptions = { size: 2, queueMax: 64, timeoutMs: 30_000, maxMemoryBytes: 0 };
+
+export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'> & { queryPool?: QueryPoolOptions }): Store {
+  const poolOptions = config.queryPool ?? DEFAULT_QUERY_POOL;
   if (config.clickhouse) {
     const { url, username, password, database, cluster } = config.clickhouse;
     // On a cluster an insert into the Distributed table returns only once every shard has its rows, so
@@ -38,7 +45,7 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'>): Store
     // by the shards' own replicated deduplication.
     const settings: ClickHouseSettings = cluster ? { ...SESSION_SETTINGS, insert_distributed_sync: 1 } : SESSION_SETTINGS;
     const make = () => createClient({ url, username, password, database, clickhouse_settings: settings, application: 'tlsrum-collector' });
-    return clientPair(make, { kind: 'server', database, cluster: cluster ? { cluster, database } : null }, closeBoth);
+    return clientPair(make, poolOptions, { kind: 'server', database, cluster: cluster ? { cluster, database } : null }, closeBoth);
   }
   mkdirSync(config.dataDir, { recursive: true });
   // createChdbConnection's return type is not the client's declared `connection` type (platform notes).
@@ -47,7 +54,7 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'>): Store
       connection: createChdbConnection({ path: config.dataDir }) as unknown as never,
       clickhouse_settings: SESSION_SETTINGS,
     });
-  return clientPair(make, { kind: 'embedded', database: 'default', cluster: null }, async (ingest, query) => {
+  return clientPair(make, poolOptions, { kind: 'embedded', database: 'default', cluster: null }, async (ingest, query) => {
     await closeBoth(ingest, query);
     // close() returns while a query of a background task (site refresh, alert evaluation) may still run
     // on a libuv thread; until it ends the engine refuses another data folder in this process.
@@ -55,15 +62,17 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'>): Store
   });
 }
 
-/** One client for ingest and one for queries (each serializes its calls), closed together. */
+/** One client for ingest and a pool for queries (each client serializes its calls), closed together. */
 function clientPair(
   make: () => ClickHouseClient,
+  poolOptions: QueryPoolOptions,
   info: Pick<Store, 'kind' | 'database' | 'cluster'>,
   close: (ingest: ClickHouseClient, query: ClickHouseClient) => Promise<void>,
 ): Store {
   const ingest = make();
-  const query = make();
-  return { ingest, query, ...info, close: () => close(ingest, query) };
+  const queryPool = new QueryPool(make, poolOptions);
+  const query = queryPool.asClient();
+  return { ingest, query, queryPool, ...info, close: () => close(ingest, query) };
 }
 
 async function closeBoth(a: ClickHouseClient, b: ClickHouseClient): Promise<void> {

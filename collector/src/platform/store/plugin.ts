@@ -59,8 +59,12 @@ function prepareStore(
 }
 
 const storePlugin: FastifyPluginAsync = async (app) => {
-  const store = openStore(app.config);
-  const status = prepareStore(store, app.config, app.log);
+  const { config } = app;
+  const store = openStore({
+    ...config,
+    queryPool: { size: config.queryConcurrency, queueMax: config.queryQueueMax, timeoutMs: config.queryTimeoutMs, maxMemoryBytes: config.queryMaxMemoryBytes },
+  });
+  const status = prepareStore(store, config, app.log);
   app.decorate('store', store);
   app.decorate('storeStatus', status);
   // Fastify runs onClose hooks in reverse order of registration: the plugins registered after this one
