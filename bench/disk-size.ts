@@ -1,11 +1,4 @@
-/**
- * Bytes per stored record on disk after compression, for capacity planning (docs/cluster.md).
- * Generates the same realistic records as the ingest benchmark (bench/lib/records.ts: batches of one
- * client, 40 countries, 30 days), stores them through the collector's own row mapping and migrations in
- * a fresh embedded store, merges the parts (OPTIMIZE FINAL, as background merges would eventually) and
- * reads `system.parts` / `system.columns`. The baseline is the same rows as uncompressed bytes, so the
- * figure comes with its compression ratio. Usage: pnpm bench disk-size [rows] (default 1 000 000).
- */
+/** The disk-size bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,12 +1,4 @@
-/**
- * Insert-format micro-benchmark: what one insert of FLUSH rows costs the collector in each text format
- * the embedded store accepts, split into encoding (JavaScript, in the request path) and the insert itself
- * (the store parsing and writing a part). Formats are interleaved round by round, so drift on a shared
- * machine hits them alike; figures are medians and ratios against JSONEachRow (today's format) in the
- * same run.
- *
- *   pnpm bench insert-format      BENCH_ROUNDS=15 BENCH_FLUSH_ROWS=10000 by default
- */
+/** The insert-format bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -13,7 +13,7 @@
  * TCP knows the version only from a site's Server-Timing or its profile, so the unknown shares are those
  * a real Chromium-majority population shows.
  *
- * Crypto (issue 19): each site has a certificate key, chain and stapling, and offers the post-quantum
+ * Crypto: each site has a certificate key, chain and stapling, and offers the post-quantum
  * hybrid group or not (profiles.ts). The server's signature costs CPU time by key (RSA-4096 ≈ 6 ms, RSA-2048
  * ≈ 1 ms, ECDSA ≈ 0.1 ms), the chain ≈ 0.15 ms per kB, the hybrid group's larger key share ≈ 0.3 ms plus a
  * split ClientHello on 5 % of connections (+ ½ RTT), and an unstapled certificate sends 5 % of Firefox's
