@@ -1,4 +1,4 @@
--- Site probe history (collector/src/probe): one row per probe of a registered site or of an extra hostname
+-- Site probe history (collector/src/probes, the probe itself in probe/): one row per probe of a registered site or of an extra hostname
 -- registered for it. `result` is the probe's JSON exactly as `pnpm probe --json` prints it (the contract in
 -- shared/src/probe.ts); the certificate identities are kept beside it for the change checks. Rows describe
 -- servers, never users. The TTL is replaced at start-up by PROBE_RETENTION_DAYS (store/migrate.ts).
