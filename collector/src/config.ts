@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Type, type StaticDecode } from 'typebox';
 import { ALERT_WINDOWS } from '@tlsrum/shared/query';
 import { ConfigError, envTable, nullable, parseEnv, type Env } from './env-schema';
+import { CLIENT_CAP_ENTRIES } from './ingest/client-cap';
 import { TOKEN_BUDGET_DEFAULTS } from './ingest/token-budget';
 import { DEFAULT_CLIENT_CAP } from './queries/counted';
 
@@ -202,6 +203,13 @@ export const ConfigSchema = Type.Object({
     0,
     1_000_000,
     'records of one client token a figure counts per cell and UTC day at most: in figures of whole days (and the rollups) the first K of its day on each site, marked as they arrive (a change applies to records from then on); in hourly cells and alert windows K per cell, at read time ([docs/integrity.md](docs/integrity.md)); `0` = no cap',
+  ),
+  clientCapKeys: int(
+    'CLIENT_CAP_KEYS',
+    CLIENT_CAP_ENTRIES,
+    1,
+    100_000_000,
+    "(client token, UTC day, site) counts the per-client cap keeps in memory, as many again for those that reached K: a key under K is forgotten least recently seen first (its client may count K again); a key at K is kept while its day is open; flagged records take none ([docs/integrity.md](docs/integrity.md))",
   ),
   tokensPerAddress: int(
     'TOKENS_PER_ADDRESS',

@@ -4,10 +4,15 @@
  * tokens cannot be guessed online, unknown query parameters are refused by name, the alert webhook
  * does not follow redirects, and the connection cap is explicit. docs/integrity.md and SECURITY.md say why.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HandshakeRecord } from '@tlsrum/shared';
 import { Webhook } from '../src/alerts/webhook';
+import { ClientCapCounter } from '../src/ingest/client-cap';
+import type { RowContext } from '../src/ingest/columns';
+import { toRow } from '../src/ingest/to-row';
 import { adminRoutesNotice, loadConfig } from '../src/config';
 import { generate, insertRows } from './generate';
 import { makeBatch, makeRecords, postBatch, removeDir, startApp, storedRows, tempDir, withApp, type TestApp } from './helpers';
@@ -204,5 +209,67 @@ describe('connections are capped explicitly', () => {
       expect(t.app.server.maxRequestsPerSocket).toBe(45);
     });
     expect(loadConfig({}).maxConnections).toBe(10_000);
+  });
+});
+
+describe('the per-client cap cannot be flushed', () => {
+  const K = 5;
+  const KEYS = 50;
+  const record = (token: string, overrides: Partial<HandshakeRecord> = {}): HandshakeRecord => ({ ...makeRecords(1)[0]!, site: SITE, clientToken: token, ...overrides });
+  const ctx = (counter: ClientCapCounter, batchId = randomUUID()): RowContext => ({
+    batch: { batchId, agent: { name: 'test', version: '1' }, sentAt: Date.now() },
+    country: 'DE',
+    receivedAt: Date.now(),
+    isRegisteredSite: (h) => h === SITE,
+    overClientCap: counter.forBatch(),
+  });
+
+  it('a few hundred junk batches (flagged or not) give a flooder who reached K no more counted records', () => {
+    const counter = new ClientCapCounter({ perCell: K, maxEntries: KEYS });
+    const flood = (n: number) => {
+      const c = ctx(counter);
+      return Array.from({ length: n }, () => toRow(record('flooder-token'), c).capped);
+    };
+    expect(flood(K)).toEqual(Array(K).fill(0));
+    for (let i = 0; i < 300; i++) {
+      // Flagged junk (a browser version no release has: stored, flagged, counted nowhere) …
+      const flagged = toRow(record(`junk-flagged-${i}`, { browserMajor: 9999 }), ctx(counter));
+      expect(flagged.implausible).not.toBe(0);
+      expect(flagged.capped).toBe(0);
+      // … and plausible junk with a fresh token each time, for a site nobody registered.
+      toRow(record(`junk-plausible-${i}`, { site: `junk-${i}.example` }), ctx(counter));
+    }
+    expect(counter.size).toBeLessThanOrEqual(2 * KEYS);
+    expect(flood(3 * K)).toEqual(Array(3 * K).fill(1));
+  });
+
+  it('flagged records neither count toward a client’s K nor take a key', () => {
+    const counter = new ClientCapCounter({ perCell: K, maxEntries: KEYS });
+    const c = ctx(counter);
+    for (let i = 0; i < 20; i++) toRow(record('honest-token', { browserMajor: 9999 }), c);
+    expect(counter.size).toBe(0);
+    expect(Array.from({ length: K }, () => toRow(record('honest-token'), c).capped)).toEqual(Array(K).fill(0));
+  });
+});
+
+describe('a stored batch id ties no two client tokens together', () => {
+  it('a batch mixing two tokens (queued across UTC midnight) is stored as one batch id per token; a resend is still a duplicate', async () => {
+    await withApp({ FLUSH_INTERVAL_MS: '50' }, async (t) => {
+      const batch = makeBatch([
+        ...makeRecords(3, { clientToken: 'token-of-yesterday-00' }, 1),
+        ...makeRecords(2, { clientToken: 'token-of-today-000000' }, 1),
+        ...makeRecords(1, { clientToken: 'token-of-yesterday-00' }, 1),
+      ]);
+      expect((await postBatch(t.app, batch)).statusCode).toBe(202);
+      const resend = await postBatch(t.app, batch);
+      expect(resend.json()).toMatchObject({ duplicate: true });
+      const rows = await storedRows(t.app);
+      expect(rows).toHaveLength(6);
+      const tokensOf = new Map<string, Set<string>>();
+      for (const r of rows) tokensOf.set(String(r.batchId), (tokensOf.get(String(r.batchId)) ?? new Set()).add(String(r.clientToken)));
+      expect([...tokensOf.values()].map((s) => s.size)).toEqual([1, 1]);
+      // The first token's rows keep the batch's id (what the spool and the duplicate check know it by).
+      expect([...tokensOf.get(batch.batchId)!]).toEqual(['token-of-yesterday-00']);
+    });
   });
 });

@@ -9,6 +9,7 @@
  * the first is still being written waits for that write and shares its outcome, so five concurrent
  * copies are written once and none is answered 202 before the data is on disk.
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { HandshakeBatch } from '@tlsrum/shared';
 import { INSERT_COLUMNS, type RowContext } from './columns';
@@ -117,8 +118,19 @@ export class IngestPipeline {
       return { status: 'duplicate' };
     }
     const ctx: RowContext = { batch, ...origin };
+    // One client token per stored batch id: the rows of the batch's first token keep its id (the spool and
+    // the duplicate check know the batch by it); every other token's rows get a fresh random id, so no
+    // stored value ties two tokens (yesterday's and today's, in a batch queued overnight) together.
+    const first = batch.records[0]?.clientToken;
+    const others = new Map<string, RowContext>();
+    const contextOf = (token: string): RowContext => {
+      if (token === first) return ctx;
+      let c = others.get(token);
+      if (!c) others.set(token, (c = { ...ctx, batch: { ...batch, batchId: randomUUID() } }));
+      return c;
+    };
     let rows = '';
-    for (const r of batch.records) rows += encodeRecordTsv(r, ctx);
+    for (const r of batch.records) rows += encodeRecordTsv(r, contextOf(r.clientToken));
     const rowCount = batch.records.length;
     const frame = Spool.frame(id, rows, rowCount);
     if (!this.spool.accepts(rowCount, frame.length)) throw new SpoolFullError('spool is full');
