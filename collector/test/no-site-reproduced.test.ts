@@ -63,7 +63,7 @@ describe('no tokenless answer reproduces a registered site’s own figures', () 
   let t: TestApp;
   const tokens: Record<string, string> = {};
   beforeAll(async () => {
-    t = await startApp({ ADMIN_TOKEN: ADMIN, MIN_CLIENTS_PER_CELL: '5', ALERT_INTERVAL_MS: '0' });
+    t = await startApp({ ADMIN_TOKEN: ADMIN, MIN_CLIENTS_PER_CELL: '5', MIN_SITES_PER_CELL: '2', ALERT_INTERVAL_MS: '0' });
     await insertRows(t.app.store.ingest, data());
     for (const site of SITES) {
       const res = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: site }, headers: { authorization: `Bearer ${ADMIN}` } });

@@ -10,7 +10,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { VALUE_FILTERS, type ValueFilterName } from '@tlsrum/shared/query';
 import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
-import { DIMENSION_SQL, dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
+import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
 import { cappedPerCell, countedRows } from './counted';
 import { chooseSource, type Source } from './sources';
@@ -201,7 +201,7 @@ export async function queryCells(
   const { sql, params, source } = buildCellSql(q, minClients);
   const [rows, joint] = await Promise.all([
     (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>(),
-    q.metrics === 'handshake' ? jointMixCells(client, q, source, minClients) : Promise.resolve(null),
+    q.metrics === 'handshake' ? jointMixCells(client, q, minClients) : Promise.resolve(null),
   ]);
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
   const kept = rows.filter((r) => Number(r.n_records) > 0);
@@ -239,19 +239,13 @@ const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) => JSON.
  * it). A mix value that any hidden joint cell holds is left out of the answer; every other value's share
  * counts shown joint cells only. So no share times the cell's records, nor any sum or difference of
  * such products and the answer's counts, gives the records of a group with fewer than `minClients`
- * clients. The joint cells are read from the source of the cell itself, or from the cut holding its
- * dimensions and the mix columns; where no cut holds some mix column (hourly rollup cuts: protocol and TLS
- * version only), that mix is answered empty rather than read from the raw table.
+ * clients. The joint cells are read from the smallest source holding the cell's dimensions and the mix
+ * columns: the cell's own cut or a larger one, and the raw table where no cut holds them all (an hourly
+ * series over the rollup: its hourly cuts hold protocol and TLS version only) — correct, and slower there.
  */
-async function jointMixCells(client: ClickHouseClient, q: CellQuery, main: Source, minClients: number): Promise<Map<string, JointCell[]> | null> {
-  const tryColumns = (columns: readonly MixColumn[]) => {
-    const dimensions = [...new Set([...q.dimensions, ...columns])];
-    const built = buildCellSql({ ...q, dimensions, metrics: 'counts', limit: JOINT_LIMIT }, minClients);
-    return main.name !== 'raw' && built.source.name === 'raw' ? null : { ...built, columns };
-  };
-  const held = MIX_COLUMNS.filter((c) => main.cut === null || DIMENSION_SQL[c].rollup?.columns.every((col) => main.cut!.includes(col)));
-  const built = tryColumns(MIX_COLUMNS) ?? tryColumns(held);
-  if (!built) return null;
+async function jointMixCells(client: ClickHouseClient, q: CellQuery, minClients: number): Promise<Map<string, JointCell[]> | null> {
+  const columns = MIX_COLUMNS;
+  const built = { ...buildCellSql({ ...q, dimensions: [...new Set([...q.dimensions, ...columns])], metrics: 'counts', limit: JOINT_LIMIT }, minClients), columns };
   const rows = await (await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })).json<Row>();
   if (rows.length > JOINT_LIMIT) return null;
   const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
