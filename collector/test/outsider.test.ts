@@ -19,6 +19,7 @@ import { makeBatch, makeRecords, postBatch, removeDir, startApp, storedRows, tem
 
 const ADMIN = 'outsider-test-admin-token-0123456789';
 const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
 const SITE = 'secret-shop.example';
 const PROBED = 'api.secret-shop.example';
 
@@ -255,10 +256,16 @@ describe('the per-client cap cannot be flushed', () => {
 describe('a stored batch id ties no two client tokens together', () => {
   it('a batch mixing two tokens (queued across UTC midnight) is stored as one batch id per token; a resend is still a duplicate', async () => {
     await withApp({ FLUSH_INTERVAL_MS: '50' }, async (t) => {
+      // Queued across UTC midnight: yesterday's records with yesterday's token, today's with today's.
+      const midnight = Math.floor(Date.now() / DAY) * DAY;
+      const at = (ts: number, clientToken: string) => makeRecords(1, { ts, clientToken }, 1)[0]!;
       const batch = makeBatch([
-        ...makeRecords(3, { clientToken: 'token-of-yesterday-00' }, 1),
-        ...makeRecords(2, { clientToken: 'token-of-today-000000' }, 1),
-        ...makeRecords(1, { clientToken: 'token-of-yesterday-00' }, 1),
+        at(midnight - 3000, 'token-of-yesterday-00'),
+        at(midnight - 2000, 'token-of-yesterday-00'),
+        at(midnight - 1000, 'token-of-yesterday-00'),
+        at(midnight + 1000, 'token-of-today-000000'),
+        at(midnight + 2000, 'token-of-today-000000'),
+        at(midnight - 500, 'token-of-yesterday-00'),
       ]);
       expect((await postBatch(t.app, batch)).statusCode).toBe(202);
       const resend = await postBatch(t.app, batch);

@@ -21,6 +21,8 @@ import { Spool, SpoolFullError, type SealedSegment } from './spool';
 import type { SegmentContent, SegmentLayout } from './spool-format';
 import { isContentError } from './store-errors';
 
+const DAY_MS = 86_400_000;
+
 /** What this release writes: TabSeparated rows with every registry column. */
 export const CURRENT_LAYOUT: SegmentLayout = { format: 'TabSeparated', columns: INSERT_COLUMNS };
 
@@ -118,13 +120,17 @@ export class IngestPipeline {
       return { status: 'duplicate' };
     }
     const ctx: RowContext = { batch, ...origin };
-    // One client token per stored batch id: the rows of the batch's first token keep its id (the spool and
-    // the duplicate check know the batch by it); every other token's rows get a fresh random id, so no
-    // stored value ties two tokens (yesterday's and today's, in a batch queued overnight) together.
+    // A batch id must not tie a client's days together: tokens rotate at UTC midnight, so a batch whose
+    // records span two UTC days and hold two tokens (an older extension's queue, sent after midnight) is
+    // split — the rows of its first token keep its id (the spool and the duplicate check know the batch
+    // by it), every other token's rows get a fresh random id. Tokens of one day are one day's: linkable
+    // within it, as the promise allows (the extension sends one token per batch anyway).
     const first = batch.records[0]?.clientToken;
+    const day0 = Math.floor((batch.records[0]?.ts ?? 0) / DAY_MS);
+    const split = batch.records.some((r) => Math.floor(r.ts / DAY_MS) !== day0);
     const others = new Map<string, RowContext>();
     const contextOf = (token: string): RowContext => {
-      if (token === first) return ctx;
+      if (!split || token === first) return ctx;
       let c = others.get(token);
       if (!c) others.set(token, (c = { ...ctx, batch: { ...batch, batchId: randomUUID() } }));
       return c;
