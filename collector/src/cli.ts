@@ -6,7 +6,7 @@
  *   migrate --cluster NAME --print   print the ON CLUSTER DDL (Replicated local tables + Distributed tables)
  *   migrate --cluster NAME           apply that DDL through CLICKHOUSE_URL (any node of the cluster)
  *   options: --database DB (default CLICKHOUSE_DATABASE or tlsrum), --out FILE (write instead of stdout)
- *   config                           every configuration variable: default, allowed values, meaning (the README's table)
+ *   config                           every configuration variable: default, allowed values, meaning (docs/configuration.md's table)
  *   spool list [--json]              quarantined spool segments: id, rows, bytes, columns, first error, when
  *   spool replay (ID… | --all)       put them back for the collector to insert
  *   spool drop (ID… | --all)         delete them (recorded in quarantine/dropped.log)
@@ -19,11 +19,11 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, configTable, loadConfig } from './config';
-import { runSpoolCommand, SPOOL_USAGE } from './ingest/spool-commands';
-import { clusterStatements, printClusterScript, type ClusterLayout } from './store/cluster';
-import { openStore } from './store/clients';
-import { loadMigrations, migrate } from './store/migrate';
+import { ConfigError, configTable, loadConfig } from './platform/config';
+import { runSpoolCommand, SPOOL_USAGE } from './ingest/spool/commands';
+import { clusterStatements, printClusterScript, type ClusterLayout } from './platform/store/cluster';
+import { openStore } from './platform/store/clients';
+import { loadMigrations, migrate } from './platform/store/migrate';
 
 const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config\n${SPOOL_USAGE.replace('usage: ', '       ')}`;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -2,9 +2,9 @@
  * The per-client cap, decided as records arrive: of each client token, UTC day and site, the records after
  * the first K are marked `capped`. The row is stored like any other (K can change, and an operator can see
  * what was marked); the figures of whole days leave it out — the rollups' views and the raw table's daily
- * cells alike (queries/counted.ts) — so every cell of a site's daily figures holds at most K records of
+ * cells alike (query/counted.ts) — so every cell of a site's daily figures holds at most K records of
  * one client a day, and both paths count the same rows. Deciding it here rather than in each query keeps
- * the cap's query cost to one column (BENCHMARKS.md, 2026-11-24 "The per-client cap decided at ingest").
+ * the cap's query cost to one column (docs/decisions/0002-per-client-cap-at-ingest.md).
  *
  * Approximate where it cannot see, and said so in docs/integrity.md: the counts live in this process
  * (several collectors each allow K) and K is the one configured when the record arrived. Memory is
@@ -21,7 +21,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { MAX_CLOCK_SKEW_MS } from '../routes/handshakes';
+import { MAX_CLOCK_SKEW_MS } from './steps';
 import { LruMap } from './lru-map';
 
 export interface ClientCapOptions {
@@ -63,7 +63,7 @@ export class ClientCapCounter {
     return count > this.o.perCell;
   }
 
-  /** Drops the keys of days on which no record can arrive any more (routes/handshakes.ts: ts within 24 h). */
+  /** Drops the keys of days on which no record can arrive any more (ingest/route.ts: ts within 24 h). */
   private forgetClosedDays(): void {
     const firstOpen = Math.floor((Date.now() - OPEN_MS) / DAY_MS);
     for (const [key, day] of this.full) if (day < firstOpen) this.full.delete(key);

@@ -2,7 +2,7 @@
  * Ingest from the route's point of view: duplicate check → rows encoded (columns.ts, TabSeparated) →
  * spool append (durable) → 202, with the flusher moving segments into the store behind it.
  *
- * TabSeparated: the store parses it several times faster than JSONEachRow (BENCHMARKS.md, insert-format).
+ * TabSeparated: the store parses it several times faster than JSONEachRow (docs/decisions/0003-tabseparated-inserts.md).
  * Each segment's header records the columns (spool-format.ts), so a later release replays it as written.
  *
  * Duplicates: a batch id is remembered from the moment its append starts. A copy that arrives while
@@ -15,10 +15,10 @@ import type { HandshakeBatch } from '@tlsrum/shared';
 import { INSERT_COLUMNS, type RowContext } from './columns';
 import { encodeRecordTsv } from './encode-rows';
 import { Flusher } from './flusher';
-import { countQuarantined, REPLAY_POLL_MS, type QuarantineReason } from './quarantine';
-import { RecentBatches } from './recent-batches';
-import { Spool, SpoolFullError, type SealedSegment } from './spool';
-import type { SegmentContent, SegmentLayout } from './spool-format';
+import { countQuarantined, REPLAY_POLL_MS, type QuarantineReason } from './spool/quarantine';
+import { RecentBatches } from './spool/recent-batches';
+import { Spool, SpoolFullError, type SealedSegment } from './spool/spool';
+import type { SegmentContent, SegmentLayout } from './spool/format';
 import { isContentError } from './store-errors';
 
 const DAY_MS = 86_400_000;

@@ -3,7 +3,7 @@
  * read token counts one failure for the address it came from; past `perHour` failures within the hour,
  * every token from that address is answered 429 + `Retry-After` until the hour is over — the right token
  * too, so that a guesser learns nothing from the answer while locked out. Read tokens carry 256 random
- * bits and the admin token at least 128 (config.ts), so this bounds online guessing of either far below
+ * bits and the admin token at least 128 (platform/config.ts), so this bounds online guessing of either far below
  * any chance of success; it also keeps a guesser from loading the site registry's refresh.
  *
  * Like the token budget, the address stays in memory as a keyed hash (HMAC-SHA-256 under a random secret

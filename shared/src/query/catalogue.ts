@@ -2,7 +2,7 @@
  * The query catalogue: every dimension the query API groups by and every filter it takes, declared once
  * with what a person reads about it (label, description, value labels). Plain data, no TypeBox, so the
  * dashboard can import it without the schema library; the query-string schemas (schemas.ts) and the
- * collector's SQL for each dimension (collector/src/queries/dimensions.ts, a Record keyed by these names)
+ * collector's SQL for each dimension (collector/src/query/dimensions.ts, a Record keyed by these names)
  * are built from or checked against it.
  */
 import { BROWSERS, EVIDENCE_SOURCES, HANDSHAKE_CLASSES, PROTOCOLS, RECORD_SOURCES, TLS_VERSIONS, type Browser, type RecordSource } from '../constants';
@@ -46,7 +46,7 @@ export const DIMENSIONS = {
     description: `measured: the TLS version was ${MEASURED_SOURCES.join(' or ')} for this connection; derived: implied, from the site profile, inferred or unknown.`,
     values: ['measured', 'derived'],
   },
-  // The crypto lens (issue 19). Firefox and the synthetic runner observe these per connection; Chromium
+  // The crypto lens. Firefox and the synthetic runner observe these per connection; Chromium
   // records of a registered site carry its latest probe's (cryptoSource, migration 0009); others 'unknown'.
   group: {
     label: 'Key exchange group',
