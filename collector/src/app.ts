@@ -7,7 +7,7 @@
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './platform/config';
+import { adminRoutesNotice, type Config } from './platform/config';
 import alerts from './alerts/plugin';
 import cors from './platform/http/cors';
 import dashboard from './platform/http/dashboard';
@@ -66,7 +66,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // platform/http/request-log.ts logs each request with the route pattern, never the URL or address.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.inflatedLimitBytes,
+    // A hop count or the proxies' addresses (platform/config.ts): the client address is the entry the trusted
+    // proxies added, never the left-most X-Forwarded-For entry, which the client writes.
     trustProxy: config.trustProxy,
+    // A keep-alive connection is closed after this many requests (0: never), so one client cannot keep a
+    // connection forever; MAX_CONNECTIONS caps how many are open at once (below).
+    maxRequestsPerSocket: config.maxRequestsPerSocket,
     // Slow-loris: a request must arrive whole within this time, its headers within 10 s (at most); Node
     // checks both only every connectionsCheckingInterval, so that interval follows the timeout.
     requestTimeout: config.requestTimeoutMs,
@@ -77,7 +82,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.decorate('config', config);
+  app.log.info(adminRoutesNotice(config));
+  // Connections beyond the cap are closed as they arrive (Node's server.maxConnections).
+  if (config.maxConnections > 0) app.server.maxConnections = config.maxConnections;
 
+  // Every API route refuses parameters it does not take (platform/http/validation.ts), those without any too.
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!route.url.startsWith('/v1/') || !methods.includes('GET')) return;
+    route.schema ??= {};
+    route.schema.querystring ??= { type: 'object', properties: {} };
+  });
   await app.register(errorHandler);
   await app.register(requestLog);
   await app.register(requestBody);

@@ -4,7 +4,7 @@
  * exiting 0; what the store did not take stays in the spool and is replayed at the next start.
  */
 import { buildApp } from './app';
-import { ConfigError, loadConfig } from './platform/config';
+import { adminRoutesNotice, ConfigError, loadConfig } from './platform/config';
 
 async function main(): Promise<void> {
   let config;
@@ -39,6 +39,7 @@ async function main(): Promise<void> {
   await app.storeStatus.whenReady;
   clearTimeout(waiting);
   const where = config.clickhouse ? `ClickHouse server ${new URL(config.clickhouse.url).host}` : `embedded store in ${config.dataDir}`;
+  console.log(`tlsrum collector: ${adminRoutesNotice(config)}`);
   console.log(`tlsrum collector listening on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(app.server.address() as { port: number }).port} (${where})`);
 }
 

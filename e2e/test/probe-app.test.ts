@@ -136,7 +136,7 @@ describe('scheduled probing in the collector', () => {
     expect(fired!.alert).toMatchObject({ site: SITE, hostname: SITE, window: 'probe' });
     const alerts = (await app.inject({ method: 'GET', url: '/v1/alerts?status=firing', headers: { authorization: `Bearer ${readToken}` } })).json().alerts;
     expect(alerts.map((a: { check: string }) => a.check)).toEqual(['probe_resumption_lost']);
-    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN}` } })).body;
     expect(metrics).toContain(`tlsrum_probe_alert_firing{site="${SITE}",hostname="${SITE}",check="probe_resumption_lost"} 1`);
     expect(metrics).toContain(`tlsrum_probe_alert_firing{site="${SITE}",hostname="${STATIC}",check="probe_resumption_lost"} 0`);
     const changes = (await probesOf(readToken)).json().changes;

@@ -35,7 +35,8 @@ const alertsPlugin: FastifyPluginAsync = async (app) => {
   });
   app.decorate('alerts', evaluator);
 
-  const registry = app.registry;
+  // Per-site series: only the admin token reads them (platform/metrics/plugin.ts).
+  const registry = app.siteRegistry;
   type State = ReturnType<AlertEvaluator['list']>[number];
   const perSiteAndWindow = (name: string, help: string, check: string, value: (s: State) => number | null) =>
     scrapedGauge(registry, {
@@ -77,12 +78,12 @@ const alertsPlugin: FastifyPluginAsync = async (app) => {
         .filter((s) => s.status !== 'insufficient_data' && s.window === 'probe')
         .map((s) => [{ site: s.site, hostname: s.hostname ?? s.site, check: s.check }, s.status === 'firing' ? 1 : 0] as const),
   });
-  scrapedCounter(registry, {
+  scrapedCounter(app.registry, {
     name: 'tlsrum_alert_evaluations_total',
     help: 'Completed alert evaluations (every site and window).',
     read: () => evaluator.evaluations,
   });
-  scrapedCounter(registry, {
+  scrapedCounter(app.registry, {
     name: 'tlsrum_alert_webhook_deliveries_total',
     help: 'Alert webhook deliveries by outcome.',
     labelNames: ['outcome'],

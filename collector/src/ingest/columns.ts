@@ -102,17 +102,25 @@ export const COLUMNS = {
   clientToken: col(STRING, 'clientToken', (r) => r.clientToken),
   // The flag rules the record fails (shared/src/plausibility.ts) and the tokens-per-address flag, as a
   // bit mask; any bit set keeps the row out of every figure (query/counted.ts, the rollup's view).
-  implausible: col(
-    NUMBER,
-    null,
-    (r, c) => plausibilityMask(r, { sentAt: c.batch.sentAt ?? r.ts }) | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
-  ),
+  implausible: col(NUMBER, null, (r, c) => flagsOf(r, c)),
   // Beyond the first K of its client token, UTC day and site (ingest/client-cap.ts): left out of every
-  // figure of whole days (the rollups' views, the raw table's daily cells: query/counted.ts).
+  // figure of whole days (the rollups' views, the raw table's daily cells: query/counted.ts). A flagged
+  // record counts in no figure, so it neither counts toward nor takes a key of the cap's memory: junk
+  // cannot push a heavy client's count out of it.
   capped: col(NUMBER, null, (r, c) =>
-    c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '') ? 1 : 0,
+    flagsOf(r, c) === 0 && c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '') ? 1 : 0,
   ),
 };
+
+/** Each record's flag bits, computed once per record and context (the token budget counts as it answers). */
+const flagMemo = new WeakMap<HandshakeRecord, { c: RowContext; mask: number }>();
+function flagsOf(r: HandshakeRecord, c: RowContext): number {
+  const memo = flagMemo.get(r);
+  if (memo && memo.c === c) return memo.mask;
+  const mask = plausibilityMask(r, { sentAt: c.batch.sentAt ?? r.ts }) | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0);
+  flagMemo.set(r, { c, mask });
+  return mask;
+}
 
 /** The site's probe facts for a record that reports no crypto fact itself; null otherwise. */
 function fromProbe(r: HandshakeRecord, c: RowContext): ProbeCryptoFacts | null {

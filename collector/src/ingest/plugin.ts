@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { createCountryLookup, type CountryLookup } from './country';
-import { CLIENT_CAP_ENTRIES, ClientCapCounter, seedClientCap } from './client-cap';
+import { ClientCapCounter, seedClientCap } from './client-cap';
 import { IngestPipeline } from './pipeline';
 import { QUARANTINE_DIR } from './spool/quarantine';
 import { insertStatement } from './spool/format';
@@ -112,7 +112,7 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
 
 
   app.decorate('ingest', ingest);
-  const clientCap = new ClientCapCounter({ perCell: config.clientRecordsPerCellDay, maxEntries: CLIENT_CAP_ENTRIES });
+  const clientCap = new ClientCapCounter({ perCell: config.clientRecordsPerCellDay, maxEntries: config.clientCapKeys });
   app.decorate('clientCap', clientCap);
   // A restart does not reset the per-client cap: once the store is ready, the counts of the days still
   // open are taken from the records stored before this process started.
@@ -121,7 +121,7 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
     config.clientRecordsPerCellDay > 0
       ? app.storeStatus.whenReady.then(async () => {
           try {
-            const keys = await seedClientCap(clientCap, app.store.query, startedAt, CLIENT_CAP_ENTRIES);
+            const keys = await seedClientCap(clientCap, app.store.query, startedAt, config.clientCapKeys);
             if (keys > 0) app.log.info({ keys }, 'per-client cap: counts of the open days taken from the store');
           } catch (err) {
             app.log.warn({ err: { message: (err as Error).message } }, 'per-client cap: the stored counts of the open days could not be read; counting from this start');

@@ -4,11 +4,13 @@
  * message naming the variable, never a silent default. The table in docs/configuration.md is generated
  * from this schema (`pnpm collector config`; test/config.test.ts keeps the two equal).
  */
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type StaticDecode } from 'typebox';
 import { ALERT_WINDOWS } from '@tlsrum/shared/query';
 import { ConfigError, envTable, nullable, parseEnv, type Env } from './env-schema';
+import { CLIENT_CAP_ENTRIES } from '../ingest/client-cap';
 import { TOKEN_BUDGET_DEFAULTS } from '../ingest/token-budget';
 import { DEFAULT_CLIENT_CAP } from '../query/counted';
 
@@ -42,6 +44,44 @@ const ORIGIN = Type.String({
 
 /** `host:port:address:port` (an IPv6 address in brackets). */
 const CONNECT_TO = '^[a-z0-9.-]+:\\d{1,5}:(?:[0-9.]+|\\[[0-9a-f:]+\\]|[a-z0-9.-]+):\\d{1,5}$';
+
+/**
+ * The admin token reads every site and registers sites, so it must not be guessable online: at least 128
+ * random bits. A string is judged by its alphabet: 32 hex digits, or 22 characters of a larger alphabet
+ * (base64url: 6 bits each), with at least 10 different characters (no repeated filler).
+ */
+export const ADMIN_TOKEN_RULE = 'at least 128 bits: 32 hex digits or 22 other characters, with at least 10 different characters';
+export function strongToken(s: string): boolean {
+  const distinct = new Set(s).size;
+  return distinct >= 10 && s.length >= (/^[0-9a-fA-F]+$/.test(s) ? 32 : 22);
+}
+
+/**
+ * TRUST_PROXY: which X-Forwarded-For entry is the client. Never the left-most one — the client writes it —
+ * but the one the trusted proxies added: `N` trusts the last N hops, a list trusts those proxy addresses
+ * (Fastify's trustProxy takes both: a number, or addresses and CIDR ranges).
+ */
+const TRUST_PROXY_FORMS = 'false, the number of proxies in front of the collector (1–10), or a comma-separated list of their addresses or CIDR ranges';
+const TRUST_PROXY_DOC =
+  'which `X-Forwarded-For` entry is the client address: `false` (the connection\'s own address), `N` (the address N proxies back: `1` behind one load balancer) or the proxies\' addresses / CIDR ranges; `true` is refused (it would trust the left-most entry, which the client writes) ([docs/cluster.md](docs/cluster.md))';
+const PROXY_ADDRESS = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)(?:\/[0-9]{1,3})?$/;
+function isTrustProxy(s: string): boolean {
+  if (s === 'false') return true;
+  if (/^[0-9]+$/.test(s)) return Number(s) >= 1 && Number(s) <= 10;
+  return s.split(',').every((a) => PROXY_ADDRESS.test(a.trim()) && isIP(a.trim().split('/')[0]!) !== 0);
+}
+/**
+ * Fastify's `trustProxy`: a list of addresses as is; N hops as a function trusting the connection's peer
+ * and the N − 1 entries it and the proxies before it added (Fastify's own number form trusts nothing).
+ */
+function parseTrustProxy(s: string): false | string[] | ((address: string, hop: number) => boolean) {
+  if (s === 'false') return false;
+  if (/^[0-9]+$/.test(s)) {
+    const hops = Number(s);
+    return (_address, hop) => hop < hops;
+  }
+  return s.split(',').map((a) => a.trim());
+}
 
 /** Also the benchmarks' threshold, so their queries do the suppression work a default collector does. */
 export const DEFAULT_MIN_CLIENTS_PER_CELL = 20;
@@ -167,7 +207,24 @@ export const ConfigSchema = Type.Object({
     path: true,
     description: 'file of `CIDR CC` lines checked first (labs map 127.0.0.N to countries)',
   }),
-  adminToken: nullable(Type.String({ minLength: 16 }), { env: 'ADMIN_TOKEN', description: 'enables site registration' }),
+  adminToken: nullable(Type.Refine(Type.String({ expected: ADMIN_TOKEN_RULE }), strongToken), {
+    env: 'ADMIN_TOKEN',
+    description: `enables site registration and every site's data; ${ADMIN_TOKEN_RULE} (\`openssl rand -hex 16\` or \`openssl rand -base64 24\`)`,
+  }),
+  tokenFailuresPerHour: int(
+    'TOKEN_FAILURES_PER_HOUR',
+    20,
+    0,
+    1_000_000,
+    'wrong bearer tokens (admin or read) one client address may send in an hour, then 429 + `Retry-After` for every token from it until the hour is over; `0` = no limit',
+  ),
+  minSitesPerCell: int(
+    'MIN_SITES_PER_CELL',
+    2,
+    1,
+    1000,
+    "without a token, a cell holding records of a registered site must hold records of at least this many registered sites, else it is suppressed: no public answer reproduces one site's own figures ([docs/integrity.md](docs/integrity.md)); `1` = off",
+  ),
   minClientsPerCell: int('MIN_CLIENTS_PER_CELL', DEFAULT_MIN_CLIENTS_PER_CELL, 1, 1_000_000, 'small-cell suppression threshold (distinct clients)'),
   clientRecordsPerCellDay: int(
     'CLIENT_RECORDS_PER_CELL_DAY',
@@ -175,6 +232,13 @@ export const ConfigSchema = Type.Object({
     0,
     1_000_000,
     'records of one client token a figure counts per cell and UTC day at most: in figures of whole days (and the rollups) the first K of its day on each site, marked as they arrive (a change applies to records from then on); in hourly cells and alert windows K per cell, at read time ([integrity.md](integrity.md)); `0` = no cap',
+  ),
+  clientCapKeys: int(
+    'CLIENT_CAP_KEYS',
+    CLIENT_CAP_ENTRIES,
+    1,
+    100_000_000,
+    "(client token, UTC day, site) counts the per-client cap keeps in memory, as many again for those that reached K: a key under K is forgotten least recently seen first (its client may count K again); a key at K is kept while its day is open; flagged records take none ([docs/integrity.md](docs/integrity.md))",
   ),
   tokensPerAddress: int(
     'TOKENS_PER_ADDRESS',
@@ -190,11 +254,18 @@ export const ConfigSchema = Type.Object({
     10_000_000,
     '(address, site) pairs the tokens-per-address check remembers (in memory, keyed hashes only); the least recently seen is forgotten first',
   ),
-  trustProxy: Type.Boolean({
-    env: 'TRUST_PROXY',
-    default: false,
-    description: 'take the client address from `X-Forwarded-For` (behind a load balancer)',
-  }),
+  trustProxy: Type.Decode(
+    Type.Refine(Type.String({ env: 'TRUST_PROXY', default: 'false', expected: TRUST_PROXY_FORMS, description: TRUST_PROXY_DOC }), isTrustProxy),
+    parseTrustProxy,
+  ),
+  maxConnections: int(
+    'MAX_CONNECTIONS',
+    10_000,
+    0,
+    1_000_000,
+    'open connections the collector accepts at once (further ones are closed at once); `0` = no cap. Behind a proxy, cap connections per client address there ([docs/cluster.md](docs/cluster.md))',
+  ),
+  maxRequestsPerSocket: int('MAX_REQUESTS_PER_SOCKET', 1000, 0, 1_000_000, 'requests one keep-alive connection may carry before the collector closes it; `0` = no limit'),
   logLevel: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     env: 'LOG_LEVEL',
     default: 'info',
@@ -292,12 +363,24 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (env.CLICKHOUSE_CLUSTER?.trim() && !env.CLICKHOUSE_URL?.trim()) {
     throw new ConfigError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL (a cluster is a set of servers, not the embedded store)');
   }
+  if (env.TRUST_PROXY?.trim() === 'true') {
+    throw new ConfigError(
+      'TRUST_PROXY=true is refused: it would take the left-most X-Forwarded-For entry, which any client can write. Set the number of proxies in front of the collector (TRUST_PROXY=1 behind one load balancer) or their addresses (TRUST_PROXY=10.0.0.0/8)',
+    );
+  }
   const config = parseEnv(ConfigSchema, env, cwd);
   for (const rule of RULES) {
     const wrong = rule(config);
     if (wrong) throw new ConfigError(wrong);
   }
   return config;
+}
+
+/** What start-up says about the admin routes (site registration, every site's data). */
+export function adminRoutesNotice(config: Pick<Config, 'adminToken' | 'tokenFailuresPerHour'>): string {
+  if (!config.adminToken) return 'admin routes disabled (no ADMIN_TOKEN): sites cannot be registered; the public routes answer for every site together';
+  const limit = config.tokenFailuresPerHour > 0 ? `${config.tokenFailuresPerHour} wrong tokens an hour per address, then 429` : 'no limit on wrong tokens (TOKEN_FAILURES_PER_HOUR=0)';
+  return `admin routes enabled (ADMIN_TOKEN set): site registration and every site's data; ${limit}`;
 }
 
 /** The table of docs/configuration.md. */

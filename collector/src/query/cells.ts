@@ -28,9 +28,15 @@ export interface Filters extends ValueFilters {
   site: string | null;
   /** Records of one client token counted per cell and day at most (0: no cap; counted.ts): K of the hourly cells' read-time cap (days: the marks made at ingest). */
   clientCap: number;
+  /**
+   * The k-sites rule of answers without a token (MIN_SITES_PER_CELL; 1 or absent: off): a cell holding
+   * records of a registered site is shown only when it holds records of at least this many of them.
+   */
+  minSites?: number;
 }
 
-export type MetricSet = 'handshake' | 'phases';
+/** `counts`: records and clients only (the joint cells behind a handshake cell's mixes). */
+export type MetricSet = 'handshake' | 'phases' | 'counts';
 export type Bucket = 'hour' | 'day';
 
 /**
@@ -56,9 +62,22 @@ export interface CellAnswer {
   table: Table;
 }
 
+/** Distinct registered sites of a group's rows: a per-site source's `site` column ('' = unregistered). */
+const SITES_SQL = "uniqExactIf(site, site != '')";
+
+/** The k-sites rule applies: every site together, asked without a token, with a threshold above 1. */
+export const spansSites = (f: Pick<Filters, 'site' | 'minSites'>): boolean => f.site === null && (f.minSites ?? 1) > 1;
+
+/**
+ * The k-sites rule: a group holding records of some registered site but of fewer than `minSites` of them
+ * is one site's (or a few sites') own figures; without a token it is suppressed like a small cell.
+ */
+export const fewSites = (sites: number, minSites: number): boolean => sites > 0 && sites < minSites;
+
 export function buildCellSql(q: CellQuery, minClients: number): { sql: string; params: Record<string, string | number>; readTable: ReadTable } {
   const filters = VALUE_FILTERS.filter((f) => q.filters[f] !== undefined);
-  const src = chooseReadTable({ table: q.table, dimensions: q.dimensions, filters: filters.map(filterDimension), site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to, minClients });
+  const spanSites = spansSites(q.filters);
+  const src = chooseReadTable({ table: q.table, dimensions: q.dimensions, filters: filters.map(filterDimension), site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to, minClients, perSite: spanSites });
   const a = src.agg;
   const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
   // An hourly bucket of a rollup cut reads its hour column (chooseReadTable picked a cut that has one).
@@ -66,7 +85,9 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
   if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${bucketTime}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
   // Output names never equal a column name: in the rollup `sum(records) AS records` would nest aggregates.
   const metrics = [`${a.records} AS n_records`, `${a.clients} AS n_clients`];
-  for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
+  // Registered sites behind the cell (unregistered records have site ''): the k-sites rule's count.
+  if (spanSites) metrics.push(`${SITES_SQL} AS n_sites`);
+  if (q.metrics !== 'counts') for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
   if (q.metrics === 'handshake') {
     for (const m of Object.keys(MIXES) as MixName[]) metrics.push(`${a.mix(dimensionSql(m, src.expressions), m)} AS mix_${m}`);
     metrics.push(`${a.evidenced} AS n_evidenced`, `${a.inferred} AS n_inferred`);
@@ -147,12 +168,13 @@ export function fewClients(records: number, clients: number, minClients: number,
   return heaviestThree * 2 >= records;
 }
 
-export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>, minClients: number, clientsCap?: number, cap?: CapBound | null): Cell {
+export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>, minClients: number, clientsCap?: number, cap?: CapBound | null, minSites = 1): Cell {
   const key = Object.fromEntries(q.dimensions.map((d) => [d, String(row[`d_${d}`])]));
   const cell: Cell = { key };
   if (q.bucket) cell.t = Number(row.t);
   const clients = Number(row.n_clients);
   if (clients < minClients) return { ...cell, suppressed: true };
+  if (row.n_sites !== undefined && fewSites(Number(row.n_sites), minSites)) return { ...cell, suppressed: true };
   const records = Number(row.n_records);
   cell.records = records;
   cell.clients = clients;
@@ -177,7 +199,10 @@ export async function queryCells(
   minClients: number,
 ): Promise<CellAnswer> {
   const { sql, params, readTable } = buildCellSql(q, minClients);
-  const rows = await (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>();
+  const [rows, joint] = await Promise.all([
+    (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>(),
+    q.metrics === 'handshake' ? jointMixCells(client, q, minClients) : Promise.resolve(null),
+  ]);
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
   const kept = rows.filter((r) => Number(r.n_records) > 0);
   const truncated = kept.length > q.limit;
@@ -186,8 +211,85 @@ export async function queryCells(
   // ones (ingest marks: K per site and day); every site together may hold K per site it sent for.
   const exact = readTable.name === 'raw' && (q.bucket === 'hour' || q.filters.site !== null);
   const cap = exact ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) } : null;
-  const cells = kept.slice(0, q.limit).map((r) => toCell(r, q, minClients, readTable.agg.clientsCap, cap));
+  const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
+  const cells = kept.slice(0, q.limit).map((r) => {
+    const cell = toCell(r, q, minClients, readTable.agg.clientsCap, cap, minSites);
+    if (cell.mix) cell.mix = protectedMix(joint, cellKey(r, q), cell.records!);
+    return cell;
+  });
   return { cells, truncated, table: readTable.name === 'raw' ? 'raw' : 'rollup' };
+}
+
+/**
+ * The columns a record's mix values come from (`mode` is computed from the class and the resumption):
+ * the joint cells below group by all of them at once.
+ */
+const MIX_COLUMNS = ['protocol', 'tlsVersion', 'handshakeClass', 'resumed'] as const satisfies readonly Dimension[];
+const JOINT_LIMIT = 100_000;
+type MixColumn = (typeof MIX_COLUMNS)[number];
+type JointCell = { values: Partial<Record<MixColumn, string>>; records: number; shown: boolean };
+
+const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) => JSON.stringify([q.bucket ? Number(row.t) : 0, ...q.dimensions.map((d) => String(row[`d_${d}`]))]);
+
+/**
+ * A handshake cell's mixes get the protection its sub-groups would get as cells of their own. Its records
+ * are split into joint cells (the cell × protocol × TLS version × class × resumed), each shown or not by
+ * the same rules as any cell (clients, and without a token the k-sites rule); if exactly one would be
+ * hidden, the smallest shown one is hidden with it (else the cell's records minus the others would give
+ * it). A mix value that any hidden joint cell holds is left out of the answer; every other value's share
+ * counts shown joint cells only. So no share times the cell's records, nor any sum or difference of
+ * such products and the answer's counts, gives the records of a group with fewer than `minClients`
+ * clients. The joint cells are read from the smallest source holding the cell's dimensions and the mix
+ * columns: the cell's own cut or a larger one, and the raw table where no cut holds them all (an hourly
+ * series over the rollup: its hourly cuts hold protocol and TLS version only) — correct, and slower there.
+ */
+async function jointMixCells(client: ClickHouseClient, q: CellQuery, minClients: number): Promise<Map<string, JointCell[]> | null> {
+  const columns = MIX_COLUMNS;
+  const built = { ...buildCellSql({ ...q, dimensions: [...new Set([...q.dimensions, ...columns])], metrics: 'counts', limit: JOINT_LIMIT }, minClients), columns };
+  const rows = await (await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })).json<Row>();
+  if (rows.length > JOINT_LIMIT) return null;
+  const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
+  const out = new Map<string, JointCell[]>();
+  for (const r of rows) {
+    const records = Number(r.n_records);
+    if (records <= 0) continue;
+    const shown = Number(r.n_clients) >= minClients && !(r.n_sites !== undefined && fewSites(Number(r.n_sites), minSites));
+    const values = Object.fromEntries(built.columns.map((c) => [c, String(r[`d_${c}`])]));
+    const key = cellKey(r, q);
+    const list = out.get(key) ?? [];
+    list.push({ values, records, shown });
+    out.set(key, list);
+  }
+  return out;
+}
+
+/** A mix value of a joint cell: the column's own value, or `mode` computed as the dimension does. */
+function mixValue(m: MixName, v: JointCell['values']): string | undefined {
+  if (m !== 'mode') return v[m];
+  if (v.handshakeClass === undefined || v.resumed === undefined) return undefined;
+  return v.handshakeClass === '0rtt' ? '0-RTT' : v.resumed === 'true' ? 'resumed' : v.resumed === 'false' ? 'full' : 'unknown';
+}
+
+export function protectedMix(joint: Map<string, JointCell[]> | null, key: string, records: number): Cell['mix'] {
+  const mix = {} as Record<MixName, Record<string, number>>;
+  for (const m of Object.keys(MIXES) as MixName[]) mix[m] = {};
+  const cells = joint?.get(key);
+  if (!cells) return mix;
+  const hidden = cells.filter((c) => !c.shown);
+  if (hidden.length === 1) {
+    const smallest = cells.filter((c) => c.shown).sort((a, b) => a.records - b.records)[0];
+    if (smallest) smallest.shown = false;
+  }
+  for (const m of Object.keys(MIXES) as MixName[]) {
+    if (cells.some((c) => mixValue(m, c.values) === undefined)) continue;
+    const withheld = new Set(cells.filter((c) => !c.shown).map((c) => mixValue(m, c.values)));
+    for (const v of MIXES[m]) {
+      if (withheld.has(v)) continue;
+      const n = cells.filter((c) => mixValue(m, c.values) === v).reduce((a, c) => a + c.records, 0);
+      mix[m][v] = share(n, records);
+    }
+  }
+  return mix;
 }
 
 /** Ranges at least this long read the daily rollup unless the caller asks otherwise. */

@@ -149,6 +149,11 @@ export interface ReadTableNeeds {
   to: number;
   /** Suppression threshold (distinct clients). */
   minClients: number;
+  /**
+   * Every site together, read from a per-site cut (not filtered by site) so that each group can count the
+   * registered sites behind it: the k-sites rule of answers without a token (cells.ts).
+   */
+  perSite?: boolean;
 }
 
 /** The table (raw, or a rollup cut) a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
@@ -157,6 +162,6 @@ export function chooseReadTable(q: ReadTableNeeds): ReadTable {
   const rollups = [...new Set([...q.dimensions, ...q.filters])].map((d) => DIMENSION_SQL[d].rollup);
   if (rollups.includes(null) || q.from % DAY !== 0 || q.to % DAY !== 0 || q.minClients > ROLLUP_CLIENTS_CAP) return RAW;
   const needed = [...new Set([...rollups.flatMap((r) => r!.columns), ...(q.bucket === 'hour' ? (['hour'] as const) : [])])];
-  const fits = (s: ReadTable) => (q.site === null ? s.sites === 'all' : s.sites === 'one') && needed.every((c) => s.cut !== null && s.cut.includes(c));
+  const fits = (s: ReadTable) => (q.site === null && !q.perSite ? s.sites === 'all' : s.sites === 'one') && needed.every((c) => s.cut !== null && s.cut.includes(c));
   return CUTS.find(fits) ?? RAW;
 }

@@ -12,6 +12,9 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { RAW_CLIENTS } from './clients';
 import { countedRows } from './counted';
+import { fewSites } from './cells';
+
+const SITES = "uniqExactIf(site, site != '')";
 
 export interface SummaryCell {
   records?: number;
@@ -26,20 +29,21 @@ export interface Summary {
 
 export async function querySummary(
   client: ClickHouseClient,
-  range: { from: number; to: number },
+  range: { from: number; to: number; minSites?: number },
   minClients: number,
 ): Promise<Summary> {
+  const minSites = range.minSites ?? 1;
   const rows = await (
     await client.query({
       query: `
-        SELECT protocol, ifNull(tlsVersion, 'unknown') AS version, count() AS records, ${RAW_CLIENTS} AS clients
-        FROM ${countedRows('ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})', `protocol, tlsVersion, ${RAW_CLIENTS}`)}
+        SELECT protocol, ifNull(tlsVersion, 'unknown') AS version, count() AS records, ${RAW_CLIENTS} AS clients, ${SITES} AS sites
+        FROM ${countedRows('ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})', `protocol, tlsVersion, ${RAW_CLIENTS}, ${SITES}`)}
         GROUP BY protocol, version
         ORDER BY protocol, version`,
-      query_params: range,
+      query_params: { from: range.from, to: range.to },
       format: 'JSONEachRow',
     })
-  ).json<{ protocol: string; version: string; records: number; clients: number }>();
+  ).json<{ protocol: string; version: string; records: number; clients: number; sites: number }>();
   const summary: Summary = { records: 0, byProtocol: {}, byTlsVersion: {} };
   const add = (cells: Record<string, SummaryCell>, key: string, records: number | null) => {
     const cell = cells[key];
@@ -47,7 +51,8 @@ export async function querySummary(
     else cells[key] = { records: (cell?.records ?? 0) + records };
   };
   for (const r of rows) {
-    const shown = Number(r.clients) >= minClients ? Number(r.records) : null;
+    // Without a token, also the k-sites rule (cells.ts): a joint cell of fewer registered sites than MIN_SITES_PER_CELL is one site's own.
+    const shown = Number(r.clients) >= minClients && !fewSites(Number(r.sites), minSites) ? Number(r.records) : null;
     add(summary.byProtocol, r.protocol, shown);
     add(summary.byTlsVersion, r.version, shown);
     summary.records += shown ?? 0;

@@ -43,13 +43,24 @@ export function matchTokenHash(token: string, hashes: Iterable<[string, string]>
   return found;
 }
 
-/** Who is asking: 401 for a token that is neither the admin token nor a site's read token. */
+/** 429 while the request's address has failed too many token attempts (sites/token-failures.ts). */
+function refuseIfLocked(app: FastifyInstance, request: FastifyRequest): void {
+  const wait = app.tokenFailures.lockedFor(request.ip);
+  if (wait > 0) throw httpError(429, `too many wrong tokens from this address; retry in ${wait} seconds`, { 'retry-after': String(wait) });
+}
+
+/**
+ * Who is asking: 401 for a token that is neither the admin token nor a site's read token (counted as a
+ * failed attempt of the address), 429 once the address has failed too often.
+ */
 export async function scopeOf(app: FastifyInstance, request: FastifyRequest): Promise<Scope> {
   const token = bearer(request);
   if (!token) return { kind: 'public' };
+  refuseIfLocked(app, request);
   if (tokenMatches(token, app.config.adminToken)) return { kind: 'admin' };
   const site = await app.sites.siteForToken(token);
   if (site) return { kind: 'site', site };
+  app.tokenFailures.fail(request.ip);
   throw httpError(401, 'unknown or revoked token');
 }
 
@@ -67,10 +78,17 @@ export function siteFor(scope: Scope, requested: string | undefined): string | n
   return null;
 }
 
-/** A preHandler admitting only the admin token: 403 while registration is off (no ADMIN_TOKEN), 401 otherwise. */
+/**
+ * A preHandler admitting only the admin token: 403 while registration is off (no ADMIN_TOKEN), 401
+ * otherwise; a token that is no token at all (not a site's read token either) counts as a failed attempt.
+ */
 export function adminOnly(app: FastifyInstance): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
     if (!app.config.adminToken) throw httpError(403, 'site registration is disabled: set ADMIN_TOKEN');
-    if (!tokenMatches(bearer(request), app.config.adminToken)) throw httpError(401, 'admin token required');
+    const token = bearer(request);
+    if (token) refuseIfLocked(app, request);
+    if (tokenMatches(token, app.config.adminToken)) return;
+    if (token && !(await app.sites.siteForToken(token))) app.tokenFailures.fail(request.ip);
+    throw httpError(401, 'admin token required');
   };
 }

@@ -5,18 +5,24 @@
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { SiteRegistry } from './registry';
+import { TokenFailures } from './token-failures';
 
 declare module 'fastify' {
   interface FastifyInstance {
     sites: SiteRegistry;
+    /** Failed token attempts per address (sites/token-failures.ts). */
+    tokenFailures: TokenFailures;
   }
 }
 
 const REFRESH_MS = 60_000;
+/** Addresses whose failed token attempts are remembered (≈ 100 bytes each). */
+const TOKEN_FAILURE_ADDRESSES = 100_000;
 
 const sitesPlugin: FastifyPluginAsync = async (app) => {
   const sites = new SiteRegistry(app.store.query);
   app.decorate('sites', sites);
+  app.decorate('tokenFailures', new TokenFailures({ perHour: app.config.tokenFailuresPerHour, maxEntries: TOKEN_FAILURE_ADDRESSES }));
   void app.storeStatus.whenReady.then(() =>
     sites.start(REFRESH_MS, (err) => app.log.error({ err: { message: (err as Error).message } }, 'site refresh failed')),
   );

@@ -20,6 +20,8 @@ export interface WhatIfQuery {
   filters: ValueFilters;
   ticketLifetimeMs: number;
   limit: number;
+  /** The k-sites rule (query/cells.ts): MIN_SITES_PER_CELL without a token, else 1 (off). */
+  minSites?: number;
 }
 
 export interface RegionConnection extends Connection {
@@ -51,8 +53,8 @@ ORDER BY ts DESC
 LIMIT {limit:UInt32}`;
 
 const clientsSql = `
-SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections
-FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, `country, ${RAW_CLIENTS}`)}
+SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections, uniqExactIf(site, site != '') AS sites
+FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, `country, site, ${RAW_CLIENTS}`)}
 GROUP BY country`;
 
 type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean, string, string, number | null, number | null, number | null, boolean | null];
@@ -104,8 +106,8 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
 }
 
 /** Distinct clients and connections per country over the whole range (for small-cell suppression). */
-export async function queryRegionClients(client: ClickHouseClient, q: WhatIfQuery): Promise<Map<string, { clients: number; connections: number }>> {
+export async function queryRegionClients(client: ClickHouseClient, q: WhatIfQuery): Promise<Map<string, { clients: number; connections: number; sites: number }>> {
   const rs = await client.query({ query: clientsSql, query_params: params(q), format: 'JSONEachRow' });
-  const rows = await rs.json<{ country: string; clients: number; connections: number }>();
-  return new Map(rows.map((r) => [r.country, { clients: Number(r.clients), connections: Number(r.connections) }]));
+  const rows = await rs.json<{ country: string; clients: number; connections: number; sites: number }>();
+  return new Map(rows.map((r) => [r.country, { clients: Number(r.clients), connections: Number(r.connections), sites: Number(r.sites) }]));
 }

@@ -213,7 +213,7 @@ describe('alerts on a real store', () => {
   });
 
   it('exposes ratios, p75s and firing gauges on /metrics', async () => {
-    const text = (await t.app.inject({ url: '/metrics' })).body;
+    const text = (await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer admin-token-0123456789' } })).body;
     expect(metricValue(text, 'tlsrum_site_resumption_ratio{site="broken.example",window="hour"}')).toBe(0);
     expect(metricValue(text, 'tlsrum_site_resumption_ratio{site="steady.example",window="hour"}')).toBeGreaterThan(0.5);
     expect(metricValue(text, 'tlsrum_site_alert_firing{site="broken.example",window="hour",check="resumption_drop"}')).toBe(1);

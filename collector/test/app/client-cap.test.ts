@@ -41,12 +41,15 @@ describe('ClientCapCounter: K per token, UTC day and site', () => {
     expect(counted(c, Array.from({ length: 9 }, () => record('honest', D + 1000)))).toBe(K);
   });
 
-  it('marks nothing at K = 0, and forgets the least recently seen key first', () => {
+  it('marks nothing at K = 0; forgets the least recently seen key under K first, never a key at K of an open day', () => {
     expect(counted(new ClientCapCounter({ perCell: 0, maxEntries: 10 }), Array.from({ length: 50 }, () => record('t', D)))).toBe(50);
-    const c = new ClientCapCounter({ perCell: 1, maxEntries: 2 });
+    const c = new ClientCapCounter({ perCell: 2, maxEntries: 2 });
     expect(counted(c, [record('a', D), record('b', D), record('c', D)])).toBe(3);
     expect(c.size).toBe(2);
-    expect(counted(c, [record('c', D)])).toBe(0);
+    // `a` was forgotten under K: it starts over, reaches K, and is then kept whatever comes after.
+    expect(counted(c, [record('a', D), record('a', D), record('a', D)])).toBe(2);
+    expect(counted(c, ['d', 'e', 'f', 'g'].map((t) => record(t, D)))).toBe(4);
+    expect(counted(c, [record('a', D)])).toBe(0);
   });
 });
 

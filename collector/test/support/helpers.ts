@@ -33,6 +33,9 @@ export async function startApp(env: Record<string, string> = {}, dataDir = tempD
     LOG_LEVEL: 'info',
     GEOIP_OVERRIDES: overrides,
     MIN_CLIENTS_PER_CELL: '1',
+    // Like the clients threshold, the k-sites rule is off unless a test turns it on: most tests ask public
+    // routes over one site's data (no-site-reproduced.test.ts tests the rule).
+    MIN_SITES_PER_CELL: '1',
     MAX_EVENT_LOOP_DELAY_MS: '0',
     RATE_LIMIT_PER_MINUTE: '0',
     QUERY_RATE_LIMIT_PER_MINUTE: '0',

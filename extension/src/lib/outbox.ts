@@ -8,6 +8,8 @@
  * - `pending`: the batch being sent. It keeps its `batchId` until the collector answers 2xx, so a
  *   batch whose answer was lost is resent with the same id and the collector stores it once.
  * - failures back off exponentially with jitter; 429/503 `Retry-After` is honoured.
+ * - a batch carries the records of one client token: the token rotates at UTC midnight, and a batch
+ *   holding yesterday's and today's records would tie the two tokens together by its id.
  */
 import type { Agent, HandshakeBatch, HandshakeRecord } from '@tlsrum/shared';
 import { SCHEMA_VERSION } from '@tlsrum/shared/constants';
@@ -95,6 +97,20 @@ type Outcome = { kind: 'accepted' } | { kind: 'retry'; delayMs: number | null; e
 /** Batches sent per flush at most: a huge backlog drains over several alarms, not in one burst. */
 const MAX_BATCHES_PER_FLUSH = 10;
 
+/**
+ * Removes from the queue and returns up to `max` records of the first record's client token (their
+ * order kept); the records of other tokens wait for their own batches.
+ */
+function takeOneClient(s: Pick<OutboxState, 'records' | 'pages'>, max: number): Pick<PendingBatch, 'records' | 'pages'> {
+  const token = s.records[0]?.clientToken;
+  const taken = new Set<number>();
+  for (let i = 0; i < s.records.length && taken.size < max; i++) if (s.records[i]!.clientToken === token) taken.add(i);
+  const out = { records: s.records.filter((_, i) => taken.has(i)), pages: s.pages.filter((_, i) => taken.has(i)) };
+  s.records = s.records.filter((_, i) => !taken.has(i));
+  s.pages = s.pages.filter((_, i) => !taken.has(i));
+  return out;
+}
+
 export class Outbox {
   private readonly mutex = new Mutex();
   private readonly o: Required<Omit<OutboxOptions, 'onRetryScheduled'>> & Pick<OutboxOptions, 'onRetryScheduled'>;
@@ -155,7 +171,7 @@ export class Outbox {
             await this.write(s);
             return { sent, ok: true, deferred: false, error: null };
           }
-          s.pending = { batchId: this.o.uuid(), sentAt: now, records: s.records.splice(0, this.o.maxBatch), pages: s.pages.splice(0, this.o.maxBatch) };
+          s.pending = { batchId: this.o.uuid(), sentAt: now, ...takeOneClient(s, this.o.maxBatch) };
           // Persist the batch (and its id) before sending: if we are stopped mid-request, the next
           // flush resends this very batch.
           await this.write(s);

@@ -90,6 +90,22 @@ describe('Outbox delivery', () => {
     expect(await state()).toMatchObject({ records: [], pending: null, sent: 5, attempt: 0 });
   });
 
+  it('a batch carries one client token: records queued across UTC midnight go in one batch per day', async () => {
+    const { fetch, calls } = scriptedFetch([]);
+    const { outbox, state } = makeOutbox(fetch, { maxBatch: 10 });
+    // Queued overnight: yesterday's token before midnight, today's after, and yesterday's again (a
+    // page measured before midnight whose records arrived late).
+    await outbox.enqueue([1, 2, 3].map((i) => record({ dns: i, clientToken: 'token-of-yesterday' })));
+    await outbox.enqueue([4, 5].map((i) => record({ dns: i, clientToken: 'token-of-today-000' })));
+    await outbox.enqueue([record({ dns: 6, clientToken: 'token-of-yesterday' })]);
+    const result = await outbox.flush();
+    expect(result).toMatchObject({ ok: true, sent: 6 });
+    expect(calls.map((c) => [...new Set(c.batch.records.map((r) => r.clientToken))])).toEqual([['token-of-yesterday'], ['token-of-today-000']]);
+    expect(calls.map((c) => c.batch.records.map((r) => r.dns))).toEqual([[1, 2, 3, 6], [4, 5]]);
+    expect(new Set(calls.map((c) => c.batch.batchId)).size).toBe(2);
+    expect((await state()).records).toEqual([]);
+  });
+
   it('backs off exponentially with jitter after failures and resends the same batchId', async () => {
     const { fetch, calls } = scriptedFetch(['network-error', 500, 202]);
     const { outbox, state, scheduled, advance } = makeOutbox(fetch);

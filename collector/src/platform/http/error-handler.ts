@@ -32,6 +32,11 @@ const errorHandler: FastifyPluginAsync = async (app) => {
     const deliberate = err instanceof QueryBusyError || !!limit || (typeof err.code === 'string' && err.code.startsWith('TLSRUM_'));
     if (err.validation) {
       status = 400;
+      // Ajv's own words do not name the parameter: say which one is unknown.
+      const first = err.validation[0] as { keyword?: string; params?: { additionalProperty?: string } } | undefined;
+      if (first?.keyword === 'additionalProperties' && first.params?.additionalProperty !== undefined) {
+        message = `${err.validationContext ?? 'querystring'}/${first.params.additionalProperty} is not a parameter of this route`;
+      }
     } else if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
       status = 400;
       message = 'body is not valid JSON';

@@ -28,9 +28,9 @@ export function valueFilters(q: ValueFilters): ValueFilters {
 }
 
 /** The request's scope and filters, with the table to read (the rollup widens the range to whole days). */
-export function queryContext({ site, from, to }: RequestScope, q: CommonQuery, clientCap: number): QueryContext {
+export function queryContext({ site, from, to, minSites }: RequestScope, q: CommonQuery, clientCap: number): QueryContext {
   const chosen = chooseTable({ from, to }, q.table ?? 'auto');
-  return { table: chosen.table, filters: { from: chosen.from, to: chosen.to, site, clientCap, ...valueFilters(q) } };
+  return { table: chosen.table, filters: { from: chosen.from, to: chosen.to, site, clientCap, minSites, ...valueFilters(q) } };
 }
 
 /** "a,b" → the catalogue's dimensions, without repeats (the schema already checked each name). */

@@ -26,6 +26,8 @@ export interface RequestScope {
   /** epoch ms, [from, to); 0 for routes without a range. */
   from: number;
   to: number;
+  /** The k-sites rule for this reader: MIN_SITES_PER_CELL without a token, 1 (off) with one (query/cells.ts). */
+  minSites: number;
 }
 
 declare module 'fastify' {
@@ -75,6 +77,6 @@ export function installReadScope(app: FastifyInstance): void {
     const site = rule.anonymous === 'unchecked' ? null : siteFor(scope, q.site);
     const range = timeRange(rule, q, scope);
     if (!app.storeStatus.ready) throw httpError(503, 'the store is not reachable yet', { 'retry-after': '5' });
-    request.scope = { site, ...range };
+    request.scope = { site, ...range, minSites: scope.kind === 'public' ? app.config.minSitesPerCell : 1 };
   });
 }

@@ -1,10 +1,10 @@
 -- Plausibility flags: a bit mask of the flag rules a record fails (shared/src/plausibility.ts)
 -- and of the tokens-per-address flag; 0 = plausible. Flagged rows are stored but left out of every
--- figure: the raw queries read them through queries/counted.ts, and the daily rollup's view is re-created
+-- figure: the raw queries read them through query/counted.ts, and the daily rollup's view is re-created
 -- to skip them (same SELECT as 0006 plus the WHERE). Rows stored before this column existed read as 0.
 -- `capped`: the record was beyond the first K of its client token, UTC day and rollup cell when it
 -- arrived (collector/src/ingest/client-cap.ts): the per-client cap of the rollup, which its view cannot
--- count itself. The raw-table queries ignore it (they cap per their own cells: queries/counted.ts).
+-- count itself. The raw-table queries ignore it (they cap per their own cells: query/counted.ts).
 ALTER TABLE handshakes ADD COLUMN IF NOT EXISTS implausible UInt8 DEFAULT 0;
 ALTER TABLE handshakes ADD COLUMN IF NOT EXISTS capped UInt8 DEFAULT 0;
 DROP VIEW IF EXISTS handshakes_per_day_mv;
