@@ -22,6 +22,7 @@ import requestBody from './plugins/request-body';
 import requestLog from './plugins/request-log';
 import securityHeaders from './plugins/security-headers';
 import sites from './plugins/sites';
+import claims from './sites/claims/plugin';
 import store from './plugins/store';
 import underPressure from './plugins/under-pressure';
 import aboutRoutes from './routes/about';
@@ -46,6 +47,7 @@ export type {} from './plugins/probe';
 export type {} from './plugins/profiles';
 export type {} from './plugins/sites';
 export type {} from './plugins/store';
+export type {} from './sites/claims/plugin';
 
 export interface AppOptions {
   /** A pino destination for the logs (tests capture them to check that no IP is logged). */
@@ -93,6 +95,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(ingest);
   await app.register(alerts);
   await app.register(probe);
+  await app.register(claims);
 
   await app.register(docs);
   await app.register(healthRoutes);
