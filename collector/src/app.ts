@@ -22,7 +22,7 @@ import requestBody from './plugins/request-body';
 import requestLog from './plugins/request-log';
 import securityHeaders from './plugins/security-headers';
 import sites from './plugins/sites';
-import claims from './sites/claims/plugin';
+import claims, { claimRoutes } from './sites/claims/plugin';
 import store from './plugins/store';
 import underPressure from './plugins/under-pressure';
 import aboutRoutes from './routes/about';
@@ -102,6 +102,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
   await app.register(siteRoutes);
+  await app.register(claimRoutes);
   await app.register(probeTargetRoutes);
   await app.register(readRoutes);
   await app.register(dashboard);

@@ -239,6 +239,11 @@ describe('self-service registration', () => {
     expect(res.json().message).toMatch(reason);
   });
 
+  it('both routes are in the OpenAPI document', async () => {
+    const paths = Object.keys((await t.app.inject({ url: '/docs/json' })).json<{ paths: Record<string, unknown> }>().paths);
+    expect(paths).toEqual(expect.arrayContaining(['/v1/sites/claims', '/v1/sites/claims/{hostname}/verify']));
+  });
+
   it('a body without a hostname is a 400', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/v1/sites/claims', payload: {}, remoteAddress: freshIp() });
     expect(res.statusCode).toBe(400);

@@ -1,7 +1,7 @@
 /**
  * The self-service routes (`POST /v1/sites/claims`, `POST /v1/sites/claims/:hostname/verify`) and the
- * re-check timer. `SELF_SERVICE=false` answers both routes with 403 and runs no re-check; the admin routes
- * keep working either way.
+ * re-check timer. `SELF_SERVICE=false` answers both routes with 403 (sites registered by their owners
+ * before keep being re-checked); the admin routes keep working either way.
  */
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -40,6 +40,34 @@ const claimsPlugin: FastifyPluginAsyncTypebox = async (app) => {
       void app.profiles.refresh().catch((err: Error) => app.log.error({ err: { message: err.message } }, 'site profiles could not be built')),
   });
   app.decorate('claims', claims);
+  let timer: NodeJS.Timeout | null = null;
+  // Sites their owners registered stay checked even once new claims are turned off.
+  if (config.recheckIntervalMs > 0) {
+    void app.storeStatus.whenReady.then(() => {
+      timer = setInterval(() => {
+        claims
+          .recheck()
+          .then((s) => {
+            if (s.checked) app.log.info({ checked: s.checked, failing: s.failing, revoked: s.revoked.length }, 'site ownership re-checked');
+          })
+          .catch((err: Error) => app.log.error({ err: { message: err.message } }, 'site ownership re-check failed'));
+      }, config.recheckIntervalMs);
+      timer.unref();
+    });
+  }
+  app.addHook('onClose', async () => {
+    if (timer) clearInterval(timer);
+  });
+};
+
+/** Not encapsulated: the routes below, tests and the operator's tooling reach `app.claims`. */
+export default fp(claimsPlugin, { name: 'claims', dependencies: ['store', 'sites', 'profiles'] });
+
+/** The routes, registered after the OpenAPI document so that it describes them. */
+export const claimRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const config = app.config.claims;
+  const allow = connectToMap(app.config.probe.connectTo);
+  const claims = app.claims;
   const limiter = new AddressLimiter(config.perAddressPerHour);
 
   const guard = (request: FastifyRequest) => {
@@ -135,24 +163,5 @@ const claimsPlugin: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
-  let timer: NodeJS.Timeout | null = null;
-  if (config.selfService && config.recheckIntervalMs > 0) {
-    void app.storeStatus.whenReady.then(() => {
-      timer = setInterval(() => {
-        claims
-          .recheck()
-          .then((s) => {
-            if (s.checked) app.log.info({ checked: s.checked, failing: s.failing, revoked: s.revoked.length }, 'site ownership re-checked');
-          })
-          .catch((err: Error) => app.log.error({ err: { message: err.message } }, 'site ownership re-check failed'));
-      }, config.recheckIntervalMs);
-      timer.unref();
-    });
-  }
-  app.addHook('onClose', async () => {
-    if (timer) clearInterval(timer);
-  });
 };
 
-/** Not encapsulated: tests and the operator's tooling reach `app.claims`. */
-export default fp(claimsPlugin, { name: 'claims', dependencies: ['store', 'sites', 'profiles'] });
