@@ -8,8 +8,7 @@
  *
  * Run from the repository root: `pnpm exec tsx dashboard/scripts/add-site-screenshots.ts` (needs Chromium, openssl).
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -18,26 +17,16 @@ import puppeteer from 'puppeteer-core';
 import { build } from 'vite';
 import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '../../collector/src/config';
+import { labCert } from './lab-cert';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const SITE = 'shop.example.org';
 const POLL = { polling: 100, timeout: 60_000 };
 
-function labCert(dir: string): { cert: string; key: string; ca: string } {
-  const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-  run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key']);
-  run(['req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '2', '-subj', '/CN=screenshots CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign', '-out', 'ca.pem']);
-  run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'leaf.key']);
-  run(['req', '-new', '-key', 'leaf.key', '-subj', `/CN=${SITE}`, '-out', 'leaf.csr']);
-  writeFileSync(join(dir, 'leaf.ext'), `basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:${SITE}\n`);
-  run(['x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-sha256', '-extfile', 'leaf.ext', '-out', 'leaf.pem']);
-  return { cert: readFileSync(join(dir, 'leaf.pem'), 'utf8'), key: readFileSync(join(dir, 'leaf.key'), 'utf8'), ca: join(dir, 'ca.pem') };
-}
-
 async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'tlsrum-add-site-'));
   let published: string | null = null;
-  const { cert, key, ca } = labCert(work);
+  const { cert, key, ca } = labCert(work, SITE);
   const site = createServer({ cert, key }, (req, res) => {
     if (req.url === '/.well-known/tlsrum.txt' && published) return res.writeHead(200, { 'content-type': 'text/plain' }).end(`${published}\n`);
     res.writeHead(404).end('not found');
