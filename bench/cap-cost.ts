@@ -9,7 +9,7 @@
  * variant keeps against `exact`.
  *
  *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROWS=3000000 pnpm --filter @tlsrum/bench exec tsx cap-cost.ts generate
- *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROUNDS=5 pnpm bench:cap-cost
+ *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROUNDS=5 pnpm bench cap-cost
  *
  * `generate` (also done by a first run on an empty folder) fills the folder with demo records (raw table only:
  * the rollups' views are dropped and not rebuilt, this store serves raw-table queries only), ending at today's
@@ -20,10 +20,10 @@
  */
 import { loadavg } from 'node:os';
 import { generateDemoData } from '../collector/src/demo/generate';
-import { openStore } from '../collector/src/store/clients';
-import { loadMigrations, materializedViews, migrate } from '../collector/src/store/migrate';
-import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '../collector/src/queries/counted';
-import { dimensionSql } from '../collector/src/queries/dimensions';
+import { openStore } from '../collector/src/platform/store/clients';
+import { loadMigrations, materializedViews, migrate } from '../collector/src/platform/store/migrate';
+import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '../collector/src/query/counted';
+import { dimensionSql } from '../collector/src/query/dimensions';
 import { QUERY_SPECS, directSql } from './lib/query-specs';
 
 const DIR = process.env.BENCH_CAP_DIR ?? '/tmp/capq';

@@ -10,7 +10,7 @@
  * content.js (script evaluation, compilation and every call into it: observer and idle callbacks) and
  * of the page renderer's whole main thread. BENCH_EXT_TRACE_DIR=dir keeps the raw traces.
  *
- *   pnpm --filter @tlsrum/extension build && pnpm bench:extension-overhead
+ *   pnpm bench extension-overhead
  */
 import { createHash, createPublicKey } from 'node:crypto';
 import { execFileSync } from 'node:child_process';

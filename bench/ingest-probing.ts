@@ -4,7 +4,7 @@
  * probe: 3 cold runs, both TLS versions, resumption, an HTTP request — far more often than the 1 h
  * default, so any interference shows). Runs alternate off/on twice so drift on a shared machine hits both.
  *
- *   pnpm bench:ingest-probing     BENCH_SECONDS=20 BENCH_WARMUP_SECONDS=5 by default
+ *   pnpm bench ingest-probing     BENCH_SECONDS=20 BENCH_WARMUP_SECONDS=5 by default
  *   BENCH_PROFILE_DIR=/tmp/prof   also writes V8 CPU profiles of the collectors to on/ and off/ there
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

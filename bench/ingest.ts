@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../collector/src/store/clients';
+import { openStore } from '../collector/src/platform/store/clients';
 import { RECORDS_PER_BATCH } from './lib/load-generator';
 import { measureLoad } from './lib/measure-load';
 import { startTs, stop, type Child } from './lib/processes';

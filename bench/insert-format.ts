@@ -5,7 +5,7 @@
  * machine hits them alike; figures are medians and ratios against JSONEachRow (today's format) in the
  * same run.
  *
- *   pnpm bench:insert-format      BENCH_ROUNDS=15 BENCH_FLUSH_ROWS=10000 by default
+ *   pnpm bench insert-format      BENCH_ROUNDS=15 BENCH_FLUSH_ROWS=10000 by default
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,8 +15,8 @@ import type { ClickHouseSettings } from '@clickhouse/client';
 import { INSERT_COLUMNS, type HandshakeRow } from '../collector/src/ingest/columns';
 import { encodeRowsTsv, TSV_INSERT_QUERY } from '../collector/src/ingest/encode-rows';
 import { toRow } from '../collector/src/ingest/to-row';
-import { openStore } from '../collector/src/store/clients';
-import { migrate } from '../collector/src/store/migrate';
+import { openStore } from '../collector/src/platform/store/clients';
+import { migrate } from '../collector/src/platform/store/migrate';
 import { makeBenchBatch, rng } from './lib/records';
 import { machine, median, printResult, printTable, round } from './lib/report';
 

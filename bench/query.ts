@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, stop } from './lib/processes';
-import { spawnTs } from '../collector/test/node-process';
+import { spawnTs } from '../collector/test/support/node-process';
 import { queryShapes, shapeUrl } from './lib/query-shapes';
 import { apiUrl, MIN_ROUNDS, QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';

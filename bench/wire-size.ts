@@ -4,7 +4,7 @@
  * and against the naive alternative of shipping the raw timing entries (PerformanceResourceTiming
  * toJSON(), URLs included). The baseline is the plain JSON of the same records, measured in this run.
  *
- *   pnpm bench:wire-size
+ *   pnpm bench wire-size
  */
 import { gzipSync } from 'node:zlib';
 import type { HandshakeRecord } from '@tlsrum/shared';

@@ -12,8 +12,8 @@ import { DEMO_AGENT } from '../../collector/src/demo/profiles';
 import { encodeRowsTsv, TSV_INSERT_QUERY } from '../../collector/src/ingest/encode-rows';
 import type { HandshakeRow } from '../../collector/src/ingest/columns';
 import { toRow } from '../../collector/src/ingest/to-row';
-import { openStore } from '../../collector/src/store/clients';
-import { backfill, loadMigrations, materializedViews, migrate } from '../../collector/src/store/migrate';
+import { openStore } from '../../collector/src/platform/store/clients';
+import { backfill, loadMigrations, materializedViews, migrate } from '../../collector/src/platform/store/migrate';
 import { MIN_ROUNDS, QUERY_SPECS, TABLES, directSql } from './query-specs';
 import { makeBenchBatch, rng } from './records';
 

@@ -19,11 +19,11 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, configTable, loadConfig } from './config';
-import { runSpoolCommand, SPOOL_USAGE } from './ingest/spool-commands';
-import { clusterStatements, printClusterScript, type ClusterLayout } from './store/cluster';
-import { openStore } from './store/clients';
-import { loadMigrations, migrate } from './store/migrate';
+import { ConfigError, configTable, loadConfig } from './platform/config';
+import { runSpoolCommand, SPOOL_USAGE } from './ingest/spool/commands';
+import { clusterStatements, printClusterScript, type ClusterLayout } from './platform/store/cluster';
+import { openStore } from './platform/store/clients';
+import { loadMigrations, migrate } from './platform/store/migrate';
 
 const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config\n${SPOOL_USAGE.replace('usage: ', '       ')}`;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));

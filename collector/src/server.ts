@@ -4,7 +4,7 @@
  * exiting 0; what the store did not take stays in the spool and is replayed at the next start.
  */
 import { buildApp } from './app';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig } from './platform/config';
 
 async function main(): Promise<void> {
   let config;

@@ -5,6 +5,8 @@
  */
 import { echarts, type EChartsType } from './echarts';
 import { download, type Row } from './csv';
+import type { QueryAnswer, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
+import type { Filters } from './state';
 
 export type PanelState = 'loading' | 'ready' | 'empty' | 'error';
 
@@ -130,4 +132,36 @@ export function axisChart(format: (v: number) => string, opts: { shadow?: boolea
     tooltip: { trigger: 'axis', valueFormatter: format, ...(opts.shadow ? { axisPointer: { type: 'shadow' } } : {}) },
     legend: { top: 0 },
   };
+}
+
+/** What a panel's `load()` may use: the filters, the token, the abort signal, and what panels share. */
+export interface LoadContext {
+  filters: Filters;
+  /** The filters as API query parameters. */
+  params: Record<string, string | undefined>;
+  token: string;
+  signal: AbortSignal;
+  /** One what-if answer per load, shared by the panels that price something with it. */
+  whatif: Promise<WhatIfAnswer>;
+  /** The chosen range in the range selector's own words ("Last 7 days"). */
+  rangeLabel: string;
+  /** A read token scopes every answer to its site: the page follows the site an answer names. */
+  onSite(site: string | null): void;
+  /** The countries an answer has data for (the country filter offers them). */
+  onCountries(answer: QueryAnswer): void;
+}
+
+/** A panel that has nothing to ask for these filters says why instead (e.g. alerts need a site). */
+export interface Skip {
+  skip: string;
+}
+
+/** A dashboard panel: what it asks the collector for (`load`) and how it draws the answer (`render`). */
+export interface DashboardPanel<A = unknown> {
+  panel: Panel;
+  /** Its figures come from records: it shows the coverage line (how much is measured vs derived). */
+  drawsRecords: boolean;
+  load(ctx: LoadContext): Promise<A> | Skip;
+  /** False when there is nothing to draw (the panel then shows its empty state). */
+  render(answer: A, ctx: LoadContext): boolean | Promise<boolean>;
 }

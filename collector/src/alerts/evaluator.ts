@@ -8,7 +8,7 @@ import { CHECK_LABELS, PROBE_WINDOW, type CheckName } from '@tlsrum/shared/query
 import type { Alert } from '@tlsrum/shared/query/schemas';
 import type { ProbeCheckResult } from '../probe/changes';
 import { evaluateChecks } from './checks';
-import type { Config } from '../config';
+import type { Config } from '../platform/config';
 import { queryWindowPair } from './window-query';
 import type { Webhook } from './webhook';
 

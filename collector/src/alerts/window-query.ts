@@ -4,8 +4,8 @@
  * percentiles (both windows together) feed the quantile test in stats.ts.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { RAW_CLIENTS } from '../queries/clients';
-import { cappedPerCell } from '../queries/counted';
+import { RAW_CLIENTS } from '../query/clients';
+import { cappedPerCell } from '../query/counted';
 
 export interface WindowStats {
   records: number;
@@ -38,7 +38,7 @@ export interface WindowPairQuery {
   baseline: { from: number; to: number };
   /** Restrict to one record source ('rum', 'synthetic'), or null for every source. */
   source: string | null;
-  /** Records of one client token counted per window and day at most (queries/counted.ts; 0: no cap). */
+  /** Records of one client token counted per window and day at most (query/counted.ts; 0: no cap). */
   clientCap: number;
 }
 

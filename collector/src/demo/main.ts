@@ -6,9 +6,9 @@
  */
 import { Type } from 'typebox';
 import { buildApp } from '../app';
-import { ConfigError, loadConfig } from '../config';
-import { parseEnv } from '../env-schema';
-import { newReadToken } from '../auth';
+import { ConfigError, loadConfig } from '../platform/config';
+import { parseEnv } from '../platform/env-schema';
+import { newReadToken } from '../sites/auth';
 import { generateDemoData, hasDemoData } from './generate';
 import { SITES } from './profiles';
 

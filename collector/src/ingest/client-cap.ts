@@ -2,7 +2,7 @@
  * The per-client cap, decided as records arrive: of each client token, UTC day and site, the records after
  * the first K are marked `capped`. The row is stored like any other (K can change, and an operator can see
  * what was marked); the figures of whole days leave it out — the rollups' views and the raw table's daily
- * cells alike (queries/counted.ts) — so every cell of a site's daily figures holds at most K records of
+ * cells alike (query/counted.ts) — so every cell of a site's daily figures holds at most K records of
  * one client a day, and both paths count the same rows. Deciding it here rather than in each query keeps
  * the cap's query cost to one column (BENCHMARKS.md, 2026-11-24 "The per-client cap decided at ingest").
  *
@@ -16,7 +16,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { MAX_CLOCK_SKEW_MS } from '../routes/handshakes';
+import { MAX_CLOCK_SKEW_MS } from './steps';
 import { LruMap } from './lru-map';
 
 export interface ClientCapOptions {

@@ -9,7 +9,7 @@
  * its rows carry, so segments written by an older release replay with their own list.
  */
 import { plausibilityMask, roundPhase, TOKENS_PER_ADDRESS_FLAG, type HandshakeBatch, type HandshakeRecord, type ProbeCryptoFacts } from '@tlsrum/shared';
-import { UNKNOWN_COUNTRY } from '../geo/country';
+import { UNKNOWN_COUNTRY } from './country';
 
 /** What a record meets at the collector: the batch it came in, the request's country and clock, the site list. */
 export interface RowContext {
@@ -101,14 +101,14 @@ export const COLUMNS = {
   agentVersion: col(STRING, null, (_, c) => c.batch.agent.version),
   clientToken: col(STRING, 'clientToken', (r) => r.clientToken),
   // The flag rules the record fails (shared/src/plausibility.ts) and the tokens-per-address flag, as a
-  // bit mask; any bit set keeps the row out of every figure (queries/counted.ts, the rollup's view).
+  // bit mask; any bit set keeps the row out of every figure (query/counted.ts, the rollup's view).
   implausible: col(
     NUMBER,
     null,
     (r, c) => plausibilityMask(r, { sentAt: c.batch.sentAt ?? r.ts }) | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
   ),
   // Beyond the first K of its client token, UTC day and site (ingest/client-cap.ts): left out of every
-  // figure of whole days (the rollups' views, the raw table's daily cells: queries/counted.ts).
+  // figure of whole days (the rollups' views, the raw table's daily cells: query/counted.ts).
   capped: col(NUMBER, null, (r, c) =>
     c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '') ? 1 : 0,
   ),

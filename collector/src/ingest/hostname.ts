@@ -4,7 +4,7 @@
  */
 import { domainToASCII } from 'node:url';
 import { normalizeHostname } from '@tlsrum/shared';
-import { httpError } from '../plugins/error-handler';
+import { httpError } from '../platform/http/error-handler';
 
 export const normalizeSite = (raw: string): string | null => normalizeHostname(raw, domainToASCII);
 

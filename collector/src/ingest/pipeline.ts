@@ -14,10 +14,10 @@ import type { HandshakeBatch } from '@tlsrum/shared';
 import { INSERT_COLUMNS, type RowContext } from './columns';
 import { encodeRecordTsv } from './encode-rows';
 import { Flusher } from './flusher';
-import { countQuarantined, REPLAY_POLL_MS, type QuarantineReason } from './quarantine';
-import { RecentBatches } from './recent-batches';
-import { Spool, SpoolFullError, type SealedSegment } from './spool';
-import type { SegmentContent, SegmentLayout } from './spool-format';
+import { countQuarantined, REPLAY_POLL_MS, type QuarantineReason } from './spool/quarantine';
+import { RecentBatches } from './spool/recent-batches';
+import { Spool, SpoolFullError, type SealedSegment } from './spool/spool';
+import type { SegmentContent, SegmentLayout } from './spool/format';
 import { isContentError } from './store-errors';
 
 /** What this release writes: TabSeparated rows with every registry column. */

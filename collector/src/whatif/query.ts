@@ -7,11 +7,11 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { CERT_KEY_TYPES, HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
 import { VALUE_FILTERS } from '@tlsrum/shared/query';
-import type { ValueFilters } from '../queries/cells';
-import { RAW_CLIENTS } from '../queries/clients';
-import { dimensionSql, filterDimension } from '../queries/dimensions';
+import type { ValueFilters } from '../query/cells';
+import { RAW_CLIENTS } from '../query/clients';
+import { dimensionSql, filterDimension } from '../query/dimensions';
 import type { Connection } from './model';
-import { countedRows } from '../queries/counted';
+import { countedRows } from '../query/counted';
 
 export interface WhatIfQuery {
   site: string | null;

@@ -3,14 +3,14 @@
  * and h3 × full, resumed and 0-RTT, with the record counts and how the resumption state is known
  * (observed or reported by the server, vs inferred from timings) beside them.
  */
-import type { Answer, Cell } from '../api';
-import { axisChart, createPanel } from '../panel';
+import { api, type Answer, type Cell } from '../api';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { clientsText, drawnStackModes, FEW_CLIENTS_NOTE, int, label, ms, PALETTE, pct, quantileColumns, sortByStackMode } from '../format';
 import { fillTable, suppressedRow } from '../table';
 
 const HEAD = ['group', 'records', 'clients', 'tls p75', 'connect p75', 'resumption observed', 'inferred'];
 
-export function comparePanel(parent: HTMLElement) {
+export function comparePanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'compare',
     title: 'TLS 1.2 vs TLS 1.3 vs HTTP/3, full vs resumed vs 0-RTT',
@@ -25,7 +25,11 @@ export function comparePanel(parent: HTMLElement) {
   });
   return {
     panel,
-    render(answer: Answer) {
+    drawsRecords: true,
+    load: ({ params, token, signal }) => api.query('compare', { ...params, dimensions: 'stack,mode' }, token, signal),
+    render(answer, ctx) {
+      // A read token scopes every answer to its site, even when no site is chosen: say which data this is.
+      ctx.onSite(answer.site);
       const all = sortByStackMode(answer.cells);
       const shown = drawnStackModes(all);
       if (shown.length === 0) return false;

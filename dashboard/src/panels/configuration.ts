@@ -6,8 +6,8 @@
  */
 import { PROBE_CHECKLIST } from '@tlsrum/shared/probe-checklist';
 import { SCENARIO_LABELS } from '@tlsrum/shared/query';
-import type { ProbesAnswer, WhatIfAnswer } from '../api';
-import { createPanel } from '../panel';
+import { api, type ProbesAnswer, type WhatIfAnswer } from '../api';
+import { createPanel, type DashboardPanel } from '../panel';
 import { ms } from '../format';
 import { fillTable } from '../table';
 
@@ -21,7 +21,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, classN
   return e;
 }
 
-export function configurationPanel(parent: HTMLElement) {
+export function configurationPanel(parent: HTMLElement): DashboardPanel<{ probes: ProbesAnswer; whatif: WhatIfAnswer | null }> {
   const panel = createPanel(parent, {
     id: 'config',
     title: 'Configuration',
@@ -33,7 +33,13 @@ export function configurationPanel(parent: HTMLElement) {
   });
   return {
     panel,
-    render(probes: ProbesAnswer, whatif: WhatIfAnswer | null) {
+    drawsRecords: false,
+    // The probe profile is per site; its recommendations are priced by the page's what-if answer.
+    load: ({ filters, token, signal, whatif }) =>
+      filters.site
+        ? api.probes(filters.site, token, signal).then(async (probes) => ({ probes, whatif: await whatif.catch(() => null) }))
+        : { skip: 'The configuration is per site: choose a site (and enter its read token) to see its TLS set-up.' },
+    render({ probes, whatif }) {
       if (probes.latest.length === 0) return false;
       const main = probes.latest.find((l) => l.hostname === probes.site) ?? probes.latest[0]!;
       const holder = el('div', undefined, 'config-body');

@@ -5,8 +5,8 @@
  * Each chart has one plain line for a non-expert and the precise definition one click away.
  */
 import { DIMENSIONS } from '@tlsrum/shared/query';
-import type { Answer, Cell } from '../api';
-import { axisChart, createPanel } from '../panel';
+import { api, type Answer, type Cell } from '../api';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { clientsText, int, ms, PALETTE, pct } from '../format';
 import { fillTable, suppressedRow } from '../table';
 
@@ -64,7 +64,7 @@ const shown = (a: Answer, d: string) =>
     .sort((x, y) => (y.records ?? 0) - (x.records ?? 0))
     .slice(0, MAX_BARS);
 
-export function cryptoPanel(parent: HTMLElement) {
+export function cryptoPanel(parent: HTMLElement): DashboardPanel<CryptoAnswers> {
   const parts = [...CRYPTO_SPLITS, 'pq', 'coverage'] as const;
   const panel = createPanel(parent, {
     id: 'crypto',
@@ -100,7 +100,16 @@ export function cryptoPanel(parent: HTMLElement) {
 
   return {
     panel,
-    render(a: CryptoAnswers): boolean {
+    drawsRecords: true,
+    load: async ({ params, token, signal }) => {
+      const [splits, pq, coverage] = await Promise.all([
+        Promise.all(CRYPTO_SPLITS.map((d) => api.query('compare', { ...params, dimensions: d }, token, signal))),
+        api.query('timeseries', { ...params, dimensions: 'pq' }, token, signal),
+        api.query('compare', { ...params, dimensions: 'browser,cryptoSource' }, token, signal),
+      ]);
+      return { splits: Object.fromEntries(CRYPTO_SPLITS.map((d, i) => [d, splits[i]!])) as CryptoAnswers['splits'], pq, coverage };
+    },
+    render(a) {
       const anyKnown = CRYPTO_SPLITS.some((d) => shown(a.splits[d], d).length > 0);
       if (!anyKnown) return false;
       CRYPTO_SPLITS.forEach((d, i) => {

@@ -2,13 +2,13 @@
  * Region: a world choropleth of the p75 handshake (or set-up) time per country, with the protocol,
  * TLS version and resumption mix on hover, and the same numbers as a table beside it.
  */
-import type { Answer, Cell } from '../api';
-import { createPanel } from '../panel';
+import { api, type Answer, type Cell } from '../api';
+import { createPanel, type DashboardPanel } from '../panel';
 import { clientsText, FEW_CLIENTS_NOTE, int, ms, pct, quantileColumns } from '../format';
 import { countryName } from '../countries';
 import { fillTable, suppressedRow } from '../table';
 
-export function mapPanel(parent: HTMLElement) {
+export function mapPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'map',
     title: 'Where handshakes cost most',
@@ -21,7 +21,11 @@ export function mapPanel(parent: HTMLElement) {
   const world = import('../world');
   return {
     panel,
-    async render(answer: Answer, metric: 'tls' | 'connect') {
+    drawsRecords: true,
+    load: ({ params, token, signal }) => api.query('map', params, token, signal),
+    async render(answer, ctx) {
+      ctx.onCountries(answer);
+      const metric = ctx.filters.metric as 'tls' | 'connect';
       const { MAP_NAME } = await world;
       const cells = answer.cells.filter((c) => c.key.country !== 'ZZ');
       const shown = cells.filter((c): c is Cell & { records: number } => !c.suppressed);

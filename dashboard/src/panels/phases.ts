@@ -1,6 +1,6 @@
 /** Phase breakdown: median DNS, TCP, TLS and time to first byte per protocol stack and mode. */
-import type { Answer } from '../api';
-import { axisChart, createPanel } from '../panel';
+import { api, type Answer } from '../api';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { drawnStackModes, label, ms, quantileColumns, sortByStackMode } from '../format';
 
 const PHASES = [
@@ -10,7 +10,7 @@ const PHASES = [
   ['ttfb', 'time to first byte', '#76b7b2'],
 ] as const;
 
-export function phasesPanel(parent: HTMLElement) {
+export function phasesPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'phases',
     title: 'Where the time goes',
@@ -19,7 +19,9 @@ export function phasesPanel(parent: HTMLElement) {
   });
   return {
     panel,
-    render(answer: Answer) {
+    drawsRecords: true,
+    load: ({ params, token, signal }) => api.query('phases', { ...params, dimensions: 'stack,mode' }, token, signal),
+    render(answer) {
       const cells = drawnStackModes(answer.cells);
       if (cells.length === 0) return false;
       panel.draw(0, {

@@ -4,12 +4,12 @@
  */
 import { SCENARIO_LABELS } from '@tlsrum/shared/query';
 import type { WhatIfAnswer, WhatIfResult } from '../api';
-import { axisChart, createPanel } from '../panel';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { countryName } from '../countries';
 import { ms, pct } from '../format';
 import { fillTable } from '../table';
 
-export function whatIfPanel(parent: HTMLElement) {
+export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
   const panel = createPanel(parent, {
     id: 'whatif',
     title: 'What would save the most time',
@@ -23,8 +23,12 @@ export function whatIfPanel(parent: HTMLElement) {
   });
   return {
     panel,
-    /** `period`: the range in words ("Last 7 days"), as the range selector says it. */
-    render(answer: WhatIfAnswer, country: string, period: string) {
+    drawsRecords: true,
+    load: (ctx) => ctx.whatif,
+    render(answer, ctx) {
+      const country = ctx.filters.country;
+      // The range in words ("Last 7 days"), as the range selector says it.
+      const period = ctx.rangeLabel;
       const region = country ? answer.regions.find((r) => r.country === country) : null;
       const result: WhatIfResult | null | undefined = country ? region?.result : answer.overall;
       if (!result) return false;

@@ -2,7 +2,7 @@
  * The query catalogue: every dimension the query API groups by and every filter it takes, declared once
  * with what a person reads about it (label, description, value labels). Plain data, no TypeBox, so the
  * dashboard can import it without the schema library; the query-string schemas (schemas.ts) and the
- * collector's SQL for each dimension (collector/src/queries/dimensions.ts, a Record keyed by these names)
+ * collector's SQL for each dimension (collector/src/query/dimensions.ts, a Record keyed by these names)
  * are built from or checked against it.
  */
 import { BROWSERS, EVIDENCE_SOURCES, HANDSHAKE_CLASSES, PROTOCOLS, RECORD_SOURCES, TLS_VERSIONS, type Browser, type RecordSource } from '../constants';

@@ -184,7 +184,7 @@ export const AlertsAnswer = Type.Object({
 });
 export type AlertsAnswer = Static<typeof AlertsAnswer>;
 
-// GET /v1/sites/:hostname/probes (collector/src/routes/probes.ts).
+// GET /v1/sites/:hostname/probes (collector/src/probes/route.ts).
 const Probe = Type.Object({ hostname: Type.String(), at: Type.Integer({ description: 'epoch ms' }), result: ProbeResult });
 export const ProbesAnswer = Type.Object({
   site: Type.String(),

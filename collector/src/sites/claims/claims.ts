@@ -11,9 +11,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
-import { newReadToken } from '../../auth';
-import { listSiteRows } from '../../queries/sites';
-import type { SiteRegistry } from '../../ingest/site-registry';
+import { newReadToken } from '../auth';
+import { listSiteRows } from '../store';
+import type { SiteRegistry } from '../registry';
 import { resolvePublic, ConnectRefused } from '../../platform/net/public-connect';
 import { findProof, type ProofContext } from './proof';
 import { claimsOf, countPending, saveClaim, verifiedClaims, type Claim, type ProofMethod } from './store';
