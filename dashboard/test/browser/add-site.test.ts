@@ -75,8 +75,9 @@ describe('Add your site', () => {
     page.on('console', (m) => m.type() === 'error' && !/status of 4\d\d/.test(m.text()) && problems.push(m.text()));
 
     await page.goto(`${base}/`, { waitUntil: 'load' });
-    await page.click('a.add-site-link');
-    await page.waitForSelector('#claim-form');
+    // The page's module script runs after parsing: wait for the whole load before using the form.
+    await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('a.add-site-link')]);
+    expect(new URL(page.url()).pathname).toBe('/add-site.html');
 
     await page.type('#hostname', 'https://shop.example.org/');
     await page.click('#claim-form button');
