@@ -1,30 +1,12 @@
-/**
- * What the per-client cap costs on the raw path, measured directly on the store: the compare stack,mode query
- * the API builds, over the last 30 and 3 days, without the cap (`uncapped`), as counted.ts writes it for
- * figures of whole days (`after`: the rows ingest marked `capped` left out), and with the read-time cap per
- * query cell (`cappedPerCell`, what hourly cells use), for reference — `exact` (one subquery, `LIMIT K BY
- * clientToken, toDate(ts, 'UTC'), <the query's cells>`) and `exact-days` (the same in UNION ALL branches of
- * whole UTC days, as every raw figure read it until the cap of whole days moved to ingest). Alternated
- * round by round, median per variant, with the load average at each run; also checks what each capped
- * variant keeps against `exact`.
- *
- *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROWS=3000000 pnpm --filter @tlsrum/bench exec tsx cap-cost.ts generate
- *   BENCH_CAP_DIR=/tmp/capq BENCH_CAP_ROUNDS=5 pnpm bench cap-cost
- *
- * `generate` (also done by a first run on an empty folder) fills the folder with demo records (raw table only:
- * the rollups' views are dropped and not rebuilt, this store serves raw-table queries only), ending at today's
- * UTC midnight, plus four flooding tokens over K in every day, and marks `capped` the rows ingest would have
- * marked (beyond the first K of a token's UTC day and site, in `ts` order). With `BENCH_CAP_CLIENTS=N` every
- * day's honest records are spread over N tokens instead (heavy clients, as real extension users who send
- * many records a day are: the cap then removes honest rows too, and `after` keeps other rows than `exact`).
- */
+/** The cap-cost bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { loadavg } from 'node:os';
-import { generateDemoData } from '../collector/src/demo/generate';
-import { openStore } from '../collector/src/platform/store/clients';
-import { loadMigrations, materializedViews, migrate } from '../collector/src/platform/store/migrate';
-import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '../collector/src/query/counted';
-import { dimensionSql } from '../collector/src/query/dimensions';
+import { generateDemoData } from '@tlsrum/collector/demo';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { loadMigrations, materializedViews, migrate } from '@tlsrum/collector/store/migrate';
+import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '@tlsrum/collector/query/counted';
+import { dimensionSql } from '@tlsrum/collector/query/dimensions';
 import { QUERY_SPECS, directSql } from './lib/query-specs';
+import { printResult } from './lib/report';
 
 const DIR = process.env.BENCH_CAP_DIR ?? '/tmp/capq';
 const ROWS = Number(process.env.BENCH_CAP_ROWS ?? 3_000_000);
@@ -113,11 +95,13 @@ async function measure(): Promise<void> {
   // A first run on an empty folder generates its store (BENCH_CAP_ROWS) before measuring.
   const has = async (sql: string) => Number((await rows(sql, {}))[0]?.n ?? 0) > 0;
   if (!(await has("SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = 'handshakes'")) || !(await has('SELECT count() AS n FROM handshakes'))) await generate();
-  console.log(`store: ${JSON.stringify(await rows('SELECT count() AS n, uniqExact(clientToken) AS tokens, min(ts) AS lo, max(ts) AS hi FROM handshakes', {}))}`);
+  const [stored] = await rows('SELECT count() AS n, uniqExact(clientToken) AS tokens, min(ts) AS lo, max(ts) AS hi FROM handshakes', {});
+  console.log(`store: ${JSON.stringify(stored)}`);
+  const medianMs: Record<string, Record<string, number>> = {};
   for (const days of RANGES) {
     const from = end - days * DAY;
-    const { sql, params, source } = directSql(spec, 'raw', from, end);
-    const keys = spec.cell.dimensions.map((d) => dimensionSql(d, source.expressions));
+    const { sql, params, readTable } = directSql(spec, 'raw', from, end);
+    const keys = spec.cell.dimensions.map((d) => dimensionSql(d, readTable.expressions));
     const VARIANTS = variantsFor(from, end, keys);
     // What each capped variant keeps against `exact` (K per query cell): the rows (their count and an
     // order-free checksum of every column) and the answer cell by cell — counts, clients and mixes exactly,
@@ -162,12 +146,22 @@ async function measure(): Promise<void> {
     }
     const base = median(times.uncapped ?? [NaN]);
     console.log(`${days} d, ${ROUNDS} rounds, load 1-min ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}:`);
+    medianMs[`${days}d`] = Object.fromEntries(VARIANTS.map((v) => [v.name, Math.round(median(times[v.name]!))]));
     for (const v of VARIANTS) {
       const m = median(times[v.name]!);
       console.log(`  ${v.name.padEnd(14)} median ${m.toFixed(0)} ms (min ${Math.min(...times[v.name]!).toFixed(0)}), ×${(m / base).toFixed(3)} uncapped  [${times[v.name]!.map((t) => t.toFixed(0)).join(' ')}]`);
     }
   }
   if (process.env.BENCH_CAP_SHOW) console.log(directSql(spec, 'raw', end - 3 * DAY, end).sql);
+  const ratio = (m: Record<string, number>) => Math.round(((m.after ?? NaN) / (m.uncapped ?? NaN)) * 100) / 100;
+  printResult({
+    bench: 'cap-cost',
+    variant: CLIENTS > 0 ? `${CLIENTS} clients a day` : 'demo tokens',
+    rows: Number(stored?.n ?? 0),
+    rounds: ROUNDS,
+    medianMs,
+    afterToUncapped: Object.fromEntries(Object.entries(medianMs).map(([range, m]) => [range, ratio(m)])),
+  });
 }
 
 try {

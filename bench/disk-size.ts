@@ -1,17 +1,10 @@
-/**
- * Bytes per stored record on disk after compression, for capacity planning (docs/cluster.md).
- * Generates the same realistic records as the ingest benchmark (bench/lib/records.ts: batches of one
- * client, 40 countries, 30 days), stores them through the collector's own row mapping and migrations in
- * a fresh embedded store, merges the parts (OPTIMIZE FINAL, as background merges would eventually) and
- * reads `system.parts` / `system.columns`. The baseline is the same rows as uncompressed bytes, so the
- * figure comes with its compression ratio. Usage: pnpm bench disk-size [rows] (default 1 000 000).
- */
+/** The disk-size bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMigrations, migrate } from '../collector/src/platform/store/migrate';
-import { openStore } from '../collector/src/platform/store/clients';
-import { toRow } from '../collector/src/ingest/to-row';
+import { loadMigrations, migrate } from '@tlsrum/collector/store/migrate';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { toRow } from '@tlsrum/collector/ingest/to-row';
 import { makeBenchBatch, rng } from './lib/records';
 import { machine, printResult, printTable, round } from './lib/report';
 

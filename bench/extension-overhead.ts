@@ -1,17 +1,4 @@
-/**
- * Extension overhead benchmark. A local HTTPS page (lab CA-less: one self-signed certificate for
- * *.bench.test, trusted by its SPKI hash) with 50 resources from 5 origins, every response with
- * Timing-Allow-Origin (so the content script measures every entry) and `Connection: close` (every
- * resource opens a new TLS connection: the worst case for the extension). Three Chromium instances —
- * without the extension, with the extension opted in but its content.js emptied (Chromium's fixed cost
- * of injecting any content script), and with the extension opted in — load the page in rotation,
- * BENCH_EXT_RUNS times each (default 30). Reports the ratios of the loadEventEnd medians to the one
- * without, and per traced page (BENCH_EXT_TRACED, default 10, each variant) the main-thread CPU time of
- * content.js (script evaluation, compilation and every call into it: observer and idle callbacks) and
- * of the page renderer's whole main thread. BENCH_EXT_TRACE_DIR=dir keeps the raw traces.
- *
- *   pnpm bench extension-overhead
- */
+/** The extension-overhead bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { createHash, createPublicKey } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,17 +1,9 @@
-/**
- * Does the probe scheduler slow ingest? The same load as `pnpm bench:ingest` against two collectors that
- * differ only in probing: one with PROBE_INTERVAL_MS=0, one probing 8 registered sites every 2 s (each
- * probe: 3 cold runs, both TLS versions, resumption, an HTTP request — far more often than the 1 h
- * default, so any interference shows). Runs alternate off/on twice so drift on a shared machine hits both.
- *
- *   pnpm bench ingest-probing     BENCH_SECONDS=20 BENCH_WARMUP_SECONDS=5 by default
- *   BENCH_PROFILE_DIR=/tmp/prof   also writes V8 CPU profiles of the collectors to on/ and off/ there
- */
+/** The ingest-probing bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeLabCa } from '../e2e/lab/ca';
+import { makeLabCa } from '@tlsrum/e2e/lab/ca';
 import { measureLoad } from './lib/measure-load';
 import { startTs, stop } from './lib/processes';
 import { machine, median, printResult, printTable, round } from './lib/report';

@@ -1,17 +1,8 @@
-/**
- * Ingest benchmark. A load generator (autocannon, in its own process: lib/load-generator.ts) sends gzip batches of 20 records over
- * 50 connections, first to a bare node:http server that only reads the body (the ceiling), then to the
- * real collector with its real store (each a separate process), each for BENCH_SECONDS after a warm-up.
- * Reports records/s of both and their ratio, latency, the collector's CPU and peak RSS, and checks that
- * the records stored equal the records acknowledged.
- *
- *   pnpm bench:ingest            BENCH_SECONDS=30 BENCH_WARMUP_SECONDS=5 by default
- *   BENCH_PROFILE_DIR=/tmp/prof  also writes a V8 CPU profile of the collector there (see BENCHMARKS.md)
- */
+/** The ingest bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore } from '../collector/src/platform/store/clients';
+import { openStore } from '@tlsrum/collector/store/clients';
 import { RECORDS_PER_BATCH } from './lib/load-generator';
 import { measureLoad } from './lib/measure-load';
 import { startTs, stop, type Child } from './lib/processes';
@@ -74,6 +65,7 @@ async function main() {
       p50Ms: real.run.p50,
       p99Ms: real.run.p99,
       cpuCores: round(real.cpuCores),
+      usPerRecord: round((real.cpuCores * 1e6) / real.run.recordsPerSec, 1),
       rssMiB: Math.round(real.rssMiB),
       acknowledged,
       stored,

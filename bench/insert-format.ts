@@ -1,22 +1,14 @@
-/**
- * Insert-format micro-benchmark: what one insert of FLUSH rows costs the collector in each text format
- * the embedded store accepts, split into encoding (JavaScript, in the request path) and the insert itself
- * (the store parsing and writing a part). Formats are interleaved round by round, so drift on a shared
- * machine hits them alike; figures are medians and ratios against JSONEachRow (today's format) in the
- * same run.
- *
- *   pnpm bench insert-format      BENCH_ROUNDS=15 BENCH_FLUSH_ROWS=10000 by default
- */
+/** The insert-format bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ClickHouseSettings } from '@clickhouse/client';
-import { INSERT_COLUMNS, type HandshakeRow } from '../collector/src/ingest/columns';
-import { encodeRowsTsv, TSV_INSERT_QUERY } from '../collector/src/ingest/encode-rows';
-import { toRow } from '../collector/src/ingest/to-row';
-import { openStore } from '../collector/src/platform/store/clients';
-import { migrate } from '../collector/src/platform/store/migrate';
+import { INSERT_COLUMNS, type HandshakeRow } from '@tlsrum/collector/ingest/columns';
+import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode-rows';
+import { toRow } from '@tlsrum/collector/ingest/to-row';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { migrate } from '@tlsrum/collector/store/migrate';
 import { makeBenchBatch, rng } from './lib/records';
 import { machine, median, printResult, printTable, round } from './lib/report';
 

@@ -1,29 +1,9 @@
-/**
- * Query benchmark. Generates BENCH_QUERY_ROWS records (default 10 M: 30 days, 53 countries, the demo's
- * sites) into a fresh store with the dashboard's SQL generator, then runs the compare, map and timeseries
- * queries over the 30 days BENCH_QUERY_ROUNDS times each (default 50), on the raw table and on the daily
- * rollup: directly on the store (the SQL the API builds, in a child process), then through the
- * collector's HTTP API (another process on the same data), then directly again. Baseline: the direct
- * query, so the API's own cost shows as the API/direct ratio. Prints the load average at each phase.
- *
- * Then every query shape the dashboard and the API issue (lib/query-shapes.ts: each dimension, each filter,
- * country × each dimension, daily and hourly series) goes through the API as the dashboard asks it
- * (`table` left to the collector), each reported with the path that served it.
- *
- *   pnpm bench:query
- *   BENCH_PROFILE_DIR=/tmp/prof pnpm bench:query   also writes a V8 CPU profile of the collector
- *   BENCH_QUERY_DATA_DIR=/tmp/store pnpm bench:query   fills (or reuses) that folder and keeps it
- *   BENCH_QUERY_SHAPES_ONLY=1   only the per-shape phase (with a kept store: minutes instead of ten)
- *   BENCH_QUERY_SHAPES=regex   only the shapes whose name matches
- *   BENCH_QUERY_TREE=/work/other-checkout   the collector of another checkout answers the API phases
- *     (same data folder: a before/after comparison on identical records; copy the folder first when the
- *     other tree's migrations would change it)
- */
+/** The query (and query-shapes) bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, stop } from './lib/processes';
-import { spawnTs } from '../collector/test/support/node-process';
+import { spawnTs } from '@tlsrum/collector/test/node-process';
 import { queryShapes, shapeUrl } from './lib/query-shapes';
 import { apiUrl, MIN_ROUNDS, QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';

@@ -1,20 +1,13 @@
-/**
- * What the rollup's materialized view costs per record at ingest: TabSeparated blocks of BENCH_VIEW_ROWS
- * rows (default 10 000; the collector's format) inserted into one fresh store with no view, with the four-cut
- * view of migrations 0006/0007, and with the cut view of 0011, one at a time, alternated round by round;
- * medians of µs per record. The views and tables are the migrations' own statements.
- *
- *   pnpm --filter @tlsrum/bench exec tsx rollup-view-cost.ts   (BENCH_VIEW_ROUNDS, default 8)
- */
+/** The rollup-view-cost bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { HandshakeRow } from '../collector/src/ingest/columns';
-import { encodeRowsTsv, TSV_INSERT_QUERY } from '../collector/src/ingest/encode-rows';
-import { toRow } from '../collector/src/ingest/to-row';
-import { openStore } from '../collector/src/platform/store/clients';
-import { loadMigrations, materializedViews, migrate } from '../collector/src/platform/store/migrate';
+import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
+import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode-rows';
+import { toRow } from '@tlsrum/collector/ingest/to-row';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { loadMigrations, materializedViews, migrate } from '@tlsrum/collector/store/migrate';
 import { describeLoad } from './lib/load';
 import { makeBenchBatch, rng } from './lib/records';
 import { median, printResult, printTable, round } from './lib/report';
@@ -67,7 +60,7 @@ async function main(): Promise<void> {
       `µs per record, ${ROWS}-row TabSeparated inserts (median of ${ROUNDS}); ${describeLoad()}`,
       Object.entries(us).map(([name, xs]) => ({ view: name, 'µs/record': round(median(xs), 2), 'view share µs/record': round(median(xs) - none, 2) })),
     );
-    printResult({ bench: 'rollup-view-cost', rounds: ROUNDS, rows: ROWS, usPerRecord: Object.fromEntries(Object.entries(us).map(([k, xs]) => [k, round(median(xs), 2)])) });
+    printResult({ bench: 'rollup-view-cost', variant: `${ROWS}-row inserts`, rounds: ROUNDS, rows: ROWS, usPerRecord: Object.fromEntries(Object.entries(us).map(([k, xs]) => [k, round(median(xs), 2)])) });
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

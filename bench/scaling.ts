@@ -1,14 +1,4 @@
-/**
- * Scaling benchmark: the same store grown to 1 M, 10 M, 30 M and 50 M records (BENCH_SCALING_LEVELS), and at
- * each size the cost of an insert of 10 000 rows (the collector's flush block, JSONEachRow and
- * TabSeparated), of the API's queries over 30 days on the raw table and on the daily rollup, and the
- * bytes per record on disk (system.parts). Baseline: the smallest size, so every figure is a ratio of
- * how cost grows with data. Sizes whose generation would not fit in the time budget
- * (BENCH_SCALING_BUDGET_S, default 540 s — the whole run stays under 10 minutes; 1 M → 50 M took 381 s when quiet) are skipped and
- * reported as such.
- *
- *   pnpm bench:scaling
- */
+/** The scaling bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

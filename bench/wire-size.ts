@@ -1,11 +1,4 @@
-/**
- * Wire size: bytes per record for batches of 10, 50 and 200 records, as the extension sends them
- * (HandshakeBatch JSON, gzip at the default level like CompressionStream('gzip')), against plain JSON,
- * and against the naive alternative of shipping the raw timing entries (PerformanceResourceTiming
- * toJSON(), URLs included). The baseline is the plain JSON of the same records, measured in this run.
- *
- *   pnpm bench wire-size
- */
+/** The wire-size bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { gzipSync } from 'node:zlib';
 import type { HandshakeRecord } from '@tlsrum/shared';
 import { makeBenchBatch, rng } from './lib/records';

@@ -5,7 +5,7 @@
  * Each shape is one GET of the API over the bench's 30 days, `table` left to the collector (`auto`), as the
  * dashboard asks it; the answer's `table` says which path served it.
  */
-import { DIMENSION_NAMES, FILTERS, VALUE_FILTERS, type ValueFilterName } from '../../shared/src/query/catalogue';
+import { DIMENSION_NAMES, FILTERS, VALUE_FILTERS, type ValueFilterName } from '@tlsrum/shared/query';
 
 export interface Shape {
   name: string;

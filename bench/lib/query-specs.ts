@@ -2,10 +2,10 @@
  * The dashboard's three main queries as the benchmarks run them: the same query both through the HTTP
  * API (path + query string) and directly on the store (the SQL the API's query builder produces).
  */
-import { DEFAULT_MIN_CLIENTS_PER_CELL } from '../../collector/src/platform/config';
-import { buildCellSql, MAX_CELLS, type CellQuery } from '../../collector/src/query/cells';
-import type { Table } from '../../collector/src/query/dimensions';
-import { DEFAULT_CLIENT_CAP } from '../../collector/src/query/counted';
+import { DEFAULT_MIN_CLIENTS_PER_CELL } from '@tlsrum/collector/config';
+import { buildCellSql, MAX_CELLS, type CellQuery } from '@tlsrum/collector/query/cells';
+import type { Table } from '@tlsrum/collector/query/dimensions';
+import { DEFAULT_CLIENT_CAP } from '@tlsrum/collector/query/counted';
 
 export const TABLES: readonly Table[] = ['raw', 'rollup'];
 

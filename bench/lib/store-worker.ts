@@ -7,13 +7,13 @@
  *   tsx bench/lib/store-worker.ts '{"dataDir": "...", "targetRows": 10000000, "rounds": 50, ...}'
  */
 import { Readable } from 'node:stream';
-import { generateDemoData } from '../../collector/src/demo/generate';
-import { DEMO_AGENT } from '../../collector/src/demo/profiles';
-import { encodeRowsTsv, TSV_INSERT_QUERY } from '../../collector/src/ingest/encode-rows';
-import type { HandshakeRow } from '../../collector/src/ingest/columns';
-import { toRow } from '../../collector/src/ingest/to-row';
-import { openStore } from '../../collector/src/platform/store/clients';
-import { backfill, loadMigrations, materializedViews, migrate } from '../../collector/src/platform/store/migrate';
+import { generateDemoData } from '@tlsrum/collector/demo';
+import { DEMO_AGENT } from '@tlsrum/collector/demo/profiles';
+import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode-rows';
+import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
+import { toRow } from '@tlsrum/collector/ingest/to-row';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { backfill, loadMigrations, materializedViews, migrate } from '@tlsrum/collector/store/migrate';
 import { MIN_ROUNDS, QUERY_SPECS, TABLES, directSql } from './query-specs';
 import { makeBenchBatch, rng } from './records';
 

@@ -6,7 +6,7 @@
  *   migrate --cluster NAME --print   print the ON CLUSTER DDL (Replicated local tables + Distributed tables)
  *   migrate --cluster NAME           apply that DDL through CLICKHOUSE_URL (any node of the cluster)
  *   options: --database DB (default CLICKHOUSE_DATABASE or tlsrum), --out FILE (write instead of stdout)
- *   config                           every configuration variable: default, allowed values, meaning (the README's table)
+ *   config                           every configuration variable: default, allowed values, meaning (docs/configuration.md's table)
  *   spool list [--json]              quarantined spool segments: id, rows, bytes, columns, first error, when
  *   spool replay (ID… | --all)       put them back for the collector to insert
  *   spool drop (ID… | --all)         delete them (recorded in quarantine/dropped.log)

@@ -9,6 +9,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Seconds, from the answer's Retry-After. */
+    readonly retryAfter?: number,
   ) {
     super(message);
   }
@@ -29,7 +31,10 @@ async function getJson<T>(
     cache,
   });
   const body = (await res.json().catch(() => null)) as (T & { message?: string }) | null;
-  if (!res.ok) throw new ApiError(res.status, body?.message ?? `${res.status} ${res.statusText}`);
+  if (!res.ok) {
+    const retryAfter = Number(res.headers.get('retry-after'));
+    throw new ApiError(res.status, body?.message ?? `${res.status} ${res.statusText}`, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined);
+  }
   return body as T;
 }
 

@@ -78,8 +78,16 @@ function showNotice(text: string | null): void {
 }
 
 function describeError(err: unknown): string {
-  if (err instanceof ApiError && err.status === 503) return 'the collector cannot reach its store right now; retry in a few seconds.';
+  // The collector says why it is unavailable (busy, a query limit, the store not ready): show its words.
+  if (err instanceof ApiError && err.status === 503) return err.message || 'the collector is unavailable right now; retry in a few seconds.';
+  if (err instanceof TypeError) return 'the collector could not be reached (network error).';
   return err instanceof Error ? err.message : String(err);
+}
+
+/** How long a failed panel waits before its own second try: what a busy collector asked for, within reason. */
+function retryDelayMs(err: unknown): number {
+  const seconds = err instanceof ApiError ? (err.retryAfter ?? 1) : 1;
+  return Math.min(5, Math.max(1, seconds)) * 1000;
 }
 
 /** With a read token every answer is that site's: the Site selector shows it (and the URL keeps it). */
@@ -129,24 +137,38 @@ async function load(): Promise<void> {
     },
     onCountries: addCountries,
   };
-  // Answered once the panel's drawing is done, whatever happened: one failing query never blanks the page.
-  const run = async (p: DashboardPanel<unknown>) => {
-    const { panel } = p;
+  const draw = async (p: DashboardPanel<unknown>): Promise<void> => {
+    const request = p.load(ctx);
+    if ('skip' in request) return p.panel.setState('empty', request.skip);
+    const answer = await request;
+    if (signal.aborted) return;
+    const drawn = await p.render(answer, ctx);
+    if (signal.aborted) return;
+    const flags = answer as { truncated?: boolean; sampled?: boolean };
+    const note = flags.truncated ? 'Only the largest groups are shown.' : flags.sampled ? 'Estimated from the most recent connections of the range.' : '';
+    p.panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');
+  };
+  // One failing query never blanks the page: a failed panel tries once more by itself (a busy collector
+  // says when), then offers a Retry button. A token problem is said once, above the panels.
+  const run = async (p: DashboardPanel<unknown>, tries = 2): Promise<void> => {
     try {
-      const request = p.load(ctx);
-      if ('skip' in request) return panel.setState('empty', request.skip);
-      const answer = await request;
-      if (signal.aborted) return;
-      const drawn = await p.render(answer, ctx);
-      if (signal.aborted) return;
-      const flags = answer as { truncated?: boolean; sampled?: boolean };
-      const note = flags.truncated ? 'Only the largest groups are shown.' : flags.sampled ? 'Estimated from the most recent connections of the range.' : '';
-      panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');
+      await draw(p);
     } catch (err) {
       if (signal.aborted) return;
       const problemText = tokenProblem(err, f, t);
-      if (problemText) problem ??= problemText;
-      panel.setState('error', problemText ?? describeError(err));
+      if (problemText) {
+        problem ??= problemText;
+        return p.panel.setState('error', problemText);
+      }
+      if (tries > 1) {
+        await new Promise((r) => setTimeout(r, retryDelayMs(err)));
+        if (!signal.aborted) return run(p, tries - 1);
+        return;
+      }
+      p.panel.setState('error', describeError(err), () => {
+        p.panel.setState('loading');
+        void run(p, 1);
+      });
     }
   };
   const recordPanels = panels.filter((p) => p.drawsRecords).map((p) => p.panel);
@@ -162,7 +184,7 @@ async function load(): Promise<void> {
     .catch(() => {
       if (!signal.aborted) for (const p of recordPanels) p.setCoverage('');
     });
-  await Promise.all([coverage, ...panels.map(run)]);
+  await Promise.all([coverage, ...panels.map((p) => run(p))]);
   if (signal.aborted) return;
   if (problem) showNotice(problem);
   hook.renders++;

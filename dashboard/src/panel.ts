@@ -16,7 +16,8 @@ export interface Panel {
   charts: EChartsType[];
   /** The panel's table holder (empty when the panel has none); emptied with the charts. */
   table: HTMLElement;
-  setState(state: PanelState, message?: string): void;
+  /** With `retry`, an error state offers a Retry button that calls it. */
+  setState(state: PanelState, message?: string, retry?: () => void): void;
   setRows(rows: Row[]): void;
   /** Replaces chart `i`'s whole option (no merge with the previous filter's series), accessible. */
   draw(i: number, option: Record<string, unknown>): void;
@@ -97,12 +98,17 @@ export function createPanel(
     section,
     charts,
     table,
-    setState(state, message = '') {
+    setState(state, message = '', retry) {
       section.dataset.state = state;
       section.setAttribute('aria-busy', String(state === 'loading'));
       status.textContent =
         state === 'loading' ? 'Loading…' : state === 'empty' ? message || 'No data for these filters.' : state === 'error' ? `Could not load: ${message}` : message;
       status.className = `status ${state}`;
+      if (state === 'error' && retry) {
+        const again = Object.assign(document.createElement('button'), { type: 'button', className: 'retry', textContent: 'Retry' });
+        again.addEventListener('click', retry, { once: true });
+        status.append(' ', again);
+      }
       for (const c of charts) {
         if (state === 'loading') c.showLoading('default', { text: '' });
         else c.hideLoading();

@@ -10,7 +10,7 @@ import type { Sample } from './samples';
 export type CoverageArm = 'rum' | 'extension';
 export const COVERAGE_ARMS: readonly CoverageArm[] = ['rum', 'extension'];
 
-/** Targets the issue sets (report and quick test state them). */
+/** The accuracy targets (the report and the quick test state them). */
 export const COVERAGE_TARGETS = { tlsVersionKnown: 0.99, tlsVersionRight: 1, resumedKnown: 0.9, resumedRight: 0.95 } as const;
 
 export interface FieldCoverage {

@@ -1,5 +1,5 @@
 /**
- * The crypto lens scored (issue 19): every crypto field a record states — cipher, group, signature scheme,
+ * The crypto lens scored: every crypto field a record states — cipher, group, signature scheme,
  * chain length and bytes, leaf key type and size, OCSP stapling, ECH — against what the server did. The
  * server's truth: cipher and group from its own log per connection (nginx `$ssl_cipher` / `$ssl_curve`;
  * the Node servers accept one group only); key, chain and stapling from its configuration

@@ -13,7 +13,7 @@ import puppeteer from 'puppeteer-core';
 import { classifyHandshake, connectionKind, type ConnectionTiming } from '@tlsrum/shared/classify';
 import type { RunningLab } from '../lab/lab';
 import { hostOf } from '../lab/servers';
-import { readPageEntries, type PageEntry } from '../src/synth/page-entries';
+import { readPageEntries, type PageEntry } from '@tlsrum/synth/page-entries';
 import { connectionId, parseLabConn, readTruth, type LabConn } from './truth';
 
 export interface ZeroRttProbeRow {

@@ -10,7 +10,7 @@ import type { RttProfile } from '../lab/profiles';
 import { labProfiles, probeLabSites } from '../lab/site-profiles';
 import { serverOfHost, SERVERS, type ServerId } from '../lab/servers';
 import { labPath, type LabPath } from '../lab/synth-options';
-import { runSynthetic, type VisitResult } from '../src/synth/index';
+import { runSynthetic, type VisitResult } from '@tlsrum/synth';
 import { joinExtensionRows, runExtensionArm } from './extension-arm';
 import { claimedCryptoOf, cryptoTruthOf } from './crypto-score';
 import { claimedOfRecord, derivationWithTiming, expectedOf, type Arm, type Sample } from './samples';

@@ -1,5 +1,5 @@
 /**
- * The crypto-lens servers (issue 19): one TLS 1.3 + h2 server per certificate / key-exchange arm, each
+ * The crypto-lens servers: one TLS 1.3 + h2 server per certificate / key-exchange arm, each
  * differing from `ecdsa256` in exactly one thing, so a TLS-phase difference between two of them is that
  * thing's cost. nginx (OpenSSL 3.0) serves the certificate arms; the key-exchange arms are Node ≥ 24 TLS
  * servers (OpenSSL 3.5: the only server here that can do X25519MLKEM768), see node-tls-server.mjs.

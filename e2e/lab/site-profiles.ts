@@ -6,7 +6,7 @@
  * in `GET /v1/sites`); its rum arm builds the same profiles with the same pure builder.
  */
 import { readFileSync } from 'node:fs';
-import { probeWithIdentity, type ProbeOutcome } from '@tlsrum/collector/probe';
+import { probeWithIdentity, type ProbeOutcome } from '@tlsrum/probe';
 import { buildSiteProfile, type SiteProfile } from '@tlsrum/shared/classify';
 import type { LabState } from './lab';
 import { hostOf, type ServerId } from './servers';

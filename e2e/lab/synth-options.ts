@@ -3,7 +3,7 @@
  * delaying SOCKS proxy; HTTP/3 through its delaying UDP relay (QUIC does not go through SOCKS: the h3
  * origins resolve to the relay, which listens on Caddy's port on its own loopback address).
  */
-import type { SyntheticOptions } from '../src/synth/index';
+import type { SyntheticOptions } from '@tlsrum/synth';
 import type { RunningLab } from './lab';
 import type { RttProfile } from './profiles';
 import { hostOf, ORIGIN_PREFIXES } from './servers';

@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '@tlsrum/collector/config';
 import type { HandshakeRecord } from '@tlsrum/shared';
-import type { AlertEvaluator } from '../../collector/src/alerts/evaluator';
+import type { AlertEvaluator } from '@tlsrum/collector/alerts/evaluator';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import { hostOf } from '../lab/servers';
-import { sendRecords, toBatches } from '../src/synth/collector-client';
+import { sendRecords, toBatches } from '@tlsrum/synth/collector-client';
 import { runVisits } from './lab-runs';
 
 const WEEK_MS = 7 * 86_400_000;

@@ -8,7 +8,7 @@ import type { RunningLab } from '../lab/lab';
 import { profileByName, type RttProfile } from '../lab/profiles';
 import type { ServerId } from '../lab/servers';
 import { labPath } from '../lab/synth-options';
-import { runSynthetic, type ConnectionObservation, type VisitResult } from '../src/synth/index';
+import { runSynthetic, type ConnectionObservation, type VisitResult } from '@tlsrum/synth';
 
 /** RTT profiles for the seeds' conditions, beside the lab's own (their source addresses are unused by those). */
 export const SEED_PROFILES = {

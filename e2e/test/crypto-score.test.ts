@@ -9,7 +9,7 @@ import { cryptoTruthOf, normalise, scoreCrypto } from '../accuracy/crypto-score'
 import type { Sample } from '../accuracy/samples';
 import type { Truth } from '../accuracy/truth';
 import { SERVERS } from '../lab/servers';
-import { stapledIn } from '../src/synth/netlog';
+import { stapledIn } from '@tlsrum/synth/netlog';
 
 const server = (id: string) => SERVERS.find((s) => s.id === id)!;
 const truth = (o: Partial<Truth> = {}): Truth => ({ server: 'rsa4096', addr: '127.0.0.3', port: 1, conn: 1, t: 0, tlsVersion: '1.3', resumed: false, earlyData: false, alpn: 'h2', cipher: 'TLS_AES_128_GCM_SHA256', group: 'X25519', from: 'nginx-http', ...o });

@@ -13,7 +13,7 @@ import { X509Certificate } from 'node:crypto';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeResult } from '@tlsrum/shared';
-import { main } from '@tlsrum/collector/probe/cli';
+import { main } from '@tlsrum/probe/cli';
 import { PROBE_SERVERS, startProbeLab, type ProbeLab } from '../lab/probe-servers';
 import { freePort } from '../lab/ports';
 

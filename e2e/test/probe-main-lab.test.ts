@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeResult } from '@tlsrum/shared';
-import { main } from '@tlsrum/collector/probe/cli';
+import { main } from '@tlsrum/probe/cli';
 import { startLab, type RunningLab } from '../lab/lab';
 import { RTT_PROFILES } from '../lab/profiles';
 import { cryptoOf } from '../lab/crypto-servers';

@@ -1,5 +1,5 @@
 /**
- * quicStalled() on relay flows logged by the lab (2026-11-24 h3 run, quiet machine), and one stall as
+ * quicStalled() on relay flows logged by the lab (an h3 run on a quiet machine), and one stall as
  * Caddy 2.6 produced it before the relay's Initial gate: a handshake waits only when the server's flight
  * answered a re-sent ClientHello, not whenever the client sends another Initial.
  */

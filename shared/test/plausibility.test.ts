@@ -94,7 +94,7 @@ describe('crafted implausible records', () => {
   const h3 = { ...base, protocol: 'h3', transport: 'quic', tcp: 0, tls: 202.2, connect: 202.2, handshakeClass: '1rtt' } as const;
 
   const cases: [string, Partial<HandshakeRecord>, number?][] = [
-    // The flood of issue 23: a 5-second TLS phase glued onto an ordinary connection…
+    // The flood test's flooder (collector/test/app/flood.test.ts): a 5-second TLS phase glued onto an ordinary connection…
     ['tls-within-connect', { tls: 5000 }],
     // …with a connect to match: 21 round trips of TLS are no 1-RTT handshake (a flooder who also says
     // `unknown` passes every rule: the per-client cap, not plausibility, bounds that one).

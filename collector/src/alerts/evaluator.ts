@@ -6,7 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { CHECK_LABELS, PROBE_WINDOW, type CheckName } from '@tlsrum/shared/query';
 import type { Alert } from '@tlsrum/shared/query/schemas';
-import type { ProbeCheckResult } from '../probe/changes';
+import type { ProbeCheckResult } from '../probes/changes';
 import { evaluateChecks } from './checks';
 import type { Config } from '../platform/config';
 import { queryWindowPair } from './window-query';

@@ -13,7 +13,7 @@
  * TCP knows the version only from a site's Server-Timing or its profile, so the unknown shares are those
  * a real Chromium-majority population shows.
  *
- * Crypto (issue 19): each site has a certificate key, chain and stapling, and offers the post-quantum
+ * Crypto: each site has a certificate key, chain and stapling, and offers the post-quantum
  * hybrid group or not (profiles.ts). The server's signature costs CPU time by key (RSA-4096 ≈ 6 ms, RSA-2048
  * ≈ 1 ms, ECDSA ≈ 0.1 ms), the chain ≈ 0.15 ms per kB, the hybrid group's larger key share ≈ 0.3 ms plus a
  * split ClientHello on 5 % of connections (+ ½ RTT), and an unstapled certificate sends 5 % of Firefox's
@@ -23,9 +23,9 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ColumnName } from '../ingest/columns';
-import { COUNTRIES, DEMO_AGENT, SITES, type CountryProfile, type SiteProfile } from './profiles';
+import { COUNTRIES, DEMO_AGENT, SITES, type CountryProfile, type DemoSite } from './profiles';
 
-export { SITES, type SiteProfile };
+export { SITES, type DemoSite };
 
 export interface DemoOptions {
   records: number;
@@ -34,7 +34,7 @@ export interface DemoOptions {
   end?: number;
   seed?: number;
   countries?: CountryProfile[];
-  sites?: SiteProfile[];
+  sites?: DemoSite[];
   /** Rows per INSERT (memory stays bounded). */
   chunk?: number;
   onProgress?: (done: number, total: number) => void;
@@ -199,7 +199,7 @@ FROM
  * whose edges differ (some TCP connections on TLS 1.2, some on 1.3) has a disputed profile, which claims
  * nothing; an unregistered site has none.
  */
-export function hasUnanimousProfile(s: SiteProfile): boolean {
+export function hasUnanimousProfile(s: DemoSite): boolean {
   return s.hostname !== '' && (s.tls13 === 0 || s.tls13 === 1);
 }
 

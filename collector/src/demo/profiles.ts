@@ -28,7 +28,7 @@ export const COUNTRIES: CountryProfile[] = [
   ['HU', 0.4, 35, 0.3], ['PE', 0.6, 95, 0.22], ['MA', 0.5, 90, 0.2],
 ].map(([code, weight, rttMs, h3]) => ({ code, weight, rttMs, h3 }) as CountryProfile);
 
-export interface SiteProfile {
+export interface DemoSite {
   /** '' = a site that is not registered (stored without its hostname) */
   hostname: string;
   weight: number;
@@ -46,7 +46,7 @@ export interface SiteProfile {
   crypto: { key: 'rsa' | 'ecdsa'; bits: number; chain: number; chainBytes: number; ocspStapled: boolean; pq: boolean };
 }
 
-export const SITES: SiteProfile[] = [
+export const SITES: DemoSite[] = [
   // Sends Server-Timing on its own and its Timing-Allow-Origin resources.
   { hostname: 'shop.example.com', weight: 0.25, tls13: 1, h3: 1, resumption: 0.45, serverTiming: 0.35, crypto: { key: 'ecdsa', bits: 256, chain: 2, chainBytes: 2_400, ocspStapled: true, pq: true } },
   // Some edges still on TLS 1.2: its profile is disputed, so Chromium TCP records do not know their version.

@@ -4,7 +4,7 @@
  * what was marked); the figures of whole days leave it out — the rollups' views and the raw table's daily
  * cells alike (query/counted.ts) — so every cell of a site's daily figures holds at most K records of
  * one client a day, and both paths count the same rows. Deciding it here rather than in each query keeps
- * the cap's query cost to one column (BENCHMARKS.md, 2026-11-24 "The per-client cap decided at ingest").
+ * the cap's query cost to one column (docs/decisions/0002-per-client-cap-at-ingest.md).
  *
  * Approximate where it cannot see, and said so in docs/integrity.md: the counts live in this process
  * (several collectors each allow K), at most `maxEntries` keys (least recently seen forgotten first), and

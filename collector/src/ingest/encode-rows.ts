@@ -99,7 +99,7 @@ export const encodeRowTsv = tsvEncoder(INSERT_COLUMNS);
 /**
  * A record straight to its TabSeparated line (= `encodeRowTsv(toRow(r, ctx))`): each column's registry
  * `value` into a local, then the line, without the intermediate row object — one allocation fewer per
- * ingested record, which the ingest profile showed as garbage-collector time (BENCHMARKS.md).
+ * ingested record, which bench:ingest's profile showed as garbage-collector time.
  */
 export const encodeRecordTsv: (r: HandshakeRecord, ctx: RowContext) => string = compile(
   encoderSource(

@@ -2,7 +2,7 @@
  * Ingest from the route's point of view: duplicate check → rows encoded (columns.ts, TabSeparated) →
  * spool append (durable) → 202, with the flusher moving segments into the store behind it.
  *
- * TabSeparated: the store parses it several times faster than JSONEachRow (BENCHMARKS.md, insert-format).
+ * TabSeparated: the store parses it several times faster than JSONEachRow (docs/decisions/0003-tabseparated-inserts.md).
  * Each segment's header records the columns (spool-format.ts), so a later release replays it as written.
  *
  * Duplicates: a batch id is remembered from the moment its append starts. A copy that arrives while

@@ -1,7 +1,7 @@
 /**
  * The collector's configuration: every environment variable, once, with its type, default, bounds and
  * meaning (env-schema.ts reads it). It is validated once at start; a bad value stops the process with a
- * message naming the variable, never a silent default. The README's configuration table is generated
+ * message naming the variable, never a silent default. The table in docs/configuration.md is generated
  * from this schema (`pnpm collector config`; test/config.test.ts keeps the two equal).
  */
 import { join } from 'node:path';
@@ -71,7 +71,7 @@ export const ConfigSchema = Type.Object({
       database: identifier({ env: 'CLICKHOUSE_DATABASE', default: 'tlsrum', description: 'server database (must exist)' }),
       cluster: nullable(identifier(), {
         env: 'CLICKHOUSE_CLUSTER',
-        description: 'cluster name: tables live `ON CLUSTER`, the collector writes to the Distributed tables ([docs/cluster.md](docs/cluster.md)); needs `CLICKHOUSE_URL`',
+        description: 'cluster name: tables live `ON CLUSTER`, the collector writes to the Distributed tables ([cluster.md](cluster.md)); needs `CLICKHOUSE_URL`',
       }),
     }),
     // Without a server URL the store is embedded and the server settings do not apply.
@@ -81,7 +81,7 @@ export const ConfigSchema = Type.Object({
   flushIntervalMs: int('FLUSH_INTERVAL_MS', 1000, 10, 60_000, "longest a record waits in the spool's active segment before its insert"),
   // Each insert pays a fixed cost (mostly the rollup view's aggregation and parts: ≈ 50 ms of CPU at load 20) besides
   // its parsing (≈ 11 µs/row at load 20): 25 000-row inserts cost ≈ 20 % less CPU per row than 10 000-row ones and
-  // fill only above 25 000 records/s; the interval still bounds how late a record shows (BENCHMARKS.md, 2026-11-24 perf-ingest).
+  // fill only above 25 000 records/s; the interval still bounds how late a record shows (measured with bench:ingest's profile).
   flushMaxRows: int('FLUSH_MAX_ROWS', 25_000, 1, 100_000, 'rows per spool segment = per insert (an insert starts as soon as this many wait)'),
   maxBufferedRows: int('MAX_BUFFERED_ROWS', 500_000, 1, 10_000_000, 'rows in the spool (not yet in the store) before ingest answers 503'),
   spoolDir: Type.String({
@@ -107,7 +107,7 @@ export const ConfigSchema = Type.Object({
     300,
     0,
     100_000_000,
-    'requests a minute from one client address to the read routes together (`/v1/summary`, `/v1/compare`, …, `/v1/alerts`; a dashboard view asks about ten), then 429 + `Retry-After`; `0` = off ([docs/integrity.md](docs/integrity.md))',
+    'requests a minute from one client address to the read routes together (`/v1/summary`, `/v1/compare`, …, `/v1/alerts`; a dashboard view asks about ten), then 429 + `Retry-After`; `0` = off ([integrity.md](integrity.md))',
   ),
   maxEventLoopDelayMs: int(
     'MAX_EVENT_LOOP_DELAY_MS',
@@ -177,7 +177,7 @@ export const ConfigSchema = Type.Object({
     DEFAULT_CLIENT_CAP,
     0,
     1_000_000,
-    'records of one client token a figure counts per cell and UTC day at most: in figures of whole days (and the rollups) the first K of its day on each site, marked as they arrive (a change applies to records from then on); in hourly cells and alert windows K per cell, at read time ([docs/integrity.md](docs/integrity.md)); `0` = no cap',
+    'records of one client token a figure counts per cell and UTC day at most: in figures of whole days (and the rollups) the first K of its day on each site, marked as they arrive (a change applies to records from then on); in hourly cells and alert windows K per cell, at read time ([integrity.md](integrity.md)); `0` = no cap',
   ),
   tokensPerAddress: int(
     'TOKENS_PER_ADDRESS',
@@ -260,7 +260,7 @@ export const ConfigSchema = Type.Object({
     webhookTimeoutMs: int('ALERT_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000, 'timeout of each webhook attempt'),
   }),
   probe: Type.Object({
-    intervalMs: int('PROBE_INTERVAL_MS', 3_600_000, 0, 7 * 86_400_000, "how often every registered site's TLS configuration is probed ([docs/probe.md](docs/probe.md)); `0` = never"),
+    intervalMs: int('PROBE_INTERVAL_MS', 3_600_000, 0, 7 * 86_400_000, "how often every registered site's TLS configuration is probed ([probe.md](probe.md)); `0` = never"),
     jitter: num('PROBE_JITTER', 0.1, 0, 1, 'each cycle starts up to this fraction of the interval early or late (collectors started together do not probe at once)'),
     concurrency: int('PROBE_CONCURRENCY', 2, 1, 64, 'probes running at once'),
     timeoutMs: int('PROBE_TIMEOUT_MS', 10_000, 100, 120_000, 'timeout of each phase (lookup, connect, handshake, request) of a probe connection'),
@@ -275,7 +275,7 @@ export const ConfigSchema = Type.Object({
       env: 'PROBE_CONNECT_TO',
       default: [],
       description:
-        "like curl's `--connect-to`: probe `https://HOST:PORT/` at ADDRESS:PORT instead (one backend behind a load balancer; a staging address); SNI and Host stay HOST. Also the explicit allow-list of the connection guard: a HOST:443 entry is connected at its ADDRESS even when that is not a public address (probes and ownership checks; [docs/self-service.md](docs/self-service.md))",
+        "like curl's `--connect-to`: probe `https://HOST:PORT/` at ADDRESS:PORT instead (one backend behind a load balancer; a staging address); SNI and Host stay HOST. Also the explicit allow-list of the connection guard: a HOST:443 entry is connected at its ADDRESS even when that is not a public address (probes and ownership checks; [self-service.md](self-service.md))",
     }),
   }),
   dnsServers: Type.Array(Type.String({ pattern: DNS_SERVER, expected: 'an IP address with an optional port (1.2.3.4, 1.2.3.4:53, [::1]:53)' }), {
@@ -287,7 +287,7 @@ export const ConfigSchema = Type.Object({
     selfService: Type.Boolean({
       env: 'SELF_SERVICE',
       default: true,
-      description: 'site owners register their own site by proving they control it ([docs/self-service.md](docs/self-service.md)); `false` leaves registration to the admin routes',
+      description: 'site owners register their own site by proving they control it ([self-service.md](self-service.md)); `false` leaves registration to the admin routes',
     }),
     perAddressPerHour: int('CLAIM_RATE_LIMIT_PER_HOUR', 10, 1, 100_000, 'claims and verification attempts together one client address (IPv6: one /64) may make an hour, then 429 + `Retry-After`'),
     ttlHours: int('CLAIM_TTL_HOURS', 72, 1, 720, 'how long a claim waits for its proof before it expires'),
@@ -321,5 +321,5 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   return config;
 }
 
-/** The README's configuration table. */
+/** The table of docs/configuration.md. */
 export const configTable = (): string => envTable(ConfigSchema);

@@ -6,7 +6,7 @@
  * schema entry.
  *
  * Leaf annotations beyond JSON Schema:
- * - `env`: the variable's name; `description`: Markdown, shown in the README's table.
+ * - `env`: the variable's name; `description`: Markdown, shown in the table of docs/configuration.md.
  * - `expected`: what a pattern or refinement asks for, in words ("an http(s) URL").
  * - `path`: a file or folder, resolved against the working directory.
  * - `derive` + `defaultText`: a default computed from variables read before this one.

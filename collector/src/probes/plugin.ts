@@ -10,10 +10,10 @@ import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { scrapedCounter, scrapedGauge } from '../platform/metrics/scraped';
-import { evaluateProbeChecks } from '../probe/changes';
-import { ProbeScheduler, type ProbedTarget } from '../probe/scheduler';
-import { listProbes, listProbeTargets, type ProbeTarget } from '../probe/store';
-import { SiteCryptoFacts } from '../probe/crypto-facts';
+import { evaluateProbeChecks } from './changes';
+import { ProbeScheduler, type ProbedTarget } from './scheduler';
+import { listProbes, listProbeTargets, type ProbeTarget } from './store';
+import { SiteCryptoFacts } from './crypto-facts';
 import { connectToMap } from '../platform/net/public-connect';
 
 export { connectToMap };

@@ -5,8 +5,7 @@
  * that address. A refusal is a failed probe whose reason says why, stored like any other failure.
  */
 import type { ProbeResult } from '@tlsrum/shared';
-import { NO_CHAIN } from '../probe/cert';
-import { probeUrl, probeWithIdentity, type ProbeOptions, type ProbeOutcome } from '../probe/probe';
+import { probeUrl, probeWithIdentity, type ProbeOptions, type ProbeOutcome } from '@tlsrum/probe';
 import { ConnectRefused, resolvePublic, type ConnectPolicy } from '../platform/net/public-connect';
 
 function refused(url: URL, reason: string): ProbeOutcome {
@@ -16,7 +15,7 @@ function refused(url: URL, reason: string): ProbeOutcome {
     phases: { dns: null, tcp: null, tls: null, ttfb: null },
     tls: { versions: { '1.0': null, '1.1': null, '1.2': null, '1.3': null }, negotiated: { version: null, cipher: null, group: null, alpn: null } },
     pq: { supported: null },
-    cert: NO_CHAIN,
+    cert: { chainLength: 0, chainBytes: 0, leaf: null },
     ocsp: { stapled: null },
     resumption: { '1.2': null, '1.3': null, ticketLifetimeS: null },
     earlyData: { allowed: null },

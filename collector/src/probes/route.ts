@@ -9,9 +9,9 @@ import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
 import { ProbesAnswer } from '@tlsrum/shared/query/schemas';
 import { httpError } from '../platform/http/error-handler';
-import { changeLog } from '../probe/changes';
-import { findings } from '../probe/findings';
-import { listProbes, listProbeTargets } from '../probe/store';
+import { changeLog } from './changes';
+import { findings } from '@tlsrum/probe/findings';
+import { listProbes, listProbeTargets } from './store';
 import { ErrorResponse } from '../platform/http/responses';
 
 const DAY = 86_400_000;

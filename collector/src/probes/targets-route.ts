@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import { Hostname } from '@tlsrum/shared';
 import { adminOnly } from '../sites/auth';
 import { httpError } from '../platform/http/error-handler';
-import { saveProbeTarget } from '../probe/store';
+import { saveProbeTarget } from './store';
 import { ErrorResponse } from '../platform/http/responses';
 
 const probeTargets: FastifyPluginAsyncTypebox = async (app) => {

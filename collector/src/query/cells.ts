@@ -13,7 +13,7 @@ import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
 import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
 import { cappedPerCell, countedRows } from './counted';
-import { chooseSource, type Source } from './sources';
+import { chooseReadTable, type ReadTable } from './sources';
 
 export type { Cell, Quantiles };
 
@@ -56,12 +56,12 @@ export interface CellAnswer {
   table: Table;
 }
 
-export function buildCellSql(q: CellQuery, minClients: number): { sql: string; params: Record<string, string | number>; source: Source } {
+export function buildCellSql(q: CellQuery, minClients: number): { sql: string; params: Record<string, string | number>; readTable: ReadTable } {
   const filters = VALUE_FILTERS.filter((f) => q.filters[f] !== undefined);
-  const src = chooseSource({ table: q.table, dimensions: q.dimensions, filters: filters.map(filterDimension), site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to, minClients });
+  const src = chooseReadTable({ table: q.table, dimensions: q.dimensions, filters: filters.map(filterDimension), site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to, minClients });
   const a = src.agg;
   const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
-  // An hourly bucket of a rollup cut reads its hour column (chooseSource picked a cut that has one).
+  // An hourly bucket of a rollup cut reads its hour column (chooseReadTable picked a cut that has one).
   const bucketTime = q.bucket === 'hour' ? src.hourTime! : src.time;
   if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${bucketTime}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
   // Output names never equal a column name: in the rollup `sum(records) AS records` would nest aggregates.
@@ -79,17 +79,17 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
     params.from = q.filters.from;
     params.to = q.filters.to;
   } else {
-    // The rollup answers whole days: chooseSource reads it only for a range aligned to them (see chooseTable).
+    // The rollup answers whole days: chooseReadTable reads it only for a range aligned to them (see chooseTable).
     where.push(`${src.time} >= toDateTime({fromS:Int64}, 'UTC')`, `${src.time} < toDateTime({toS:Int64}, 'UTC')`);
     params.fromS = Math.floor(q.filters.from / 1000);
     params.toS = Math.floor(q.filters.to / 1000);
   }
-  // A cut of every site together has no site column to filter on (chooseSource picked it for site = null).
+  // A cut of every site together has no site column to filter on (chooseReadTable picked it for site = null).
   if (src.sites !== 'all' && q.filters.site !== null) {
     where.push('site = {site:String}');
     params.site = q.filters.site;
   }
-  // A filter's column is its dimension's expression in the source read (the catalogue's names are identifiers).
+  // A filter's column is its dimension's expression in the table read (the catalogue's names are identifiers).
   for (const f of filters) {
     where.push(`${dimensionSql(filterDimension(f), src.expressions)} = {${f}:String}`);
     params[f] = q.filters[f]!;
@@ -112,7 +112,7 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
   ]
     .filter(Boolean)
     .join('\n');
-  return { sql, params, source: src };
+  return { sql, params, readTable: src };
 }
 
 const DAY = 86_400_000;
@@ -126,7 +126,7 @@ const quantiles = (v: unknown): Quantiles => {
 };
 
 /**
- * A result row → a cell, or a suppressed cell (keys only) below the distinct-client threshold. A source
+ * A result row → a cell, or a suppressed cell (keys only) below the distinct-client threshold. A table
  * whose client count stops at a cap (the rollup) marks a count at the cap as a lower bound.
  */
 /** What a cell's few-clients test knows of the per-client cap: K per cell and day, over at most `days` days per token. */
@@ -176,7 +176,7 @@ export async function queryCells(
   q: CellQuery,
   minClients: number,
 ): Promise<CellAnswer> {
-  const { sql, params, source } = buildCellSql(q, minClients);
+  const { sql, params, readTable } = buildCellSql(q, minClients);
   const rows = await (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>();
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
   const kept = rows.filter((r) => Number(r.n_records) > 0);
@@ -184,10 +184,10 @@ export async function queryCells(
   // Client tokens rotate daily: one token spans at most two UTC days (one in a day or hour bucket). The
   // raw table holds a token to K per cell and day in hourly cells (read time) and, of one site, in daily
   // ones (ingest marks: K per site and day); every site together may hold K per site it sent for.
-  const exact = source.name === 'raw' && (q.bucket === 'hour' || q.filters.site !== null);
+  const exact = readTable.name === 'raw' && (q.bucket === 'hour' || q.filters.site !== null);
   const cap = exact ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) } : null;
-  const cells = kept.slice(0, q.limit).map((r) => toCell(r, q, minClients, source.agg.clientsCap, cap));
-  return { cells, truncated, table: source.name === 'raw' ? 'raw' : 'rollup' };
+  const cells = kept.slice(0, q.limit).map((r) => toCell(r, q, minClients, readTable.agg.clientsCap, cap));
+  return { cells, truncated, table: readTable.name === 'raw' ? 'raw' : 'rollup' };
 }
 
 /** Ranges at least this long read the daily rollup unless the caller asks otherwise. */

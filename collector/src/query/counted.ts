@@ -9,8 +9,7 @@
  *   day and site) — the same rows the rollups count (their views skip the marked ones), so a 6-day and a
  *   7-day range count alike. Every cell of a site's figures then holds at most K of a token's records a
  *   day; the cap costs one UInt8 column: 1.03–1.06× the query without it on 10 M records, where capping
- *   per query cell at read time costs 1.8–2.1× (BENCHMARKS.md, 2026-11-24 "The per-client cap decided
- *   at ingest").
+ *   per query cell at read time costs 1.8–2.1× (bench:cap-cost; docs/decisions/0002-per-client-cap-at-ingest.md).
  *
  * - `cappedPerCell`, for cells shorter than a day (hourly series, the alert checks' windows): a client's
  *   first K of the day would all fall in its first hours, leaving its later hours out of every hourly
@@ -20,7 +19,7 @@
  *   thread into one stream before a LIMIT BY), so the range is read as `UNION ALL` branches of whole UTC
  *   days (`dayBranches`: one per day for ranges up to 8 days, as many as the machine has cores beyond),
  *   each capped on its own: no key spans two days, so the rows kept are the same, but the branches run in
- *   parallel (BENCHMARKS.md 2026-11-24 "Per-client cap: branches of whole UTC days"). The day is
+ *   parallel (bench:cap-cost, `exact-days` against `exact`). The day is
  *   `toDate(ts, 'UTC')` (a UInt16). The subquery selects only the columns the outer query reads
  *   (`columnsIn`): the store does not prune the columns of a `LIMIT BY` subquery. Which K rows of an
  *   over-cap client count is the order the store reads them in (in practice insertion order); an honest

@@ -74,7 +74,7 @@ export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
   signatureScheme: { raw: "if(signatureScheme = '', 'unknown', signatureScheme)", rollup: null },
 };
 
-/** A dimension's expression in a table (the rollup only for a dimension it holds: chooseSource checks). */
+/** A dimension's expression in a table (the rollup only for a dimension it holds: chooseReadTable checks). */
 export function dimensionSql(d: DimensionName, t: Table): string {
   const e = DIMENSION_SQL[d];
   if (t === 'raw') return e.raw;

@@ -2,7 +2,7 @@
  * Percentiles of the daily rollup from fixed log-scale histogram buckets (store/migrations/0006_*.sql).
  *
  * Why not t-digest states: a rollup query merges one state per day and group (≈ 1 000–1 600 rows for a
- * month), and deserialising and merging a t-digest cost ≈ 16 µs per state (BENCHMARKS.md, query). A row
+ * month), and deserialising and merging a t-digest cost ≈ 16 µs per state (docs/decisions/0004-histogram-rollup.md). A row
  * here holds a vector of counts per phase instead, which merges as an element-wise sum.
  *
  * Layout (phase values are 0 … MAX_PHASE_MS = 60 000 ms, at 0.1 ms resolution):

@@ -26,13 +26,13 @@ export interface Aggregates {
   inferred: string;
 }
 
-export interface Source {
+export interface ReadTable {
   name: string;
   table: string;
   /** Time column and its resolution. */
   time: string;
   grain: 'ms' | 'day';
-  /** The column an hourly bucket is computed from (absent: the source cannot bucket by hour). */
+  /** The column an hourly bucket is computed from (absent: this table cannot bucket by hour). */
   hourTime?: string;
   /** Which dimension expressions apply (dimensions.ts): the rollup stores normalised values. */
   expressions: Table;
@@ -40,12 +40,12 @@ export interface Source {
   cut: readonly RollupColumn[] | null;
   /** Rows of one site (can filter by site), of every site together, or both (raw). */
   sites: 'any' | 'one' | 'all';
-  /** Fixed condition selecting the source's rows within its table. */
+  /** Fixed condition selecting this cut's rows within its table. */
   where?: string;
   agg: Aggregates;
 }
 
-// Profiled at 2 M rows (BENCHMARKS.md): one `countIf` per listed value costs 2.5× less than `sumMap(map(…))`.
+// Profiled at 2 M rows (bench:query's SQL, one aggregate removed at a time): one `countIf` per listed value costs 2.5× less than `sumMap(map(…))`.
 const rawAgg: Aggregates = {
   records: 'count()',
   clients: RAW_CLIENTS,
@@ -56,7 +56,7 @@ const rawAgg: Aggregates = {
   inferred: "countIf(resumedSource = 'inferred')",
 };
 
-// Distinct clients: exact below 100 like the raw count, then "100 or more" (clients.ts); chooseSource reads
+// Distinct clients: exact below 100 like the raw count, then "100 or more" (clients.ts); chooseReadTable reads
 // the raw table when MIN_CLIENTS_PER_CELL is above 100.
 const rollupAgg: Aggregates = {
   records: 'sum(records)',
@@ -68,11 +68,11 @@ const rollupAgg: Aggregates = {
   inferred: 'sum(inferred)',
 };
 
-export const RAW: Source = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', hourTime: 'ts', expressions: 'raw', cut: null, sites: 'any', agg: rawAgg };
+export const RAW: ReadTable = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', hourTime: 'ts', expressions: 'raw', cut: null, sites: 'any', agg: rawAgg };
 
 /**
  * The cuts of migration 0011's grouping sets, by the columns each groups by besides the site and the day,
- * smallest first (chooseSource takes the first that fits). Each exists per site and for every site.
+ * smallest first (chooseReadTable takes the first that fits). Each exists per site and for every site.
  */
 const CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
   ['hour'],
@@ -96,7 +96,7 @@ export function cutNumber(columns: readonly RollupColumn[]): number {
   return ROLLUP_COLUMNS.reduce((n, c, i) => (columns.includes(c) ? n : n | (1 << (ROLLUP_COLUMNS.length - 1 - i))), 0);
 }
 
-function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): Source {
+function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable {
   const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', ...columns] : columns;
   return {
     name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${columns.join('-')}`,
@@ -116,7 +116,7 @@ function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): Source {
  * The crypto rollup (migration 0009): a table of its own keyed by the crypto columns, one cut per site
  * (grouping(site) = 0) and one for every site (1). Only crypto queries need its columns, so only they read it.
  */
-function cryptoCut(sites: 'one' | 'all'): Source {
+function cryptoCut(sites: 'one' | 'all'): ReadTable {
   return {
     name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-crypto`,
     table: 'handshakes_crypto_per_day',
@@ -130,7 +130,7 @@ function cryptoCut(sites: 'one' | 'all'): Source {
   };
 }
 
-export const CUTS: readonly Source[] = [
+export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
   cryptoCut('all'),
   cryptoCut('one'),
@@ -138,7 +138,7 @@ export const CUTS: readonly Source[] = [
 
 const DAY = 86_400_000;
 
-export interface SourceNeeds {
+export interface ReadTableNeeds {
   table: Table;
   dimensions: readonly Dimension[];
   /** Dimensions filtered on (besides site and time). */
@@ -151,12 +151,12 @@ export interface SourceNeeds {
   minClients: number;
 }
 
-/** The source a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
-export function chooseSource(q: SourceNeeds): Source {
+/** The table (raw, or a rollup cut) a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
+export function chooseReadTable(q: ReadTableNeeds): ReadTable {
   if (q.table === 'raw') return RAW;
   const rollups = [...new Set([...q.dimensions, ...q.filters])].map((d) => DIMENSION_SQL[d].rollup);
   if (rollups.includes(null) || q.from % DAY !== 0 || q.to % DAY !== 0 || q.minClients > ROLLUP_CLIENTS_CAP) return RAW;
   const needed = [...new Set([...rollups.flatMap((r) => r!.columns), ...(q.bucket === 'hour' ? (['hour'] as const) : [])])];
-  const fits = (s: Source) => (q.site === null ? s.sites === 'all' : s.sites === 'one') && needed.every((c) => s.cut !== null && s.cut.includes(c));
+  const fits = (s: ReadTable) => (q.site === null ? s.sites === 'all' : s.sites === 'one') && needed.every((c) => s.cut !== null && s.cut.includes(c));
   return CUTS.find(fits) ?? RAW;
 }

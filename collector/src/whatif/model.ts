@@ -31,16 +31,18 @@ export interface Connection {
   /**
    * The connection's own crypto facts (the field split: Firefox and the synthetic runner observe them,
    * Chromium records of a registered site carry the site's probe's from ingest): each known one is used
-   * in place of the site profile's (fieldProfile). Absent or null fields: unknown.
+   * in place of the site probe's (connectionCertFacts). Absent or null fields: unknown.
    */
-  crypto?: Partial<SiteProfile>;
+  crypto?: Partial<CertFacts>;
 }
 
 /**
- * The site's TLS configuration as its latest probe saw it (probe/, `site_probes`): the three profile
- * scenarios change something the field data cannot see, so they need it. Null: no probe yet (or every site).
+ * The certificate facts the three profile scenarios need (stapling, leaf key, chain): the site's as its latest
+ * probe saw them (probe/, `site_probes`), or a connection's own. Not the record's site profile (shared
+ * classify/site-profile.ts). The scenarios change something the field data cannot see, so they need it.
+ * Null: no probe yet (or every site).
  */
-export interface SiteProfile {
+export interface CertFacts {
   ocspStapled: boolean | null;
   leafKeyType: 'rsa' | 'ecdsa' | 'ed25519' | 'other' | null;
   leafKeyBits: number | null;
@@ -90,10 +92,10 @@ export function flightRoundTrips(transport: Connection['transport'], chainBytes:
  * The configuration a connection met: its own record's facts where it has them (the field split), the
  * site's probe profile for the rest; null when neither says anything.
  */
-export function fieldProfile(c: Connection, site: SiteProfile | null): SiteProfile | null {
+export function connectionCertFacts(c: Connection, site: CertFacts | null): CertFacts | null {
   const own = c.crypto;
   if (!own && !site) return null;
-  const pick = <K extends keyof SiteProfile>(k: K, fallback: SiteProfile[K]): SiteProfile[K] => (own?.[k] ?? site?.[k] ?? fallback) as SiteProfile[K];
+  const pick = <K extends keyof CertFacts>(k: K, fallback: CertFacts[K]): CertFacts[K] => (own?.[k] ?? site?.[k] ?? fallback) as CertFacts[K];
   // The chain's count and bytes come together, from one source.
   const chain = own?.chainLength != null && own.chainBytes != null ? own : site;
   return {
@@ -109,10 +111,10 @@ export function fieldProfile(c: Connection, site: SiteProfile | null): SiteProfi
 export function profileSaving(
   s: 'ocsp_stapled' | 'ecdsa_leaf' | 'shorter_chain',
   c: Connection,
-  site: SiteProfile | null,
+  site: CertFacts | null,
 ): { rounds: number; cpuMs: number } {
   const none = { rounds: 0, cpuMs: 0 };
-  const p = fieldProfile(c, site);
+  const p = connectionCertFacts(c, site);
   if (!p) return none;
   switch (s) {
     case 'ocsp_stapled':
@@ -249,7 +251,7 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
  * modelled with its own region's RTT and QUIC cost (`regionOf`; one region when omitted). Connections of
  * a region without any usable RTT are left out. Null when none is left.
  */
-export function analyse(all: readonly Connection[], regionOf: (c: Connection) => string = () => '', profile: SiteProfile | null = null): RegionResult | null {
+export function analyse(all: readonly Connection[], regionOf: (c: Connection) => string = () => '', profile: CertFacts | null = null): RegionResult | null {
   const groups = new Map<string, Connection[]>();
   for (const c of all) {
     const k = regionOf(c);

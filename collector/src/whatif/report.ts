@@ -6,11 +6,11 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS } from './model';
-import { siteProfile } from './profile';
+import { probeCertFacts } from './profile';
 import { queryConnections, queryRegionClients, type WhatIfQuery } from './query';
 
 export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClients: number): Promise<WhatIfAnswer> {
-  const [conns, clients, probe] = await Promise.all([queryConnections(client, q), queryRegionClients(client, q), siteProfile(client, q.site)]);
+  const [conns, clients, probe] = await Promise.all([queryConnections(client, q), queryRegionClients(client, q), probeCertFacts(client, q.site)]);
   const profile = probe?.profile ?? null;
   const total = [...clients.values()].reduce((a, r) => a + r.connections, 0);
   const allowed = new Set([...clients].filter(([, r]) => r.clients >= minClients).map(([c]) => c));

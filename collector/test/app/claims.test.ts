@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fetchPublicHttps } from '../../src/platform/net/public-connect';
-import { ProbeScheduler } from '../../src/probe/scheduler';
-import { listProbes } from '../../src/probe/store';
+import { ProbeScheduler } from '../../src/probes/scheduler';
+import { listProbes } from '../../src/probes/store';
 import { startDnsServer, type DnsServer } from '../support/dns-server';
 import { makeBatch, makeRecords, postBatch, removeDir, startApp, tempDir, type TestApp } from '../support/helpers';
 

@@ -1,5 +1,5 @@
 /**
- * Issue 23: the dashboard shows when a cell rests on few people. `fewClients` marks a cell under twice the
+ * The dashboard shows when a cell rests on few people. `fewClients` marks a cell under twice the
  * suppression threshold, or one whose 3 heaviest client tokens could hold half its records under the
  * per-client cap — which, with the default K = 5 and threshold 20, cannot happen above 40 clients: the cap
  * already keeps three people from dominating. A larger K lets it happen, and the mark says so.

@@ -1,5 +1,5 @@
 /**
- * The flood of issue 23, on a real embedded store: 40 honest clients browse a site; one client posts
+ * A flood, on a real embedded store: 40 honest clients browse a site; one client posts
  * 20 000 records with a 5-second TLS phase (consistent phases, class `unknown`: every plausibility rule
  * passes, as a careful attacker's would). With the per-client cap (CLIENT_RECORDS_PER_CELL_DAY) no cell's
  * p75 of any cell route moves by more than 5 %, over the raw table and through the daily rollup (ranges of

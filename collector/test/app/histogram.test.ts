@@ -83,7 +83,7 @@ describe('bucket percentiles on the real store', () => {
     let worst = 0;
     for (const [dimensions, site] of cases) {
       const built = buildCellSql({ table: 'rollup', filters: { from, to: end, site, clientCap: 0 }, dimensions, metrics: 'phases', limit: 1000 }, 20);
-      expect(built.source.name).toMatch(/^rollup-/);
+      expect(built.readTable.name).toMatch(/^rollup-/);
       const keyOf = (r: Row) => dimensions.map((d) => r[`d_${d}`]).join('/');
       const exactSql = `
         SELECT ${dimensions.map((d) => `${dimensionSql(d, 'raw')} AS d_${d}`).join(', ')},

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProbeResult } from '@tlsrum/shared';
-import { insertProbes } from '../../src/probe/store';
+import { insertProbes } from '../../src/probes/store';
 import { SiteProfiles } from '../../src/sites/profiles/registry';
 import { makeBatch, makeRecords, postBatch, removeDir, startApp, storedRows, type TestApp } from '../support/helpers';
 

@@ -3,7 +3,7 @@
  * and through GET /v1/whatif on a real store (per region, each with its own RTT).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyse, fieldProfile, firstByte, regionModel, SCENARIOS, type Connection, type ScenarioName } from '../../src/whatif/model';
+import { analyse, connectionCertFacts, firstByte, regionModel, SCENARIOS, type Connection, type ScenarioName } from '../../src/whatif/model';
 import { whatIf } from '../../src/whatif/report';
 import { generate, insertRows } from '../support/generate';
 import { removeDir, startApp, type TestApp } from '../support/helpers';
@@ -244,13 +244,13 @@ describe("what-if profile scenarios from the field split (each connection's own 
 
   it("a connection's own facts win over the site profile field by field; the profile fills the rest", () => {
     const own: Connection = { ...tls12full(50, false), browser: 'firefox', crypto: { leafKeyType: 'ecdsa', leafKeyBits: 256 } };
-    expect(fieldProfile(own, profile)).toEqual({ ocspStapled: false, leafKeyType: 'ecdsa', leafKeyBits: 256, chainLength: 4, chainBytes: 16_000 });
+    expect(connectionCertFacts(own, profile)).toEqual({ ocspStapled: false, leafKeyType: 'ecdsa', leafKeyBits: 256, chainLength: 4, chainBytes: 16_000 });
     const r = analyse([own, own, own], undefined, profile)!;
     // Its ECDSA leaf: nothing to gain from an ECDSA leaf; the chain and stapling come from the profile.
     expect(r.scenarios.find((x) => x.scenario === 'ecdsa_leaf')!.affected).toBe(0);
     expect(r.scenarios.find((x) => x.scenario === 'shorter_chain')!.affected).toBe(1);
     expect(r.scenarios.find((x) => x.scenario === 'ocsp_stapled')!.affected).toBe(1);
-    expect(fieldProfile({ ...own, crypto: undefined }, null)).toBeNull();
+    expect(connectionCertFacts({ ...own, crypto: undefined }, null)).toBeNull();
   });
 });
 

@@ -7,6 +7,9 @@ import { createPanel, type DashboardPanel } from '../panel';
 import { clientsText, FEW_CLIENTS_NOTE, int, ms, pct, quantileColumns } from '../format';
 import { countryName } from '../countries';
 import { fillTable, suppressedRow } from '../table';
+import type * as WorldModule from '../world';
+
+type World = typeof WorldModule;
 
 export function mapPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
@@ -17,8 +20,22 @@ export function mapPanel(parent: HTMLElement): DashboardPanel<Answer> {
     table: { className: 'map-table' },
     wide: true,
   });
-  // Fetched while the first queries run; the other panels draw without waiting for it.
-  const world = import('../world');
+  // Fetched while the first queries run; the other panels draw without waiting for it. A failed fetch is
+  // forgotten, so the panel's retry fetches it again instead of failing until the page is reloaded.
+  let world: Promise<World> | null = null;
+  const loadWorld = () =>
+    (world ??= import('../world')
+      .catch((err: unknown) => {
+        // Browsers remember a failed module fetch for the page's life: ask for the same file under another URL.
+        const url = /https?:\/\/\S+?\.js/.exec(err instanceof Error ? err.message : '')?.[0];
+        if (!url) throw err;
+        return import(/* @vite-ignore */ `${url}?retry=${Date.now()}`) as Promise<World>;
+      })
+      .catch((err: unknown) => {
+        world = null;
+        throw err;
+      }));
+  void loadWorld();
   return {
     panel,
     drawsRecords: true,
@@ -26,7 +43,7 @@ export function mapPanel(parent: HTMLElement): DashboardPanel<Answer> {
     async render(answer, ctx) {
       ctx.onCountries(answer);
       const metric = ctx.filters.metric as 'tls' | 'connect';
-      const { MAP_NAME } = await world;
+      const { MAP_NAME } = await loadWorld();
       const cells = answer.cells.filter((c) => c.key.country !== 'ZZ');
       const shown = cells.filter((c): c is Cell & { records: number } => !c.suppressed);
       if (shown.length === 0) return false;

@@ -269,6 +269,44 @@ describe('dashboard', () => {
     expect(await page.evaluate(() => document.body.innerText.split('read token').length - 1)).toBeLessThanOrEqual(2);
   });
 
+  it("a panel whose query fails tries once more by itself, then offers Retry; the map's own script is fetched again", async () => {
+    const p = await browser.newPage();
+    await p.setViewport({ width: 1440, height: 1000 });
+    // Fail the map's query `failures` times (the collector answering 503 busy), and its lazy chunk once.
+    let failures = 1;
+    let chunkFailures = 1;
+    await p.setRequestInterception(true);
+    p.on('request', (r) => {
+      const url = r.url();
+      if (url.includes('/v1/map') && failures > 0) {
+        failures--;
+        return void r.respond({ status: 503, headers: { 'retry-after': '1' }, contentType: 'application/json', body: JSON.stringify({ statusCode: 503, error: 'Service Unavailable', message: 'the collector is busy answering other queries; retry in 1 s' }) });
+      }
+      if (/\/assets\/world-[^/]+\.js/.test(url) && chunkFailures > 0) {
+        chunkFailures--;
+        return void r.respond({ status: 503, body: '' });
+      }
+      void r.continue();
+    });
+    try {
+      await p.goto(`${base}/?range=30d`);
+      await waitForRenders(p, 1);
+      expect((await panelStates(p)).map).toBe('ready');
+      // Twice in a row: the panel says so in the collector's words and offers Retry.
+      failures = 2;
+      await p.select('select[name=metric]', 'connect');
+      await waitForRenders(p, 2);
+      expect((await panelStates(p)).map).toBe('error');
+      expect(await p.$eval('#map .status', (e) => e.textContent)).toContain('busy');
+      await p.click('#map .status button.retry');
+      await p.waitForFunction(() => (document.querySelector('#map') as HTMLElement).dataset.state === 'ready', { timeout: 60_000 });
+      const others = await panelStates(p);
+      expect({ ...others, alerts: '', config: '' }).toEqual({ ...states('ready'), alerts: '', config: '' });
+    } finally {
+      await p.close();
+    }
+  });
+
   it('reads one site with its read token, kept out of the URL', async () => {
     const { token, hash } = newReadToken();
     await app.sites.register('shop.example.com', hash);

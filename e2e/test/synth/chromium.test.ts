@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
-import { runSynthetic, type SyntheticOptions, type VisitResult } from '../../src/synth/index';
+import { runSynthetic, type SyntheticOptions, type VisitResult } from '@tlsrum/synth';
 import { startNginx } from './nginx';
 import { labOptions, useTestServer } from './setup';
 import { pemChainBytes } from '../../lab/crypto-lab';

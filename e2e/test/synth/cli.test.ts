@@ -10,15 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
-import { main } from '../../src/synth/cli';
-import { CSV_COLUMNS } from '../../src/synth/output';
+import { main } from '@tlsrum/synth/cli';
+import { CSV_COLUMNS } from '@tlsrum/synth/output';
 import { startNginx } from './nginx';
 import { useTestServer } from './setup';
 import { freePort } from '../../lab/ports';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const TSX = join(ROOT, 'e2e/node_modules/.bin/tsx');
-const CLI = join(ROOT, 'e2e/src/synth/cli.ts');
+const CLI = join(ROOT, 'synth/src/cli.ts');
 
 const lab = useTestServer(startNginx);
 let out: string;

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
-import { runSynthetic, type SyntheticOptions } from '../../src/synth/index';
+import { runSynthetic, type SyntheticOptions } from '@tlsrum/synth';
 import { pemChainBytes } from '../../lab/crypto-lab';
 import { startNginx } from './nginx';
 import { labOptions, useTestServer } from './setup';

@@ -3,7 +3,7 @@
  * NetLog; TLS 1.3 is observed, and a warm visit's accepted 0-RTT proves resumption.
  */
 import { describe, expect, it } from 'vitest';
-import { runSynthetic } from '../../src/synth/index';
+import { runSynthetic } from '@tlsrum/synth';
 import { startCaddy } from './caddy';
 import { labOptions, useTestServer } from './setup';
 

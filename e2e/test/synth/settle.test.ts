@@ -4,8 +4,8 @@
  */
 import puppeteer from 'puppeteer-core';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_EXECUTABLES } from '../../src/synth/options';
-import { openSettleSession, settle } from '../../src/synth/settle';
+import { DEFAULT_EXECUTABLES } from '@tlsrum/synth/options';
+import { openSettleSession, settle } from '@tlsrum/synth/settle';
 
 describe('settle (Chromium)', () => {
   it('does not return while a page keeps the browser busy, and then reports idle', async () => {

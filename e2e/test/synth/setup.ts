@@ -4,7 +4,7 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import type { SyntheticOptions } from '../../src/synth/index';
+import type { SyntheticOptions } from '@tlsrum/synth';
 import { makeTestCerts, type TestCerts } from './certs';
 
 export function useTestServer<S extends { stop(): Promise<void> }>(start: (certs: TestCerts) => Promise<S>): { certs: TestCerts; server: S } {

@@ -8,15 +8,15 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ExtensionArmOptions, ExtensionArmResult, ExtensionVisit } from '../../../e2e/accuracy/extension-arm';
-import type { RunningLab } from '../../../e2e/lab/lab';
-import { hostOf, ORIGIN_PREFIXES } from '../../../e2e/lab/servers';
+import type { ExtensionArmOptions, ExtensionArmResult, ExtensionVisit } from '@tlsrum/e2e/accuracy/extension-arm';
+import type { RunningLab } from '@tlsrum/e2e/lab/lab';
+import { hostOf, ORIGIN_PREFIXES } from '@tlsrum/e2e/lab/servers';
 import { buildAll } from '../../scripts/build';
 import { extensionPage, launch, type LaunchedBrowser, type LaunchOptions } from './browsers';
 import { startCollector } from './collector';
-import { insertProbes } from '../../../collector/src/probe/store';
+import { insertProbes } from '@tlsrum/collector/probes/store';
 import { optIn, readStorage, sendNow } from './pages';
-import { openSettleSession, settle } from '../../../e2e/src/synth/settle';
+import { openSettleSession, settle } from '@tlsrum/synth/settle';
 
 const EXTENSION_DIST = resolve(import.meta.dirname, '..', '..', 'dist');
 /** Entries a lab page yields: the navigation, the same-origin image, the b. and the c. image. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { buildApp } from '@tlsrum/collector';
 
 type FastifyInstance = Awaited<ReturnType<typeof buildApp>>;
-import { loadConfig } from '../../../collector/src/platform/config';
+import { loadConfig } from '@tlsrum/collector/config';
 
 export const ADMIN_TOKEN = 'extension-test-admin-token';
 

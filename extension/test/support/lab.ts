@@ -8,9 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stderrTail, stopChild, waitListening } from '../../../e2e/lab/children';
-import { nginxTempPaths, spawnNginx } from '../../../e2e/lab/nginx-conf';
-import { freePort } from '../../../e2e/lab/ports';
+import { stderrTail, stopChild, waitListening } from '@tlsrum/e2e/lab/children';
+import { nginxTempPaths, spawnNginx } from '@tlsrum/e2e/lab/nginx-conf';
+import { freePort } from '@tlsrum/e2e/lab/ports';
 
 export interface Certs {
   dir: string;

@@ -46,7 +46,7 @@ export const DIMENSIONS = {
     description: `measured: the TLS version was ${MEASURED_SOURCES.join(' or ')} for this connection; derived: implied, from the site profile, inferred or unknown.`,
     values: ['measured', 'derived'],
   },
-  // The crypto lens (issue 19). Firefox and the synthetic runner observe these per connection; Chromium
+  // The crypto lens. Firefox and the synthetic runner observe these per connection; Chromium
   // records of a registered site carry its latest probe's (cryptoSource, migration 0009); others 'unknown'.
   group: {
     label: 'Key exchange group',

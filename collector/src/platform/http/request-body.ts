@@ -7,7 +7,7 @@
  * Why one synchronous gunzip of the whole (small) body instead of a gunzip stream: a stream per request
  * cost three streams, a zlib context and a libuv-threadpool hop per chunk, and the threadpool
  * is shared with the spool's fdatasync and the store's inserts. The ingest profile showed the stream
- * path at ~15 % of the main thread (BENCHMARKS.md, ingest); one gunzipSync of a 1 KiB body takes a few µs.
+ * path at ~15 % of the main thread (bench:ingest's profile); one gunzipSync of a 1 KiB body takes a few µs.
  */
 import { gunzipSync } from 'node:zlib';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';

@@ -1,7 +1,7 @@
 -- Daily rollup with cheap-to-merge states, replacing 0005's handshakes_daily: the same cuts, keys, counts
 -- and mixes (see 0005), other states. A query merges one row per day and group (≈ 1 000–1 600
 -- for a month), and in 0005's table each row carried five t-digest states and a HyperLogLog: ≈ 16–18 µs
--- to deserialise and merge each, far above the 20 ms goal (BENCHMARKS.md, query). Here:
+-- to deserialise and merge each, far above the 20 ms goal (docs/decisions/0004-histogram-rollup.md). Here:
 -- - percentiles come from fixed log-scale histogram buckets, a count per bucket (countResample: a state
 --   of 274 counters that merges as an element-wise sum). Bucket 0 holds values below 0.1 ms, bucket i ≥ 1
 --   holds [0.1 · 1.05^(i−1), 0.1 · 1.05^i) ms; percentiles within 2.47 % of quantileExact. The layout,

@@ -1,4 +1,4 @@
--- Plausibility flags (issue 23): a bit mask of the flag rules a record fails (shared/src/plausibility.ts)
+-- Plausibility flags: a bit mask of the flag rules a record fails (shared/src/plausibility.ts)
 -- and of the tokens-per-address flag; 0 = plausible. Flagged rows are stored but left out of every
 -- figure: the raw queries read them through queries/counted.ts, and the daily rollup's view is re-created
 -- to skip them (same SELECT as 0006 plus the WHERE). Rows stored before this column existed read as 0.

@@ -1,4 +1,4 @@
--- The crypto lens (issue 19): the leaf certificate's key, the chain's size, OCSP stapling and ECH
+-- The crypto lens: the leaf certificate's key, the chain's size, OCSP stapling and ECH
 -- (record fields of the same names, shared/README.md), and where the crypto facts of a row come from.
 -- Rows stored before these columns existed read as '' / NULL: unknown, never a guess.
 -- cryptoSource: 'observed' when the client reported them for this connection (Firefox getSecurityInfo,

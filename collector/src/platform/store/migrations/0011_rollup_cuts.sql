@@ -1,4 +1,4 @@
--- The daily rollup with more cuts (issue 21: every query shape of the dashboard and the API answered from
+-- The daily rollup with more cuts (so that every query shape of the dashboard and the API is answered from
 -- a rollup), replacing 0006/0007's handshakes_per_day. Same states (histogram buckets, uniqUpTo(99),
 -- mix maps: see 0006), same rows counted (plausible and not `capped`: see 0007). New:
 -- - `browser` and `source` columns and an `hour` column, so a browser or source filter (or dimension), an

@@ -1,9 +1,9 @@
 /** NetLog parsing on excerpts of real Chromium 156 NetLogs (fixtures/: event subsets, certificates elided). */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseNetLog } from '../../src/synth/netlog';
-import { cdpCipherName, cipherSuiteName, groupName, signatureSchemeName, tlsVersionOf } from '../../src/synth/names';
-import { securityOf } from '../../src/synth/observe-chromium';
+import { parseNetLog } from '../src/netlog';
+import { cdpCipherName, cipherSuiteName, groupName, signatureSchemeName, tlsVersionOf } from '../src/names';
+import { securityOf } from '../src/observe-chromium';
 
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 

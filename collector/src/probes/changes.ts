@@ -9,7 +9,8 @@
  */
 import type { ProbeResult } from '@tlsrum/shared';
 import { PROBE_CHECKS, type ProbeCheckName } from '@tlsrum/shared/query';
-import type { ProbeIdentity } from './probe';
+import type { ProbeIdentity } from '@tlsrum/probe';
+import { CONFIG_CHECKS, EXPIRY_WARNING_DAYS } from '@tlsrum/probe/checks';
 
 export interface ProbeSnapshot {
   /** When the probe ran, epoch ms. */
@@ -29,27 +30,21 @@ export interface ProbeCheckResult {
   summary: string;
 }
 
-export const EXPIRY_WARNING_DAYS = 14;
-
 type Feature = (r: ProbeResult) => boolean | null;
 
 const reachable = (r: ProbeResult) => r.tls.negotiated.version !== null;
 
-const FEATURES: Record<'probe_resumption_lost' | 'probe_tls13_disabled' | 'probe_h3_lost' | 'probe_ocsp_lost', { has: Feature; lost: string }> = {
-  probe_resumption_lost: {
-    has: (r) => {
-      const v = [r.resumption['1.2'], r.resumption['1.3']];
-      return v.includes(true) ? true : v.includes(false) ? false : null;
-    },
-    lost: 'session resumption stopped working: returning visitors now pay for a full handshake',
-  },
-  probe_tls13_disabled: { has: (r) => r.tls.versions['1.3'], lost: 'TLS 1.3 was turned off: new connections need an extra round trip' },
-  probe_h3_lost: { has: (r) => (reachable(r) ? r.h3.advertised : null), lost: 'HTTP/3 is no longer advertised (Alt-Svc)' },
-  probe_ocsp_lost: { has: (r) => r.ocsp.stapled, lost: 'the certificate status (OCSP) is no longer stapled' },
-};
+/** The "lost" alerts: each check of the list whose loss raises one, read as that check reads (checks.ts). */
+const LOSS_ALERTS = CONFIG_CHECKS.flatMap((c) => {
+  if (!c.lossAlert) return [];
+  const has: Feature = (r) => {
+    const { status } = c.read(r);
+    return status === 'unknown' ? null : status === 'pass';
+  };
+  return [{ check: c.lossAlert.check, has, lost: c.lossAlert.summary }];
+}).sort((a, b) => PROBE_CHECKS.indexOf(a.check) - PROBE_CHECKS.indexOf(b.check));
 
-function lostCheck(check: keyof typeof FEATURES, history: ProbeSnapshot[], site: string): ProbeCheckResult {
-  const { has, lost } = FEATURES[check];
+function lostCheck({ check, has, lost }: (typeof LOSS_ALERTS)[number], history: ProbeSnapshot[], site: string): ProbeCheckResult {
   const measured = history.map((s) => ({ at: s.at, v: has(s.result) })).filter((s) => s.v !== null);
   const latest = measured.at(-1);
   if (!latest) return { check, status: 'insufficient_data', since: null, summary: `${site}: not measured yet` };
@@ -86,10 +81,7 @@ function expiryCheck(history: ProbeSnapshot[], site: string): ProbeCheckResult {
 export function evaluateProbeChecks(site: string, history: ProbeSnapshot[]): ProbeCheckResult[] {
   const sorted = [...history].sort((a, b) => a.at - b.at);
   return [
-    lostCheck('probe_resumption_lost', sorted, site),
-    lostCheck('probe_tls13_disabled', sorted, site),
-    lostCheck('probe_h3_lost', sorted, site),
-    lostCheck('probe_ocsp_lost', sorted, site),
+    ...LOSS_ALERTS.map((alert) => lostCheck(alert, sorted, site)),
     changedCheck('probe_leaf_changed', sorted, site),
     changedCheck('probe_chain_changed', sorted, site),
     expiryCheck(sorted, site),

@@ -5,7 +5,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ProbeResult } from '@tlsrum/shared';
 import type { ProbeSnapshot } from './changes';
-import type { ProbeOutcome } from './probe';
+import type { ProbeOutcome } from '@tlsrum/probe';
 
 export interface StoredProbe extends ProbeSnapshot {
   site: string;

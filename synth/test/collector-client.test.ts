@@ -3,7 +3,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HandshakeBatch, HandshakeRecord } from '@tlsrum/shared';
 import example from '@tlsrum/shared/examples/batch.json' with { type: 'json' };
-import { CollectorError, endpointOf, sendRecords, toBatches } from '../../src/synth/collector-client';
+import { CollectorError, endpointOf, sendRecords, toBatches } from '../src/collector-client';
 
 const agent = { name: 'tlsrum-synth', version: '0.1.0' };
 const records = (n: number) => Array.from({ length: n }, () => ({ ...(example.records[0] as HandshakeRecord), source: 'synthetic' as const }));

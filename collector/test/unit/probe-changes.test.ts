@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ProbeResult } from '@tlsrum/shared';
-import { evaluateProbeChecks, type ProbeSnapshot } from '../src/probe/changes';
-import type { ProbeIdentity } from '../src/probe/probe';
+import { evaluateProbeChecks, type ProbeSnapshot } from '../../src/probes/changes';
+import type { ProbeIdentity } from '@tlsrum/probe';
 
 const good: ProbeResult = {
   url: 'https://www.example.test/',

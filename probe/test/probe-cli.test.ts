@@ -8,9 +8,9 @@ import { fileURLToPath } from 'node:url';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { ProbeResult } from '@tlsrum/shared';
-import { EXIT, main } from '../src/probe/cli';
+import { EXIT, main } from '../src/cli';
 
-const CLI = fileURLToPath(new URL('../src/probe/cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 
 async function run(args: string[]) {
   let out = '';

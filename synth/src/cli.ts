@@ -152,8 +152,8 @@ export async function main(argv: string[]): Promise<number> {
   return code;
 }
 
-// Run when executed directly (tsx e2e/src/synth/cli.ts), not when imported by tests.
-if (process.argv[1] && /synth[\\/]cli\.[cm]?[jt]s$/.test(process.argv[1])) {
+// Run when executed directly (tsx synth/src/cli.ts), not when imported by tests.
+if (process.argv[1] && /synth[\\/]src[\\/]cli\.[cm]?[jt]s$/.test(process.argv[1])) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err) => {

@@ -10,9 +10,9 @@
  * every probe goes through the connection guard (`policy`: public addresses only, unless allow-listed).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import type { ProbeOptions, ProbeOutcome } from '@tlsrum/probe';
 import type { ConnectPolicy } from '../platform/net/public-connect';
-import { probePublic } from '../probes/public-target';
-import type { ProbeOptions, ProbeOutcome } from './probe';
+import { probePublic } from './public-target';
 import { insertProbes, type ProbeTarget } from './store';
 
 export interface ProbeSchedulerConfig {

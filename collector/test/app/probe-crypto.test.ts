@@ -6,8 +6,8 @@
  */
 import { cryptoFactsFromProbe, type ProbeResult } from '@tlsrum/shared';
 import { describe, expect, it } from 'vitest';
-import { insertProbes } from '../src/probe/store';
-import { makeBatch, makeRecords, postBatch, storedRows, withApp } from './support/helpers';
+import { insertProbes } from '../../src/probes/store';
+import { makeBatch, makeRecords, postBatch, storedRows, withApp } from '../support/helpers';
 
 const result: ProbeResult = {
   url: 'https://shop.example.test/',
