@@ -22,6 +22,7 @@ import requestBody from './platform/http/request-body';
 import requestLog from './platform/http/request-log';
 import securityHeaders from './platform/http/security-headers';
 import sites from './sites/plugin';
+import claims, { claimRoutes } from './sites/claims/plugin';
 import store from './platform/store/plugin';
 import underPressure from './platform/http/under-pressure';
 import aboutRoutes from './platform/http/about';
@@ -108,12 +109,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(ingest);
   await app.register(alerts);
   await app.register(probe);
+  await app.register(claims);
 
   await app.register(docs);
   await app.register(healthRoutes);
   await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
   await app.register(siteRoutes);
+  await app.register(claimRoutes);
   await app.register(probeTargetRoutes);
   await app.register(readRoutes);
   await app.register(dashboard);

@@ -38,7 +38,9 @@ beforeAll(async () => {
       { site: SITE, hostname: STATIC },
     ],
     urlOf: (h) => `https://${h}:${portOf(h)}/`,
-    probeOptions: { ca: [readFileSync(lab.ca.caCert, 'utf8')], resolve: lab.resolve },
+    probeOptions: { ca: [readFileSync(lab.ca.caCert, 'utf8')] },
+    // The lab's servers are on loopback: allow-listed explicitly, as PROBE_CONNECT_TO does in the collector.
+    policy: { allow: new Map([SITE, STATIC].map((h) => [h, { address: lab.resolve[h]!, port: portOf(h) }])), dnsServers: [], timeoutMs: 5000 },
   });
 }, 120_000);
 

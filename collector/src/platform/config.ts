@@ -83,6 +83,9 @@ function parseTrustProxy(s: string): false | string[] | ((address: string, hop: 
   return s.split(',').map((a) => a.trim());
 }
 
+/** A DNS server: IPv4 with an optional port, IPv6 bare or in brackets with an optional port. */
+const DNS_SERVER = '^(?:\\d{1,3}(?:\\.\\d{1,3}){3}(?::\\d{1,5})?|\\[[0-9a-fA-F:]+\\](?::\\d{1,5})?|[0-9a-fA-F:]+)$';
+
 /** Also the benchmarks' threshold, so their queries do the suppression work a default collector does. */
 export const DEFAULT_MIN_CLIENTS_PER_CELL = 20;
 
@@ -337,14 +340,32 @@ export const ConfigSchema = Type.Object({
     caFile: nullable(Type.String(), {
       env: 'PROBE_CA_FILE',
       path: true,
-      description: 'PEM file of extra CA certificates probes trust (sites with a private CA)',
+      description: 'PEM file of extra CA certificates probes and ownership checks trust (sites with a private CA)',
     }),
     connectTo: Type.Array(Type.String({ pattern: CONNECT_TO, expected: 'HOST:PORT:ADDRESS:PORT' }), {
       env: 'PROBE_CONNECT_TO',
       default: [],
       description:
-        "like curl's `--connect-to`: probe `https://HOST:PORT/` at ADDRESS:PORT instead (one backend behind a load balancer; a staging address); SNI and Host stay HOST",
+        "like curl's `--connect-to`: probe `https://HOST:PORT/` at ADDRESS:PORT instead (one backend behind a load balancer; a staging address); SNI and Host stay HOST. Also the explicit allow-list of the connection guard: a HOST:443 entry is connected at its ADDRESS even when that is not a public address (probes and ownership checks; [self-service.md](self-service.md))",
     }),
+  }),
+  dnsServers: Type.Array(Type.String({ pattern: DNS_SERVER, expected: 'an IP address with an optional port (1.2.3.4, 1.2.3.4:53, [::1]:53)' }), {
+    env: 'DNS_SERVERS',
+    default: [],
+    description: "DNS servers asked for the addresses of the sites probed and checked, and for ownership TXT records; empty = the system's resolver",
+  }),
+  claims: Type.Object({
+    selfService: Type.Boolean({
+      env: 'SELF_SERVICE',
+      default: true,
+      description: 'site owners register their own site by proving they control it ([self-service.md](self-service.md)); `false` leaves registration to the admin routes',
+    }),
+    perAddressPerHour: int('CLAIM_RATE_LIMIT_PER_HOUR', 10, 1, 100_000, 'claims and verification attempts together one client address (IPv6: one /64) may make an hour, then 429 + `Retry-After`'),
+    ttlHours: int('CLAIM_TTL_HOURS', 72, 1, 720, 'how long a claim waits for its proof before it expires'),
+    maxPending: int('CLAIMS_MAX_PENDING', 10_000, 1, 10_000_000, 'unexpired, unproven claims held at once (all hostnames); beyond, new claims get 503 + `Retry-After`'),
+    checkTimeoutMs: int('CLAIM_CHECK_TIMEOUT_MS', 10_000, 100, 120_000, 'an ownership check (lookup, connection and answer together) gives up after this time'),
+    recheckIntervalMs: int('CLAIM_RECHECK_INTERVAL_MS', 86_400_000, 0, 30 * 86_400_000, 'how often the ownership of self-registered sites is checked again; `0` = never'),
+    revokeAfterDays: int('CLAIM_REVOKE_AFTER_DAYS', 7, 1, 365, "days of failed re-checks after which a self-registered site's read token is revoked and the site unregistered"),
   }),
 });
 

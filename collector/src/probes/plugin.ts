@@ -14,6 +14,9 @@ import { evaluateProbeChecks } from './changes';
 import { ProbeScheduler, type ProbedTarget } from './scheduler';
 import { listProbes, listProbeTargets, type ProbeTarget } from './store';
 import { SiteCryptoFacts } from './crypto-facts';
+import { connectToMap } from '../platform/net/public-connect';
+
+export { connectToMap };
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -26,16 +29,6 @@ declare module 'fastify' {
 
 /** How far back the change checks read a site's history. */
 export const PROBE_HISTORY_MS = 30 * 86_400_000;
-
-/** `PROBE_CONNECT_TO` entries for port 443 (the port a registered hostname is probed on): host → where to connect. */
-export function connectToMap(entries: readonly string[]): Map<string, { address: string; port: number }> {
-  const map = new Map<string, { address: string; port: number }>();
-  for (const e of entries) {
-    const m = /^([^:]+):(\d+):(\[[^\]]+\]|[^:]+):(\d+)$/.exec(e);
-    if (m && m[2] === '443') map.set(m[1]!, { address: m[3]!.replace(/^\[|\]$/g, ''), port: Number(m[4]) });
-  }
-  return map;
-}
 
 const probePlugin: FastifyPluginAsync = async (app) => {
   const config = app.config.probe;
@@ -81,7 +74,8 @@ const probePlugin: FastifyPluginAsync = async (app) => {
       const to = connectTo.get(h);
       return to ? `https://${h}:${to.port}/` : `https://${h}/`;
     },
-    probeOptions: { ca, resolve: Object.fromEntries([...connectTo].map(([h, to]) => [h, to.address])) },
+    probeOptions: { ca },
+    policy: { allow: connectTo, dnsServers: app.config.dnsServers, timeoutMs: config.timeoutMs },
     onCycle: evaluate,
     onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'probe cycle failed'),
   });

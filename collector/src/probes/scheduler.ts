@@ -6,10 +6,13 @@
  * Each cycle starts after a random delay of up to `jitter` × interval (several collectors started together
  * do not probe a site at the same instant), and the targets of one cycle are started one after another, at
  * most `concurrency` at a time. A cycle still running when the next is due is not doubled: the next waits.
- * Only registered hostnames are probed: the target list comes from the site registry and `probe_targets`.
+ * Only registered hostnames are probed: the target list comes from the site registry and `probe_targets`;
+ * every probe goes through the connection guard (`policy`: public addresses only, unless allow-listed).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { probeWithIdentity, type ProbeOptions, type ProbeOutcome } from '@tlsrum/probe';
+import type { ProbeOptions, ProbeOutcome } from '@tlsrum/probe';
+import type { ConnectPolicy } from '../platform/net/public-connect';
+import { probePublic } from './public-target';
 import { insertProbes, type ProbeTarget } from './store';
 
 export interface ProbeSchedulerConfig {
@@ -32,8 +35,10 @@ export interface ProbeSchedulerOptions {
   targets: () => Promise<ProbeTarget[]> | ProbeTarget[];
   /** The URL probed for a hostname (default `https://HOST/`); tests map lab hosts to their ports. */
   urlOf?: (hostname: string) => string;
-  /** Extra probe options (a private CA, --resolve pairs). */
-  probeOptions?: Partial<Pick<ProbeOptions, 'ca' | 'resolve' | 'insecure'>>;
+  /** Extra probe options (a private CA). */
+  probeOptions?: Partial<Pick<ProbeOptions, 'ca' | 'insecure'>>;
+  /** Where probes may connect: public addresses, and the hosts the operator allow-listed. */
+  policy: ConnectPolicy;
   /** After each cycle's rows are stored (the alert engine evaluates the probe checks then). */
   onCycle?: (probed: ProbedTarget[]) => void | Promise<void>;
   onError?: (err: unknown) => void;
@@ -105,7 +110,7 @@ export class ProbeScheduler {
         const t = targets[next++]!;
         const at = Date.now();
         try {
-          const outcome = await probeWithIdentity(urlOf(t.hostname), options);
+          const outcome = await probePublic(urlOf(t.hostname), options, this.o.policy);
           done.push({ ...t, at, outcome });
           if (outcome.result.errors.length) this.failures++;
         } catch (err) {
