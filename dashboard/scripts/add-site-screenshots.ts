@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { build } from 'vite';
 import { buildApp } from '@tlsrum/collector';
-import { loadConfig } from '../../collector/src/platform/config';
+import { loadConfig } from '@tlsrum/collector/config';
 import { labCert } from './lab-cert';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
