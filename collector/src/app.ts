@@ -10,6 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config';
 import alerts from './plugins/alerts';
 import cors from './plugins/cors';
+import datasets from './datasets/plugin';
 import dashboard from './plugins/dashboard';
 import docs from './plugins/docs';
 import errorHandler from './plugins/error-handler';
@@ -40,6 +41,7 @@ declare module 'fastify' {
 // The decorations the plugins declare, for packages that see this module through its .d.ts (where the
 // plugins' default imports above, values only, are left out).
 export type {} from './plugins/alerts';
+export type {} from './datasets/plugin';
 export type {} from './plugins/ingest';
 export type {} from './plugins/metrics';
 export type {} from './plugins/probe';
@@ -101,6 +103,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(siteRoutes);
   await app.register(probeTargetRoutes);
   await app.register(readRoutes);
+  await app.register(datasets);
   await app.register(dashboard);
   return app;
 }
