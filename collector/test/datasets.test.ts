@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../src/cli';
+import { loadConfig } from '../src/config';
 import { DATASET_COLUMNS, KEY_COLUMNS } from '../src/datasets/columns';
 import { DatasetError, exportMonth, fileNames, type ExportOptions } from '../src/datasets/export';
 import { parseMonth, type MonthRange } from '../src/datasets/month';
@@ -265,6 +266,11 @@ describe('the store applies the suppression rule exactly as specified', () => {
 });
 
 describe('pnpm collector dataset', () => {
+  it('DATASET_MIN_CLIENTS may not be below the live API’s threshold', () => {
+    expect(() => loadConfig({ DATASET_MIN_CLIENTS: '10', MIN_CLIENTS_PER_CELL: '20' })).toThrow('DATASET_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL');
+    expect(loadConfig({}).datasets.minClients).toBe(100);
+  });
+
   it('without --month or --out prints its usage and exits 2', async () => {
     let text = '';
     expect(await main(['dataset', '--month', '2026-10'], { DATA_DIR: dataDir }, (s) => (text += s))).toBe(2);

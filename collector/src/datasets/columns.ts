@@ -102,7 +102,7 @@ export const DATASET_COLUMNS: readonly DatasetColumn[] = [
     sql: `countResample(0, ${BUCKETS}, 1)(${bucketIndexSql('tls').replaceAll('tls', 'r_tls')})`,
     description:
       `Records per TLS-phase bucket, ${BUCKETS} counts (the collector's rollup buckets): bucket 0 holds values below ${BUCKET_LOW_MS} ms, ` +
-      `bucket i ≥ 1 holds [${BUCKET_LOW_MS} · ${BUCKET_GROWTH}^(i−1), ${BUCKET_LOW_MS} · ${BUCKET_GROWTH}^i) ms (the last also everything above). ` +
+      `bucket i ≥ 1 holds [${BUCKET_LOW_MS} · ${BUCKET_GROWTH}^(i−1), ${BUCKET_LOW_MS} · ${BUCKET_GROWTH}^i) ms (the last also everything above); bucket i is the list's element i counted from 0 (element i + 1 in ClickHouse's arrays, which count from 1). ` +
       `They sum to \`records\` and add up across rows: any percentile of any union of rows is the bucket holding its rank, within ${((Math.sqrt(BUCKET_GROWTH) - 1) * 100).toFixed(2)} % of exact when reported as the bucket's geometric middle ${BUCKET_LOW_MS} · ${BUCKET_GROWTH}^(i−½).`,
   },
 ];

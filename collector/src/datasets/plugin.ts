@@ -15,7 +15,7 @@ import { ErrorResponse } from '../schemas/responses';
 import { DATASET_COLUMNS } from './columns';
 import { DatasetError, exportMonth } from './export';
 import { latestClosedMonth } from './month';
-import { DatasetFolder, FORMATS, type DatasetFormat } from './served';
+import { DatasetFolder, type DatasetFormat } from './served';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { fileNames } from './export';
 
 export type DatasetFormat = 'parquet' | 'csv';
-export const FORMATS: readonly DatasetFormat[] = ['parquet', 'csv'];
 
 export interface ServedDataset {
   month: string;
