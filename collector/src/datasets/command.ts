@@ -23,7 +23,20 @@ export async function runDatasetCommand(
   }
   const config = loadConfig(env, cwd);
   checkExportable(parseMonth(args.month), now, config.retentionDays);
-  const store = openStore(config);
+  // chDB lets one process at a time open a data folder: say so instead of the engine's lock error.
+  // The engine's own reason ("Cannot lock file …/status") goes to stderr only; its error just says it failed.
+  const inUse = (err: unknown) =>
+    config.clickhouse === null && (err as Error).name === 'ChdbConnectionError'
+      ? new DatasetError(
+          `cannot open the store in ${config.dataDir}: is a collector running on it? Only one process at a time can open it: stop the collector first, or let its monthly export write the month into DATASETS_DIR`,
+        )
+      : err;
+  let store;
+  try {
+    store = openStore(config);
+  } catch (err) {
+    throw inUse(err);
+  }
   try {
     let done;
     try {
@@ -37,11 +50,7 @@ export async function runDatasetCommand(
         now,
       });
     } catch (err) {
-      // chDB lets one process at a time open a data folder.
-      if (!(err instanceof DatasetError) && store.kind === 'embedded' && /lock|in use|already/i.test((err as Error).message)) {
-        throw new DatasetError(`the store in ${config.dataDir} is in use by another process (a running collector?): stop it first, or let its monthly export write the month into DATASETS_DIR`);
-      }
-      throw err;
+      throw inUse(err);
     }
     print(`wrote ${done.rows} rows (${done.records} connections) of ${done.month}:\n`);
     print(`  ${done.files.parquet}  ${done.bytes.parquet} bytes  sha256 ${done.sha256.parquet}\n`);
