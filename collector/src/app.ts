@@ -10,6 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { adminRoutesNotice, type Config } from './platform/config';
 import alerts from './alerts/plugin';
 import cors from './platform/http/cors';
+import datasets from './datasets/plugin';
 import dashboard from './platform/http/dashboard';
 import docs from './platform/http/docs';
 import errorHandler from './platform/http/error-handler';
@@ -41,6 +42,7 @@ declare module 'fastify' {
 // The decorations the plugins declare, for packages that see this module through its .d.ts (where the
 // plugins' default imports above, values only, are left out).
 export type {} from './alerts/plugin';
+export type {} from './datasets/plugin';
 export type {} from './ingest/plugin';
 export type {} from './platform/metrics/plugin';
 export type {} from './probes/plugin';
@@ -119,6 +121,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(claimRoutes);
   await app.register(probeTargetRoutes);
   await app.register(readRoutes);
+  await app.register(datasets);
   await app.register(dashboard);
   return app;
 }

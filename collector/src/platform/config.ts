@@ -88,6 +88,8 @@ const DNS_SERVER = '^(?:\\d{1,3}(?:\\.\\d{1,3}){3}(?::\\d{1,5})?|\\[[0-9a-fA-F:]
 
 /** Also the benchmarks' threshold, so their queries do the suppression work a default collector does. */
 export const DEFAULT_MIN_CLIENTS_PER_CELL = 20;
+/** A public file lives forever: a higher bar than the live API's cells. */
+export const DEFAULT_DATASET_MIN_CLIENTS = 100;
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -330,6 +332,28 @@ export const ConfigSchema = Type.Object({
     webhookRetries: int('ALERT_WEBHOOK_RETRIES', 5, 0, 20, 'webhook attempts after the first failure, with exponential backoff from 1 s'),
     webhookTimeoutMs: int('ALERT_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000, 'timeout of each webhook attempt'),
   }),
+  // The monthly open dataset (collector/src/datasets/, docs/dataset.md).
+  datasets: Type.Object({
+    dir: Type.String({
+      env: 'DATASETS_DIR',
+      path: true,
+      derive: (read: ReadonlyMap<string, unknown>) => join(read.get('DATA_DIR') as string, 'datasets'),
+      defaultText: '`$DATA_DIR/datasets`',
+      description: 'folder of the published monthly datasets (one `YYYY-MM/` folder each), served at `/v1/datasets`',
+    }),
+    minClients: int(
+      'DATASET_MIN_CLIENTS',
+      DEFAULT_DATASET_MIN_CLIENTS,
+      1,
+      1_000_000,
+      'distinct clients every row of a monthly dataset holds at least (at least `MIN_CLIENTS_PER_CELL`; [docs/integrity.md](docs/integrity.md))',
+    ),
+    monthlyExport: Type.Boolean({
+      env: 'DATASET_MONTHLY_EXPORT',
+      default: true,
+      description: 'write the last month into `DATASETS_DIR` once it is over (checked hourly; a month is over 24 h after its last day)',
+    }),
+  }),
   probe: Type.Object({
     intervalMs: int('PROBE_INTERVAL_MS', 3_600_000, 0, 7 * 86_400_000, "how often every registered site's TLS configuration is probed ([probe.md](probe.md)); `0` = never"),
     jitter: num('PROBE_JITTER', 0.1, 0, 1, 'each cycle starts up to this fraction of the interval early or late (collectors started together do not probe at once)'),
@@ -377,6 +401,8 @@ const RULES: ((c: Config) => string | null)[] = [
   (c) => (c.inflatedLimitBytes < c.bodyLimitBytes ? 'INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES' : null),
   // A check's figures would otherwise show a window the query API suppresses as a small cell.
   (c) => (c.alerts.thresholds.minClients < c.minClientsPerCell ? 'ALERT_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL' : null),
+  // A dataset row under the live API's threshold would publish, for good, a cell the API suppresses.
+  (c) => (c.datasets.minClients < c.minClientsPerCell ? 'DATASET_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL' : null),
 ];
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {

@@ -41,6 +41,8 @@ export async function startApp(env: Record<string, string> = {}, dataDir = tempD
     QUERY_RATE_LIMIT_PER_MINUTE: '0',
     // No scheduled TLS probes of the test sites (names like www.example.com): tests talk to loopback only.
     PROBE_INTERVAL_MS: '0',
+    // No monthly dataset export: a test exports when it means to (datasets tests).
+    DATASET_MONTHLY_EXPORT: 'false',
     ...env,
   });
   let logText = '';
