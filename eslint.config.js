@@ -18,7 +18,13 @@ const packageOf = (path) => {
  * dependency), never by a relative path that climbs out of its own folder: the exports are the contract.
  */
 const noCrossPackageRelative = {
-  meta: { type: 'problem', messages: { cross: "'{{source}}' reaches into the package '{{target}}' by a relative path: import '@tlsrum/{{target}}…' (a workspace dependency and an entry of its package.json exports) instead." } },
+  meta: {
+    type: 'problem',
+    messages: {
+      cross:
+        "'{{source}}' reaches into the package '{{target}}' by a relative path: import '@tlsrum/{{target}}…' (a workspace dependency and an entry of its package.json exports) instead.",
+    },
+  },
   create(context) {
     const from = packageOf(context.filename);
     const check = (node) => {
@@ -59,10 +65,16 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: builtinModules.map((name) => ({ name, message: 'The checks list runs in a browser page: no Node module.' })),
+          paths: builtinModules.map((name) => ({
+            name,
+            message: 'The checks list runs in a browser page: no Node module.',
+          })),
           patterns: [
             { regex: '^node:', message: 'The checks list runs in a browser page: no Node module.' },
-            { regex: '^\\.(?!/checks$)', message: 'The checks list runs in a browser page: only ./checks, which imports nothing of the probe.' },
+            {
+              regex: '^\\.(?!/checks$)',
+              message: 'The checks list runs in a browser page: only ./checks, which imports nothing of the probe.',
+            },
           ],
         },
       ],
@@ -70,6 +82,16 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', fetch: 'readonly', Buffer: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        fetch: 'readonly',
+        Buffer: 'readonly',
+      },
+    },
   },
 );

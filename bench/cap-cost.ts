@@ -21,7 +21,9 @@ const end = Math.floor(Date.now() / DAY) * DAY;
 const store = openStore({ dataDir: DIR, clickhouse: null });
 
 /** The counted rows as countedRows writes them: the subquery's columns and the query's own conditions. */
-const COUNTED_LINE = new RegExp(`\\(\\n {2}SELECT ([^\\n]*) FROM handshakes\\n {2}WHERE \\(([^\\n]*)\\) AND ${COUNTED}\\n\\)`);
+const COUNTED_LINE = new RegExp(
+  `\\(\\n {2}SELECT ([^\\n]*) FROM handshakes\\n {2}WHERE \\(([^\\n]*)\\) AND ${COUNTED}\\n\\)`,
+);
 
 type Variant = { name: string; rewrite: (sql: string) => string };
 
@@ -35,7 +37,10 @@ function variantsFor(from: number, to: number, keys: string[]): Variant[] {
     return sql.replace(COUNTED_LINE, (_m, cols: string, where: string) => make(where, cols));
   };
   return [
-    { name: 'uncapped', rewrite: sub((where, cols) => `(\n  SELECT ${cols} FROM handshakes\n  WHERE (${where}) AND implausible = 0\n)`) },
+    {
+      name: 'uncapped',
+      rewrite: sub((where, cols) => `(\n  SELECT ${cols} FROM handshakes\n  WHERE (${where}) AND implausible = 0\n)`),
+    },
     // The read-time cap, per query cell: as one subquery, and as counted.ts writes it for hourly cells.
     { name: 'exact', rewrite: sub((where, cols) => cappedPerCell(where, keys, K, cols)) },
     { name: 'exact-days', rewrite: sub((where, cols) => cappedPerCell(where, keys, K, cols, { from, to })) },
@@ -44,33 +49,62 @@ function variantsFor(from: number, to: number, keys: string[]): Variant[] {
     ...(process.env.BENCH_CAP_EXTRA
       ? (JSON.parse(process.env.BENCH_CAP_EXTRA) as [string, string][]).map(([name, tpl]) => ({
           name,
-          rewrite: sub((where, cols) => tpl.replaceAll('$COLS', cols).replaceAll('$WHERE', where).replaceAll('$KEYS', keys.map((k) => `, ${k}`).join(''))),
+          rewrite: sub((where, cols) =>
+            tpl
+              .replaceAll('$COLS', cols)
+              .replaceAll('$WHERE', where)
+              .replaceAll('$KEYS', keys.map((k) => `, ${k}`).join('')),
+          ),
         }))
       : []),
   ].filter((v) => v.name === 'exact' || ONLY.test(v.name));
 }
 
-async function rows(sql: string, params: Record<string, unknown>, settings: Record<string, unknown> = {}): Promise<Record<string, unknown>[]> {
-  const r = await store.query.query({ query: sql, query_params: params, format: 'JSONEachRow', clickhouse_settings: settings as never });
+async function rows(
+  sql: string,
+  params: Record<string, unknown>,
+  settings: Record<string, unknown> = {},
+): Promise<Record<string, unknown>[]> {
+  const r = await store.query.query({
+    query: sql,
+    query_params: params,
+    format: 'JSONEachRow',
+    clickhouse_settings: settings as never,
+  });
   return r.json<Record<string, unknown>>();
 }
 
 /** Rewrites every row of the table with `select` (a select list over `handshakes`). */
 async function rewrite(select: string): Promise<void> {
   await store.ingest.command({ query: 'CREATE TABLE handshakes_rewrite AS handshakes' });
-  await store.ingest.command({ query: `INSERT INTO handshakes_rewrite SELECT ${select} FROM handshakes`, clickhouse_settings: { max_threads: 2 } });
+  await store.ingest.command({
+    query: `INSERT INTO handshakes_rewrite SELECT ${select} FROM handshakes`,
+    clickhouse_settings: { max_threads: 2 },
+  });
   await store.ingest.command({ query: 'EXCHANGE TABLES handshakes_rewrite AND handshakes' });
   await store.ingest.command({ query: 'DROP TABLE handshakes_rewrite' });
 }
 
 async function generate(): Promise<void> {
   await migrate(store.ingest);
-  const live = await rows("SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'", {});
-  for (const v of materializedViews(loadMigrations().flatMap((m) => m.statements)).filter((v) => live.some((l) => l.name === v.name))) {
+  const live = await rows(
+    "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'",
+    {},
+  );
+  for (const v of materializedViews(loadMigrations().flatMap((m) => m.statements)).filter((v) =>
+    live.some((l) => l.name === v.name),
+  )) {
     await store.ingest.command({ query: `DROP VIEW IF EXISTS ${v.name}` });
   }
   const t0 = performance.now();
-  await generateDemoData(store.ingest, { records: ROWS, days: 30, end, seed: 1, chunk: 1_000_000, onProgress: (n) => console.log(`${n} rows, ${Math.round((performance.now() - t0) / 1000)} s`) });
+  await generateDemoData(store.ingest, {
+    records: ROWS,
+    days: 30,
+    end,
+    seed: 1,
+    chunk: 1_000_000,
+    onProgress: (n) => console.log(`${n} rows, ${Math.round((performance.now() - t0) / 1000)} s`),
+  });
   // Demo tokens rotate daily and none reaches K in a cell and day: four flooding tokens add 10 identical
   // copies of one record a day each, so the cap removes rows — the same rows whichever copies it keeps
   // (copies of several different records in one cell would make the kept rows depend on read order, which
@@ -81,9 +115,14 @@ async function generate(): Promise<void> {
       ARRAY JOIN range(40) AS rep`,
   });
   // Heavy clients: each day's honest records spread over CLIENTS tokens (the flooding ones kept).
-  if (CLIENTS > 0) await rewrite(`* REPLACE(if(clientToken LIKE 'flood%', clientToken, concat('client-', toString(toDate(ts, 'UTC')), '-', toString(cityHash64(clientToken) % ${CLIENTS}))) AS clientToken)`);
+  if (CLIENTS > 0)
+    await rewrite(
+      `* REPLACE(if(clientToken LIKE 'flood%', clientToken, concat('client-', toString(toDate(ts, 'UTC')), '-', toString(cityHash64(clientToken) % ${CLIENTS}))) AS clientToken)`,
+    );
   // The marks ingest makes (ingest/client-cap.ts): beyond the first K of a token's UTC day and site.
-  await rewrite(`* REPLACE(toUInt8(row_number() OVER (PARTITION BY clientToken, toDate(ts, 'UTC'), site ORDER BY ts) > ${K}) AS capped)`);
+  await rewrite(
+    `* REPLACE(toUInt8(row_number() OVER (PARTITION BY clientToken, toDate(ts, 'UTC'), site ORDER BY ts) > ${K}) AS capped)`,
+  );
   await store.ingest.command({ query: 'OPTIMIZE TABLE handshakes FINAL' });
   console.log(`generated ${ROWS} in ${Math.round((performance.now() - t0) / 1000)} s`);
 }
@@ -94,8 +133,15 @@ async function measure(): Promise<void> {
   const spec = QUERY_SPECS.find((s) => s.name === 'compare')!;
   // A first run on an empty folder generates its store (BENCH_CAP_ROWS) before measuring.
   const has = async (sql: string) => Number((await rows(sql, {}))[0]?.n ?? 0) > 0;
-  if (!(await has("SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = 'handshakes'")) || !(await has('SELECT count() AS n FROM handshakes'))) await generate();
-  const [stored] = await rows('SELECT count() AS n, uniqExact(clientToken) AS tokens, min(ts) AS lo, max(ts) AS hi FROM handshakes', {});
+  if (
+    !(await has("SELECT count() AS n FROM system.tables WHERE database = currentDatabase() AND name = 'handshakes'")) ||
+    !(await has('SELECT count() AS n FROM handshakes'))
+  )
+    await generate();
+  const [stored] = await rows(
+    'SELECT count() AS n, uniqExact(clientToken) AS tokens, min(ts) AS lo, max(ts) AS hi FROM handshakes',
+    {},
+  );
   console.log(`store: ${JSON.stringify(stored)}`);
   const medianMs: Record<string, Record<string, number>> = {};
   for (const days of RANGES) {
@@ -128,10 +174,13 @@ async function measure(): Promise<void> {
               const y = (b as number[])[j]!;
               if (Math.abs(x - y) > Math.max(0.01 * Math.abs(x), 0.05)) diffs.push(`${k}[${j}] ${x} vs ${y}`);
             });
-          } else if (JSON.stringify(a) !== JSON.stringify(b)) diffs.push(`${k} ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
+          } else if (JSON.stringify(a) !== JSON.stringify(b))
+            diffs.push(`${k} ${JSON.stringify(a)} vs ${JSON.stringify(b)}`);
         }
       });
-      console.log(`${days} d: ${v.name}: kept rows ${set === refSet ? 'identical' : `DIFFER (${set} vs ${refSet})`} ${refSet}; answer ${diffs.length ? `DIFFERS: ${diffs.slice(0, 5).join('; ')}` : 'identical (percentiles within 1 % or 0.05 ms)'} over ${reference.length} cells`);
+      console.log(
+        `${days} d: ${v.name}: kept rows ${set === refSet ? 'identical' : `DIFFER (${set} vs ${refSet})`} ${refSet}; answer ${diffs.length ? `DIFFERS: ${diffs.slice(0, 5).join('; ')}` : 'identical (percentiles within 1 % or 0.05 ms)'} over ${reference.length} cells`,
+      );
     }
     const times: Record<string, number[]> = Object.fromEntries(VARIANTS.map((v) => [v.name, []]));
     const loads: number[] = [];
@@ -145,11 +194,15 @@ async function measure(): Promise<void> {
       }
     }
     const base = median(times.uncapped ?? [NaN]);
-    console.log(`${days} d, ${ROUNDS} rounds, load 1-min ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}:`);
+    console.log(
+      `${days} d, ${ROUNDS} rounds, load 1-min ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}:`,
+    );
     medianMs[`${days}d`] = Object.fromEntries(VARIANTS.map((v) => [v.name, Math.round(median(times[v.name]!))]));
     for (const v of VARIANTS) {
       const m = median(times[v.name]!);
-      console.log(`  ${v.name.padEnd(14)} median ${m.toFixed(0)} ms (min ${Math.min(...times[v.name]!).toFixed(0)}), ×${(m / base).toFixed(3)} uncapped  [${times[v.name]!.map((t) => t.toFixed(0)).join(' ')}]`);
+      console.log(
+        `  ${v.name.padEnd(14)} median ${m.toFixed(0)} ms (min ${Math.min(...times[v.name]!).toFixed(0)}), ×${(m / base).toFixed(3)} uncapped  [${times[v.name]!.map((t) => t.toFixed(0)).join(' ')}]`,
+      );
     }
   }
   if (process.env.BENCH_CAP_SHOW) console.log(directSql(spec, 'raw', end - 3 * DAY, end).sql);

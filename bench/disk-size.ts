@@ -9,7 +9,10 @@ import { makeBenchBatch, rng } from './lib/records';
 import { machine, printResult, printTable, round } from './lib/report';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
-const COUNTRIES = 'US DE GB FR IN BR JP CN RU CA AU ES IT NL SE PL MX KR ID TR AR ZA NG EG KE PK BD VN TH PH MY SG NZ IE CH AT BE NO DK FI'.split(' ');
+const COUNTRIES =
+  'US DE GB FR IN BR JP CN RU CA AU ES IT NL SE PL MX KR ID TR AR ZA NG EG KE PK BD VN TH PH MY SG NZ IE CH AT BE NO DK FI'.split(
+    ' ',
+  );
 const DAY = 86_400_000;
 
 async function main(): Promise<void> {
@@ -54,10 +57,17 @@ async function main(): Promise<void> {
         'bytes/row compressed': round(Number(parts!.compressed) / rows, 1),
         'bytes/row uncompressed': round(Number(parts!.uncompressed) / rows, 1),
         'compression ratio': round(Number(parts!.uncompressed) / Number(parts!.compressed), 1),
-        'GiB per 1e9 rows': round((Number(parts!.disk) / rows) * 1e9 / 2 ** 30, 1),
+        'GiB per 1e9 rows': round(((Number(parts!.disk) / rows) * 1e9) / 2 ** 30, 1),
       },
     ]);
-    printTable('largest columns', columns.map((c) => ({ column: c.name, 'bytes/row': round(Number(c.c) / rows, 2), ratio: round(Number(c.u) / Math.max(1, Number(c.c)), 1) })));
+    printTable(
+      'largest columns',
+      columns.map((c) => ({
+        column: c.name,
+        'bytes/row': round(Number(c.c) / rows, 2),
+        ratio: round(Number(c.u) / Math.max(1, Number(c.c)), 1),
+      })),
+    );
     printResult({
       bench: 'disk-size',
       rows,

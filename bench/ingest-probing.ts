@@ -17,7 +17,12 @@ const ADMIN = 'bench-admin-token-0123456789';
 async function runOnce(probing: boolean, tls: { port: number; ca: string }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-probing-'));
   try {
-    const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ADMIN_TOKEN: ADMIN };
+    const env: Record<string, string> = {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      ADMIN_TOKEN: ADMIN,
+    };
     if (probing) {
       Object.assign(env, {
         PROBE_INTERVAL_MS: '2000',
@@ -26,7 +31,9 @@ async function runOnce(probing: boolean, tls: { port: number; ca: string }) {
         PROBE_CONNECT_TO: SITES.map((h) => `${h}:443:127.0.0.1:${tls.port}`).join(','),
       });
     } else env.PROBE_INTERVAL_MS = '0';
-    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}/${probing ? 'on' : 'off'}`] : [];
+    const profile = process.env.BENCH_PROFILE_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}/${probing ? 'on' : 'off'}`]
+      : [];
     const collector = await startTs('collector/src/server.ts', env, '/readyz', profile);
     for (const hostname of SITES) {
       const res = await fetch(new URL('/v1/sites', collector.url), {
@@ -38,7 +45,8 @@ async function runOnce(probing: boolean, tls: { port: number; ca: string }) {
     }
     const m = await measureLoad(collector, { connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS });
     const metrics = await (await fetch(new URL('/metrics', collector.url))).text();
-    const count = (outcome: string) => Number(new RegExp(`^tlsrum_probes_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+    const count = (outcome: string) =>
+      Number(new RegExp(`^tlsrum_probes_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
     const probes = { ok: count('ok'), failed: count('failed') };
     await stop(collector);
     const recordsPerSec = m.run.recordsPerSec;
@@ -56,7 +64,9 @@ async function runOnce(probing: boolean, tls: { port: number; ca: string }) {
 }
 
 async function main() {
-  console.log(`ingest with and without probing: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per run, off/on × 2; ${machine()}`);
+  console.log(
+    `ingest with and without probing: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per run, off/on × 2; ${machine()}`,
+  );
   const caDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-probing-ca-'));
   const ca = makeLabCa(caDir, SITES);
   const server = createServer({ cert: readFileSync(ca.leafCert), key: readFileSync(ca.leafKey) }, (_req, res) => {
@@ -79,10 +89,17 @@ async function main() {
         'probes ok / failed': r.probing ? `${r.probes.ok} / ${r.probes.failed}` : '—',
       })),
     );
-    const of = (on: boolean, f: (r: (typeof runs)[number]) => number) => median(runs.filter((r) => r.probing === on).map(f));
+    const of = (on: boolean, f: (r: (typeof runs)[number]) => number) =>
+      median(runs.filter((r) => r.probing === on).map(f));
     const ratio = of(true, (r) => r.recordsPerSec) / of(false, (r) => r.recordsPerSec);
     console.log(
-      `\nrecords/s on/off: ${round(ratio, 3)}; p99 ${of(false, (r) => r.p99)} → ${of(true, (r) => r.p99)} ms; CPU/record ${round(of(false, (r) => r.usPerRecord), 1)} → ${round(of(true, (r) => r.usPerRecord), 1)} µs (the probing run's CPU includes the probes themselves)`,
+      `\nrecords/s on/off: ${round(ratio, 3)}; p99 ${of(false, (r) => r.p99)} → ${of(true, (r) => r.p99)} ms; CPU/record ${round(
+        of(false, (r) => r.usPerRecord),
+        1,
+      )} → ${round(
+        of(true, (r) => r.usPerRecord),
+        1,
+      )} µs (the probing run's CPU includes the probes themselves)`,
     );
     printResult({
       bench: 'ingest-probing',
@@ -91,8 +108,14 @@ async function main() {
       recordsPerSecOn: Math.round(of(true, (r) => r.recordsPerSec)),
       p99MsOff: of(false, (r) => r.p99),
       p99MsOn: of(true, (r) => r.p99),
-      usPerRecordOff: round(of(false, (r) => r.usPerRecord), 1),
-      usPerRecordOn: round(of(true, (r) => r.usPerRecord), 1),
+      usPerRecordOff: round(
+        of(false, (r) => r.usPerRecord),
+        1,
+      ),
+      usPerRecordOn: round(
+        of(true, (r) => r.usPerRecord),
+        1,
+      ),
       probesOn: runs.filter((r) => r.probing).map((r) => r.probes),
       seconds: SECONDS,
     });

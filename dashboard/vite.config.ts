@@ -8,7 +8,11 @@ function guides(names: string[]): Plugin {
     name: 'tlsrum-guides',
     generateBundle() {
       for (const name of names) {
-        this.emitFile({ type: 'asset', fileName: `guide/${name}`, source: readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8') });
+        this.emitFile({
+          type: 'asset',
+          fileName: `guide/${name}`,
+          source: readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8'),
+        });
       }
     },
   };
@@ -26,7 +30,12 @@ export default defineConfig({
     emptyOutDir: true,
     chunkSizeWarningLimit: 700,
     // The dashboard, and the "Add your site" page site owners register with.
-    rollupOptions: { input: { main: fileURLToPath(new URL('index.html', import.meta.url)), 'add-site': fileURLToPath(new URL('add-site.html', import.meta.url)) } },
+    rollupOptions: {
+      input: {
+        main: fileURLToPath(new URL('index.html', import.meta.url)),
+        'add-site': fileURLToPath(new URL('add-site.html', import.meta.url)),
+      },
+    },
   },
   server: { proxy: { '/v1': process.env.COLLECTOR_URL ?? 'http://127.0.0.1:8787' } },
 });

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 const FAMILIES = {
   bench: {
     pkg: 'bench',
-    about: 'Benchmarks (not part of pnpm test): each prints ratios against a baseline measured in the same run and a JSON line last.',
+    about:
+      'Benchmarks (not part of pnpm test): each prints ratios against a baseline measured in the same run and a JSON line last.',
     // Members that need something built first.
     before: { 'extension-overhead': ['pnpm', ['--filter', '@tlsrum/extension', 'build']] },
   },
@@ -24,7 +25,13 @@ const [family, name, ...rest] = process.argv.slice(2);
 const f = FAMILIES[family];
 if (!f) throw new Error(`unknown family ${family}`);
 const scripts = JSON.parse(readFileSync(new URL(`../${f.pkg}/package.json`, import.meta.url), 'utf8')).scripts;
-const members = f.members ?? Object.fromEntries(Object.keys(scripts).filter((s) => s !== 'all').map((s) => [s, s]));
+const members =
+  f.members ??
+  Object.fromEntries(
+    Object.keys(scripts)
+      .filter((s) => s !== 'all')
+      .map((s) => [s, s]),
+  );
 
 const run = (cmd, args) => {
   const r = spawnSync(cmd, args, { stdio: 'inherit' });
@@ -32,7 +39,11 @@ const run = (cmd, args) => {
 };
 
 if (family === 'bench' && (!name || name === '--help' || name === 'help')) {
-  console.log(`${f.about}\n\nusage: pnpm bench <name> [args]\n\nnames:\n${Object.keys(members).map((m) => `  ${m}`).join('\n')}`);
+  console.log(
+    `${f.about}\n\nusage: pnpm bench <name> [args]\n\nnames:\n${Object.keys(members)
+      .map((m) => `  ${m}`)
+      .join('\n')}`,
+  );
   console.log('\nWhat each measures and its latest figures: BENCHMARKS.md.');
   process.exit(name ? 0 : 1);
 }
@@ -44,4 +55,12 @@ if (!script || !scripts[script]) {
 }
 const before = f.before?.[name];
 if (before) run(...before);
-run('pnpm', ['--silent', '--filter', `@tlsrum/${f.pkg}`, 'run', script, ...(script === f.fallback && name ? [name] : []), ...rest]);
+run('pnpm', [
+  '--silent',
+  '--filter',
+  `@tlsrum/${f.pkg}`,
+  'run',
+  script,
+  ...(script === f.fallback && name ? [name] : []),
+  ...rest,
+]);

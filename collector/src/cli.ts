@@ -32,7 +32,11 @@ import { loadMigrations, migrate } from './platform/store/migrate';
 const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config\n       ${DATASET_USAGE}\n${SPOOL_USAGE.replace('usage: ', '       ')}`;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  out: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -55,7 +59,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
   const cwd = env.INIT_CWD ? REPO_ROOT : process.cwd();
   if (!values.help && positionals[0] === 'dataset' && positionals.length === 1) {
     // --out is a folder the person typed: relative to where they ran pnpm (INIT_CWD), not to collector/.
-    return runDatasetCommand({ month: values.month, out: values.out ? resolve(env.INIT_CWD ?? process.cwd(), values.out) : undefined }, env, cwd, out);
+    return runDatasetCommand(
+      { month: values.month, out: values.out ? resolve(env.INIT_CWD ?? process.cwd(), values.out) : undefined },
+      env,
+      cwd,
+      out,
+    );
   }
   if (!values.help && positionals[0] === 'spool') {
     const spoolDir = values['spool-dir'] ? resolve(process.cwd(), values['spool-dir']) : loadConfig(env, cwd).spoolDir;
@@ -73,11 +82,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
 
   if (values.print) {
     if (layout) emit(printClusterScript(migrations, layout));
-    else emit(migrations.flatMap((m) => [`-- ${String(m.version).padStart(4, '0')}_${m.name}`, ...m.statements.map((s) => `${s};\n`)]).join('\n'));
+    else
+      emit(
+        migrations
+          .flatMap((m) => [`-- ${String(m.version).padStart(4, '0')}_${m.name}`, ...m.statements.map((s) => `${s};\n`)])
+          .join('\n'),
+      );
     return 0;
   }
   if (layout) clusterStatements(migrations, layout); // fail on an untranslatable migration before connecting
-  const config = loadConfig({ ...env, ...(layout ? { CLICKHOUSE_CLUSTER: layout.cluster, CLICKHOUSE_DATABASE: database } : {}) }, cwd);
+  const config = loadConfig(
+    { ...env, ...(layout ? { CLICKHOUSE_CLUSTER: layout.cluster, CLICKHOUSE_DATABASE: database } : {}) },
+    cwd,
+  );
   const store = openStore(config);
   try {
     const applied = await migrate(store.ingest, migrations, store.cluster);
@@ -92,7 +109,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: Error) => {
-      const expected = err instanceof ConfigError || err.name === 'ClusterDdlError' || err.name === 'TypeError' || err.name === 'SpoolCommandError' || err.name === 'DatasetError';
+      const expected =
+        err instanceof ConfigError ||
+        err.name === 'ClusterDdlError' ||
+        err.name === 'TypeError' ||
+        err.name === 'SpoolCommandError' ||
+        err.name === 'DatasetError';
       process.stderr.write(`${expected ? err.message : err.stack}\n`);
       process.exit(1);
     },

@@ -28,14 +28,20 @@ async function main(): Promise<void> {
   let published: string | null = null;
   const { cert, key, ca } = labCert(work, SITE);
   const site = createServer({ cert, key }, (req, res) => {
-    if (req.url === '/.well-known/tlsrum.txt' && published) return res.writeHead(200, { 'content-type': 'text/plain' }).end(`${published}\n`);
+    if (req.url === '/.well-known/tlsrum.txt' && published)
+      return res.writeHead(200, { 'content-type': 'text/plain' }).end(`${published}\n`);
     res.writeHead(404).end('not found');
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   const sitePort = (site.address() as { port: number }).port;
 
   const dashboardDir = join(work, 'dashboard');
-  await build({ root: join(root, 'dashboard'), configFile: join(root, 'dashboard/vite.config.ts'), logLevel: 'warn', build: { outDir: dashboardDir, emptyOutDir: true } });
+  await build({
+    root: join(root, 'dashboard'),
+    configFile: join(root, 'dashboard/vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: dashboardDir, emptyOutDir: true },
+  });
   const app = await buildApp(
     loadConfig({
       DATA_DIR: join(work, 'data'),
@@ -54,7 +60,14 @@ async function main(): Promise<void> {
   const browser = await puppeteer.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const page = await browser.newPage();

@@ -47,7 +47,9 @@ export function coverageSentence(c: Coverage): string {
   if (c.records === 0) return '';
   const share = (s: EvidenceSource) => (c.bySource[s] ?? 0) / c.records;
   const known = 1 - share('unknown');
-  const parts = EVIDENCE_SOURCES.filter((s): s is Exclude<EvidenceSource, 'unknown'> => s !== 'unknown').map((s) => `${SOURCE_WORDS[s]} ${pct(share(s))}`);
+  const parts = EVIDENCE_SOURCES.filter((s): s is Exclude<EvidenceSource, 'unknown'> => s !== 'unknown').map(
+    (s) => `${SOURCE_WORDS[s]} ${pct(share(s))}`,
+  );
   return `TLS version known for ${pct(known)} of records (${parts.join(', ')})${c.suppressed ? '; groups with too few clients left out' : ''}.`;
 }
 

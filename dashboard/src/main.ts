@@ -53,7 +53,8 @@ function showFilters(f: Filters) {
     const el = field(k) as HTMLSelectElement | null;
     // API-only filters (the crypto splits) have no control: a shared link may still carry them.
     if (!el) continue;
-    if (f[k] && ![...el.options].some((o) => o.value === f[k])) el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
+    if (f[k] && ![...el.options].some((o) => o.value === f[k]))
+      el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
     el.value = f[k];
   }
   (field('token') as HTMLInputElement).value = token.get();
@@ -65,9 +66,12 @@ function showFilters(f: Filters) {
  */
 function tokenProblem(err: unknown, f: Filters, t: string): string | null {
   if (!(err instanceof ApiError)) return null;
-  if (err.status === 401 && t) return 'This read token is not valid: it may be mistyped, or it was replaced when the site was registered again. Correct it and press "Apply token", or clear it to see all sites together.';
-  if (err.status === 401) return `The data of ${f.site || 'one site'} alone needs that site's read token: enter it above and press "Apply token", or choose "All sites".`;
-  if (err.status === 403) return `This read token is for another site (${err.message}). Choose that site, or "All sites".`;
+  if (err.status === 401 && t)
+    return 'This read token is not valid: it may be mistyped, or it was replaced when the site was registered again. Correct it and press "Apply token", or clear it to see all sites together.';
+  if (err.status === 401)
+    return `The data of ${f.site || 'one site'} alone needs that site's read token: enter it above and press "Apply token", or choose "All sites".`;
+  if (err.status === 403)
+    return `This read token is for another site (${err.message}). Choose that site, or "All sites".`;
   return null;
 }
 
@@ -79,7 +83,8 @@ function showNotice(text: string | null): void {
 
 function describeError(err: unknown): string {
   // The collector says why it is unavailable (busy, a query limit, the store not ready): show its words.
-  if (err instanceof ApiError && err.status === 503) return err.message || 'the collector is unavailable right now; retry in a few seconds.';
+  if (err instanceof ApiError && err.status === 503)
+    return err.message || 'the collector is unavailable right now; retry in a few seconds.';
   if (err instanceof TypeError) return 'the collector could not be reached (network error).';
   return err instanceof Error ? err.message : String(err);
 }
@@ -145,7 +150,11 @@ async function load(): Promise<void> {
     const drawn = await p.render(answer, ctx);
     if (signal.aborted) return;
     const flags = answer as { truncated?: boolean; sampled?: boolean };
-    const note = flags.truncated ? 'Only the largest groups are shown.' : flags.sampled ? 'Estimated from the most recent connections of the range.' : '';
+    const note = flags.truncated
+      ? 'Only the largest groups are shown.'
+      : flags.sampled
+        ? 'Estimated from the most recent connections of the range.'
+        : '';
     p.panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');
   };
   // One failing query never blanks the page: a failed panel tries once more by itself (a busy collector
@@ -197,7 +206,9 @@ function addCountries(a: Answer) {
   const fresh = a.cells.map((c) => c.key.country!).filter((c) => c && !have.has(c));
   if (fresh.length === 0) return;
   const current = select.value;
-  const all = [...[...select.options].slice(1).map((o) => o.value), ...fresh].sort((x, y) => countryName(x).localeCompare(countryName(y)));
+  const all = [...[...select.options].slice(1).map((o) => o.value), ...fresh].sort((x, y) =>
+    countryName(x).localeCompare(countryName(y)),
+  );
   select.length = 1;
   for (const c of all) select.append(new Option(countryName(c), c));
   select.value = current;

@@ -58,7 +58,16 @@ export function createPanel(
   section.querySelector('h2')!.textContent = opts.title;
   const desc = section.querySelector('.desc')!;
   desc.textContent = opts.description;
-  if (opts.link) desc.append(' ', Object.assign(document.createElement('a'), { textContent: opts.link.text, href: opts.link.href, target: '_blank', rel: 'noopener' }));
+  if (opts.link)
+    desc.append(
+      ' ',
+      Object.assign(document.createElement('a'), {
+        textContent: opts.link.text,
+        href: opts.link.href,
+        target: '_blank',
+        rel: 'noopener',
+      }),
+    );
   const body = section.querySelector<HTMLElement>('.body')!;
   const holder = section.querySelector<HTMLElement>('.charts')!;
   const table = document.createElement('div');
@@ -102,10 +111,20 @@ export function createPanel(
       section.dataset.state = state;
       section.setAttribute('aria-busy', String(state === 'loading'));
       status.textContent =
-        state === 'loading' ? 'Loading…' : state === 'empty' ? message || 'No data for these filters.' : state === 'error' ? `Could not load: ${message}` : message;
+        state === 'loading'
+          ? 'Loading…'
+          : state === 'empty'
+            ? message || 'No data for these filters.'
+            : state === 'error'
+              ? `Could not load: ${message}`
+              : message;
       status.className = `status ${state}`;
       if (state === 'error' && retry) {
-        const again = Object.assign(document.createElement('button'), { type: 'button', className: 'retry', textContent: 'Retry' });
+        const again = Object.assign(document.createElement('button'), {
+          type: 'button',
+          className: 'retry',
+          textContent: 'Retry',
+        });
         again.addEventListener('click', retry, { once: true });
         status.append(' ', again);
       }

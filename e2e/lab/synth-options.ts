@@ -12,7 +12,8 @@ export type LabPath = Pick<SyntheticOptions, 'proxy' | 'hostResolver' | 'h3Origi
 
 export function labPath(lab: RunningLab, profile: RttProfile, transport: 'tcp' | 'quic'): LabPath {
   const trust = { spkiHashes: [lab.ca.leafSpki, ...lab.crypto.spkis], caCertPath: lab.ca.caCert };
-  if (transport === 'tcp') return { ...trust, proxy: `socks5://127.0.0.1:${lab.socks[profile.name]}`, hostResolver: {} };
+  if (transport === 'tcp')
+    return { ...trust, proxy: `socks5://127.0.0.1:${lab.socks[profile.name]}`, hostResolver: {} };
   const relay = lab.udp[profile.name];
   if (!relay) throw new Error(`the lab has no UDP relay for profile ${profile.name} (started without QUIC?)`);
   return {

@@ -44,9 +44,16 @@ const ALL_ON: ProbeResult = {
   url: 'https://all-on.test/',
   host: 'all-on.test',
   phases: { dns: 0, tcp: 1, tls: 1, ttfb: 1 },
-  tls: { versions: { '1.0': false, '1.1': false, '1.2': true, '1.3': true }, negotiated: { version: '1.3', cipher: 'TLS_AES_128_GCM_SHA256', group: 'X25519', alpn: 'h2' } },
+  tls: {
+    versions: { '1.0': false, '1.1': false, '1.2': true, '1.3': true },
+    negotiated: { version: '1.3', cipher: 'TLS_AES_128_GCM_SHA256', group: 'X25519', alpn: 'h2' },
+  },
   pq: { supported: true },
-  cert: { chainLength: 2, chainBytes: 2000, leaf: { keyType: 'ecdsa', keyBits: 256, signatureAlgorithm: 'ecdsa-with-SHA256', issuer: 'lab', daysToExpiry: 60 } },
+  cert: {
+    chainLength: 2,
+    chainBytes: 2000,
+    leaf: { keyType: 'ecdsa', keyBits: 256, signatureAlgorithm: 'ecdsa-with-SHA256', issuer: 'lab', daysToExpiry: 60 },
+  },
   ocsp: { stapled: true },
   resumption: { '1.2': true, '1.3': true, ticketLifetimeS: 600 },
   earlyData: { allowed: true },
@@ -55,7 +62,8 @@ const ALL_ON: ProbeResult = {
 };
 
 /** A sentence template as a pattern over whole lines (any detail). */
-const pattern = (template: string) => new RegExp(`^${template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('\\{detail\\}', '.+')}$`);
+const pattern = (template: string) =>
+  new RegExp(`^${template.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace('\\{detail\\}', '.+')}$`);
 
 function agree(r: ProbeResult) {
   expect(r.errors).toEqual([]);
@@ -73,9 +81,16 @@ function agree(r: ProbeResult) {
     // The dashboard's checklist reads the same check object.
     if (check.checklist) expect(CHECKLIST).toContain(check);
     const said = sentence(check, reading);
-    const others = (['pass', 'fail'] as const).filter((v) => v !== reading.status).map((v) => (v === 'pass' ? check.title : check.failureTitle));
-    if (said !== null && (reading.status !== 'pass' || check.level.pass !== null)) expect(printed, check.id).toContain(said);
-    for (const other of others) expect(printed.filter((l) => l !== said && pattern(other).test(l)), `${check.id}: the opposite sentence`).toEqual([]);
+    const others = (['pass', 'fail'] as const)
+      .filter((v) => v !== reading.status)
+      .map((v) => (v === 'pass' ? check.title : check.failureTitle));
+    if (said !== null && (reading.status !== 'pass' || check.level.pass !== null))
+      expect(printed, check.id).toContain(said);
+    for (const other of others)
+      expect(
+        printed.filter((l) => l !== said && pattern(other).test(l)),
+        `${check.id}: the opposite sentence`,
+      ).toEqual([]);
     if (check.lossAlert) {
       const alert = alerts.find((a) => a.check === check.lossAlert!.check)!;
       expect(alert.status, `${check.id}: ${check.lossAlert.check}`).toBe(reading.status === 'fail' ? 'firing' : 'ok');
@@ -86,7 +101,11 @@ function agree(r: ProbeResult) {
 
 async function probeJson(args: string[]): Promise<ProbeResult> {
   let out = '';
-  const code = await main([...args, '--json', '--runs', '1', '--timeout', '5000'], (s) => (out += s), () => {});
+  const code = await main(
+    [...args, '--json', '--runs', '1', '--timeout', '5000'],
+    (s) => (out += s),
+    () => {},
+  );
   expect(code).toBe(0);
   return JSON.parse(out) as ProbeResult;
 }
@@ -105,7 +124,13 @@ describe('checks: the command line, the checklist and the change alerts agree', 
   for (const spec of SERVERS.filter((s) => PQ_CAPABLE || !s.crypto?.groups.every((g) => g.includes('MLKEM')))) {
     it(`main lab ${spec.id} (${spec.software})`, async () => {
       const host = hostOf('a', spec.id);
-      const r = await probeJson([`https://${host}:${mainLab.ports[spec.id]}/`, '--ca', mainLab.ca.caCert, '--resolve', `${host}=127.0.0.1`]);
+      const r = await probeJson([
+        `https://${host}:${mainLab.ports[spec.id]}/`,
+        '--ca',
+        mainLab.ca.caCert,
+        '--resolve',
+        `${host}=127.0.0.1`,
+      ]);
       const v = agree(r);
       expect(v.tickets).toBe(spec.resumption ? 'pass' : 'fail');
     });

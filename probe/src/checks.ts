@@ -68,7 +68,11 @@ function humanSeconds(s: number): string {
 }
 
 function keyName(leaf: NonNullable<ProbeResult['cert']['leaf']>): string {
-  return leaf.keyType === 'rsa' ? `RSA-${leaf.keyBits}` : leaf.keyType === 'ecdsa' ? `ECDSA P-${leaf.keyBits}` : leaf.keyType;
+  return leaf.keyType === 'rsa'
+    ? `RSA-${leaf.keyBits}`
+    : leaf.keyType === 'ecdsa'
+      ? `ECDSA P-${leaf.keyBits}`
+      : leaf.keyType;
 }
 
 export const CONFIG_CHECKS: readonly ConfigCheck[] = [
@@ -85,7 +89,10 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     },
     level: { pass: 'good', fail: 'warn' },
     scenario: 'tls13',
-    lossAlert: { check: 'probe_tls13_disabled', summary: 'TLS 1.3 was turned off: new connections need an extra round trip' },
+    lossAlert: {
+      check: 'probe_tls13_disabled',
+      summary: 'TLS 1.3 was turned off: new connections need an extra round trip',
+    },
     checklist: true,
     read: (r) => flag(r.tls.versions['1.3']),
   },
@@ -93,7 +100,8 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     id: 'legacy_versions',
     label: 'TLS 1.0 and 1.1 refused',
     title: 'Outdated TLS 1.0/1.1 is refused.',
-    failureTitle: 'Outdated TLS 1.0/1.1 is still accepted: browsers no longer use it; turning it off removes risk, not speed.',
+    failureTitle:
+      'Outdated TLS 1.0/1.1 is still accepted: browsers no longer use it; turning it off removes risk, not speed.',
     unknownTitle: null,
     advice: 'Refuse TLS 1.0 and 1.1: no current browser uses them.',
     fix: {
@@ -113,16 +121,23 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     id: 'tickets',
     label: 'Session resumption (tickets)',
     title: 'Returning visitors resume their session (quicker handshake) on {detail}.',
-    failureTitle: 'Session resumption does not work on {detail}: returning visitors pay for a full handshake every time.',
+    failureTitle:
+      'Session resumption does not work on {detail}: returning visitors pay for a full handshake every time.',
     unknownTitle: null,
-    advice: 'Make session resumption work on the TLS version browsers get from your server (TLS 1.3 when it is on; resuming only TLS 1.2 does not help them): session tickets with keys shared by every server, so returning visitors skip the full handshake.',
+    advice:
+      'Make session resumption work on the TLS version browsers get from your server (TLS 1.3 when it is on; resuming only TLS 1.2 does not help them): session tickets with keys shared by every server, so returning visitors skip the full handshake.',
     fix: {
-      nginx: 'ssl_session_tickets on; ssl_session_cache shared:SSL:10m; (several servers: the same ssl_session_ticket_key file on each)',
-      caddy: 'on by default, with ticket keys it rotates itself (remove a session_tickets disabled setting from its JSON config)',
+      nginx:
+        'ssl_session_tickets on; ssl_session_cache shared:SSL:10m; (several servers: the same ssl_session_ticket_key file on each)',
+      caddy:
+        'on by default, with ticket keys it rotates itself (remove a session_tickets disabled setting from its JSON config)',
     },
     level: { pass: 'good', fail: 'bad' },
     scenario: 'resumption',
-    lossAlert: { check: 'probe_resumption_lost', summary: 'session resumption stopped working: returning visitors now pay for a full handshake' },
+    lossAlert: {
+      check: 'probe_resumption_lost',
+      summary: 'session resumption stopped working: returning visitors now pay for a full handshake',
+    },
     checklist: true,
     read: (r) => {
       const v = browsersVersion(r);
@@ -130,7 +145,9 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
       if (resumed === null) return { status: 'unknown' };
       const life = r.resumption.ticketLifetimeS;
       const on = `TLS ${v}${v === '1.3' ? '' : ' (the newest version this server accepts)'}`;
-      return resumed ? { status: 'pass', detail: `${on}${life !== null ? `; tickets are valid for ${humanSeconds(life)}` : ''}` } : { status: 'fail', detail: on };
+      return resumed
+        ? { status: 'pass', detail: `${on}${life !== null ? `; tickets are valid for ${humanSeconds(life)}` : ''}` }
+        : { status: 'fail', detail: on };
     },
   },
   {
@@ -139,10 +156,12 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'Tickets allow 0-RTT early data: a returning visitor can send its request with the first packet.',
     failureTitle: '0-RTT early data is off (a safe default; turning it on saves a round trip for returning visitors).',
     unknownTitle: null,
-    advice: 'Allow 0-RTT early data for safe (GET) requests: a returning visitor sends its request without waiting for the handshake.',
+    advice:
+      'Allow 0-RTT early data for safe (GET) requests: a returning visitor sends its request without waiting for the handshake.',
     fix: {
-      nginx: 'ssl_early_data on; (and pass Early-Data: $ssl_early_data to the application, so it can refuse requests that must not be replayed)',
-      caddy: 'not over TCP (Go\'s TLS has no 0-RTT); over HTTP/3 it is QUIC\'s to offer',
+      nginx:
+        'ssl_early_data on; (and pass Early-Data: $ssl_early_data to the application, so it can refuse requests that must not be replayed)',
+      caddy: "not over TCP (Go's TLS has no 0-RTT); over HTTP/3 it is QUIC's to offer",
     },
     level: { pass: 'info', fail: 'info' },
     scenario: 'zero_rtt',
@@ -188,9 +207,11 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     id: 'ocsp',
     label: 'OCSP stapling',
     title: 'The certificate status (OCSP) is stapled: browsers need not ask the certificate authority.',
-    failureTitle: 'No stapled certificate status (OCSP): some browsers may contact the certificate authority, which can add a delay.',
+    failureTitle:
+      'No stapled certificate status (OCSP): some browsers may contact the certificate authority, which can add a delay.',
     unknownTitle: null,
-    advice: 'Staple the certificate\'s OCSP response: browsers that check revocation need not ask the certificate authority. A certificate whose authority runs no OCSP service cannot be stapled.',
+    advice:
+      "Staple the certificate's OCSP response: browsers that check revocation need not ask the certificate authority. A certificate whose authority runs no OCSP service cannot be stapled.",
     fix: {
       nginx: 'ssl_stapling on; ssl_stapling_verify on; (and a resolver)',
       caddy: 'on by default (remove a global ocsp_stapling off)',
@@ -207,7 +228,8 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     title: 'The server sends {detail}.',
     failureTitle: 'The server sends {detail}: a shorter chain means fewer bytes before the page can start.',
     unknownTitle: null,
-    advice: 'Send only your certificate and its issuer (not the root or a cross-signature): fewer bytes before the page can start.',
+    advice:
+      'Send only your certificate and its issuer (not the root or a cross-signature): fewer bytes before the page can start.',
     fix: {
       nginx: 'ssl_certificate names a file holding the leaf, then its intermediate, nothing more',
       caddy: 'sends its own certificates that way; with tls cert.pem key.pem, put the same two in cert.pem',
@@ -219,16 +241,20 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     read: (r) => {
       const { leaf, chainLength: n, chainBytes: bytes } = r.cert;
       if (!leaf) return { status: 'unknown' };
-      return n <= 2 ? { status: 'pass', detail: `${n} certificate(s), ${bytes} bytes in all` } : { status: 'fail', detail: `${n} certificates (${bytes} bytes)` };
+      return n <= 2
+        ? { status: 'pass', detail: `${n} certificate(s), ${bytes} bytes in all` }
+        : { status: 'fail', detail: `${n} certificates (${bytes} bytes)` };
     },
   },
   {
     id: 'leaf',
     label: 'ECDSA or RSA-2048 certificate key',
     title: 'The certificate key is {detail}: quick to sign.',
-    failureTitle: 'The certificate key is {detail}: the server spends noticeably more time signing each handshake than with ECDSA or RSA-2048.',
+    failureTitle:
+      'The certificate key is {detail}: the server spends noticeably more time signing each handshake than with ECDSA or RSA-2048.',
     unknownTitle: null,
-    advice: 'Use an ECDSA P-256 certificate (or RSA-2048): larger RSA keys cost the server milliseconds of signing on every full handshake.',
+    advice:
+      'Use an ECDSA P-256 certificate (or RSA-2048): larger RSA keys cost the server milliseconds of signing on every full handshake.',
     fix: {
       nginx: 'ssl_certificate / ssl_certificate_key of an ECDSA pair (it may sit beside the RSA one)',
       caddy: 'key_type p256 (the default for the certificates it obtains)',
@@ -240,7 +266,10 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     read: (r) => {
       const leaf = r.cert.leaf;
       if (!leaf) return { status: 'unknown' };
-      const quick = leaf.keyType === 'ecdsa' || leaf.keyType === 'ed25519' || (leaf.keyType === 'rsa' && (leaf.keyBits ?? 0) <= 2048);
+      const quick =
+        leaf.keyType === 'ecdsa' ||
+        leaf.keyType === 'ed25519' ||
+        (leaf.keyType === 'rsa' && (leaf.keyBits ?? 0) <= 2048);
       return { status: quick ? 'pass' : 'fail', detail: keyName(leaf) };
     },
   },
@@ -253,7 +282,8 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     advice: 'Renew the certificate before it expires: browsers refuse an expired one.',
     fix: {
       nginx: 'renew it (e.g. certbot renew), then nginx -s reload',
-      caddy: 'renews its own certificates: check that its storage folder is writable and its log shows no renewal error',
+      caddy:
+        'renews its own certificates: check that its storage folder is writable and its log shows no renewal error',
     },
     level: { pass: 'info', fail: 'bad' },
     scenario: null,
@@ -264,7 +294,10 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
       if (!leaf) return { status: 'unknown' };
       const d = leaf.daysToExpiry;
       if (d >= EXPIRY_WARNING_DAYS) return { status: 'pass', detail: `${d} more days (issued by ${leaf.issuer})` };
-      return { status: 'fail', detail: d < 0 ? `expired ${-d} day(s) ago: browsers refuse this site` : `expires in ${d} day(s): renew it now` };
+      return {
+        status: 'fail',
+        detail: d < 0 ? `expired ${-d} day(s) ago: browsers refuse this site` : `expires in ${d} day(s): renew it now`,
+      };
     },
   },
   {
@@ -272,17 +305,23 @@ export const CONFIG_CHECKS: readonly ConfigCheck[] = [
     label: 'Post-quantum key exchange',
     title: 'Post-quantum key exchange (X25519MLKEM768) is negotiated.',
     failureTitle: 'Post-quantum key exchange is not negotiated (the server picked {detail}).',
-    unknownTitle: 'Post-quantum key exchange could not be tested: this probe runs on an OpenSSL older than 3.5 (Node < 24).',
-    advice: 'Offer the X25519MLKEM768 hybrid key exchange (OpenSSL 3.5+, recent Go, BoringSSL): protects today\'s traffic against future quantum decryption; no speed change.',
+    unknownTitle:
+      'Post-quantum key exchange could not be tested: this probe runs on an OpenSSL older than 3.5 (Node < 24).',
+    advice:
+      "Offer the X25519MLKEM768 hybrid key exchange (OpenSSL 3.5+, recent Go, BoringSSL): protects today's traffic against future quantum decryption; no speed change.",
     fix: {
       nginx: 'ssl_ecdh_curve X25519MLKEM768:X25519; (nginx built with OpenSSL 3.5 or later)',
-      caddy: 'on by default when built with Go 1.24 or later (curves x25519mlkem768 x25519 in the tls block, if curves are listed)',
+      caddy:
+        'on by default when built with Go 1.24 or later (curves x25519mlkem768 x25519 in the tls block, if curves are listed)',
     },
     level: { pass: 'good', fail: 'info' },
     scenario: null,
     lossAlert: null,
     checklist: true,
-    read: (r) => (r.pq.supported === false ? { status: 'fail', detail: r.tls.negotiated.group ?? 'another group' } : flag(r.pq.supported)),
+    read: (r) =>
+      r.pq.supported === false
+        ? { status: 'fail', detail: r.tls.negotiated.group ?? 'another group' }
+        : flag(r.pq.supported),
   },
 ];
 
@@ -291,6 +330,7 @@ export const CHECKLIST: readonly ConfigCheck[] = CONFIG_CHECKS.filter((c) => c.c
 
 /** The sentence a site owner reads for a reading, or null when the check says nothing for it. */
 export function sentence(check: ConfigCheck, reading: Reading): string | null {
-  const template = reading.status === 'pass' ? check.title : reading.status === 'fail' ? check.failureTitle : check.unknownTitle;
+  const template =
+    reading.status === 'pass' ? check.title : reading.status === 'fail' ? check.failureTitle : check.unknownTitle;
   return template === null ? null : template.replace('{detail}', reading.detail ?? '');
 }

@@ -48,7 +48,8 @@ export function parseProbeArgs(argv: string[]): { urls: string[]; json: boolean;
   const int = (v: string | undefined, name: string, min: number, max: number, dflt: number) => {
     if (v === undefined) return dflt;
     const n = /^\d+$/.test(v) ? Number(v) : NaN;
-    if (!(n >= min && n <= max)) throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${v}"`);
+    if (!(n >= min && n <= max))
+      throw new UsageError(`${name} must be a whole number from ${min} to ${max}, got "${v}"`);
     return n;
   };
   const resolve: Record<string, string> = {};
@@ -61,7 +62,9 @@ export function parseProbeArgs(argv: string[]): { urls: string[]; json: boolean;
     try {
       return readFileSync(file, 'utf8');
     } catch (err) {
-      throw new UsageError(`cannot read --ca ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      throw new UsageError(
+        `cannot read --ca ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
     }
   });
   return {
@@ -77,7 +80,11 @@ export function parseProbeArgs(argv: string[]): { urls: string[]; json: boolean;
   };
 }
 
-export async function main(argv: string[], out: (s: string) => void = console.log, err: (s: string) => void = console.error): Promise<number> {
+export async function main(
+  argv: string[],
+  out: (s: string) => void = console.log,
+  err: (s: string) => void = console.error,
+): Promise<number> {
   let args;
   try {
     args = parseProbeArgs(argv);

@@ -78,7 +78,11 @@ function tcpConnect(address: string, port: number, timeoutMs: number): Promise<S
 }
 
 /** Handshake facts are read from the socket afterwards; certificate trust is never enforced here (see probe.ts). */
-export async function connectTls(target: Target, tlsOptions: ConnectionOptions, timeoutMs: number): Promise<Connection> {
+export async function connectTls(
+  target: Target,
+  tlsOptions: ConnectionOptions,
+  timeoutMs: number,
+): Promise<Connection> {
   const { address, ms: dns } = await resolve(target, timeoutMs);
   const t1 = now();
   const raw = await tcpConnect(address, target.port, timeoutMs);
@@ -98,7 +102,9 @@ export async function connectTls(target: Target, tlsOptions: ConnectionOptions, 
   const handshake = new Promise<void>((res, rej) => {
     socket.once('secureConnect', () => res());
     socket.once('error', (err: NodeJS.ErrnoException) => rej(new StageError('tls', tlsReason(err), err.code)));
-    socket.once('close', () => rej(new StageError('tls', 'the server closed the connection during the handshake', 'ECONNRESET')));
+    socket.once('close', () =>
+      rej(new StageError('tls', 'the server closed the connection during the handshake', 'ECONNRESET')),
+    );
   });
   try {
     await withTimeout(handshake, timeoutMs, 'tls', () => socket.destroy());
@@ -116,6 +122,7 @@ function tlsReason(err: NodeJS.ErrnoException): string {
   const code = err.code ?? '';
   if (/PROTOCOL_VERSION|UNSUPPORTED_PROTOCOL|WRONG_VERSION_NUMBER|NO_PROTOCOLS_AVAILABLE/.test(code))
     return `the server refused this TLS version (${code})`;
-  if (/HANDSHAKE_FAILURE|NO_SHARED_CIPHER|NO_CIPHERS/.test(code)) return `no cipher or group in common with the server (${code})`;
+  if (/HANDSHAKE_FAILURE|NO_SHARED_CIPHER|NO_CIPHERS/.test(code))
+    return `no cipher or group in common with the server (${code})`;
   return `handshake failed (${code || err.message})`;
 }

@@ -16,7 +16,9 @@ const MAX_HEAD_BYTES = 64 * 1024;
 const USER_AGENT = 'tlsrum-probe/0.1';
 
 export function httpRequest(socket: TLSSocket, url: URL, timeoutMs: number): Promise<HttpAnswer> {
-  return withTimeout(socket.alpnProtocol === 'h2' ? viaH2(socket, url) : viaH1(socket, url), timeoutMs, 'http', () => socket.destroy());
+  return withTimeout(socket.alpnProtocol === 'h2' ? viaH2(socket, url) : viaH1(socket, url), timeoutMs, 'http', () =>
+    socket.destroy(),
+  );
 }
 
 function viaH1(socket: TLSSocket, url: URL): Promise<HttpAnswer> {
@@ -31,11 +33,16 @@ function viaH1(socket: TLSSocket, url: URL): Promise<HttpAnswer> {
       socket.destroy();
       const lines = head.slice(0, end < 0 ? undefined : end).split('\r\n');
       const status = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(lines[0] ?? '');
-      if (!status) return rej(new StageError('http', `not an HTTP/1.x response: ${JSON.stringify((lines[0] ?? '').slice(0, 60))}`));
+      if (!status)
+        return rej(
+          new StageError('http', `not an HTTP/1.x response: ${JSON.stringify((lines[0] ?? '').slice(0, 60))}`),
+        );
       const altSvc = lines.filter((l) => /^alt-svc:/i.test(l)).map((l) => l.slice(l.indexOf(':') + 1).trim());
       res({ status: Number(status[1]), ttfb: t1 - t0, altSvc: altSvc.length ? altSvc.join(', ') : null });
     });
-    socket.once('error', (err: NodeJS.ErrnoException) => rej(new StageError('http', `request failed (${err.code ?? err.message})`)));
+    socket.once('error', (err: NodeJS.ErrnoException) =>
+      rej(new StageError('http', `request failed (${err.code ?? err.message})`)),
+    );
     socket.once('end', () => rej(new StageError('http', 'the server closed the connection without an answer')));
     const t0 = performance.now();
     socket.write(

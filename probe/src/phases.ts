@@ -30,7 +30,12 @@ export interface ColdRuns {
   errors: string[];
 }
 
-const VERSION_OF: Record<string, ProbeTlsVersion> = { TLSv1: '1.0', 'TLSv1.1': '1.1', 'TLSv1.2': '1.2', 'TLSv1.3': '1.3' };
+const VERSION_OF: Record<string, ProbeTlsVersion> = {
+  TLSv1: '1.0',
+  'TLSv1.1': '1.1',
+  'TLSv1.2': '1.2',
+  'TLSv1.3': '1.3',
+};
 const GROUP_NAMES: Record<string, string> = { prime256v1: 'P-256', secp384r1: 'P-384', secp521r1: 'P-521' };
 
 export function negotiatedOf(socket: TLSSocket): ProbeResult['tls']['negotiated'] {
@@ -61,7 +66,13 @@ function trustingAlso(extraCa: string[]): SecureContext {
   return context;
 }
 
-export async function coldRuns(target: Target, url: URL, runs: number, extraCa: string[], timeoutMs: number): Promise<ColdRuns> {
+export async function coldRuns(
+  target: Target,
+  url: URL,
+  runs: number,
+  extraCa: string[],
+  timeoutMs: number,
+): Promise<ColdRuns> {
   const samples: RunSample[] = [];
   const errors = new Set<string>();
   let modern: ModernFacts | null = null;

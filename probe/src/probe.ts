@@ -83,7 +83,10 @@ function identityOf(chain: Buffer[]): ProbeIdentity {
   return { leafSpkiSha256: createHash('sha256').update(spki).digest('hex'), chainSha256: all.digest('hex') };
 }
 
-export async function probeWithIdentity(input: string, options: ProbeOptions = DEFAULT_PROBE_OPTIONS): Promise<ProbeOutcome> {
+export async function probeWithIdentity(
+  input: string,
+  options: ProbeOptions = DEFAULT_PROBE_OPTIONS,
+): Promise<ProbeOutcome> {
   const url = probeUrl(input);
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const target: Target = { host, port: Number(url.port || 443), address: options.resolve[host] };
@@ -99,7 +102,8 @@ export async function probeWithIdentity(input: string, options: ProbeOptions = D
   const accepted = (v: string) => tries?.find((t) => t.version === v)?.accepted ?? null;
   // The chain as sent, from the newest version's handshake (servers may send different chains per version: rare).
   const chainFrom = tries ? [...tries].reverse().find((t) => t.accepted && t.chain.length > 0) : undefined;
-  const pick = (k: keyof (typeof runs.samples)[number]) => median(runs.samples.flatMap((s) => (s[k] === null ? [] : [s[k]])));
+  const pick = (k: keyof (typeof runs.samples)[number]) =>
+    median(runs.samples.flatMap((s) => (s[k] === null ? [] : [s[k]])));
   const result: ProbeResult = {
     url: url.href,
     host,
@@ -113,7 +117,10 @@ export async function probeWithIdentity(input: string, options: ProbeOptions = D
     ocsp: { stapled: modern ? modern.ocspStapled : null },
     resumption: res?.resumption ?? { '1.2': null, '1.3': null, ticketLifetimeS: null },
     earlyData: res?.earlyData ?? { allowed: null },
-    h3: { advertised: modern?.altSvc ? /(^|[\s,])h3(-\d+)?=/.test(modern.altSvc) : false, altSvc: modern?.altSvc ?? null },
+    h3: {
+      advertised: modern?.altSvc ? /(^|[\s,])h3(-\d+)?=/.test(modern.altSvc) : false,
+      altSvc: modern?.altSvc ?? null,
+    },
     errors,
   };
   return { result, identity: identityOf(chainFrom?.chain ?? []) };

@@ -14,7 +14,11 @@ export interface ResumptionFacts {
   errors: string[];
 }
 
-async function resumes(target: Target, tried: VersionTry, timeoutMs: number): Promise<{ resumed: boolean | null; error: string | null }> {
+async function resumes(
+  target: Target,
+  tried: VersionTry,
+  timeoutMs: number,
+): Promise<{ resumed: boolean | null; error: string | null }> {
   if (tried.accepted !== true) return { resumed: null, error: null };
   // No session or ticket issued at all: nothing a client could resume with.
   if (!tried.session) return { resumed: false, error: null };
@@ -29,7 +33,11 @@ async function resumes(target: Target, tried: VersionTry, timeoutMs: number): Pr
   }
 }
 
-export async function resumptionFacts(target: Target, tries: VersionTry[], timeoutMs: number): Promise<ResumptionFacts> {
+export async function resumptionFacts(
+  target: Target,
+  tries: VersionTry[],
+  timeoutMs: number,
+): Promise<ResumptionFacts> {
   const of = (v: string) => tries.find((t) => t.version === v)!;
   const [r12, r13] = await Promise.all([resumes(target, of('1.2'), timeoutMs), resumes(target, of('1.3'), timeoutMs)]);
   const errors = [r12.error, r13.error].filter((e): e is string => e !== null);
@@ -44,7 +52,8 @@ export async function resumptionFacts(target: Target, tries: VersionTry[], timeo
   };
   const s13 = facts(of('1.3'));
   const s12 = facts(of('1.2'));
-  const ticketLifetimeS = (s13?.hasTicket ? s13.ticketLifetimeS : null) ?? (s12?.hasTicket ? s12.ticketLifetimeS : null);
+  const ticketLifetimeS =
+    (s13?.hasTicket ? s13.ticketLifetimeS : null) ?? (s12?.hasTicket ? s12.ticketLifetimeS : null);
   return {
     resumption: { '1.2': r12.resumed, '1.3': r13.resumed, ticketLifetimeS },
     // Early data rides on a TLS 1.3 ticket: no TLS 1.3, nothing to say; TLS 1.3 without a ticket, no 0-RTT.

@@ -23,7 +23,9 @@ export function formatResult(r: ProbeResult, runs: number): string {
     `  negotiated ${n.version ? `TLS ${n.version}, ${n.cipher}, group ${n.group ?? '—'}, ALPN ${n.alpn ?? 'none'}` : '—'}`,
     `  pq hybrid  ${r.pq.supported === null ? 'not testable here' : yn(r.pq.supported)}`,
     `  chain      ${r.cert.chainLength} certificate(s), ${r.cert.chainBytes} bytes` +
-      (leaf ? `; leaf ${leaf.keyType}${leaf.keyBits ? `-${leaf.keyBits}` : ''}, ${leaf.signatureAlgorithm}, issuer ${leaf.issuer}, ${leaf.daysToExpiry} days left` : ''),
+      (leaf
+        ? `; leaf ${leaf.keyType}${leaf.keyBits ? `-${leaf.keyBits}` : ''}, ${leaf.signatureAlgorithm}, issuer ${leaf.issuer}, ${leaf.daysToExpiry} days left`
+        : ''),
     `  ocsp       stapled: ${yn(r.ocsp.stapled)}`,
     `  resumption 1.2 ${yn(r.resumption['1.2'])}, 1.3 ${yn(r.resumption['1.3'])}, ticket lifetime ${r.resumption.ticketLifetimeS === null ? '—' : `${r.resumption.ticketLifetimeS} s`}, 0-RTT ${yn(r.earlyData.allowed)}`,
     `  alt-svc    ${r.h3.altSvc ?? '—'}`,

@@ -8,11 +8,16 @@
  */
 import type { SecureVersion } from 'node:tls';
 import { PROBE_TLS_VERSIONS, type ProbeTlsVersion } from '@tlsrum/shared';
-import type { StageError} from './connect';
+import type { StageError } from './connect';
 import { connectTls, type Connection, type Target } from './connect';
 import { sentChain } from './cert';
 
-export const NODE_TLS: Record<ProbeTlsVersion, SecureVersion> = { '1.0': 'TLSv1', '1.1': 'TLSv1.1', '1.2': 'TLSv1.2', '1.3': 'TLSv1.3' };
+export const NODE_TLS: Record<ProbeTlsVersion, SecureVersion> = {
+  '1.0': 'TLSv1',
+  '1.1': 'TLSv1.1',
+  '1.2': 'TLSv1.2',
+  '1.3': 'TLSv1.3',
+};
 
 export interface VersionTry {
   version: ProbeTlsVersion;
@@ -33,13 +38,19 @@ export function versionOptions(version: ProbeTlsVersion) {
   };
 }
 
-export async function tryVersion(target: Target, url: URL, version: ProbeTlsVersion, timeoutMs: number): Promise<VersionTry> {
+export async function tryVersion(
+  target: Target,
+  url: URL,
+  version: ProbeTlsVersion,
+  timeoutMs: number,
+): Promise<VersionTry> {
   let conn: Connection;
   try {
     conn = await connectTls(target, versionOptions(version), timeoutMs);
   } catch (err) {
     const e = err as StageError;
-    if (e.stage === 'tls' && e.code !== 'TIMEOUT') return { version, accepted: false, chain: [], session: null, error: null };
+    if (e.stage === 'tls' && e.code !== 'TIMEOUT')
+      return { version, accepted: false, chain: [], session: null, error: null };
     return { version, accepted: null, chain: [], session: null, error: `TLS ${version} try, ${e.stage}: ${e.message}` };
   }
   try {
@@ -56,7 +67,12 @@ export async function tryVersion(target: Target, url: URL, version: ProbeTlsVers
  * wait for a ticket, the first response byte or the end of the connection. TLS 1.2 sessions exist at once
  * (a ticket from the handshake, or a session id).
  */
-async function settleSession(conn: Connection, url: URL, version: ProbeTlsVersion, timeoutMs: number): Promise<Buffer | null> {
+async function settleSession(
+  conn: Connection,
+  url: URL,
+  version: ProbeTlsVersion,
+  timeoutMs: number,
+): Promise<Buffer | null> {
   const { socket } = conn;
   if (version === '1.3' && conn.sessions.length === 0) {
     await new Promise<void>((res) => {

@@ -13,9 +13,16 @@ const good: ProbeResult = {
   url: 'https://www.example.test/',
   host: 'www.example.test',
   phases: { dns: 1, tcp: 10, tls: 12, ttfb: 20 },
-  tls: { versions: { '1.0': false, '1.1': false, '1.2': true, '1.3': true }, negotiated: { version: '1.3', cipher: 'TLS_AES_128_GCM_SHA256', group: 'X25519', alpn: 'h2' } },
+  tls: {
+    versions: { '1.0': false, '1.1': false, '1.2': true, '1.3': true },
+    negotiated: { version: '1.3', cipher: 'TLS_AES_128_GCM_SHA256', group: 'X25519', alpn: 'h2' },
+  },
   pq: { supported: null },
-  cert: { chainLength: 2, chainBytes: 2400, leaf: { keyType: 'ecdsa', keyBits: 256, signatureAlgorithm: 'ecdsa-with-SHA256', issuer: 'R3', daysToExpiry: 60 } },
+  cert: {
+    chainLength: 2,
+    chainBytes: 2400,
+    leaf: { keyType: 'ecdsa', keyBits: 256, signatureAlgorithm: 'ecdsa-with-SHA256', issuer: 'R3', daysToExpiry: 60 },
+  },
   ocsp: { stapled: true },
   resumption: { '1.2': true, '1.3': true, ticketLifetimeS: 7200 },
   earlyData: { allowed: false },
@@ -41,7 +48,12 @@ describe('the list of checks', () => {
     const alerts = CONFIG_CHECKS.flatMap((c) => (c.lossAlert ? [c.lossAlert.check] : []));
     expect(new Set(alerts).size).toBe(alerts.length);
     for (const a of alerts) expect(PROBE_CHECKS).toContain(a);
-    expect(alerts.sort()).toEqual(['probe_h3_lost', 'probe_ocsp_lost', 'probe_resumption_lost', 'probe_tls13_disabled']);
+    expect(alerts.sort()).toEqual([
+      'probe_h3_lost',
+      'probe_ocsp_lost',
+      'probe_resumption_lost',
+      'probe_tls13_disabled',
+    ]);
   });
 
   it('the dashboard checklist keeps its rows and their order', () => {
@@ -56,7 +68,9 @@ describe('the list of checks', () => {
       return s !== null && (reading.status !== 'pass' || c.level.pass !== null) ? [s] : [];
     });
     expect(texts).toEqual(expected);
-    expect(texts).toContain('Returning visitors resume their session (quicker handshake) on TLS 1.3; tickets are valid for 120 minutes.');
+    expect(texts).toContain(
+      'Returning visitors resume their session (quicker handshake) on TLS 1.3; tickets are valid for 120 minutes.',
+    );
   });
 });
 
@@ -82,6 +96,8 @@ describe('session resumption: on the version browsers get', () => {
   });
 
   it('unmeasured resumption is unknown, never a failure', () => {
-    expect(tickets.read({ ...good, resumption: { '1.2': true, '1.3': null, ticketLifetimeS: null } }).status).toBe('unknown');
+    expect(tickets.read({ ...good, resumption: { '1.2': true, '1.3': null, ticketLifetimeS: null } }).status).toBe(
+      'unknown',
+    );
   });
 });

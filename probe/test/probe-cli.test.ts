@@ -15,7 +15,11 @@ const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 async function run(args: string[]) {
   let out = '';
   let err = '';
-  const code = await main(args, (s) => (out += s), (s) => (err += s));
+  const code = await main(
+    args,
+    (s) => (out += s),
+    (s) => (err += s),
+  );
   return { code, out, err };
 }
 
@@ -56,7 +60,14 @@ describe('pnpm probe: usage', () => {
 describe('pnpm probe: unreachable', () => {
   it('a closed port is a failed probe with its reason, JSON still of the documented shape', async () => {
     const port = await closedPort();
-    const { code, out } = await run([`https://probe.test:${port}/`, '--json', '--runs', '1', '--resolve', 'probe.test=127.0.0.1']);
+    const { code, out } = await run([
+      `https://probe.test:${port}/`,
+      '--json',
+      '--runs',
+      '1',
+      '--resolve',
+      'probe.test=127.0.0.1',
+    ]);
     expect(code).toBe(EXIT.failed);
     const r = JSON.parse(out) as ProbeResult;
     expect(Value.Check(ProbeResult, r)).toBe(true);
@@ -68,11 +79,15 @@ describe('pnpm probe: unreachable', () => {
     const port = await closedPort();
     const exitOf = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string }>((res) => {
-        execFile(process.execPath, ['--import', 'tsx', CLI, ...args], (err, stdout) => res({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout }));
+        execFile(process.execPath, ['--import', 'tsx', CLI, ...args], (err, stdout) =>
+          res({ code: err ? ((err as { code?: number }).code ?? null) : 0, stdout }),
+        );
       });
     expect((await exitOf([])).code).toBe(2);
     const failed = await exitOf([`https://127.0.0.1:${port}/`, '--runs', '1']);
     expect(failed.code).toBe(1);
-    expect(failed.stdout).toContain(`Could not complete a check — tcp: cannot connect to 127.0.0.1:${port} (ECONNREFUSED).`);
+    expect(failed.stdout).toContain(
+      `Could not complete a check — tcp: cannot connect to 127.0.0.1:${port} (ECONNREFUSED).`,
+    );
   });
 });

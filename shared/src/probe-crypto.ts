@@ -12,7 +12,12 @@ import type { ProbeResult } from './probe';
 import { securityFields } from './classify/record-fields';
 import type { HandshakeRecord } from './schema';
 
-export type ProbeCryptoFacts = Partial<Pick<HandshakeRecord, 'group' | 'cipher' | 'certKeyType' | 'certKeyBits' | 'certChainLength' | 'certChainBytes' | 'ocspStapled'>>;
+export type ProbeCryptoFacts = Partial<
+  Pick<
+    HandshakeRecord,
+    'group' | 'cipher' | 'certKeyType' | 'certKeyBits' | 'certChainLength' | 'certChainBytes' | 'ocspStapled'
+  >
+>;
 
 /** The record fields a probe result supports; null when the probe did not reach the server's certificate. */
 export function cryptoFactsFromProbe(p: ProbeResult): ProbeCryptoFacts | null {

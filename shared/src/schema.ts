@@ -33,7 +33,6 @@ import {
   HOSTNAME_PATTERN,
 } from './constants';
 
-
 /** A closed set of strings, from the `as const` arrays in constants.ts. */
 const oneOf = <T extends readonly string[]>(values: T, description: string): TEnum<[...T]> =>
   Type.Enum<[...T]>([...values], { description });
@@ -51,9 +50,14 @@ export const EpochMs = Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, descript
 
 export const HandshakeRecord = Type.Object(
   {
-    ts: Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: 'When the connection started (the collector refuses a record more than 24 h from its clock).' }),
+    ts: Type.Integer({
+      minimum: MIN_TS,
+      maximum: MAX_TS,
+      description: 'When the connection started (the collector refuses a record more than 24 h from its clock).',
+    }),
     site: Type.Union([Hostname, Type.Null()], {
-      description: 'The registered site (GET /v1/sites) the connection belongs to, lower case; null for any site that is not registered. Never a path, a query or a port.',
+      description:
+        'The registered site (GET /v1/sites) the connection belongs to, lower case; null for any site that is not registered. Never a path, a query or a port.',
     }),
     entryType: oneOf(ENTRY_TYPES, 'Which timing entry measured the connection.'),
     protocol: oneOf(PROTOCOLS, 'nextHopProtocol, normalised (h3-29 becomes h3).'),
@@ -74,16 +78,35 @@ export const HandshakeRecord = Type.Object(
     ttfb: Phase('Time to first byte, ms: responseStart − requestStart.'),
     cipher: Type.Optional(Token('Cipher suite, e.g. TLS_AES_128_GCM_SHA256 (Firefox, synthetic runner).')),
     group: Type.Optional(Token('Key exchange group, e.g. X25519MLKEM768 (Firefox, synthetic runner).')),
-    signatureScheme: Type.Optional(Token('The server\'s signature scheme (Firefox).')),
-    certChainLength: Type.Optional(Type.Integer({ minimum: 0, maximum: 16, description: 'Certificates the server sent (Firefox).' })),
-    certKeyType: Type.Optional(oneOf(CERT_KEY_TYPES, "Public-key algorithm of the leaf certificate, from its SubjectPublicKeyInfo (Firefox: parsed from rawDER in the background script; synthetic runner).")),
+    signatureScheme: Type.Optional(Token("The server's signature scheme (Firefox).")),
+    certChainLength: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 16, description: 'Certificates the server sent (Firefox).' }),
+    ),
+    certKeyType: Type.Optional(
+      oneOf(
+        CERT_KEY_TYPES,
+        'Public-key algorithm of the leaf certificate, from its SubjectPublicKeyInfo (Firefox: parsed from rawDER in the background script; synthetic runner).',
+      ),
+    ),
     certKeyBits: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_CERT_KEY_BITS, description: "The leaf's key size in bits: RSA modulus bits (2048, 4096), EC curve bits (256 = P-256, 384, 521), 256 for Ed25519." }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_CERT_KEY_BITS,
+        description:
+          "The leaf's key size in bits: RSA modulus bits (2048, 4096), EC curve bits (256 = P-256, 384, 521), 256 for Ed25519.",
+      }),
     ),
     certChainBytes: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: MAX_CERT_CHAIN_BYTES, description: 'DER bytes of every certificate the server sent, summed (Firefox certificateChain; synthetic runner).' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_CERT_CHAIN_BYTES,
+        description:
+          'DER bytes of every certificate the server sent, summed (Firefox certificateChain; synthetic runner).',
+      }),
     ),
-    ocspStapled: Type.Optional(Type.Boolean({ description: 'The server stapled an OCSP response (Firefox usedOcsp; synthetic runner).' })),
+    ocspStapled: Type.Optional(
+      Type.Boolean({ description: 'The server stapled an OCSP response (Firefox usedOcsp; synthetic runner).' }),
+    ),
     ech: Type.Optional(Type.Boolean({ description: 'Encrypted Client Hello was used (Firefox usedEch).' })),
     browser: oneOf(BROWSERS, 'Browser family.'),
     browserMajor: Type.Integer({ minimum: 0, maximum: 999, description: 'Browser major version.' }),
@@ -98,7 +121,10 @@ export const HandshakeRecord = Type.Object(
         description: 'navigator.connection.rtt in ms where exposed (rounded to 25 ms by the browser).',
       }),
     ),
-    source: oneOf(RECORD_SOURCES, 'rum for a real user (the extension), synthetic for the lab and the synthetic runner.'),
+    source: oneOf(
+      RECORD_SOURCES,
+      'rum for a real user (the extension), synthetic for the lab and the synthetic runner.',
+    ),
     clientToken: Type.String({
       minLength: 8,
       maxLength: 64,
@@ -115,7 +141,10 @@ export const Agent = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.@/-]+$' }),
     version: Type.String({ minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9_.+-]+$' }),
   },
-  { additionalProperties: false, description: 'What produced the batch (tlsrum-extension, tlsrum-synth, …) and its version.' },
+  {
+    additionalProperties: false,
+    description: 'What produced the batch (tlsrum-extension, tlsrum-synth, …) and its version.',
+  },
 );
 export type Agent = Static<typeof Agent>;
 
@@ -124,10 +153,21 @@ export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export const HandshakeBatch = Type.Object(
   {
     v: Type.Literal(SCHEMA_VERSION, { description: 'Schema version.' }),
-    batchId: Type.String({ pattern: UUID_PATTERN, description: 'Idempotency key: a client that resends a batch reuses its id, and the collector stores it once.' }),
-    sentAt: Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: 'When the client sent (or first tried to send) the batch.' }),
+    batchId: Type.String({
+      pattern: UUID_PATTERN,
+      description: 'Idempotency key: a client that resends a batch reuses its id, and the collector stores it once.',
+    }),
+    sentAt: Type.Integer({
+      minimum: MIN_TS,
+      maximum: MAX_TS,
+      description: 'When the client sent (or first tried to send) the batch.',
+    }),
     agent: Agent,
-    records: Type.Array(HandshakeRecord, { minItems: 1, maxItems: MAX_RECORDS_PER_BATCH, description: 'The records, each one new TLS connection.' }),
+    records: Type.Array(HandshakeRecord, {
+      minItems: 1,
+      maxItems: MAX_RECORDS_PER_BATCH,
+      description: 'The records, each one new TLS connection.',
+    }),
   },
   { additionalProperties: false, description: 'Records sent together by one client.' },
 );

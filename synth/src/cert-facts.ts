@@ -7,12 +7,16 @@
 import { chainAsSent, leafKey } from '@tlsrum/shared/cert';
 import type { SecurityInfo } from '@tlsrum/shared/classify';
 
-export function certFacts(ders: readonly string[] | null, chain: 'sent' | 'built'): Pick<SecurityInfo, 'certKeyType' | 'certKeyBits' | 'certChainLength' | 'certChainBytes'> {
+export function certFacts(
+  ders: readonly string[] | null,
+  chain: 'sent' | 'built',
+): Pick<SecurityInfo, 'certKeyType' | 'certKeyBits' | 'certChainLength' | 'certChainBytes'> {
   if (!ders?.length) return {};
   try {
     const bytes = ders.map((d) => new Uint8Array(Buffer.from(d, 'base64')));
     const key = leafKey(bytes[0]!);
-    const sent = chain === 'built' ? chainAsSent(bytes) : { length: bytes.length, bytes: bytes.reduce((n, d) => n + d.length, 0) };
+    const sent =
+      chain === 'built' ? chainAsSent(bytes) : { length: bytes.length, bytes: bytes.reduce((n, d) => n + d.length, 0) };
     return { certKeyType: key.type, certKeyBits: key.bits, certChainLength: sent.length, certChainBytes: sent.bytes };
   } catch {
     return {};

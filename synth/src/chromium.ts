@@ -75,7 +75,11 @@ export function chromiumArgs(o: NormalizedOptions, netLogPath: string): string[]
 }
 
 /** Runs every visit of one URL in one browser, then reads the NetLog. */
-export async function chromiumSession(o: NormalizedOptions, url: string, onVisit: (v: RawChromiumVisit) => void): Promise<ChromiumSession> {
+export async function chromiumSession(
+  o: NormalizedOptions,
+  url: string,
+  onVisit: (v: RawChromiumVisit) => void,
+): Promise<ChromiumSession> {
   const dir = mkdtempSync(join(tmpdir(), 'tlsrum-synth-'));
   const profile = join(dir, 'profile');
   mkdirSync(join(profile, 'Default'), { recursive: true });
@@ -114,7 +118,8 @@ export async function chromiumSession(o: NormalizedOptions, url: string, onVisit
       const context = await browser.createBrowserContext();
       try {
         record(await visit(context, url, -1, true, o.visitTimeoutMs, true, beforeNavigation));
-        for (let run = 0; run < o.runs; run++) record(await visit(context, url, run, false, o.visitTimeoutMs, true, beforeNavigation));
+        for (let run = 0; run < o.runs; run++)
+          record(await visit(context, url, run, false, o.visitTimeoutMs, true, beforeNavigation));
       } finally {
         await context.close().catch(() => {});
       }

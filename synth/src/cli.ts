@@ -18,7 +18,12 @@ const USAGE = `usage: pnpm synth [URL...] [--urls FILE] [--browser chromium|fire
 
 class UsageError extends Error {}
 
-function parse(argv: string[]): { options: SyntheticOptions; collector: string | null; out: string | null; quiet: boolean } {
+function parse(argv: string[]): {
+  options: SyntheticOptions;
+  collector: string | null;
+  out: string | null;
+  quiet: boolean;
+} {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -53,7 +58,12 @@ function parse(argv: string[]): { options: SyntheticOptions; collector: string |
     } catch (err) {
       throw new UsageError(`cannot read --urls ${values.urls}: ${(err as Error).message}`);
     }
-    urls.push(...text.split('\n').map((l) => l.replace(/#.*/, '').trim()).filter(Boolean));
+    urls.push(
+      ...text
+        .split('\n')
+        .map((l) => l.replace(/#.*/, '').trim())
+        .filter(Boolean),
+    );
   }
   if (urls.length === 0) throw new UsageError('no URL given');
   const int = (v: string | undefined, name: string) => {
@@ -67,7 +77,8 @@ function parse(argv: string[]): { options: SyntheticOptions; collector: string |
     if (!pattern || !address) throw new UsageError(`--resolve takes PATTERN=IP, got "${r}"`);
     hostResolver[pattern] = address;
   }
-  if (!values.collector && !values.out) throw new UsageError('say where the records go: --collector URL and/or --out FILE');
+  if (!values.collector && !values.out)
+    throw new UsageError('say where the records go: --collector URL and/or --out FILE');
   if (values.out) formatOf(values.out);
   return {
     options: {

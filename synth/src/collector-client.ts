@@ -41,15 +41,30 @@ export function endpointOf(collector: string): string {
   } catch {
     throw new CollectorError(`collector must be an http(s) URL, got "${collector}"`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new CollectorError(`collector must be an http(s) URL, got "${collector}"`);
-  return new URL(u.pathname.endsWith('/v1/handshakes') ? u.pathname : `${u.pathname.replace(/\/$/, '')}/v1/handshakes`, u).href;
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new CollectorError(`collector must be an http(s) URL, got "${collector}"`);
+  return new URL(
+    u.pathname.endsWith('/v1/handshakes') ? u.pathname : `${u.pathname.replace(/\/$/, '')}/v1/handshakes`,
+    u,
+  ).href;
 }
 
-export function toBatches(records: readonly HandshakeRecord[], agent: SendOptions['agent'], size = MAX_RECORDS_PER_BATCH): HandshakeBatch[] {
-  if (!Number.isInteger(size) || size < 1 || size > MAX_RECORDS_PER_BATCH) throw new RangeError(`batch size must be 1–${MAX_RECORDS_PER_BATCH}`);
+export function toBatches(
+  records: readonly HandshakeRecord[],
+  agent: SendOptions['agent'],
+  size = MAX_RECORDS_PER_BATCH,
+): HandshakeBatch[] {
+  if (!Number.isInteger(size) || size < 1 || size > MAX_RECORDS_PER_BATCH)
+    throw new RangeError(`batch size must be 1–${MAX_RECORDS_PER_BATCH}`);
   const batches: HandshakeBatch[] = [];
   for (let i = 0; i < records.length; i += size) {
-    batches.push({ v: SCHEMA_VERSION, batchId: randomUUID(), sentAt: Date.now(), agent, records: records.slice(i, i + size) });
+    batches.push({
+      v: SCHEMA_VERSION,
+      batchId: randomUUID(),
+      sentAt: Date.now(),
+      agent,
+      records: records.slice(i, i + size),
+    });
   }
   return batches;
 }
@@ -86,7 +101,8 @@ async function sendBatch(url: string, batch: HandshakeBatch, o: SendOptions): Pr
         return typeof accepted === 'number' ? accepted : batch.records.length;
       }
       lastError = `HTTP ${res.status}: ${text.slice(0, 300)}`;
-      if (res.status !== 429 && res.status !== 503 && res.status < 500) throw new CollectorError(`collector refused the batch: ${lastError}`);
+      if (res.status !== 429 && res.status !== 503 && res.status < 500)
+        throw new CollectorError(`collector refused the batch: ${lastError}`);
       const retryAfter = Number(res.headers.get('retry-after'));
       if (Number.isFinite(retryAfter) && retryAfter > 0) wait = Math.min(maxBackoff, retryAfter * 1000);
     } catch (err) {

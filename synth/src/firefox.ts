@@ -22,7 +22,13 @@ import { certFacts } from './cert-facts';
 import { startSecuritySink, writeHelperAddon, type FirefoxSecurityReport, type SecuritySink } from './firefox-helper';
 import { tlsVersionOf } from './names';
 import type { NormalizedOptions } from './options';
-import { connectStartEpochMsOf, ENLARGE_RESOURCE_BUFFER, observeEntry, readPageEntries, type PageEntry } from './page-entries';
+import {
+  connectStartEpochMsOf,
+  ENLARGE_RESOURCE_BUFFER,
+  observeEntry,
+  readPageEntries,
+  type PageEntry,
+} from './page-entries';
 import { majorOf, osOfPlatform, type RecordEnv } from './records';
 import { describeNavigationError } from './errors';
 import { trustCaInNssDb } from './nss';
@@ -57,7 +63,9 @@ export function firefoxPrefs(o: NormalizedOptions, bypassProxy?: string): Record
     prefs['network.dns.forceResolve'] = addresses[0];
   } else if (Object.keys(o.hostResolver).length) {
     const exact = Object.keys(o.hostResolver).filter((p) => !p.startsWith('*.'));
-    const fromUrls = o.urls.map((u) => new URL(u).hostname).filter((h) => Object.keys(o.hostResolver).some((p) => p.startsWith('*.') && h.endsWith(p.slice(1))));
+    const fromUrls = o.urls
+      .map((u) => new URL(u).hostname)
+      .filter((h) => Object.keys(o.hostResolver).some((p) => p.startsWith('*.') && h.endsWith(p.slice(1))));
     // network.dns.localDomains resolves the listed names to loopback.
     prefs['network.dns.localDomains'] = [...new Set([...exact, ...fromUrls])].join(',');
   }
@@ -114,7 +122,12 @@ export async function firefoxRun(o: NormalizedOptions, emit: (v: VisitResult) =>
     });
     await browser.installExtension(addon);
     const version = await browser.version();
-    const env: RecordEnv = { browser: 'firefox', browserMajor: majorOf(version), os: osOfPlatform(), clientToken: o.clientToken };
+    const env: RecordEnv = {
+      browser: 'firefox',
+      browserMajor: majorOf(version),
+      os: osOfPlatform(),
+      clientToken: o.clientToken,
+    };
     for (const url of o.urls) {
       if (o.mode === 'cold') {
         for (let run = 0; run < o.runs; run++) {
@@ -168,7 +181,11 @@ async function visit(
   const responses: Array<{ url: string; status: number; headers: Record<string, string> }> = [];
   page.on('response', (r) => {
     try {
-      responses.push({ url: r.url(), status: r.status(), headers: Object.fromEntries(Object.entries(r.headers()).map(([k, v]) => [k.toLowerCase(), String(v)])) });
+      responses.push({
+        url: r.url(),
+        status: r.status(),
+        headers: Object.fromEntries(Object.entries(r.headers()).map(([k, v]) => [k.toLowerCase(), String(v)])),
+      });
     } catch {
       // Headers of a response whose page is gone: the connection is reported without them.
     }
@@ -208,7 +225,8 @@ async function visit(
       const u = new URL(entry.url);
       const origin = `${u.hostname}:${u.port || 443}`;
       const prior = handshakes.get(origin);
-      if (prior !== undefined && prior <= connectStartEpochMs) history = { msSincePriorHandshake: connectStartEpochMs - prior };
+      if (prior !== undefined && prior <= connectStartEpochMs)
+        history = { msSincePriorHandshake: connectStartEpochMs - prior };
       handshakes.set(origin, Math.max(prior ?? 0, entry.timeOrigin + entry.timing.connectEnd));
     }
     connections.push(
@@ -224,12 +242,19 @@ async function visit(
       }),
     );
   }
-  if (!error && !entries.some((e) => e.timing.entryType === 'navigation')) error = 'the page has no navigation timing entry';
+  if (!error && !entries.some((e) => e.timing.entryType === 'navigation'))
+    error = 'the page has no navigation timing entry';
   // The idle timeouts set in the profile do not make Firefox drop a connection the server keeps alive
   // (seen with a 120 s keep-alive): a warm visit then reuses it and has no handshake to measure. Say so
   // instead of reporting an empty success.
-  if (!error && !prime && o.mode === 'warm' && connections.some((c) => c.entryType === 'navigation' && c.kind === 'reused')) {
-    error = 'Firefox reused the previous visit’s connection (the server keeps idle connections open longer than the runner waits): no new handshake to measure';
+  if (
+    !error &&
+    !prime &&
+    o.mode === 'warm' &&
+    connections.some((c) => c.entryType === 'navigation' && c.kind === 'reused')
+  ) {
+    error =
+      'Firefox reused the previous visit’s connection (the server keeps idle connections open longer than the runner waits): no new handshake to measure';
   }
   return {
     url,
@@ -264,7 +289,15 @@ export function securityOf(report: FirefoxSecurityReport | null): SecurityInfo |
   if (typeof info.signatureSchemeName === 'string') s.signatureScheme = info.signatureSchemeName;
   // The chain Firefox built, ending at the root: certFacts drops a self-issued last one (what was sent).
   // No ocspStapled: getSecurityInfo's usedOcsp means Firefox fetched OCSP itself, not a stapled response.
-  Object.assign(s, certFacts(Array.isArray(info.certificateDers) ? info.certificateDers.filter((d): d is string => typeof d === 'string') : null, 'built'));
+  Object.assign(
+    s,
+    certFacts(
+      Array.isArray(info.certificateDers)
+        ? info.certificateDers.filter((d): d is string => typeof d === 'string')
+        : null,
+      'built',
+    ),
+  );
   if (typeof info.usedEch === 'boolean') s.ech = info.usedEch;
   return s;
 }

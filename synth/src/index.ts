@@ -25,14 +25,20 @@ export async function runSynthetic(options: SyntheticOptions): Promise<Synthetic
     done++;
     options.onVisit?.(v, done, total);
   };
-  const visitEnded = (url: string, failed: boolean) => options.onProgress?.(++visited, total, { host: new URL(url).hostname, failed });
+  const visitEnded = (url: string, failed: boolean) =>
+    options.onProgress?.(++visited, total, { host: new URL(url).hostname, failed });
 
   if (o.browser === 'chromium') {
     for (const url of o.urls) {
       let env: RecordEnv | null = null;
       const session = await chromiumSession(o, url, (raw) => visitEnded(raw.url, Boolean(raw.error)));
       version = session.version;
-      env ??= { browser: 'chromium', browserMajor: majorOf(session.version), os: osOfPlatform(), clientToken: o.clientToken };
+      env ??= {
+        browser: 'chromium',
+        browserMajor: majorOf(session.version),
+        os: osOfPlatform(),
+        clientToken: o.clientToken,
+      };
       for (const raw of session.visits) {
         const v = observeChromiumVisit(raw, session.sockets, o.mode, env);
         visits.push(v);

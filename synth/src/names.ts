@@ -68,7 +68,12 @@ const CDP_TLS13_CIPHERS: Record<string, string> = {
   AES_256_GCM: 'TLS_AES_256_GCM_SHA384',
   CHACHA20_POLY1305: 'TLS_CHACHA20_POLY1305_SHA256',
 };
-const CDP_GROUPS: Record<string, string> = { X25519: 'x25519', 'P-256': 'secp256r1', 'P-384': 'secp384r1', 'P-521': 'secp521r1' };
+const CDP_GROUPS: Record<string, string> = {
+  X25519: 'x25519',
+  'P-256': 'secp256r1',
+  'P-384': 'secp384r1',
+  'P-521': 'secp521r1',
+};
 
 /** CDP's cipher name → IANA name where it is unambiguous (TLS 1.3 and QUIC), else as CDP says. */
 export function cdpCipherName(cipher: string, tlsVersion: '1.2' | '1.3' | null): string {

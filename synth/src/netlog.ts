@@ -174,7 +174,7 @@ export function stapledIn(type: unknown, b: Buffer): boolean | null {
   const extAt = 6 + certLen;
   if (extAt + 2 > list.length) return null;
   const extLen = list.readUInt16BE(extAt);
-  for (let i = extAt + 2; i + 4 <= extAt + 2 + extLen; ) {
+  for (let i = extAt + 2; i + 4 <= extAt + 2 + extLen;) {
     const extType = list.readUInt16BE(i);
     if (extType === 5) return true;
     i += 4 + list.readUInt16BE(i + 2);

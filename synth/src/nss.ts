@@ -12,11 +12,15 @@ export const CERTUTIL = '/usr/bin/certutil';
 /** A fresh NSS database in `dir` with the CA trusted to identify servers (`C,,`). */
 export function trustCaInNssDb(dir: string, caCertPath: string): void {
   if (!existsSync(CERTUTIL)) {
-    throw new Error(`${CERTUTIL} is needed to trust ${caCertPath}: apt-get install libnss3-tools (or node scripts/ensure-system-deps.mjs)`);
+    throw new Error(
+      `${CERTUTIL} is needed to trust ${caCertPath}: apt-get install libnss3-tools (or node scripts/ensure-system-deps.mjs)`,
+    );
   }
   mkdirSync(dir, { recursive: true });
   execFileSync(CERTUTIL, ['-N', '-d', `sql:${dir}`, '--empty-password'], { stdio: 'pipe' });
-  execFileSync(CERTUTIL, ['-A', '-d', `sql:${dir}`, '-t', 'C,,', '-n', 'tlsrum-synth-ca', '-i', caCertPath], { stdio: 'pipe' });
+  execFileSync(CERTUTIL, ['-A', '-d', `sql:${dir}`, '-t', 'C,,', '-n', 'tlsrum-synth-ca', '-i', caCertPath], {
+    stdio: 'pipe',
+  });
 }
 
 /** A HOME for Chromium whose NSS database trusts the CA; the caller removes `home` after the run. */

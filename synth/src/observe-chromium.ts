@@ -39,13 +39,18 @@ export function observeChromiumVisit(
         env,
         response,
         observed,
-        browserReport: { securityDetails: response?.securityDetails ?? null, netlog: socket, firefoxSecurityInfo: null },
+        browserReport: {
+          securityDetails: response?.securityDetails ?? null,
+          netlog: socket,
+          firefoxSecurityInfo: null,
+        },
       }),
     );
   }
   const records = connections.flatMap((c) => (c.record ? [c.record] : []));
   let error = raw.error;
-  if (!error && !raw.entries.some((e) => e.timing.entryType === 'navigation')) error = 'the page has no navigation timing entry';
+  if (!error && !raw.entries.some((e) => e.timing.entryType === 'navigation'))
+    error = 'the page has no navigation timing entry';
   return {
     url: raw.url,
     host: new URL(raw.url).hostname,
@@ -73,13 +78,15 @@ export function securityOf(socket: NetLogConnection | null, response: CdpRespons
   const details = response?.securityDetails ?? null;
   if (!socket && !details) return null;
   const info: SecurityInfo = { evidence: 'observed' };
-  const version = tlsVersionOf(socket?.version) ?? tlsVersionOf(typeof details?.protocol === 'string' ? details.protocol : null);
+  const version =
+    tlsVersionOf(socket?.version) ?? tlsVersionOf(typeof details?.protocol === 'string' ? details.protocol : null);
   if (version) info.tlsVersion = version;
   if (typeof socket?.isResumed === 'boolean') info.resumed = socket.isResumed;
   if (socket?.cipherSuite != null) info.cipher = cipherSuiteName(socket.cipherSuite);
   else if (typeof details?.cipher === 'string') info.cipher = cdpCipherName(details.cipher, version);
   if (socket?.keyExchangeGroup) info.group = groupName(socket.keyExchangeGroup);
-  else if (typeof details?.keyExchangeGroup === 'string' && details.keyExchangeGroup) info.group = cdpGroupName(details.keyExchangeGroup);
+  else if (typeof details?.keyExchangeGroup === 'string' && details.keyExchangeGroup)
+    info.group = cdpGroupName(details.keyExchangeGroup);
   if (socket?.peerSignatureAlgorithm) info.signatureScheme = signatureSchemeName(socket.peerSignatureAlgorithm);
   if (socket?.certificates != null) info.certChainLength = socket.certificates;
   // The NetLog's certificates are the chain as the server sent it.

@@ -44,15 +44,19 @@ export function normalizeOptions(o: SyntheticOptions): NormalizedOptions {
     } catch {
       throw new SynthOptionsError(`not a URL: "${raw}"`);
     }
-    if (u.protocol !== 'https:') throw new SynthOptionsError(`only https:// URLs have a TLS handshake to measure: "${raw}"`);
+    if (u.protocol !== 'https:')
+      throw new SynthOptionsError(`only https:// URLs have a TLS handshake to measure: "${raw}"`);
     return u.href;
   });
   const browser = o.browser ?? 'chromium';
-  if (browser !== 'chromium' && browser !== 'firefox') throw new SynthOptionsError(`browser must be chromium or firefox, got "${String(browser)}"`);
+  if (browser !== 'chromium' && browser !== 'firefox')
+    throw new SynthOptionsError(`browser must be chromium or firefox, got "${String(browser)}"`);
   const mode = o.mode ?? 'cold';
-  if (mode !== 'cold' && mode !== 'warm') throw new SynthOptionsError(`mode must be cold or warm, got "${String(mode)}"`);
+  if (mode !== 'cold' && mode !== 'warm')
+    throw new SynthOptionsError(`mode must be cold or warm, got "${String(mode)}"`);
   const runs = o.runs ?? 1;
-  if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS) throw new SynthOptionsError(`runs must be a whole number from 1 to ${MAX_RUNS}, got ${runs}`);
+  if (!Number.isInteger(runs) || runs < 1 || runs > MAX_RUNS)
+    throw new SynthOptionsError(`runs must be a whole number from 1 to ${MAX_RUNS}, got ${runs}`);
   let proxy: string | null = null;
   if (o.proxy) {
     const p = /^socks5:\/\/([^/:]+|\[[0-9a-f:]+\]):(\d{1,5})\/?$/i.exec(o.proxy);
@@ -61,8 +65,10 @@ export function normalizeOptions(o: SyntheticOptions): NormalizedOptions {
   }
   const hostResolver: Record<string, string> = {};
   for (const [pattern, address] of Object.entries(o.hostResolver ?? {})) {
-    if (!/^(\*\.)?[a-z0-9.-]+$/i.test(pattern)) throw new SynthOptionsError(`host pattern must be a name or *.name, got "${pattern}"`);
-    if (!/^[0-9.]+$|^\[[0-9a-f:]+\]$/i.test(address)) throw new SynthOptionsError(`host ${pattern} must map to an IP address, got "${address}"`);
+    if (!/^(\*\.)?[a-z0-9.-]+$/i.test(pattern))
+      throw new SynthOptionsError(`host pattern must be a name or *.name, got "${pattern}"`);
+    if (!/^[0-9.]+$|^\[[0-9a-f:]+\]$/i.test(address))
+      throw new SynthOptionsError(`host ${pattern} must map to an IP address, got "${address}"`);
     hostResolver[pattern.toLowerCase()] = address;
   }
   const spkiHashes = [...(o.spkiHashes ?? [])];
@@ -83,7 +89,8 @@ export function normalizeOptions(o: SyntheticOptions): NormalizedOptions {
     }
   }
   const h3Origins = (o.h3Origins ?? []).map((origin) => {
-    if (!/^[a-z0-9.-]+:\d{1,5}$/i.test(origin)) throw new SynthOptionsError(`h3 origin must be HOST:PORT, got "${origin}"`);
+    if (!/^[a-z0-9.-]+:\d{1,5}$/i.test(origin))
+      throw new SynthOptionsError(`h3 origin must be HOST:PORT, got "${origin}"`);
     return origin.toLowerCase();
   });
   const visitTimeoutMs = o.visitTimeoutMs ?? 30_000;
@@ -91,7 +98,8 @@ export function normalizeOptions(o: SyntheticOptions): NormalizedOptions {
     throw new SynthOptionsError(`visit timeout must be 1000–600000 ms, got ${visitTimeoutMs}`);
   }
   const clientToken = o.clientToken ?? randomBytes(12).toString('base64url');
-  if (!/^[A-Za-z0-9_-]{8,64}$/.test(clientToken)) throw new SynthOptionsError('client token must be 8–64 characters of [A-Za-z0-9_-]');
+  if (!/^[A-Za-z0-9_-]{8,64}$/.test(clientToken))
+    throw new SynthOptionsError('client token must be 8–64 characters of [A-Za-z0-9_-]');
   const executablePath = o.executablePath ?? DEFAULT_EXECUTABLES[browser];
   if (!existsSync(executablePath)) {
     throw new BrowserMissingError(

@@ -50,7 +50,8 @@ export async function readPageEntries(page: { evaluate(script: string): Promise<
 }
 
 /** Epoch ms of the entry's connectStart (its startTime when it opened no connection). */
-export const connectStartEpochMsOf = (entry: PageEntry) => entry.timeOrigin + (entry.timing.connectStart || entry.timing.startTime);
+export const connectStartEpochMsOf = (entry: PageEntry) =>
+  entry.timeOrigin + (entry.timing.connectStart || entry.timing.startTime);
 
 /**
  * One entry as the runner reports it, in either browser: where it went, how it connected, and — for a
@@ -84,7 +85,15 @@ export function observeEntry(o: {
     ...o.browserReport,
     record:
       o.kind === 'new'
-        ? buildRecord({ timing: entry.timing, connectStartEpochMs, site: o.site, observed: o.observed, serverTiming: entry.serverTiming, env: o.env, history: o.history })
+        ? buildRecord({
+            timing: entry.timing,
+            connectStartEpochMs,
+            site: o.site,
+            observed: o.observed,
+            serverTiming: entry.serverTiming,
+            env: o.env,
+            history: o.history,
+          })
         : null,
   };
 }

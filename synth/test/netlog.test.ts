@@ -61,6 +61,11 @@ describe('NetLog', () => {
       headers: {},
       securityDetails: { protocol: 'QUIC', cipher: 'AES_128_GCM', keyExchangeGroup: 'X25519' },
     });
-    expect(fromCdp).toEqual({ evidence: 'observed', tlsVersion: '1.3', cipher: 'TLS_AES_128_GCM_SHA256', group: 'x25519' });
+    expect(fromCdp).toEqual({
+      evidence: 'observed',
+      tlsVersion: '1.3',
+      cipher: 'TLS_AES_128_GCM_SHA256',
+      group: 'x25519',
+    });
   });
 });

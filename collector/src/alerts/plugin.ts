@@ -21,7 +21,8 @@ const alertsPlugin: FastifyPluginAsync = async (app) => {
         url: config.webhookUrl,
         retries: config.webhookRetries,
         timeoutMs: config.webhookTimeoutMs,
-        onFailed: (err, attempts) => app.log.error({ err: { message: err.message }, attempts }, 'alert webhook gave up'),
+        onFailed: (err, attempts) =>
+          app.log.error({ err: { message: err.message }, attempts }, 'alert webhook gave up'),
       })
     : null;
   const evaluator = new AlertEvaluator({
@@ -30,7 +31,8 @@ const alertsPlugin: FastifyPluginAsync = async (app) => {
     config,
     clientCap: app.config.clientRecordsPerCellDay,
     webhook,
-    onEvent: (e) => app.log.warn({ site: e.alert.site, check: e.alert.check, window: e.alert.window, event: e.event }, e.summary),
+    onEvent: (e) =>
+      app.log.warn({ site: e.alert.site, check: e.alert.check, window: e.alert.window, event: e.event }, e.summary),
     onError: (err) => app.log.error({ err: { message: (err as Error).message } }, 'alert evaluation failed'),
   });
   app.decorate('alerts', evaluator);
@@ -53,11 +55,36 @@ const alertsPlugin: FastifyPluginAsync = async (app) => {
           }),
     });
   const seconds = (s: State) => (s.current === null ? null : s.current / 1000);
-  perSiteAndWindow('tlsrum_site_resumption_ratio', 'Share of resumed handshakes among those with a known resumption state, per site and window.', 'resumption_drop', (s) => s.current);
-  perSiteAndWindow('tlsrum_site_tls13_ratio', 'Share of TLS 1.3 among handshakes with a known version, per site and window.', 'tls13_drop', (s) => s.current);
-  perSiteAndWindow('tlsrum_site_h3_ratio', 'Share of HTTP/3 connections, per site and window.', 'h3_drop', (s) => s.current);
-  perSiteAndWindow('tlsrum_site_tls_p75_seconds', 'p75 of the TLS handshake phase, per site and window.', 'tls_p75_rise', seconds);
-  perSiteAndWindow('tlsrum_site_connect_p75_seconds', 'p75 of connect (TCP + TLS), per site and window.', 'connect_p75_rise', seconds);
+  perSiteAndWindow(
+    'tlsrum_site_resumption_ratio',
+    'Share of resumed handshakes among those with a known resumption state, per site and window.',
+    'resumption_drop',
+    (s) => s.current,
+  );
+  perSiteAndWindow(
+    'tlsrum_site_tls13_ratio',
+    'Share of TLS 1.3 among handshakes with a known version, per site and window.',
+    'tls13_drop',
+    (s) => s.current,
+  );
+  perSiteAndWindow(
+    'tlsrum_site_h3_ratio',
+    'Share of HTTP/3 connections, per site and window.',
+    'h3_drop',
+    (s) => s.current,
+  );
+  perSiteAndWindow(
+    'tlsrum_site_tls_p75_seconds',
+    'p75 of the TLS handshake phase, per site and window.',
+    'tls_p75_rise',
+    seconds,
+  );
+  perSiteAndWindow(
+    'tlsrum_site_connect_p75_seconds',
+    'p75 of connect (TCP + TLS), per site and window.',
+    'connect_p75_rise',
+    seconds,
+  );
   scrapedGauge(registry, {
     name: 'tlsrum_site_alert_firing',
     help: '1 while a regression check fires for a site and window, else 0 (absent without enough data).',
@@ -76,7 +103,10 @@ const alertsPlugin: FastifyPluginAsync = async (app) => {
       evaluator
         .list()
         .filter((s) => s.status !== 'insufficient_data' && s.window === 'probe')
-        .map((s) => [{ site: s.site, hostname: s.hostname ?? s.site, check: s.check }, s.status === 'firing' ? 1 : 0] as const),
+        .map(
+          (s) =>
+            [{ site: s.site, hostname: s.hostname ?? s.site, check: s.check }, s.status === 'firing' ? 1 : 0] as const,
+        ),
   });
   scrapedCounter(app.registry, {
     name: 'tlsrum_alert_evaluations_total',

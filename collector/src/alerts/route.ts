@@ -12,7 +12,7 @@ const alerts: FastifyPluginAsyncTypebox = async (app) => {
       // `?site=`), a site's read token only that site.
       config: { read: { anonymous: { refuse: "alerts need the site's read token or the admin token" } } },
       schema: {
-        summary: "Regression checks of a site: the last hour and day against the same window a week earlier",
+        summary: 'Regression checks of a site: the last hour and day against the same window a week earlier',
         description:
           'Shares are 0–1, p75s in ms. A check fires when both windows have enough records and clients, the change reaches the configured effect size and a one-sided test rejects "no change" at ALERT_ALPHA. Needs the site\'s read token (or the admin token).',
         security: [{ bearer: [] }],
@@ -24,7 +24,9 @@ const alerts: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) => {
-      const list = app.alerts.list(request.scope.site).filter((a) => !request.query.status || a.status === request.query.status);
+      const list = app.alerts
+        .list(request.scope.site)
+        .filter((a) => !request.query.status || a.status === request.query.status);
       return { evaluatedAt: app.alerts.lastEvaluatedAt, thresholds: app.config.alerts.thresholds, alerts: list };
     },
   );

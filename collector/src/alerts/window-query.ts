@@ -94,10 +94,15 @@ SELECT
 FROM ${counted(cap)}
 GROUP BY window`;
 
-type Row = Record<keyof WindowStats | 'resumedYes', number | string> & { window: 'current' | 'baseline'; pooledTlsP75: number; pooledConnectP75: number };
+type Row = Record<keyof WindowStats | 'resumedYes', number | string> & {
+  window: 'current' | 'baseline';
+  pooledTlsP75: number;
+  pooledConnectP75: number;
+};
 
 export async function queryWindowPair(client: ClickHouseClient, q: WindowPairQuery): Promise<WindowPair> {
-  if (q.current.from < q.baseline.to) throw new RangeError('the baseline window must end before the current one starts');
+  if (q.current.from < q.baseline.to)
+    throw new RangeError('the baseline window must end before the current one starts');
   const rs = await client.query({
     query: sql(q.clientCap),
     query_params: {

@@ -42,13 +42,20 @@ const PHASE_LABELS = {
 } as const;
 
 export const DATASET_COLUMNS: readonly DatasetColumn[] = [
-  { name: 'month', type: 'String', sql: '{month:String}', key: true, description: 'The UTC calendar month of the connections, `YYYY-MM`.' },
+  {
+    name: 'month',
+    type: 'String',
+    sql: '{month:String}',
+    key: true,
+    description: 'The UTC calendar month of the connections, `YYYY-MM`.',
+  },
   {
     name: 'country',
     type: 'String',
     sql: 'r_country',
     key: true,
-    description: "ISO 3166-1 alpha-2 country of the client, looked up from its address when the record arrived (the address itself is never stored); `ZZ` = unknown.",
+    description:
+      'ISO 3166-1 alpha-2 country of the client, looked up from its address when the record arrived (the address itself is never stored); `ZZ` = unknown.',
   },
   {
     name: 'browser',
@@ -57,7 +64,13 @@ export const DATASET_COLUMNS: readonly DatasetColumn[] = [
     key: true,
     description: `Browser family: ${list(DIMENSIONS.browser.values)}.${mergedNote('browser families')}`,
   },
-  { name: 'protocol', type: 'String', sql: 'r_protocol', key: true, description: `Application protocol (\`nextHopProtocol\`): ${list(DIMENSIONS.protocol.values)}; \`h3\` runs over QUIC, the others over TCP.` },
+  {
+    name: 'protocol',
+    type: 'String',
+    sql: 'r_protocol',
+    key: true,
+    description: `Application protocol (\`nextHopProtocol\`): ${list(DIMENSIONS.protocol.values)}; \`h3\` runs over QUIC, the others over TCP.`,
+  },
   {
     name: 'tls_version',
     type: 'String',
@@ -86,7 +99,12 @@ export const DATASET_COLUMNS: readonly DatasetColumn[] = [
     description:
       'Distinct client tokens among the records (exact). A token is random and lives one UTC day, so over a month this counts client-days: one person active every day of a 31-day month holds 31.',
   },
-  { name: 'records', type: 'UInt64', sql: 'count()', description: 'Connections counted (plausible, within the per-client cap, from real users).' },
+  {
+    name: 'records',
+    type: 'UInt64',
+    sql: 'count()',
+    description: 'Connections counted (plausible, within the per-client cap, from real users).',
+  },
   percentile('tls', 0.5, PHASE_LABELS.tls),
   percentile('tls', 0.75, PHASE_LABELS.tls),
   percentile('tls', 0.95, PHASE_LABELS.tls),

@@ -18,7 +18,9 @@ export async function runDatasetCommand(
   now = Date.now(),
 ): Promise<number> {
   if (!args.month || !args.out) {
-    print(`usage: ${DATASET_USAGE}\n  writes DIR/tlsrum-YYYY-MM.parquet, DIR/tlsrum-YYYY-MM.csv and DIR/README.md (docs/dataset.md)\n`);
+    print(
+      `usage: ${DATASET_USAGE}\n  writes DIR/tlsrum-YYYY-MM.parquet, DIR/tlsrum-YYYY-MM.csv and DIR/README.md (docs/dataset.md)\n`,
+    );
     return 2;
   }
   const config = loadConfig(env, cwd);

@@ -11,7 +11,18 @@
  * exist; on any failure the temporary files (and DIR, when this export made it) are removed.
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { ClickHouseClient } from '@clickhouse/client';
@@ -24,7 +35,11 @@ import { datasetReadme, type EvidenceShares } from './readme';
 
 export { DatasetError };
 
-export const fileNames = (month: string) => ({ parquet: `tlsrum-${month}.parquet`, csv: `tlsrum-${month}.csv`, readme: 'README.md' });
+export const fileNames = (month: string) => ({
+  parquet: `tlsrum-${month}.parquet`,
+  csv: `tlsrum-${month}.csv`,
+  readme: 'README.md',
+});
 const partial = (name: string) => `.${name}.partial`;
 
 export interface ExportOptions {
@@ -77,7 +92,8 @@ function groupKeySql(level: number): string {
   return `concatWithSeparator('|', r_country, ${l.browser ? 'r_browser' : "'*'"}, r_protocol, r_tls_version, r_mode, ${l.keyExchange ? 'r_kx' : "'*'"})`;
 }
 const inLevel = (level: number) => `${groupKeySql(level)} IN (SELECT arrayJoin({level${level}:Array(String)}))`;
-const levelParams = (published: readonly (readonly string[])[]) => Object.fromEntries(published.map((keys, i) => [`level${i}`, [...keys]]));
+const levelParams = (published: readonly (readonly string[])[]) =>
+  Object.fromEntries(published.map((keys, i) => [`level${i}`, [...keys]]));
 
 /** The base rows with the level of the row each is in (LEVELS.length: none). */
 const withLevel = (published: readonly (readonly string[])[]) =>
@@ -113,7 +129,12 @@ ORDER BY ${KEY_COLUMNS.map((c) => c.name).join(', ')}`;
 const PARQUET_SETTINGS =
   "output_format_parquet_compression_method = 'zstd', output_format_parquet_row_group_size = 100000000, output_format_parquet_parallel_encoding = 0, output_format_parquet_string_as_string = 1";
 
-async function evidenceShares(client: ClickHouseClient, range: MonthRange, published: readonly (readonly string[])[], threshold: number): Promise<EvidenceShares> {
+async function evidenceShares(
+  client: ClickHouseClient,
+  range: MonthRange,
+  published: readonly (readonly string[])[],
+  threshold: number,
+): Promise<EvidenceShares> {
   const of = async (column: string) => {
     const rs = await client.query({
       query: `SELECT ${column} AS source, count() AS records, uniqExact(r_client) AS clients FROM (${withLevel(published)}) WHERE level < ${published.length} GROUP BY source ORDER BY source`,
@@ -123,7 +144,9 @@ async function evidenceShares(client: ClickHouseClient, range: MonthRange, publi
     const rows = await rs.json<{ source: string; records: number; clients: number }>();
     const total = rows.reduce((s, r) => s + Number(r.records), 0);
     // A share of a group under the threshold would be a count of it (share × the rows' total): left out.
-    return Object.fromEntries(rows.map((r) => [r.source, Number(r.clients) >= threshold ? Number(r.records) / total : null]));
+    return Object.fromEntries(
+      rows.map((r) => [r.source, Number(r.clients) >= threshold ? Number(r.records) / total : null]),
+    );
   };
   return { tlsVersion: await of('r_version_source'), resumed: await of('r_resumed_source') };
 }
@@ -131,7 +154,8 @@ async function evidenceShares(client: ClickHouseClient, range: MonthRange, publi
 /** Refuses an out folder holding anything but this month's files (or their leftovers from a failed export). */
 function checkOutDir(dir: string, month: string): void {
   if (!existsSync(dir)) return;
-  if (!statSync(dir).isDirectory()) throw new DatasetError(`${dir} exists and is not a folder: choose a new or empty folder for --out`);
+  if (!statSync(dir).isDirectory())
+    throw new DatasetError(`${dir} exists and is not a folder: choose a new or empty folder for --out`);
   const ours = new Set(Object.values(fileNames(month)).flatMap((n) => [n, partial(n)]));
   const others = readdirSync(dir).filter((n) => !ours.has(n));
   if (others.length) {
@@ -146,33 +170,69 @@ export async function exportMonth(client: ClickHouseClient, opts: ExportOptions)
   const range = parseMonth(opts.month);
   checkExportable(range, opts.now ?? Date.now(), opts.retentionDays);
   checkOutDir(opts.outDir, range.month);
-  const exists = await (await client.query({ query: 'EXISTS TABLE handshakes', format: 'JSONEachRow' })).json<{ result: number }>();
-  if (!Number(exists[0]?.result)) throw new DatasetError('the store has no records table: is DATA_DIR (or CLICKHOUSE_URL) the collector’s store?');
-  const counted = await (await client.query({ query: `SELECT count() AS n FROM (${BASE})`, query_params: { from: range.from, to: range.to }, format: 'JSONEachRow' })).json<{ n: number }>();
+  const exists = await (
+    await client.query({ query: 'EXISTS TABLE handshakes', format: 'JSONEachRow' })
+  ).json<{ result: number }>();
+  if (!Number(exists[0]?.result))
+    throw new DatasetError('the store has no records table: is DATA_DIR (or CLICKHOUSE_URL) the collector’s store?');
+  const counted = await (
+    await client.query({
+      query: `SELECT count() AS n FROM (${BASE})`,
+      query_params: { from: range.from, to: range.to },
+      format: 'JSONEachRow',
+    })
+  ).json<{ n: number }>();
   if (!Number(counted[0]?.n)) {
-    throw new DatasetError(`no records of ${range.month} in the store (from real users, plausible, within the per-client cap): nothing to export`);
+    throw new DatasetError(
+      `no records of ${range.month} in the store (from real users, plausible, within the per-client cap): nothing to export`,
+    );
   }
   const published = await planRows(countInStore(client, range), opts.minClients);
   if (published.every((l) => l.length === 0)) {
-    throw new DatasetError(`no row of ${range.month} reaches DATASET_MIN_CLIENTS = ${opts.minClients} distinct clients: nothing can be published`);
+    throw new DatasetError(
+      `no row of ${range.month} reaches DATASET_MIN_CLIENTS = ${opts.minClients} distinct clients: nothing can be published`,
+    );
   }
   const evidence = await evidenceShares(client, range, published, opts.minClients);
 
   const names = fileNames(range.month);
   const created = !existsSync(opts.outDir);
   mkdirSync(opts.outDir, { recursive: true });
-  const temp = { parquet: join(opts.outDir, partial(names.parquet)), csv: join(opts.outDir, partial(names.csv)), readme: join(opts.outDir, partial(names.readme)) };
-  const final = { parquet: join(opts.outDir, names.parquet), csv: join(opts.outDir, names.csv), readme: join(opts.outDir, names.readme) };
-  const params = { month: range.month, from: range.from, to: range.to, threshold: opts.minClients, ...levelParams(published) };
+  const temp = {
+    parquet: join(opts.outDir, partial(names.parquet)),
+    csv: join(opts.outDir, partial(names.csv)),
+    readme: join(opts.outDir, partial(names.readme)),
+  };
+  const final = {
+    parquet: join(opts.outDir, names.parquet),
+    csv: join(opts.outDir, names.csv),
+    readme: join(opts.outDir, names.readme),
+  };
+  const params = {
+    month: range.month,
+    from: range.from,
+    to: range.to,
+    threshold: opts.minClients,
+    ...levelParams(published),
+  };
   try {
     const sql = datasetSql(published);
     const write = async (format: string, path: string) => {
-      const { stream } = await client.exec({ query: `${sql}\nSETTINGS ${PARQUET_SETTINGS}\nFORMAT ${format}`, query_params: params });
+      const { stream } = await client.exec({
+        query: `${sql}\nSETTINGS ${PARQUET_SETTINGS}\nFORMAT ${format}`,
+        query_params: params,
+      });
       await pipeline(stream, createWriteStream(path));
     };
     await write('Parquet', temp.parquet);
     await write('CSVWithNames', temp.csv);
-    const totals = await (await client.query({ query: `SELECT count() AS rows, sum(records) AS records FROM (${sql})`, query_params: params, format: 'JSONEachRow' })).json<{
+    const totals = await (
+      await client.query({
+        query: `SELECT count() AS rows, sum(records) AS records FROM (${sql})`,
+        query_params: params,
+        format: 'JSONEachRow',
+      })
+    ).json<{
       rows: number;
       records: number;
     }>();
@@ -182,7 +242,18 @@ export async function exportMonth(client: ClickHouseClient, opts: ExportOptions)
     const bytes = { parquet: statSync(temp.parquet).size, csv: statSync(temp.csv).size };
     writeFileSync(
       temp.readme,
-      datasetReadme({ month: range.month, rows, records, files: names, sha256: sums, bytes, minClients: opts.minClients, clientCap: opts.clientCap, evidence, publisher: opts.publisher ?? null }),
+      datasetReadme({
+        month: range.month,
+        rows,
+        records,
+        files: names,
+        sha256: sums,
+        bytes,
+        minClients: opts.minClients,
+        clientCap: opts.clientCap,
+        evidence,
+        publisher: opts.publisher ?? null,
+      }),
     );
     renameSync(temp.parquet, final.parquet);
     renameSync(temp.csv, final.csv);

@@ -45,7 +45,9 @@ export function checkExportable(r: MonthRange, now: number, retentionDays: numbe
   }
   // The store drops records older than RETENTION_DAYS: a month partly gone would publish a part under its name.
   if (r.from < now - retentionDays * DAY_MS) {
-    throw new DatasetError(`${r.month} is partly past the store's retention (RETENTION_DAYS = ${retentionDays}): some of its records are already deleted`);
+    throw new DatasetError(
+      `${r.month} is partly past the store's retention (RETENTION_DAYS = ${retentionDays}): some of its records are already deleted`,
+    );
   }
 }
 

@@ -34,7 +34,11 @@ export type Level = (typeof LEVELS)[number];
  * The groups of `level` (keys as strings) holding at least `threshold` distinct clients among the records
  * that no group of the levels before it took (`taken[i]`: level i's published groups).
  */
-export type CountGroups = (level: number, taken: readonly (readonly string[])[], threshold: number) => Promise<string[]>;
+export type CountGroups = (
+  level: number,
+  taken: readonly (readonly string[])[],
+  threshold: number,
+) => Promise<string[]>;
 
 /** Each level's published group keys, in level order. */
 export async function planRows(count: CountGroups, threshold: number): Promise<string[][]> {
@@ -57,12 +61,20 @@ export interface PlanRecord {
 /** A record's group key at a level: its keys joined by `|`, merged ones as `*`. */
 export function groupKey(r: PlanRecord, level: number): string {
   const l = LEVELS[level]!;
-  return [r.country, l.browser ? r.browser : '*', r.protocol, r.tlsVersion, r.mode, l.keyExchange ? r.keyExchange : '*'].join('|');
+  return [
+    r.country,
+    l.browser ? r.browser : '*',
+    r.protocol,
+    r.tlsVersion,
+    r.mode,
+    l.keyExchange ? r.keyExchange : '*',
+  ].join('|');
 }
 
 /** The level a record's row is at, or null when it is in no row. */
 export function levelOf(r: PlanRecord, published: readonly (readonly string[])[]): number | null {
-  for (let level = 0; level < published.length; level++) if (published[level]!.includes(groupKey(r, level))) return level;
+  for (let level = 0; level < published.length; level++)
+    if (published[level]!.includes(groupKey(r, level))) return level;
   return null;
 }
 

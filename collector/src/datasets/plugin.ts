@@ -27,7 +27,10 @@ declare module 'fastify' {
 export const EXPORT_CHECK_MS = 3_600_000;
 const FIRST_CHECK_MS = 60_000;
 const FILE = /^([0-9]{4}-(?:0[1-9]|1[0-2]))\.(parquet|csv)$/;
-const CONTENT_TYPES: Record<DatasetFormat, string> = { parquet: 'application/vnd.apache.parquet', csv: 'text/csv; charset=utf-8' };
+const CONTENT_TYPES: Record<DatasetFormat, string> = {
+  parquet: 'application/vnd.apache.parquet',
+  csv: 'text/csv; charset=utf-8',
+};
 
 const Checksums = Type.Object({ parquet: Type.String(), csv: Type.String() });
 const DatasetsAnswer = Type.Object({
@@ -35,7 +38,10 @@ const DatasetsAnswer = Type.Object({
     Type.Object({
       month: Type.String({ description: 'YYYY-MM (UTC)' }),
       rows: Type.Integer(),
-      files: Type.Object({ parquet: Type.String(), csv: Type.String() }, { description: 'Paths of the two files (the same rows).' }),
+      files: Type.Object(
+        { parquet: Type.String(), csv: Type.String() },
+        { description: 'Paths of the two files (the same rows).' },
+      ),
       sha256: Checksums,
     }),
     { description: 'Published months, oldest first.' },
@@ -60,7 +66,8 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
     {
       preValidation: noQuery,
       schema: {
-        summary: 'The monthly open datasets: TLS handshake latency by country, browser, protocol, TLS version, mode and key exchange',
+        summary:
+          'The monthly open datasets: TLS handshake latency by country, browser, protocol, TLS version, mode and key exchange',
         description:
           'Every site together, rows of at least DATASET_MIN_CLIENTS distinct clients that never overlap (docs/dataset.md, docs/integrity.md). Licence CC BY 4.0.',
         response: { 200: DatasetsAnswer, 400: ErrorResponse },
@@ -87,7 +94,11 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
       // The file is bytes, not a JSON answer: the untyped reply sends a stream (and a bodiless 304).
       const reply = typedReply as FastifyReply;
       const m = FILE.exec(request.params.file);
-      if (!m) throw httpError(400, `"${request.params.file}" is not a dataset file: ask for YYYY-MM.parquet or YYYY-MM.csv (e.g. 2026-10.parquet)`);
+      if (!m)
+        throw httpError(
+          400,
+          `"${request.params.file}" is not a dataset file: ask for YYYY-MM.parquet or YYYY-MM.csv (e.g. 2026-10.parquet)`,
+        );
       const month = m[1]!;
       const format = m[2] as DatasetFormat;
       const path = folder.path(month, format);

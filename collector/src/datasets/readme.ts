@@ -33,12 +33,16 @@ const EVIDENCE_MEANING = {
   unknown: 'nothing told: the value is `unknown`',
 } satisfies Record<EvidenceSource, string>;
 
-const percent = (share: number | null | undefined) => (share === undefined ? '0 %' : share === null ? 'under the threshold' : `${(share * 100).toFixed(1)} %`);
+const percent = (share: number | null | undefined) =>
+  share === undefined ? '0 %' : share === null ? 'under the threshold' : `${(share * 100).toFixed(1)} %`;
 const cell = (text: string) => text.replaceAll('|', '\\|');
 
 export function datasetReadme(f: ReadmeFacts): string {
   const columns = DATASET_COLUMNS.map((c) => `| \`${c.name}\` | ${c.type} | ${cell(c.description)} |`).join('\n');
-  const evidence = EVIDENCE_SOURCES.map((s) => `| \`${s}\` | ${percent(f.evidence.tlsVersion[s])} | ${percent(f.evidence.resumed[s])} | ${EVIDENCE_MEANING[s]} |`).join('\n');
+  const evidence = EVIDENCE_SOURCES.map(
+    (s) =>
+      `| \`${s}\` | ${percent(f.evidence.tlsVersion[s])} | ${percent(f.evidence.resumed[s])} | ${EVIDENCE_MEANING[s]} |`,
+  ).join('\n');
   const by = f.publisher ? `, published by ${f.publisher}` : '';
   return `# tlsrum open data: TLS handshake latency, ${f.month}
 

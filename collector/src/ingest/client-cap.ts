@@ -96,12 +96,14 @@ export class ClientCapCounter {
   seed(counts: readonly StoredCount[]): void {
     if (this.o.perCell <= 0) return;
     const tokenKeys = new Map<string, string>();
-    for (const c of [...counts].sort((a, b) => a.n - b.n)) this.add(this.key(this.tokenKey(c.clientToken, tokenKeys), c.day, c.site), c.day, c.n);
+    for (const c of [...counts].sort((a, b) => a.n - b.n))
+      this.add(this.key(this.tokenKey(c.clientToken, tokenKeys), c.day, c.site), c.day, c.n);
   }
 
   private tokenKey(token: string, memo: Map<string, string>): string {
     let t = memo.get(token);
-    if (t === undefined) memo.set(token, (t = createHmac('sha256', this.secret).update(token).digest('base64url').slice(0, 22)));
+    if (t === undefined)
+      memo.set(token, (t = createHmac('sha256', this.secret).update(token).digest('base64url').slice(0, 22)));
     return t;
   }
 
@@ -131,7 +133,12 @@ const OPEN_MS = MAX_CLOCK_SKEW_MS + 3_600_000;
  * previous processes' records: `receivedAt` is stored), the largest counts first, at most half the
  * counter's keys (the other half is for the records arriving now). Returns the keys seeded.
  */
-export async function seedClientCap(counter: ClientCapCounter, client: ClickHouseClient, startedAt: number, maxKeys: number): Promise<number> {
+export async function seedClientCap(
+  counter: ClientCapCounter,
+  client: ClickHouseClient,
+  startedAt: number,
+  maxKeys: number,
+): Promise<number> {
   const rows = await (
     await client.query({
       query: `
@@ -141,7 +148,11 @@ export async function seedClientCap(counter: ClientCapCounter, client: ClickHous
         GROUP BY clientToken, day, site
         ORDER BY n DESC
         LIMIT {limit:UInt32}`,
-      query_params: { from: Math.floor((startedAt - OPEN_MS) / DAY_MS) * DAY_MS, startedAt: Math.floor(startedAt / 1000), limit: Math.floor(maxKeys / 2) },
+      query_params: {
+        from: Math.floor((startedAt - OPEN_MS) / DAY_MS) * DAY_MS,
+        startedAt: Math.floor(startedAt / 1000),
+        limit: Math.floor(maxKeys / 2),
+      },
       format: 'JSONEachRow',
     })
   ).json<StoredCount>();

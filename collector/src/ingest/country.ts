@@ -22,7 +22,9 @@ interface Override {
 }
 
 export function defaultGeoDbPath(): string {
-  return createRequire(import.meta.url).resolve('@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb');
+  return createRequire(import.meta.url).resolve(
+    '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb',
+  );
 }
 
 export function parseOverrides(text: string, origin = 'GEOIP_OVERRIDES'): Override[] {
@@ -35,7 +37,15 @@ export function parseOverrides(text: string, origin = 'GEOIP_OVERRIDES'): Overri
     const family = addr && isIPv4(addr) ? 'ipv4' : addr && isIPv6(addr) ? 'ipv6' : null;
     const prefix = bits === undefined ? (family === 'ipv4' ? 32 : 128) : Number(bits);
     const max = family === 'ipv4' ? 32 : 128;
-    if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > max || !country || !COUNTRY.test(country) || rest.length) {
+    if (
+      !family ||
+      !Number.isInteger(prefix) ||
+      prefix < 0 ||
+      prefix > max ||
+      !country ||
+      !COUNTRY.test(country) ||
+      rest.length
+    ) {
       throw new Error(`${origin} line ${i + 1}: expected "CIDR CC" (e.g. "127.0.0.2/32 DE"), got "${raw.trim()}"`);
     }
     const list = new BlockList();
@@ -46,8 +56,12 @@ export function parseOverrides(text: string, origin = 'GEOIP_OVERRIDES'): Overri
 }
 
 export function createCountryLookup(options: { dbPath?: string | null; overridesPath?: string | null }): CountryLookup {
-  const reader = new Reader<CountryResponse & { country_code?: string }>(readFileSync(options.dbPath ?? defaultGeoDbPath()));
-  const overrides = options.overridesPath ? parseOverrides(readFileSync(options.overridesPath, 'utf8'), options.overridesPath) : [];
+  const reader = new Reader<CountryResponse & { country_code?: string }>(
+    readFileSync(options.dbPath ?? defaultGeoDbPath()),
+  );
+  const overrides = options.overridesPath
+    ? parseOverrides(readFileSync(options.overridesPath, 'utf8'), options.overridesPath)
+    : [];
   return (ip: string) => {
     // Node reports IPv4 clients of a dual-stack socket as ::ffff:a.b.c.d.
     const addr = ip.startsWith('::ffff:') && isIPv4(ip.slice(7)) ? ip.slice(7) : ip;

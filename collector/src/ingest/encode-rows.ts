@@ -61,7 +61,12 @@ function fieldCode(kind: (typeof COLUMN_LIST)[number]['kind']['name'], v: string
  * fields with one regex over their concatenation and writes them as they are; only a row that fails
  * the check pays for escaping each field. `valueOf` is the expression for column i's value.
  */
-function encoderSource(columns: typeof COLUMN_LIST, params: string, prelude: string[], valueOf: (i: number) => string): string {
+function encoderSource(
+  columns: typeof COLUMN_LIST,
+  params: string,
+  prelude: string[],
+  valueOf: (i: number) => string,
+): string {
   const strings = columns.flatMap((c, i) =>
     c.kind.name === 'string' ? [valueOf(i)] : c.kind.name === 'nullableString' ? [`(${valueOf(i)} ?? '')`] : [],
   );

@@ -25,7 +25,11 @@ export function normalizeBatchSites(body: unknown, maxRecords: number): void {
     if (typeof site !== 'string' || site.length > 1024) return;
     let normal = seen.get(site);
     if (normal === undefined) seen.set(site, (normal = normalizeSite(site)));
-    if (normal === null) throw httpError(400, `body/records/${i}/site must be a hostname (letters, digits, hyphens, dots; no address, port or path)`);
+    if (normal === null)
+      throw httpError(
+        400,
+        `body/records/${i}/site must be a hostname (letters, digits, hyphens, dots; no address, port or path)`,
+      );
     (r as { site: string }).site = normal;
   });
 }

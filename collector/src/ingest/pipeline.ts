@@ -56,7 +56,13 @@ export class IngestPipeline {
   readonly flusher: Flusher;
   readonly recent: RecentBatches;
   private readonly inflight = new Map<string, Promise<void>>();
-  readonly recovered: { segments: number; rows: number; tornBytes: number; quarantined: string[]; replayErrors: string[] };
+  readonly recovered: {
+    segments: number;
+    rows: number;
+    tornBytes: number;
+    quarantined: string[];
+    replayErrors: string[];
+  };
   private readonly replayTimer: NodeJS.Timeout;
 
   constructor(private readonly opts: PipelineOptions) {

@@ -71,34 +71,75 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
     quarantineAfterTries: config.spoolQuarantineAfterTries,
     onQuarantined: (segment, id, reason) => {
       app.log.error(
-        { segment: id, rows: segment.rows, tries: reason.tries, err: { message: reason.error }, quarantine: join(config.spoolDir, QUARANTINE_DIR) },
+        {
+          segment: id,
+          rows: segment.rows,
+          tries: reason.tries,
+          err: { message: reason.error },
+          quarantine: join(config.spoolDir, QUARANTINE_DIR),
+        },
         'the store refuses this spool segment for its content: moved to the quarantine (pnpm collector spool list)',
       );
     },
     onReplay: ({ segments, quarantined, errors }) => {
-      if (segments.length) app.log.warn({ segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) }, 'replaying segments put back from the quarantine');
-      if (quarantined.length) app.log.error({ segments: quarantined }, 'segments put back for replay cannot be read: moved to the quarantine again');
+      if (segments.length)
+        app.log.warn(
+          { segments: segments.length, rows: segments.reduce((n, s) => n + s.rows, 0) },
+          'replaying segments put back from the quarantine',
+        );
+      if (quarantined.length)
+        app.log.error(
+          { segments: quarantined },
+          'segments put back for replay cannot be read: moved to the quarantine again',
+        );
       if (errors.length) app.log.error({ errors }, 'segments put back for replay could not be taken in; trying again');
     },
   });
-  if (ingest.recovered.segments > 0) app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
+  if (ingest.recovered.segments > 0)
+    app.log.warn(ingest.recovered, 'replaying spool segments left by the previous run');
   if (ingest.recovered.quarantined.length > 0) {
-    app.log.error({ segments: ingest.recovered.quarantined }, 'spool segments this release cannot read: moved to the quarantine (pnpm collector spool list)');
+    app.log.error(
+      { segments: ingest.recovered.quarantined },
+      'spool segments this release cannot read: moved to the quarantine (pnpm collector spool list)',
+    );
   }
   if (ingest.recovered.replayErrors.length > 0) {
-    app.log.error({ errors: ingest.recovered.replayErrors }, 'segments put back for replay could not be taken in; trying again');
+    app.log.error(
+      { errors: ingest.recovered.replayErrors },
+      'segments put back for replay could not be taken in; trying again',
+    );
   }
   const registry = app.registry;
-  scrapedGauge(registry, { name: 'tlsrum_spool_bytes', help: 'Bytes of accepted batches in the spool, not yet in the store.', read: () => ingest.spool.bytes });
-  scrapedGauge(registry, { name: 'tlsrum_spool_rows', help: 'Records in the spool, not yet in the store.', read: () => ingest.size });
-  scrapedGauge(registry, { name: 'tlsrum_spool_segments', help: 'Sealed spool segments waiting for the store.', read: () => ingest.spool.sealedCount });
-  scrapedGauge(registry, { name: 'tlsrum_spool_oldest_age_seconds', help: 'Age of the oldest record in the spool.', read: () => ingest.spool.oldestAgeMs() / 1000 });
+  scrapedGauge(registry, {
+    name: 'tlsrum_spool_bytes',
+    help: 'Bytes of accepted batches in the spool, not yet in the store.',
+    read: () => ingest.spool.bytes,
+  });
+  scrapedGauge(registry, {
+    name: 'tlsrum_spool_rows',
+    help: 'Records in the spool, not yet in the store.',
+    read: () => ingest.size,
+  });
+  scrapedGauge(registry, {
+    name: 'tlsrum_spool_segments',
+    help: 'Sealed spool segments waiting for the store.',
+    read: () => ingest.spool.sealedCount,
+  });
+  scrapedGauge(registry, {
+    name: 'tlsrum_spool_oldest_age_seconds',
+    help: 'Age of the oldest record in the spool.',
+    read: () => ingest.spool.oldestAgeMs() / 1000,
+  });
   scrapedGauge(registry, {
     name: 'tlsrum_spool_quarantined_segments',
     help: 'Spool segments the store refused for their content, waiting for an operator.',
     read: () => ingest.quarantinedSegments(),
   });
-  scrapedGauge(registry, { name: 'tlsrum_spool_max_bytes', help: 'Spool cap: ingest answers 503 above it.', read: () => config.spoolMaxBytes });
+  scrapedGauge(registry, {
+    name: 'tlsrum_spool_max_bytes',
+    help: 'Spool cap: ingest answers 503 above it.',
+    read: () => config.spoolMaxBytes,
+  });
   scrapedCounter(registry, {
     name: 'tlsrum_spool_fsyncs_total',
     help: 'Group commits: one fdatasync for every batch written in the round.',
@@ -109,7 +150,6 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
     help: 'Failed inserts in a row (0 when the store is healthy).',
     read: () => ingest.flusher.consecutiveFailures,
   });
-
 
   app.decorate('ingest', ingest);
   const clientCap = new ClientCapCounter({ perCell: config.clientRecordsPerCellDay, maxEntries: config.clientCapKeys });
@@ -124,12 +164,20 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
             const keys = await seedClientCap(clientCap, app.store.query, startedAt, config.clientCapKeys);
             if (keys > 0) app.log.info({ keys }, 'per-client cap: counts of the open days taken from the store');
           } catch (err) {
-            app.log.warn({ err: { message: (err as Error).message } }, 'per-client cap: the stored counts of the open days could not be read; counting from this start');
+            app.log.warn(
+              { err: { message: (err as Error).message } },
+              'per-client cap: the stored counts of the open days could not be read; counting from this start',
+            );
           }
         })
       : Promise.resolve();
   app.decorate('clientCapSeeded', seeding);
-  app.decorate('tokenBudget', config.tokensPerAddress > 0 ? new TokenBudget({ perAddress: config.tokensPerAddress, maxEntries: config.tokenBudgetEntries }) : null);
+  app.decorate(
+    'tokenBudget',
+    config.tokensPerAddress > 0
+      ? new TokenBudget({ perAddress: config.tokensPerAddress, maxEntries: config.tokenBudgetEntries })
+      : null,
+  );
   app.decorate('countryOf', createCountryLookup({ dbPath: config.geoipDb, overridesPath: config.geoipOverrides }));
 
   app.addHook('onClose', async () => {
@@ -139,7 +187,11 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
     // Graceful shutdown drains the spool into the store; what a failing store leaves stays on disk and
     // is replayed at the next start, so nothing acknowledged is lost either way.
     await ingest.close(config.shutdownDrainMs);
-    if (ingest.size > 0) app.log.warn({ rows: ingest.size }, 'shutdown before the store took every row: kept in the spool for the next start');
+    if (ingest.size > 0)
+      app.log.warn(
+        { rows: ingest.size },
+        'shutdown before the store took every row: kept in the spool for the next start',
+      );
   });
 };
 

@@ -62,7 +62,10 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           };
         },
         onSpoolError: (err) =>
-          request.log.error({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code } }, 'spool write failed'),
+          request.log.error(
+            { err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code } },
+            'spool write failed',
+          ),
       };
       const outcome = await ingestBatch(batch, ctx);
       if (isRejection(outcome)) {
@@ -71,7 +74,11 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
           request.rejectReason = rejection.metric;
           m.recordsRejected.inc({ reason: rejection.metric }, n);
         }
-        throw httpError(rejection.status, outcome.message, outcome.retryAfter === undefined ? undefined : { 'retry-after': String(outcome.retryAfter) });
+        throw httpError(
+          rejection.status,
+          outcome.message,
+          outcome.retryAfter === undefined ? undefined : { 'retry-after': String(outcome.retryAfter) },
+        );
       }
       if (outcome.stored === 'duplicate') {
         request.rejectReason = 'duplicate';

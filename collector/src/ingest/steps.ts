@@ -42,7 +42,13 @@ export interface IngestContext {
   /** Used for the country lookup and the token budget's keyed hash, then dropped: rows never hold it. */
   ip: string;
   sites: { has(hostname: string): boolean };
-  profiles: { claimsFor(site: string, browser: HandshakeRecord['browser'], major: number | null): Parameters<typeof applyProfileToRecord>[1] };
+  profiles: {
+    claimsFor(
+      site: string,
+      browser: HandshakeRecord['browser'],
+      major: number | null,
+    ): Parameters<typeof applyProfileToRecord>[1];
+  };
   storeReady: () => boolean;
   pipeline: Pick<IngestPipeline, 'isDuplicate' | 'accepts' | 'retryAfterSeconds' | 'submit'>;
   /** The rest of the row context (country, budget, cap, probe facts), built once the batch is to be stored. */
@@ -62,7 +68,9 @@ const clock: IngestStep = {
   name: 'clock',
   run(batch, ctx) {
     const i = batch.records.findIndex((r) => Math.abs(r.ts - ctx.now) > MAX_CLOCK_SKEW_MS);
-    return i < 0 ? batch : { reject: 'clock_skew', message: `body/records/${i}/ts must be within 24 h of the collector's clock` };
+    return i < 0
+      ? batch
+      : { reject: 'clock_skew', message: `body/records/${i}/ts must be within 24 h of the collector's clock` };
   },
 };
 
@@ -71,7 +79,11 @@ const plausibility: IngestStep = {
   run(batch) {
     for (let i = 0; i < batch.records.length; i++) {
       const rule = rejectingRule(batch.records[i]!, batch);
-      if (rule) return { reject: 'implausible', message: `body/records/${i} is implausible (rule ${rule.name}): ${rule.requirement}` };
+      if (rule)
+        return {
+          reject: 'implausible',
+          message: `body/records/${i} is implausible (rule ${rule.name}): ${rule.requirement}`,
+        };
     }
     return batch;
   },
@@ -117,7 +129,11 @@ export const INGEST_STEPS: readonly IngestStep[] = [clock, plausibility, sitePro
 export type StoreOutcome = { stored: 'accepted' | 'duplicate'; records: number } | Rejection;
 
 /** Runs the steps, then makes the batch durable: 'accepted' once it is on disk, 'duplicate' if it was already. */
-export async function ingestBatch(batch: HandshakeBatch, ctx: IngestContext, steps = INGEST_STEPS): Promise<StoreOutcome> {
+export async function ingestBatch(
+  batch: HandshakeBatch,
+  ctx: IngestContext,
+  steps = INGEST_STEPS,
+): Promise<StoreOutcome> {
   let current = batch;
   for (const step of steps) {
     const out = await step.run(current, ctx);
@@ -128,7 +144,8 @@ export async function ingestBatch(batch: HandshakeBatch, ctx: IngestContext, ste
     const result = await ctx.pipeline.submit(current, ctx.origin(ctx.ip));
     return { stored: result.status, records: current.records.length };
   } catch (err) {
-    if (err instanceof SpoolFullError) return { reject: 'spool_full', message: UNAVAILABLE, retryAfter: ctx.pipeline.retryAfterSeconds() };
+    if (err instanceof SpoolFullError)
+      return { reject: 'spool_full', message: UNAVAILABLE, retryAfter: ctx.pipeline.retryAfterSeconds() };
     ctx.onSpoolError?.(err);
     return { reject: 'spool_error', message: UNAVAILABLE, retryAfter: 5 };
   }

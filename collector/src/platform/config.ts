@@ -30,7 +30,11 @@ function isHttpUrl(s: string): boolean {
 }
 const httpUrl = () => Type.Refine(Type.String({ expected: 'an http(s) URL' }), isHttpUrl);
 const identifier = (annotations: object = {}) =>
-  Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$', expected: 'an identifier ([A-Za-z_][A-Za-z0-9_]*)', ...annotations });
+  Type.String({
+    pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$',
+    expected: 'an identifier ([A-Za-z_][A-Za-z0-9_]*)',
+    ...annotations,
+  });
 
 const ORIGIN = Type.String({
   pattern: [
@@ -50,7 +54,8 @@ const CONNECT_TO = '^[a-z0-9.-]+:\\d{1,5}:(?:[0-9.]+|\\[[0-9a-f:]+\\]|[a-z0-9.-]
  * random bits. A string is judged by its alphabet: 32 hex digits, or 22 characters of a larger alphabet
  * (base64url: 6 bits each), with at least 10 different characters (no repeated filler).
  */
-export const ADMIN_TOKEN_RULE = 'at least 128 bits: 32 hex digits or 22 other characters, with at least 10 different characters';
+export const ADMIN_TOKEN_RULE =
+  'at least 128 bits: 32 hex digits or 22 other characters, with at least 10 different characters';
 export function strongToken(s: string): boolean {
   const distinct = new Set(s).size;
   return distinct >= 10 && s.length >= (/^[0-9a-fA-F]+$/.test(s) ? 32 : 22);
@@ -61,9 +66,10 @@ export function strongToken(s: string): boolean {
  * but the one the trusted proxies added: `N` trusts the last N hops, a list trusts those proxy addresses
  * (Fastify's trustProxy takes both: a number, or addresses and CIDR ranges).
  */
-const TRUST_PROXY_FORMS = 'false, the number of proxies in front of the collector (1–10), or a comma-separated list of their addresses or CIDR ranges';
+const TRUST_PROXY_FORMS =
+  'false, the number of proxies in front of the collector (1–10), or a comma-separated list of their addresses or CIDR ranges';
 const TRUST_PROXY_DOC =
-  'which `X-Forwarded-For` entry is the client address: `false` (the connection\'s own address), `N` (the address N proxies back: `1` behind one load balancer) or the proxies\' addresses / CIDR ranges; `true` is refused (it would trust the left-most entry, which the client writes) ([docs/cluster.md](docs/cluster.md))';
+  "which `X-Forwarded-For` entry is the client address: `false` (the connection's own address), `N` (the address N proxies back: `1` behind one load balancer) or the proxies' addresses / CIDR ranges; `true` is refused (it would trust the left-most entry, which the client writes) ([docs/cluster.md](docs/cluster.md))";
 const PROXY_ADDRESS = /^(?:[0-9]{1,3}(?:\.[0-9]{1,3}){3}|[0-9a-fA-F:]*:[0-9a-fA-F:.]*)(?:\/[0-9]{1,3})?$/;
 function isTrustProxy(s: string): boolean {
   if (s === 'false') return true;
@@ -107,25 +113,51 @@ export const ConfigSchema = Type.Object({
   }),
   clickhouse: Type.Decode(
     Type.Object({
-      url: nullable(httpUrl(), { env: 'CLICKHOUSE_URL', description: 'use a ClickHouse server over HTTP(S) instead of the embedded store' }),
+      url: nullable(httpUrl(), {
+        env: 'CLICKHOUSE_URL',
+        description: 'use a ClickHouse server over HTTP(S) instead of the embedded store',
+      }),
       username: Type.String({ env: 'CLICKHOUSE_USER', default: 'default', description: 'server user' }),
       password: Type.String({ env: 'CLICKHOUSE_PASSWORD', default: '', trim: false, description: 'server password' }),
-      database: identifier({ env: 'CLICKHOUSE_DATABASE', default: 'tlsrum', description: 'server database (must exist)' }),
+      database: identifier({
+        env: 'CLICKHOUSE_DATABASE',
+        default: 'tlsrum',
+        description: 'server database (must exist)',
+      }),
       cluster: nullable(identifier(), {
         env: 'CLICKHOUSE_CLUSTER',
-        description: 'cluster name: tables live `ON CLUSTER`, the collector writes to the Distributed tables ([cluster.md](cluster.md)); needs `CLICKHOUSE_URL`',
+        description:
+          'cluster name: tables live `ON CLUSTER`, the collector writes to the Distributed tables ([cluster.md](cluster.md)); needs `CLICKHOUSE_URL`',
       }),
     }),
     // Without a server URL the store is embedded and the server settings do not apply.
     (c) => (c.url === null ? null : { ...c, url: c.url }),
   ),
   retentionDays: int('RETENTION_DAYS', 395, 1, 36_500, 'TTL of raw records'),
-  flushIntervalMs: int('FLUSH_INTERVAL_MS', 1000, 10, 60_000, "longest a record waits in the spool's active segment before its insert"),
+  flushIntervalMs: int(
+    'FLUSH_INTERVAL_MS',
+    1000,
+    10,
+    60_000,
+    "longest a record waits in the spool's active segment before its insert",
+  ),
   // Each insert pays a fixed cost (mostly the rollup view's aggregation and parts: ≈ 50 ms of CPU at load 20) besides
   // its parsing (≈ 11 µs/row at load 20): 25 000-row inserts cost ≈ 20 % less CPU per row than 10 000-row ones and
   // fill only above 25 000 records/s; the interval still bounds how late a record shows (measured with bench:ingest's profile).
-  flushMaxRows: int('FLUSH_MAX_ROWS', 25_000, 1, 100_000, 'rows per spool segment = per insert (an insert starts as soon as this many wait)'),
-  maxBufferedRows: int('MAX_BUFFERED_ROWS', 500_000, 1, 10_000_000, 'rows in the spool (not yet in the store) before ingest answers 503'),
+  flushMaxRows: int(
+    'FLUSH_MAX_ROWS',
+    25_000,
+    1,
+    100_000,
+    'rows per spool segment = per insert (an insert starts as soon as this many wait)',
+  ),
+  maxBufferedRows: int(
+    'MAX_BUFFERED_ROWS',
+    500_000,
+    1,
+    10_000_000,
+    'rows in the spool (not yet in the store) before ingest answers 503',
+  ),
   spoolDir: Type.String({
     env: 'SPOOL_DIR',
     path: true,
@@ -133,8 +165,20 @@ export const ConfigSchema = Type.Object({
     defaultText: '`$DATA_DIR/spool`',
     description: 'write-ahead spool: accepted batches are fsynced here before the 202',
   }),
-  spoolMaxBytes: int('SPOOL_MAX_BYTES', 512 * MiB, 64 * KiB, TiB, 'spool size before ingest answers 503 + `Retry-After`'),
-  recentBatches: int('RECENT_BATCHES', 200_000, 1, 10_000_000, 'batch ids remembered (and journaled in the spool folder) to answer resends as duplicates'),
+  spoolMaxBytes: int(
+    'SPOOL_MAX_BYTES',
+    512 * MiB,
+    64 * KiB,
+    TiB,
+    'spool size before ingest answers 503 + `Retry-After`',
+  ),
+  recentBatches: int(
+    'RECENT_BATCHES',
+    200_000,
+    1,
+    10_000_000,
+    'batch ids remembered (and journaled in the spool folder) to answer resends as duplicates',
+  ),
   spoolQuarantineAfterTries: int(
     'SPOOL_QUARANTINE_AFTER_TRIES',
     5,
@@ -142,8 +186,20 @@ export const ConfigSchema = Type.Object({
     1000,
     'inserts of a spool segment the store refuses for its content (parse or type error, unknown column) before it moves to `$SPOOL_DIR/quarantine/`; outages are retried forever',
   ),
-  shutdownDrainMs: int('SHUTDOWN_DRAIN_MS', 10_000, 0, 3_600_000, 'how long SIGTERM/SIGINT keeps moving the spool into the store before exiting'),
-  rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0, 100_000_000, 'ingest requests a minute from one client address, then 429 + `Retry-After`; `0` = off'),
+  shutdownDrainMs: int(
+    'SHUTDOWN_DRAIN_MS',
+    10_000,
+    0,
+    3_600_000,
+    'how long SIGTERM/SIGINT keeps moving the spool into the store before exiting',
+  ),
+  rateLimitPerMinute: int(
+    'RATE_LIMIT_PER_MINUTE',
+    600,
+    0,
+    100_000_000,
+    'ingest requests a minute from one client address, then 429 + `Retry-After`; `0` = off',
+  ),
   queryRateLimitPerMinute: int(
     'QUERY_RATE_LIMIT_PER_MINUTE',
     300,
@@ -158,7 +214,13 @@ export const ConfigSchema = Type.Object({
     600_000,
     'event-loop lag above which requests get 503 + `Retry-After` (health, readiness and metrics excepted); `0` = off',
   ),
-  maxHeapUsedBytes: int('MAX_HEAP_USED_BYTES', 0, 0, TiB, 'V8 heap use above which requests get 503 + `Retry-After`; `0` = off'),
+  maxHeapUsedBytes: int(
+    'MAX_HEAP_USED_BYTES',
+    0,
+    0,
+    TiB,
+    'V8 heap use above which requests get 503 + `Retry-After`; `0` = off',
+  ),
   requestTimeoutMs: int(
     'REQUEST_TIMEOUT_MS',
     30_000,
@@ -171,7 +233,7 @@ export const ConfigSchema = Type.Object({
     2,
     1,
     64,
-    'read queries the store runs at once (each on its own client); more wait in a queue. On the embedded store each running query holds one of Node\'s four I/O threads, which the spool also needs',
+    "read queries the store runs at once (each on its own client); more wait in a queue. On the embedded store each running query holds one of Node's four I/O threads, which the spool also needs",
   ),
   queryQueueMax: int(
     'QUERY_QUEUE_MAX',
@@ -192,15 +254,22 @@ export const ConfigSchema = Type.Object({
     2 * GiB,
     0,
     TiB,
-    'memory limit of one read query in the store (ClickHouse `max_memory_usage`); `0` = the store\'s own',
+    "memory limit of one read query in the store (ClickHouse `max_memory_usage`); `0` = the store's own",
   ),
   corsOrigins: Type.Array(ORIGIN, {
     env: 'CORS_ORIGINS',
     default: [],
-    description: 'origins allowed cross-origin: the extension (`moz-extension://*` since Firefox add-on UUIDs are random per install) or a dashboard served elsewhere',
+    description:
+      'origins allowed cross-origin: the extension (`moz-extension://*` since Firefox add-on UUIDs are random per install) or a dashboard served elsewhere',
   }),
   bodyLimitBytes: int('BODY_LIMIT_BYTES', 256 * KiB, KiB, 16 * MiB, 'request body as sent'),
-  inflatedLimitBytes: int('INFLATED_LIMIT_BYTES', MiB, KiB, 64 * MiB, 'request body after gunzip (at least `BODY_LIMIT_BYTES`)'),
+  inflatedLimitBytes: int(
+    'INFLATED_LIMIT_BYTES',
+    MiB,
+    KiB,
+    64 * MiB,
+    'request body after gunzip (at least `BODY_LIMIT_BYTES`)',
+  ),
   geoipDb: nullable(Type.String(), {
     env: 'GEOIP_DB',
     path: true,
@@ -230,7 +299,13 @@ export const ConfigSchema = Type.Object({
     1000,
     "without a token, a cell holding records of a registered site must hold records of at least this many registered sites, else it is suppressed: no public answer reproduces one site's own figures ([docs/integrity.md](docs/integrity.md)); `1` = off",
   ),
-  minClientsPerCell: int('MIN_CLIENTS_PER_CELL', DEFAULT_MIN_CLIENTS_PER_CELL, 1, 1_000_000, 'small-cell suppression threshold (distinct clients)'),
+  minClientsPerCell: int(
+    'MIN_CLIENTS_PER_CELL',
+    DEFAULT_MIN_CLIENTS_PER_CELL,
+    1,
+    1_000_000,
+    'small-cell suppression threshold (distinct clients)',
+  ),
   clientRecordsPerCellDay: int(
     'CLIENT_RECORDS_PER_CELL_DAY',
     DEFAULT_CLIENT_CAP,
@@ -243,7 +318,7 @@ export const ConfigSchema = Type.Object({
     CLIENT_CAP_ENTRIES,
     1,
     100_000_000,
-    "(client token, UTC day, site) counts the per-client cap keeps in memory, as many again for those that reached K: a key under K is forgotten least recently seen first (its client may count K again); a key at K is kept while its day is open; flagged records take none ([docs/integrity.md](docs/integrity.md))",
+    '(client token, UTC day, site) counts the per-client cap keeps in memory, as many again for those that reached K: a key under K is forgotten least recently seen first (its client may count K again); a key at K is kept while its day is open; flagged records take none ([docs/integrity.md](docs/integrity.md))',
   ),
   tokensPerAddress: int(
     'TOKENS_PER_ADDRESS',
@@ -260,7 +335,10 @@ export const ConfigSchema = Type.Object({
     '(address, site) pairs the tokens-per-address check remembers (in memory, keyed hashes only); the least recently seen is forgotten first',
   ),
   trustProxy: Type.Decode(
-    Type.Refine(Type.String({ env: 'TRUST_PROXY', default: 'false', expected: TRUST_PROXY_FORMS, description: TRUST_PROXY_DOC }), isTrustProxy),
+    Type.Refine(
+      Type.String({ env: 'TRUST_PROXY', default: 'false', expected: TRUST_PROXY_FORMS, description: TRUST_PROXY_DOC }),
+      isTrustProxy,
+    ),
     parseTrustProxy,
   ),
   maxConnections: int(
@@ -270,7 +348,13 @@ export const ConfigSchema = Type.Object({
     1_000_000,
     'open connections the collector accepts at once (further ones are closed at once); `0` = no cap. Behind a proxy, cap connections per client address there ([docs/cluster.md](docs/cluster.md))',
   ),
-  maxRequestsPerSocket: int('MAX_REQUESTS_PER_SOCKET', 1000, 0, 1_000_000, 'requests one keep-alive connection may carry before the collector closes it; `0` = no limit'),
+  maxRequestsPerSocket: int(
+    'MAX_REQUESTS_PER_SOCKET',
+    1000,
+    0,
+    1_000_000,
+    'requests one keep-alive connection may carry before the collector closes it; `0` = no limit',
+  ),
   logLevel: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     env: 'LOG_LEVEL',
     default: 'info',
@@ -285,15 +369,31 @@ export const ConfigSchema = Type.Object({
   }),
   // Who runs this collector: `GET /v1/about`, which the extension shows before anyone consents.
   about: Type.Object({
-    operator: nullable(Type.String({ maxLength: 200, pattern: '^[^\\u0000-\\u001f<>]+$', expected: 'plain text of at most 200 characters (no control characters, < or >)' }), {
-      env: 'OPERATOR_NAME',
-      description: 'who runs this collector (person or organisation), shown to users before they consent',
+    operator: nullable(
+      Type.String({
+        maxLength: 200,
+        pattern: '^[^\\u0000-\\u001f<>]+$',
+        expected: 'plain text of at most 200 characters (no control characters, < or >)',
+      }),
+      {
+        env: 'OPERATOR_NAME',
+        description: 'who runs this collector (person or organisation), shown to users before they consent',
+      },
+    ),
+    contact: nullable(
+      Type.Refine(
+        Type.String({ maxLength: 500, expected: 'an e-mail address or an http(s) URL' }),
+        (s) => /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(s) || isHttpUrl(s),
+      ),
+      {
+        env: 'OPERATOR_CONTACT',
+        description: "how to reach the operator (e-mail address or URL), shown with the operator's name",
+      },
+    ),
+    privacyPolicyUrl: nullable(httpUrl(), {
+      env: 'PRIVACY_POLICY_URL',
+      description: "the operator's privacy policy, shown before consent",
     }),
-    contact: nullable(Type.Refine(Type.String({ maxLength: 500, expected: 'an e-mail address or an http(s) URL' }), (s) => /^[^\s@<>]+@[^\s@<>]+\.[^\s@<>]+$/.test(s) || isHttpUrl(s)), {
-      env: 'OPERATOR_CONTACT',
-      description: "how to reach the operator (e-mail address or URL), shown with the operator's name",
-    }),
-    privacyPolicyUrl: nullable(httpUrl(), { env: 'PRIVACY_POLICY_URL', description: "the operator's privacy policy, shown before consent" }),
   }),
   alerts: Type.Object({
     intervalMs: int('ALERT_INTERVAL_MS', 300_000, 0, 86_400_000, 'how often the regression checks run (`0` = never)'),
@@ -308,14 +408,21 @@ export const ConfigSchema = Type.Object({
     ),
     thresholds: Type.Object({
       alpha: num('ALERT_ALPHA', 1e-4, 1e-12, 0.5, 'significance level of each one-sided test'),
-      minSamples: int('ALERT_MIN_SAMPLES', 200, 1, 1e9, "records (in the check's denominator) each window needs before a check says anything"),
+      minSamples: int(
+        'ALERT_MIN_SAMPLES',
+        200,
+        1,
+        1e9,
+        "records (in the check's denominator) each window needs before a check says anything",
+      ),
       minClients: Type.Integer({
         env: 'ALERT_MIN_CLIENTS',
         minimum: 1,
         maximum: 1e9,
         derive: (read: ReadonlyMap<string, unknown>) => read.get('MIN_CLIENTS_PER_CELL'),
         defaultText: '`MIN_CLIENTS_PER_CELL`',
-        description: 'distinct clients each window needs before a check says anything (at least `MIN_CLIENTS_PER_CELL`; a window under it shows `samples` null)',
+        description:
+          'distinct clients each window needs before a check says anything (at least `MIN_CLIENTS_PER_CELL`; a window under it shows `samples` null)',
       }),
       shareDrop: num('ALERT_SHARE_DROP', 0.1, 0, 1, 'effect size of a share drop, in absolute terms (0.1 = 10 points)'),
       p75Rise: num('ALERT_P75_RISE', 0.2, 0, 100, 'effect size of a p75 rise, relative (0.2 = +20 %)'),
@@ -328,8 +435,17 @@ export const ConfigSchema = Type.Object({
       }),
       (source) => (source === 'any' ? null : source),
     ),
-    webhookUrl: nullable(httpUrl(), { env: 'ALERT_WEBHOOK_URL', description: 'POST each firing/resolved event as JSON here' }),
-    webhookRetries: int('ALERT_WEBHOOK_RETRIES', 5, 0, 20, 'webhook attempts after the first failure, with exponential backoff from 1 s'),
+    webhookUrl: nullable(httpUrl(), {
+      env: 'ALERT_WEBHOOK_URL',
+      description: 'POST each firing/resolved event as JSON here',
+    }),
+    webhookRetries: int(
+      'ALERT_WEBHOOK_RETRIES',
+      5,
+      0,
+      20,
+      'webhook attempts after the first failure, with exponential backoff from 1 s',
+    ),
     webhookTimeoutMs: int('ALERT_WEBHOOK_TIMEOUT_MS', 5000, 100, 60_000, 'timeout of each webhook attempt'),
   }),
   // The monthly open dataset (collector/src/datasets/, docs/dataset.md).
@@ -351,14 +467,33 @@ export const ConfigSchema = Type.Object({
     monthlyExport: Type.Boolean({
       env: 'DATASET_MONTHLY_EXPORT',
       default: true,
-      description: 'write the last month into `DATASETS_DIR` once it is over (checked hourly; a month is over 24 h after its last day)',
+      description:
+        'write the last month into `DATASETS_DIR` once it is over (checked hourly; a month is over 24 h after its last day)',
     }),
   }),
   probe: Type.Object({
-    intervalMs: int('PROBE_INTERVAL_MS', 3_600_000, 0, 7 * 86_400_000, "how often every registered site's TLS configuration is probed ([probe.md](probe.md)); `0` = never"),
-    jitter: num('PROBE_JITTER', 0.1, 0, 1, 'each cycle starts up to this fraction of the interval early or late (collectors started together do not probe at once)'),
+    intervalMs: int(
+      'PROBE_INTERVAL_MS',
+      3_600_000,
+      0,
+      7 * 86_400_000,
+      "how often every registered site's TLS configuration is probed ([probe.md](probe.md)); `0` = never",
+    ),
+    jitter: num(
+      'PROBE_JITTER',
+      0.1,
+      0,
+      1,
+      'each cycle starts up to this fraction of the interval early or late (collectors started together do not probe at once)',
+    ),
     concurrency: int('PROBE_CONCURRENCY', 2, 1, 64, 'probes running at once'),
-    timeoutMs: int('PROBE_TIMEOUT_MS', 10_000, 100, 120_000, 'timeout of each phase (lookup, connect, handshake, request) of a probe connection'),
+    timeoutMs: int(
+      'PROBE_TIMEOUT_MS',
+      10_000,
+      100,
+      120_000,
+      'timeout of each phase (lookup, connect, handshake, request) of a probe connection',
+    ),
     runs: int('PROBE_RUNS', 3, 1, 20, 'cold runs per probe; the phases stored are their medians'),
     retentionDays: int('PROBE_RETENTION_DAYS', 395, 1, 36_500, 'TTL of the probe history (`site_probes`)'),
     caFile: nullable(Type.String(), {
@@ -373,42 +508,85 @@ export const ConfigSchema = Type.Object({
         "like curl's `--connect-to`: probe `https://HOST:PORT/` at ADDRESS:PORT instead (one backend behind a load balancer; a staging address); SNI and Host stay HOST. Also the explicit allow-list of the connection guard: a HOST:443 entry is connected at its ADDRESS even when that is not a public address (probes and ownership checks; [self-service.md](self-service.md))",
     }),
   }),
-  dnsServers: Type.Array(Type.String({ pattern: DNS_SERVER, expected: 'an IP address with an optional port (1.2.3.4, 1.2.3.4:53, [::1]:53)' }), {
-    env: 'DNS_SERVERS',
-    default: [],
-    description: "DNS servers asked for the addresses of the sites probed and checked, and for ownership TXT records; empty = the system's resolver",
-  }),
+  dnsServers: Type.Array(
+    Type.String({
+      pattern: DNS_SERVER,
+      expected: 'an IP address with an optional port (1.2.3.4, 1.2.3.4:53, [::1]:53)',
+    }),
+    {
+      env: 'DNS_SERVERS',
+      default: [],
+      description:
+        "DNS servers asked for the addresses of the sites probed and checked, and for ownership TXT records; empty = the system's resolver",
+    },
+  ),
   claims: Type.Object({
     selfService: Type.Boolean({
       env: 'SELF_SERVICE',
       default: true,
-      description: 'site owners register their own site by proving they control it ([self-service.md](self-service.md)); `false` leaves registration to the admin routes',
+      description:
+        'site owners register their own site by proving they control it ([self-service.md](self-service.md)); `false` leaves registration to the admin routes',
     }),
-    perAddressPerHour: int('CLAIM_RATE_LIMIT_PER_HOUR', 10, 1, 100_000, 'claims and verification attempts together one client address (IPv6: one /64) may make an hour, then 429 + `Retry-After`'),
+    perAddressPerHour: int(
+      'CLAIM_RATE_LIMIT_PER_HOUR',
+      10,
+      1,
+      100_000,
+      'claims and verification attempts together one client address (IPv6: one /64) may make an hour, then 429 + `Retry-After`',
+    ),
     ttlHours: int('CLAIM_TTL_HOURS', 72, 1, 720, 'how long a claim waits for its proof before it expires'),
-    maxPending: int('CLAIMS_MAX_PENDING', 10_000, 1, 10_000_000, 'unexpired, unproven claims held at once (all hostnames); beyond, new claims get 503 + `Retry-After`'),
-    checkTimeoutMs: int('CLAIM_CHECK_TIMEOUT_MS', 10_000, 100, 120_000, 'an ownership check (lookup, connection and answer together) gives up after this time'),
-    recheckIntervalMs: int('CLAIM_RECHECK_INTERVAL_MS', 86_400_000, 0, 30 * 86_400_000, 'how often the ownership of self-registered sites is checked again; `0` = never'),
-    revokeAfterDays: int('CLAIM_REVOKE_AFTER_DAYS', 7, 1, 365, "days of failed re-checks after which a self-registered site's read token is revoked and the site unregistered"),
+    maxPending: int(
+      'CLAIMS_MAX_PENDING',
+      10_000,
+      1,
+      10_000_000,
+      'unexpired, unproven claims held at once (all hostnames); beyond, new claims get 503 + `Retry-After`',
+    ),
+    checkTimeoutMs: int(
+      'CLAIM_CHECK_TIMEOUT_MS',
+      10_000,
+      100,
+      120_000,
+      'an ownership check (lookup, connection and answer together) gives up after this time',
+    ),
+    recheckIntervalMs: int(
+      'CLAIM_RECHECK_INTERVAL_MS',
+      86_400_000,
+      0,
+      30 * 86_400_000,
+      'how often the ownership of self-registered sites is checked again; `0` = never',
+    ),
+    revokeAfterDays: int(
+      'CLAIM_REVOKE_AFTER_DAYS',
+      7,
+      1,
+      365,
+      "days of failed re-checks after which a self-registered site's read token is revoked and the site unregistered",
+    ),
   }),
 });
 
 export type Config = StaticDecode<typeof ConfigSchema>;
 
-
 /** Rules between variables, checked after each one was read on its own. */
 const RULES: ((c: Config) => string | null)[] = [
   (c) => (c.inflatedLimitBytes < c.bodyLimitBytes ? 'INFLATED_LIMIT_BYTES must be at least BODY_LIMIT_BYTES' : null),
   // A check's figures would otherwise show a window the query API suppresses as a small cell.
-  (c) => (c.alerts.thresholds.minClients < c.minClientsPerCell ? 'ALERT_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL' : null),
+  (c) =>
+    c.alerts.thresholds.minClients < c.minClientsPerCell
+      ? 'ALERT_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL'
+      : null,
   // A dataset row under the live API's threshold would publish, for good, a cell the API suppresses.
-  (c) => (c.datasets.minClients < c.minClientsPerCell ? 'DATASET_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL' : null),
+  (c) =>
+    c.datasets.minClients < c.minClientsPerCell ? 'DATASET_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL' : null,
 ];
 
 export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
   // Checked on the variables: once parsed, the server settings of an embedded store are gone.
   if (env.CLICKHOUSE_CLUSTER?.trim() && !env.CLICKHOUSE_URL?.trim()) {
-    throw new ConfigError('CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL (a cluster is a set of servers, not the embedded store)');
+    throw new ConfigError(
+      'CLICKHOUSE_CLUSTER needs CLICKHOUSE_URL (a cluster is a set of servers, not the embedded store)',
+    );
   }
   if (env.TRUST_PROXY?.trim() === 'true') {
     throw new ConfigError(
@@ -425,8 +603,12 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
 /** What start-up says about the admin routes (site registration, every site's data). */
 export function adminRoutesNotice(config: Pick<Config, 'adminToken' | 'tokenFailuresPerHour'>): string {
-  if (!config.adminToken) return 'admin routes disabled (no ADMIN_TOKEN): sites cannot be registered; the public routes answer for every site together';
-  const limit = config.tokenFailuresPerHour > 0 ? `${config.tokenFailuresPerHour} wrong tokens an hour per address, then 429` : 'no limit on wrong tokens (TOKEN_FAILURES_PER_HOUR=0)';
+  if (!config.adminToken)
+    return 'admin routes disabled (no ADMIN_TOKEN): sites cannot be registered; the public routes answer for every site together';
+  const limit =
+    config.tokenFailuresPerHour > 0
+      ? `${config.tokenFailuresPerHour} wrong tokens an hour per address, then 429`
+      : 'no limit on wrong tokens (TOKEN_FAILURES_PER_HOUR=0)';
   return `admin routes enabled (ADMIN_TOKEN set): site registration and every site's data; ${limit}`;
 }
 

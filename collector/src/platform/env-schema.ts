@@ -76,7 +76,12 @@ function expectation(s: TSchema & { expected?: string }): string {
 function problem(s: TSchema & { expected?: string }, value: unknown, name: string): string | null {
   const error = Value.Errors(s, value)[0];
   if (!error) return null;
-  const { minimum, maximum, minLength, minItems } = s as { minimum?: number; maximum?: number; minLength?: number; minItems?: number };
+  const { minimum, maximum, minLength, minItems } = s as {
+    minimum?: number;
+    maximum?: number;
+    minLength?: number;
+    minItems?: number;
+  };
   switch (error.keyword) {
     case 'minimum':
     case 'maximum':
@@ -100,7 +105,8 @@ function convert(s: TSchema, text: string, name: string): unknown {
     return Number(text);
   }
   if (Type.IsNumber(s)) {
-    if (!DECIMAL.test(text) || !Number.isFinite(Number(text))) throw new ConfigError(`${name} must be a number, got "${text}"`);
+    if (!DECIMAL.test(text) || !Number.isFinite(Number(text)))
+      throw new ConfigError(`${name} must be a number, got "${text}"`);
     return Number(text);
   }
   if (Type.IsBoolean(s)) {
@@ -115,7 +121,8 @@ function convert(s: TSchema, text: string, name: string): unknown {
       .filter(Boolean)
       .map((item) => {
         const v = convert(s.items, item, name);
-        if (Value.Errors(s.items, v).length > 0) throw new ConfigError(`${name}: "${item}" is not ${expectation(s.items)}`);
+        if (Value.Errors(s.items, v).length > 0)
+          throw new ConfigError(`${name}: "${item}" is not ${expectation(s.items)}`);
         return v;
       });
     return items;
@@ -177,6 +184,8 @@ function shownBounds(leaf: Leaf): string {
 
 /** The Markdown table of every variable: name, default, allowed values, meaning. */
 export function envTable(schema: TSchema): string {
-  const rows = leaves(schema).map((l) => `| \`${l.env}\` | ${shownDefault(l)} | ${shownBounds(l)} | ${l.description} |`);
+  const rows = leaves(schema).map(
+    (l) => `| \`${l.env}\` | ${shownDefault(l)} | ${shownBounds(l)} | ${l.description} |`,
+  );
   return ['| variable | default | allowed | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -44,25 +44,42 @@ const LOSS_ALERTS = CONFIG_CHECKS.flatMap((c) => {
   return [{ check: c.lossAlert.check, has, lost: c.lossAlert.summary }];
 }).sort((a, b) => PROBE_CHECKS.indexOf(a.check) - PROBE_CHECKS.indexOf(b.check));
 
-function lostCheck({ check, has, lost }: (typeof LOSS_ALERTS)[number], history: ProbeSnapshot[], site: string): ProbeCheckResult {
+function lostCheck(
+  { check, has, lost }: (typeof LOSS_ALERTS)[number],
+  history: ProbeSnapshot[],
+  site: string,
+): ProbeCheckResult {
   const measured = history.map((s) => ({ at: s.at, v: has(s.result) })).filter((s) => s.v !== null);
   const latest = measured.at(-1);
   if (!latest) return { check, status: 'insufficient_data', since: null, summary: `${site}: not measured yet` };
   if (latest.v) return { check, status: 'ok', since: null, summary: `${site}: fine` };
   let i = measured.length - 1;
   while (i > 0 && !measured[i - 1]!.v) i--;
-  if (i === 0) return { check, status: 'ok', since: null, summary: `${site}: never seen on (a recommendation, not a change)` };
+  if (i === 0)
+    return { check, status: 'ok', since: null, summary: `${site}: never seen on (a recommendation, not a change)` };
   return { check, status: 'firing', since: measured[i]!.at, summary: `${site}: ${lost}` };
 }
 
-function changedCheck(check: 'probe_leaf_changed' | 'probe_chain_changed', history: ProbeSnapshot[], site: string): ProbeCheckResult {
+function changedCheck(
+  check: 'probe_leaf_changed' | 'probe_chain_changed',
+  history: ProbeSnapshot[],
+  site: string,
+): ProbeCheckResult {
   const key = check === 'probe_leaf_changed' ? 'leafSpkiSha256' : 'chainSha256';
   const seen = history.filter((s) => s.identity[key] !== null);
   const [prev, latest] = [seen.at(-2), seen.at(-1)];
-  if (!prev || !latest) return { check, status: 'insufficient_data', since: null, summary: `${site}: fewer than two probes` };
-  if (prev.identity[key] === latest.identity[key]) return { check, status: 'ok', since: null, summary: `${site}: unchanged` };
-  const what = check === 'probe_leaf_changed' ? 'the certificate key changed' : 'the certificate chain the server sends changed';
-  return { check, status: 'firing', since: latest.at, summary: `${site}: ${what} (new certificate or key rollover — expected after a renewal)` };
+  if (!prev || !latest)
+    return { check, status: 'insufficient_data', since: null, summary: `${site}: fewer than two probes` };
+  if (prev.identity[key] === latest.identity[key])
+    return { check, status: 'ok', since: null, summary: `${site}: unchanged` };
+  const what =
+    check === 'probe_leaf_changed' ? 'the certificate key changed' : 'the certificate chain the server sends changed';
+  return {
+    check,
+    status: 'firing',
+    since: latest.at,
+    summary: `${site}: ${what} (new certificate or key rollover — expected after a renewal)`,
+  };
 }
 
 function expiryCheck(history: ProbeSnapshot[], site: string): ProbeCheckResult {
@@ -71,7 +88,8 @@ function expiryCheck(history: ProbeSnapshot[], site: string): ProbeCheckResult {
   const latest = seen.at(-1);
   if (!latest) return { check, status: 'insufficient_data', since: null, summary: `${site}: no certificate seen yet` };
   const days = latest.result.cert.leaf!.daysToExpiry;
-  if (days >= EXPIRY_WARNING_DAYS) return { check, status: 'ok', since: null, summary: `${site}: certificate valid for ${days} more days` };
+  if (days >= EXPIRY_WARNING_DAYS)
+    return { check, status: 'ok', since: null, summary: `${site}: certificate valid for ${days} more days` };
   let i = seen.length - 1;
   while (i > 0 && seen[i - 1]!.result.cert.leaf!.daysToExpiry < EXPIRY_WARNING_DAYS) i--;
   const text = days < 0 ? `the certificate expired ${-days} day(s) ago` : `the certificate expires in ${days} day(s)`;
@@ -131,14 +149,22 @@ export function changeLog(history: (ProbeSnapshot & { hostname: string })[]): Pr
       if (v === null) continue;
       const key = `${s.hostname}\u0000${f.name}`;
       const prev = last.get(key);
-      if (prev !== undefined && prev !== v) out.push({ hostname: s.hostname, at: s.at, fact: f.name, from: show(prev), to: show(v) });
+      if (prev !== undefined && prev !== v)
+        out.push({ hostname: s.hostname, at: s.at, fact: f.name, from: show(prev), to: show(v) });
       last.set(key, v);
     }
     const chain = s.identity.chainSha256;
     if (chain !== null) {
       const key = `${s.hostname}\u0000chain`;
       const prev = last.get(key);
-      if (prev !== undefined && prev !== chain) out.push({ hostname: s.hostname, at: s.at, fact: 'certificate', from: String(prev).slice(0, 12), to: chain.slice(0, 12) });
+      if (prev !== undefined && prev !== chain)
+        out.push({
+          hostname: s.hostname,
+          at: s.at,
+          fact: 'certificate',
+          from: String(prev).slice(0, 12),
+          to: chain.slice(0, 12),
+        });
       last.set(key, chain);
     }
   }

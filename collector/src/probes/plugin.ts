@@ -81,7 +81,11 @@ const probePlugin: FastifyPluginAsync = async (app) => {
   });
   app.decorate('probes', scheduler);
 
-  scrapedCounter(app.registry, { name: 'tlsrum_probe_cycles_total', help: 'Completed probe cycles (every registered hostname once).', read: () => scheduler.cycles });
+  scrapedCounter(app.registry, {
+    name: 'tlsrum_probe_cycles_total',
+    help: 'Completed probe cycles (every registered hostname once).',
+    read: () => scheduler.cycles,
+  });
   scrapedCounter(app.registry, {
     name: 'tlsrum_probes_total',
     help: 'Probes by outcome: ok, or failed (some check could not complete; reasons in the stored result).',

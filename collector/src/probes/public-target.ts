@@ -13,7 +13,10 @@ function refused(url: URL, reason: string): ProbeOutcome {
     url: url.href,
     host: url.hostname,
     phases: { dns: null, tcp: null, tls: null, ttfb: null },
-    tls: { versions: { '1.0': null, '1.1': null, '1.2': null, '1.3': null }, negotiated: { version: null, cipher: null, group: null, alpn: null } },
+    tls: {
+      versions: { '1.0': null, '1.1': null, '1.2': null, '1.3': null },
+      negotiated: { version: null, cipher: null, group: null, alpn: null },
+    },
     pq: { supported: null },
     cert: { chainLength: 0, chainBytes: 0, leaf: null },
     ocsp: { stapled: null },

@@ -24,7 +24,8 @@ const probes: FastifyPluginAsyncTypebox = async (app) => {
   /** The read scope named a site (site token) or every site (admin): either way it must cover this one. */
   const siteOf = (request: FastifyRequest) => {
     const site = (request.params as { hostname: string }).hostname;
-    if (request.scope.site !== null && request.scope.site !== site) throw httpError(403, `this token reads ${request.scope.site} only`);
+    if (request.scope.site !== null && request.scope.site !== site)
+      throw httpError(403, `this token reads ${request.scope.site} only`);
     if (!app.sites.has(site)) throw httpError(404, `${site} is not a registered site`);
     return site;
   };
@@ -35,7 +36,11 @@ const probes: FastifyPluginAsyncTypebox = async (app) => {
       config: {
         read: {
           anonymous: REFUSE,
-          range: { defaultMs: 7 * DAY, maxMs: PROBE_HISTORY_MAX_DAYS * DAY, tooLong: `the range may span at most ${PROBE_HISTORY_MAX_DAYS} days` },
+          range: {
+            defaultMs: 7 * DAY,
+            maxMs: PROBE_HISTORY_MAX_DAYS * DAY,
+            tooLong: `the range may span at most ${PROBE_HISTORY_MAX_DAYS} days`,
+          },
         },
       },
       schema: {
@@ -63,7 +68,10 @@ const probes: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const site = siteOf(request);
       const { from, to } = request.scope;
-      const [history, targets] = await Promise.all([listProbes(app.store.query, site, from, to, PROBE_HISTORY_MAX_ROWS), listProbeTargets(app.store.query)]);
+      const [history, targets] = await Promise.all([
+        listProbes(app.store.query, site, from, to, PROBE_HISTORY_MAX_ROWS),
+        listProbeTargets(app.store.query),
+      ]);
       const hostnames = [site, ...targets.filter((t) => t.site === site && t.hostname !== site).map((t) => t.hostname)];
       const latest = hostnames.flatMap((h) => {
         const p = history.filter((x) => x.hostname === h).at(-1);
@@ -91,12 +99,21 @@ const probes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Extra hostnames probed with a site',
         security: [{ bearer: [] }],
         params: Type.Object({ hostname: Hostname }),
-        response: { 200: Type.Object({ site: Type.String(), hostnames: Type.Array(Type.String()) }), 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 503: ErrorResponse },
+        response: {
+          200: Type.Object({ site: Type.String(), hostnames: Type.Array(Type.String()) }),
+          401: ErrorResponse,
+          403: ErrorResponse,
+          404: ErrorResponse,
+          503: ErrorResponse,
+        },
       },
     },
     async (request) => {
       const site = siteOf(request);
-      return { site, hostnames: (await listProbeTargets(app.store.query)).filter((t) => t.site === site).map((t) => t.hostname) };
+      return {
+        site,
+        hostnames: (await listProbeTargets(app.store.query)).filter((t) => t.site === site).map((t) => t.hostname),
+      };
     },
   );
 };

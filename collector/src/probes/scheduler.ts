@@ -123,7 +123,10 @@ export class ProbeScheduler {
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, targets.length)) }, worker));
     done.sort((a, b) => a.at - b.at);
-    await insertProbes(this.o.client, done.map(({ site, hostname, at, outcome }) => ({ site, hostname, at, outcome })));
+    await insertProbes(
+      this.o.client,
+      done.map(({ site, hostname, at, outcome }) => ({ site, hostname, at, outcome })),
+    );
     this.cycles++;
     this.lastCycleAt = Date.now();
     await this.o.onCycle?.(done);

@@ -21,7 +21,10 @@ interface ProbeRow {
   chainSha256: string;
 }
 
-export async function insertProbes(client: ClickHouseClient, rows: { site: string; hostname: string; at: number; outcome: ProbeOutcome }[]): Promise<void> {
+export async function insertProbes(
+  client: ClickHouseClient,
+  rows: { site: string; hostname: string; at: number; outcome: ProbeOutcome }[],
+): Promise<void> {
   if (rows.length === 0) return;
   await client.insert({
     table: 'site_probes',
@@ -48,7 +51,13 @@ const fromRow = (r: ProbeRow): StoredProbe => ({
 });
 
 /** A site's probes (every hostname) in [from, to), oldest first, at most `limit`. */
-export async function listProbes(client: ClickHouseClient, site: string, from: number, to: number, limit = 5000): Promise<StoredProbe[]> {
+export async function listProbes(
+  client: ClickHouseClient,
+  site: string,
+  from: number,
+  to: number,
+  limit = 5000,
+): Promise<StoredProbe[]> {
   const rs = await client.query({
     query: `SELECT site, hostname, toUnixTimestamp64Milli(probedAt) AS atMs, result, leafSpkiSha256, chainSha256
             FROM site_probes
@@ -74,12 +83,25 @@ export async function listProbeTargets(client: ClickHouseClient): Promise<ProbeT
   return rs.json<ProbeTarget>();
 }
 
-export async function saveProbeTarget(client: ClickHouseClient, site: string, hostname: string, deleted: boolean): Promise<void> {
-  await client.insert({ table: 'probe_targets', values: [{ site, hostname, deleted: deleted ? 1 : 0, version: Date.now() }], format: 'JSONEachRow' });
+export async function saveProbeTarget(
+  client: ClickHouseClient,
+  site: string,
+  hostname: string,
+  deleted: boolean,
+): Promise<void> {
+  await client.insert({
+    table: 'probe_targets',
+    values: [{ site, hostname, deleted: deleted ? 1 : 0, version: Date.now() }],
+    format: 'JSONEachRow',
+  });
 }
 
 /** The newest probe of one hostname of a site, if any. */
-export async function latestProbe(client: ClickHouseClient, site: string, hostname: string): Promise<StoredProbe | null> {
+export async function latestProbe(
+  client: ClickHouseClient,
+  site: string,
+  hostname: string,
+): Promise<StoredProbe | null> {
   const rs = await client.query({
     query: `SELECT site, hostname, toUnixTimestamp64Milli(probedAt) AS atMs, result, leafSpkiSha256, chainSha256
             FROM site_probes WHERE site = {site:String} AND hostname = {hostname:String}

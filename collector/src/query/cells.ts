@@ -74,22 +74,40 @@ export const spansSites = (f: Pick<Filters, 'site' | 'minSites'>): boolean => f.
  */
 export const fewSites = (sites: number, minSites: number): boolean => sites > 0 && sites < minSites;
 
-export function buildCellSql(q: CellQuery, minClients: number): { sql: string; params: Record<string, string | number>; readTable: ReadTable } {
+export function buildCellSql(
+  q: CellQuery,
+  minClients: number,
+): { sql: string; params: Record<string, string | number>; readTable: ReadTable } {
   const filters = VALUE_FILTERS.filter((f) => q.filters[f] !== undefined);
   const spanSites = spansSites(q.filters);
-  const src = chooseReadTable({ table: q.table, dimensions: q.dimensions, filters: filters.map(filterDimension), site: q.filters.site, bucket: q.bucket, from: q.filters.from, to: q.filters.to, minClients, perSite: spanSites });
+  const src = chooseReadTable({
+    table: q.table,
+    dimensions: q.dimensions,
+    filters: filters.map(filterDimension),
+    site: q.filters.site,
+    bucket: q.bucket,
+    from: q.filters.from,
+    to: q.filters.to,
+    minClients,
+    perSite: spanSites,
+  });
   const a = src.agg;
   const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
   // An hourly bucket of a rollup cut reads its hour column (chooseReadTable picked a cut that has one).
   const bucketTime = q.bucket === 'hour' ? src.hourTime! : src.time;
-  if (q.bucket) keys.unshift(`toUnixTimestamp(toStartOfInterval(${bucketTime}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`);
+  if (q.bucket)
+    keys.unshift(
+      `toUnixTimestamp(toStartOfInterval(${bucketTime}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`,
+    );
   // Output names never equal a column name: in the rollup `sum(records) AS records` would nest aggregates.
   const metrics = [`${a.records} AS n_records`, `${a.clients} AS n_clients`];
   // Registered sites behind the cell (unregistered records have site ''): the k-sites rule's count.
   if (spanSites) metrics.push(`${SITES_SQL} AS n_sites`);
-  if (q.metrics !== 'counts') for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
+  if (q.metrics !== 'counts')
+    for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
   if (q.metrics === 'handshake') {
-    for (const m of Object.keys(MIXES) as MixName[]) metrics.push(`${a.mix(dimensionSql(m, src.expressions), m)} AS mix_${m}`);
+    for (const m of Object.keys(MIXES) as MixName[])
+      metrics.push(`${a.mix(dimensionSql(m, src.expressions), m)} AS mix_${m}`);
     metrics.push(`${a.evidenced} AS n_evidenced`, `${a.inferred} AS n_inferred`);
   }
 
@@ -121,8 +139,17 @@ export function buildCellSql(q: CellQuery, minClients: number): { sql: string; p
   // The raw table's rows go through the per-client cap (counted.ts): for whole days, the rows ingest did
   // not mark (as the rollups count them); hourly cells cap per their own cells at read time.
   const reads = [...keys, ...metrics].join(', ');
-  const cellKeys = ['toStartOfInterval(ts, INTERVAL 1 HOUR)', ...q.dimensions.map((d) => dimensionSql(d, src.expressions))];
-  const raw = q.bucket === 'hour' ? cappedPerCell(where.join(' AND '), cellKeys, q.filters.clientCap, reads, { from: q.filters.from, to: q.filters.to }) : countedRows(where.join(' AND '), reads);
+  const cellKeys = [
+    'toStartOfInterval(ts, INTERVAL 1 HOUR)',
+    ...q.dimensions.map((d) => dimensionSql(d, src.expressions)),
+  ];
+  const raw =
+    q.bucket === 'hour'
+      ? cappedPerCell(where.join(' AND '), cellKeys, q.filters.clientCap, reads, {
+          from: q.filters.from,
+          to: q.filters.to,
+        })
+      : countedRows(where.join(' AND '), reads);
   const from = src.grain === 'ms' ? [`FROM ${raw}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
   const sql = [
     `SELECT ${[...keys, ...metrics].join(',\n  ')}`,
@@ -168,7 +195,14 @@ export function fewClients(records: number, clients: number, minClients: number,
   return heaviestThree * 2 >= records;
 }
 
-export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>, minClients: number, clientsCap?: number, cap?: CapBound | null, minSites = 1): Cell {
+export function toCell(
+  row: Row,
+  q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>,
+  minClients: number,
+  clientsCap?: number,
+  cap?: CapBound | null,
+  minSites = 1,
+): Cell {
   const key = Object.fromEntries(q.dimensions.map((d) => [d, String(row[`d_${d}`])]));
   const cell: Cell = { key };
   if (q.bucket) cell.t = Number(row.t);
@@ -188,16 +222,15 @@ export function toCell(row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket' | 'm
       mix[m] = Object.fromEntries(MIXES[m].map((v) => [v, share(Number(counts[v] ?? 0), records)]));
     }
     cell.mix = mix;
-    cell.evidence = { evidenced: share(Number(row.n_evidenced), records), inferred: share(Number(row.n_inferred), records) };
+    cell.evidence = {
+      evidenced: share(Number(row.n_evidenced), records),
+      inferred: share(Number(row.n_inferred), records),
+    };
   }
   return cell;
 }
 
-export async function queryCells(
-  client: ClickHouseClient,
-  q: CellQuery,
-  minClients: number,
-): Promise<CellAnswer> {
+export async function queryCells(client: ClickHouseClient, q: CellQuery, minClients: number): Promise<CellAnswer> {
   const { sql, params, readTable } = buildCellSql(q, minClients);
   const [rows, joint] = await Promise.all([
     (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>(),
@@ -210,7 +243,9 @@ export async function queryCells(
   // raw table holds a token to K per cell and day in hourly cells (read time) and, of one site, in daily
   // ones (ingest marks: K per site and day); every site together may hold K per site it sent for.
   const exact = readTable.name === 'raw' && (q.bucket === 'hour' || q.filters.site !== null);
-  const cap = exact ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) } : null;
+  const cap = exact
+    ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) }
+    : null;
   const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
   const cells = kept.slice(0, q.limit).map((r) => {
     const cell = toCell(r, q, minClients, readTable.agg.clientsCap, cap, minSites);
@@ -229,7 +264,8 @@ const JOINT_LIMIT = 100_000;
 type MixColumn = (typeof MIX_COLUMNS)[number];
 type JointCell = { values: Partial<Record<MixColumn, string>>; records: number; shown: boolean };
 
-const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) => JSON.stringify([q.bucket ? Number(row.t) : 0, ...q.dimensions.map((d) => String(row[`d_${d}`]))]);
+const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) =>
+  JSON.stringify([q.bucket ? Number(row.t) : 0, ...q.dimensions.map((d) => String(row[`d_${d}`]))]);
 
 /**
  * A handshake cell's mixes get the protection its sub-groups would get as cells of their own. Its records
@@ -243,17 +279,30 @@ const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) => JSON.
  * columns: the cell's own cut or a larger one, and the raw table where no cut holds them all (an hourly
  * series over the rollup: its hourly cuts hold protocol and TLS version only) — correct, and slower there.
  */
-async function jointMixCells(client: ClickHouseClient, q: CellQuery, minClients: number): Promise<Map<string, JointCell[]> | null> {
+async function jointMixCells(
+  client: ClickHouseClient,
+  q: CellQuery,
+  minClients: number,
+): Promise<Map<string, JointCell[]> | null> {
   const columns = MIX_COLUMNS;
-  const built = { ...buildCellSql({ ...q, dimensions: [...new Set([...q.dimensions, ...columns])], metrics: 'counts', limit: JOINT_LIMIT }, minClients), columns };
-  const rows = await (await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })).json<Row>();
+  const built = {
+    ...buildCellSql(
+      { ...q, dimensions: [...new Set([...q.dimensions, ...columns])], metrics: 'counts', limit: JOINT_LIMIT },
+      minClients,
+    ),
+    columns,
+  };
+  const rows = await (
+    await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })
+  ).json<Row>();
   if (rows.length > JOINT_LIMIT) return null;
   const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
   const out = new Map<string, JointCell[]>();
   for (const r of rows) {
     const records = Number(r.n_records);
     if (records <= 0) continue;
-    const shown = Number(r.n_clients) >= minClients && !(r.n_sites !== undefined && fewSites(Number(r.n_sites), minSites));
+    const shown =
+      Number(r.n_clients) >= minClients && !(r.n_sites !== undefined && fewSites(Number(r.n_sites), minSites));
     const values = Object.fromEntries(built.columns.map((c) => [c, String(r[`d_${c}`])]));
     const key = cellKey(r, q);
     const list = out.get(key) ?? [];
@@ -267,7 +316,13 @@ async function jointMixCells(client: ClickHouseClient, q: CellQuery, minClients:
 function mixValue(m: MixName, v: JointCell['values']): string | undefined {
   if (m !== 'mode') return v[m];
   if (v.handshakeClass === undefined || v.resumed === undefined) return undefined;
-  return v.handshakeClass === '0rtt' ? '0-RTT' : v.resumed === 'true' ? 'resumed' : v.resumed === 'false' ? 'full' : 'unknown';
+  return v.handshakeClass === '0rtt'
+    ? '0-RTT'
+    : v.resumed === 'true'
+      ? 'resumed'
+      : v.resumed === 'false'
+        ? 'full'
+        : 'unknown';
 }
 
 export function protectedMix(joint: Map<string, JointCell[]> | null, key: string, records: number): Cell['mix'] {

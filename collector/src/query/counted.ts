@@ -89,14 +89,22 @@ const selected = (reads: string) => [...new Set(['ts', ...columnsIn(reads)])];
  * per client, day and `cellKeys`, with the columns `reads` names. With `range` (the bounds `where`
  * already applies, epoch ms), in branches of whole UTC days (`dayBranches`).
  */
-export function cappedPerCell(where: string, cellKeys: readonly string[], cap: number, reads: string, range?: { from: number; to: number }): string {
+export function cappedPerCell(
+  where: string,
+  cellKeys: readonly string[],
+  cap: number,
+  reads: string,
+  range?: { from: number; to: number },
+): string {
   if (!Number.isInteger(cap) || cap < 0) throw new RangeError(`the per-client cap must be a whole number, got ${cap}`);
   const select = `SELECT ${selected(reads).join(', ')} FROM handshakes`;
   const keys = cellKeys.map((k) => `, ${k}`).join('');
   if (cap === 0) return `(\n  ${select}\n  WHERE (${where}) AND implausible = 0\n)`;
-  if (!range) return `(\n  ${select}\n  WHERE (${where}) AND implausible = 0\n  LIMIT ${cap} BY clientToken, toDate(ts, 'UTC')${keys}\n)`;
+  if (!range)
+    return `(\n  ${select}\n  WHERE (${where}) AND implausible = 0\n  LIMIT ${cap} BY clientToken, toDate(ts, 'UTC')${keys}\n)`;
   const { days, bounds } = dayBranches(range.from, range.to);
-  if (bounds.some(([lo, hi]) => !Number.isSafeInteger(lo) || !Number.isSafeInteger(hi))) throw new RangeError(`not a range of epoch milliseconds: ${range.from}, ${range.to}`);
+  if (bounds.some(([lo, hi]) => !Number.isSafeInteger(lo) || !Number.isSafeInteger(hi)))
+    throw new RangeError(`not a range of epoch milliseconds: ${range.from}, ${range.to}`);
   // A branch of one day: every row has the same day, which then need not be in the key.
   const day = days === 1 ? '' : ", toDate(ts, 'UTC')";
   const branches = bounds.map(

@@ -11,7 +11,17 @@ export type { DimensionName as Dimension, MixName } from '@tlsrum/shared/query';
 export type Table = 'raw' | 'rollup';
 
 /** The rollup's key columns (migration 0011): a cut groups by some of them (sources.ts). */
-export const ROLLUP_COLUMNS = ['site', 'country', 'browser', 'source', 'hour', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'] as const;
+export const ROLLUP_COLUMNS = [
+  'site',
+  'country',
+  'browser',
+  'source',
+  'hour',
+  'protocol',
+  'tlsVersion',
+  'resumed',
+  'handshakeClass',
+] as const;
 /** The crypto rollup's key columns (migration 0009, handshakes_crypto_per_day: one cut per site and for all sites). */
 export const CRYPTO_ROLLUP_COLUMN_NAMES = ['kxGroup', 'certKey', 'chainLength', 'cipherSuite'] as const;
 export type RollupColumn = (typeof ROLLUP_COLUMNS)[number] | (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number];
@@ -23,7 +33,10 @@ export interface DimensionSql {
 }
 
 /** The rollup stores tlsVersion and resumed normalised ('unknown', 'true', 'false'): its columns are the raw expressions' values. */
-const column = (raw: string, rollup: RollupColumn): DimensionSql => ({ raw, rollup: { sql: rollup, columns: [rollup] } });
+const column = (raw: string, rollup: RollupColumn): DimensionSql => ({
+  raw,
+  rollup: { sql: rollup, columns: [rollup] },
+});
 const tlsVersion = column("ifNull(tlsVersion, 'unknown')", 'tlsVersion');
 const protocol = column('protocol', 'protocol');
 const resumed = column("multiIf(resumed IS NULL, 'unknown', resumed, 'true', 'false')", 'resumed');
@@ -39,16 +52,23 @@ export const CRYPTO_ROLLUP_COLUMNS = {
     "multiIf(certKeyType = '', 'unknown', certKeyType = 'rsa', if(certKeyBits IS NULL, 'RSA', concat('RSA-', toString(certKeyBits))), certKeyType = 'ecdsa', if(certKeyBits IS NULL, 'ECDSA', concat('ECDSA-P', toString(certKeyBits))), certKeyType = 'ed25519', 'Ed25519', 'other')",
     'certKey',
   ],
-  chainLength: ["multiIf(certChainLength IS NULL, 'unknown', certChainLength >= 5, '5+', toString(certChainLength))", 'chainLength'],
+  chainLength: [
+    "multiIf(certChainLength IS NULL, 'unknown', certChainLength >= 5, '5+', toString(certChainLength))",
+    'chainLength',
+  ],
   cipher: ["if(cipher = '', 'unknown', cipher)", 'cipherSuite'],
 } as const;
-const crypto = (d: keyof typeof CRYPTO_ROLLUP_COLUMNS) => column(CRYPTO_ROLLUP_COLUMNS[d][0], CRYPTO_ROLLUP_COLUMNS[d][1]);
+const crypto = (d: keyof typeof CRYPTO_ROLLUP_COLUMNS) =>
+  column(CRYPTO_ROLLUP_COLUMNS[d][0], CRYPTO_ROLLUP_COLUMNS[d][1]);
 const group = crypto('group');
 
 /** An expression over other dimensions' expressions, in both tables (reading all their rollup columns). */
 function derived(parts: DimensionSql[], sql: (e: (d: DimensionSql) => string) => string): DimensionSql {
   const columns = [...new Set(parts.flatMap((p) => p.rollup?.columns ?? []))];
-  return { raw: sql((d) => d.raw), rollup: parts.every((p) => p.rollup) ? { sql: sql((d) => d.rollup!.sql), columns } : null };
+  return {
+    raw: sql((d) => d.raw),
+    rollup: parts.every((p) => p.rollup) ? { sql: sql((d) => d.rollup!.sql), columns } : null,
+  };
 }
 
 export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
@@ -59,14 +79,28 @@ export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
   country: column('country', 'country'),
   browser: column('browser', 'browser'),
   source: column('source', 'source'),
-  stack: derived([protocol, tlsVersion], (e) => `multiIf(${e(protocol)} = 'h3', 'h3', ${e(tlsVersion)} = '1.3', 'TLS 1.3', ${e(tlsVersion)} = '1.2', 'TLS 1.2', 'unknown')`),
-  mode: derived([handshakeClass, resumed], (e) => `multiIf(${e(handshakeClass)} = '0rtt', '0-RTT', ${e(resumed)} = 'true', 'resumed', ${e(resumed)} = 'false', 'full', 'unknown')`),
+  stack: derived(
+    [protocol, tlsVersion],
+    (e) =>
+      `multiIf(${e(protocol)} = 'h3', 'h3', ${e(tlsVersion)} = '1.3', 'TLS 1.3', ${e(tlsVersion)} = '1.2', 'TLS 1.2', 'unknown')`,
+  ),
+  mode: derived(
+    [handshakeClass, resumed],
+    (e) =>
+      `multiIf(${e(handshakeClass)} = '0rtt', '0-RTT', ${e(resumed)} = 'true', 'resumed', ${e(resumed)} = 'false', 'full', 'unknown')`,
+  ),
   // Evidence is not in the rollup: grouping or filtering by it reads the raw table.
   versionEvidence: { raw: 'tlsVersionSource', rollup: null },
-  evidence: { raw: `if(tlsVersionSource IN (${MEASURED_SOURCES.map((s) => `'${s}'`).join(', ')}), 'measured', 'derived')`, rollup: null },
+  evidence: {
+    raw: `if(tlsVersionSource IN (${MEASURED_SOURCES.map((s) => `'${s}'`).join(', ')}), 'measured', 'derived')`,
+    rollup: null,
+  },
   group,
   // Hybrid: a group with a post-quantum KEM in it (X25519MLKEM768, SecP256r1MLKEM768, X25519Kyber768Draft00 …).
-  pq: derived([group], (e) => `multiIf(${e(group)} = 'unknown', 'unknown', match(${e(group)}, '(?i)mlkem|kyber'), 'hybrid', 'classical')`),
+  pq: derived(
+    [group],
+    (e) => `multiIf(${e(group)} = 'unknown', 'unknown', match(${e(group)}, '(?i)mlkem|kyber'), 'hybrid', 'classical')`,
+  ),
   cipher: crypto('cipher'),
   certKey: crypto('certKey'),
   chainLength: crypto('chainLength'),
@@ -82,8 +116,9 @@ export function dimensionSql(d: DimensionName, t: Table): string {
   return e.rollup.sql;
 }
 
-
 /** The fixed values each mix (share of records) is reported for: every cell has the same keys. */
-export const MIXES = Object.fromEntries(MIX_DIMENSIONS.map((m) => [m, DIMENSIONS[m].values])) as { [M in MixName]: (typeof DIMENSIONS)[M]['values'] };
+export const MIXES = Object.fromEntries(MIX_DIMENSIONS.map((m) => [m, DIMENSIONS[m].values])) as {
+  [M in MixName]: (typeof DIMENSIONS)[M]['values'];
+};
 
 export { filterDimension } from '@tlsrum/shared/query';

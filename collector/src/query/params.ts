@@ -11,8 +11,20 @@ export { DimensionList, QueryAnswer } from '@tlsrum/shared/query/schemas';
 
 /** `from` and `to` of a read route, documenting its default range. */
 export const TimeRange = (defaultFrom: string, defaultTo = 'now') => ({
-  from: Type.Optional(Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: `Start, epoch ms, inclusive (default: ${defaultFrom}).` })),
-  to: Type.Optional(Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: `End, epoch ms, exclusive (default: ${defaultTo}).` })),
+  from: Type.Optional(
+    Type.Integer({
+      minimum: MIN_TS,
+      maximum: MAX_TS,
+      description: `Start, epoch ms, inclusive (default: ${defaultFrom}).`,
+    }),
+  ),
+  to: Type.Optional(
+    Type.Integer({
+      minimum: MIN_TS,
+      maximum: MAX_TS,
+      description: `End, epoch ms, exclusive (default: ${defaultTo}).`,
+    }),
+  ),
 });
 
 export const CommonQuery = {
@@ -20,8 +32,7 @@ export const CommonQuery = {
   ...FilterQuery,
   table: Type.Optional(
     Type.Enum(['auto', 'raw', 'rollup'], {
-      description:
-        `Where to read: auto = the daily rollup for ranges of 7 days or more (widened to whole UTC days), the raw table otherwise. The answer's \`table\` says what was read: a query no cut of the rollup holds (e.g. an hourly series with a country, browser or source filter) reads the raw table.`,
+      description: `Where to read: auto = the daily rollup for ranges of 7 days or more (widened to whole UTC days), the raw table otherwise. The answer's \`table\` says what was read: a query no cut of the rollup holds (e.g. an hourly series with a country, browser or source filter) reads the raw table.`,
       default: 'auto',
     }),
   ),

@@ -10,7 +10,16 @@
 import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
 import { RAW_CLIENTS, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from './clients';
-import { CRYPTO_ROLLUP_COLUMN_NAMES, DIMENSION_SQL, MIXES, ROLLUP_COLUMNS, type Dimension, type MixName, type RollupColumn, type Table } from './dimensions';
+import {
+  CRYPTO_ROLLUP_COLUMN_NAMES,
+  DIMENSION_SQL,
+  MIXES,
+  ROLLUP_COLUMNS,
+  type Dimension,
+  type MixName,
+  type RollupColumn,
+  type Table,
+} from './dimensions';
 
 export { ROLLUP_CLIENTS_CAP };
 
@@ -68,7 +77,17 @@ const rollupAgg: Aggregates = {
   inferred: 'sum(inferred)',
 };
 
-export const RAW: ReadTable = { name: 'raw', table: 'handshakes', time: 'ts', grain: 'ms', hourTime: 'ts', expressions: 'raw', cut: null, sites: 'any', agg: rawAgg };
+export const RAW: ReadTable = {
+  name: 'raw',
+  table: 'handshakes',
+  time: 'ts',
+  grain: 'ms',
+  hourTime: 'ts',
+  expressions: 'raw',
+  cut: null,
+  sites: 'any',
+  agg: rawAgg,
+};
 
 /**
  * The cuts of migration 0011's grouping sets, by the columns each groups by besides the site and the day,
@@ -161,7 +180,11 @@ export function chooseReadTable(q: ReadTableNeeds): ReadTable {
   if (q.table === 'raw') return RAW;
   const rollups = [...new Set([...q.dimensions, ...q.filters])].map((d) => DIMENSION_SQL[d].rollup);
   if (rollups.includes(null) || q.from % DAY !== 0 || q.to % DAY !== 0 || q.minClients > ROLLUP_CLIENTS_CAP) return RAW;
-  const needed = [...new Set([...rollups.flatMap((r) => r!.columns), ...(q.bucket === 'hour' ? (['hour'] as const) : [])])];
-  const fits = (s: ReadTable) => (q.site === null && !q.perSite ? s.sites === 'all' : s.sites === 'one') && needed.every((c) => s.cut !== null && s.cut.includes(c));
+  const needed = [
+    ...new Set([...rollups.flatMap((r) => r!.columns), ...(q.bucket === 'hour' ? (['hour'] as const) : [])]),
+  ];
+  const fits = (s: ReadTable) =>
+    (q.site === null && !q.perSite ? s.sites === 'all' : s.sites === 'one') &&
+    needed.every((c) => s.cut !== null && s.cut.includes(c));
   return CUTS.find(fits) ?? RAW;
 }

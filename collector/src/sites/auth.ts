@@ -46,7 +46,10 @@ export function matchTokenHash(token: string, hashes: Iterable<[string, string]>
 /** 429 while the request's address has failed too many token attempts (sites/token-failures.ts). */
 function refuseIfLocked(app: FastifyInstance, request: FastifyRequest): void {
   const wait = app.tokenFailures.lockedFor(request.ip);
-  if (wait > 0) throw httpError(429, `too many wrong tokens from this address; retry in ${wait} seconds`, { 'retry-after': String(wait) });
+  if (wait > 0)
+    throw httpError(429, `too many wrong tokens from this address; retry in ${wait} seconds`, {
+      'retry-after': String(wait),
+    });
 }
 
 /**
@@ -71,7 +74,8 @@ export async function scopeOf(app: FastifyInstance, request: FastifyRequest): Pr
 export function siteFor(scope: Scope, requested: string | undefined): string | null {
   if (scope.kind === 'admin') return requested ?? null;
   if (scope.kind === 'site') {
-    if (requested !== undefined && requested !== scope.site) throw httpError(403, `this token reads ${scope.site} only`);
+    if (requested !== undefined && requested !== scope.site)
+      throw httpError(403, `this token reads ${scope.site} only`);
     return scope.site;
   }
   if (requested !== undefined) throw httpError(401, `reading one site's data needs that site's read token`);

@@ -22,9 +22,14 @@ const TOKEN_FAILURE_ADDRESSES = 100_000;
 const sitesPlugin: FastifyPluginAsync = async (app) => {
   const sites = new SiteRegistry(app.store.query);
   app.decorate('sites', sites);
-  app.decorate('tokenFailures', new TokenFailures({ perHour: app.config.tokenFailuresPerHour, maxEntries: TOKEN_FAILURE_ADDRESSES }));
+  app.decorate(
+    'tokenFailures',
+    new TokenFailures({ perHour: app.config.tokenFailuresPerHour, maxEntries: TOKEN_FAILURE_ADDRESSES }),
+  );
   void app.storeStatus.whenReady.then(() =>
-    sites.start(REFRESH_MS, (err) => app.log.error({ err: { message: (err as Error).message } }, 'site refresh failed')),
+    sites.start(REFRESH_MS, (err) =>
+      app.log.error({ err: { message: (err as Error).message } }, 'site refresh failed'),
+    ),
   );
   app.addHook('onClose', async () => sites.stop());
 };

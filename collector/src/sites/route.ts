@@ -27,7 +27,10 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
       reply.header('cache-control', 'public, max-age=300');
       const profiles = app.profiles.all();
       const sites = app.sites.list();
-      return { sites, profiles: Object.fromEntries(sites.flatMap((s) => (profiles[s] ? [[s, publicSiteProfile(profiles[s])]] : []))) };
+      return {
+        sites,
+        profiles: Object.fromEntries(sites.flatMap((s) => (profiles[s] ? [[s, publicSiteProfile(profiles[s])]] : []))),
+      };
     },
   );
 
@@ -56,7 +59,11 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
     async (request, reply) => {
       const { token, hash } = newReadToken();
       const created = await app.sites.register(request.body.hostname, hash);
-      void app.profiles.refresh().catch((err: Error) => request.log.error({ err: { message: err.message } }, 'site profiles could not be built'));
+      void app.profiles
+        .refresh()
+        .catch((err: Error) =>
+          request.log.error({ err: { message: err.message } }, 'site profiles could not be built'),
+        );
       reply.header('cache-control', 'no-store');
       return reply.status(201).send({ hostname: request.body.hostname, created, readToken: token });
     },
@@ -70,10 +77,18 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Unregister a site (admin token); its stored rows keep their hostname until they expire',
         security: [{ bearer: [] }],
         params: Type.Object({ hostname: Hostname }),
-        response: { 200: Type.Object({ hostname: Type.String(), removed: Type.Boolean() }), 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse },
+        response: {
+          200: Type.Object({ hostname: Type.String(), removed: Type.Boolean() }),
+          400: ErrorResponse,
+          401: ErrorResponse,
+          403: ErrorResponse,
+        },
       },
     },
-    async (request) => ({ hostname: request.params.hostname, removed: await app.sites.unregister(request.params.hostname) }),
+    async (request) => ({
+      hostname: request.params.hostname,
+      removed: await app.sites.unregister(request.params.hostname),
+    }),
   );
 };
 

@@ -15,7 +15,12 @@ export async function listSiteRows(client: ClickHouseClient): Promise<SiteRow[]>
   ).json<SiteRow>();
 }
 
-export async function saveSite(client: ClickHouseClient, hostname: string, deleted: boolean, tokenHash = ''): Promise<void> {
+export async function saveSite(
+  client: ClickHouseClient,
+  hostname: string,
+  deleted: boolean,
+  tokenHash = '',
+): Promise<void> {
   await client.insert({
     table: 'sites',
     values: [{ hostname, deleted: deleted ? 1 : 0, version: Date.now(), tokenHash }],

@@ -9,7 +9,10 @@ import type { CertFacts } from './model';
 
 export type ProfileUsed = NonNullable<WhatIfAnswer['probe']>;
 
-export async function probeCertFacts(client: ClickHouseClient, site: string | null): Promise<{ profile: CertFacts; used: ProfileUsed } | null> {
+export async function probeCertFacts(
+  client: ClickHouseClient,
+  site: string | null,
+): Promise<{ profile: CertFacts; used: ProfileUsed } | null> {
   if (site === null) return null;
   const p = await latestProbe(client, site, site);
   const leaf = p?.result.cert.leaf;

@@ -38,7 +38,11 @@ describe('statistics', () => {
 });
 
 /** Window statistics computed in JS from samples, the way the SQL computes them (for the noise simulation). */
-function statsOf(samples: { resumed: boolean; tls13: boolean; h3: boolean; tls: number; connect: number }[], qTls: number, qConnect: number): WindowStats {
+function statsOf(
+  samples: { resumed: boolean; tls13: boolean; h3: boolean; tls: number; connect: number }[],
+  qTls: number,
+  qConnect: number,
+): WindowStats {
   const p75 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(0.75 * (xs.length - 1))]!;
   return {
     records: samples.length,
@@ -68,7 +72,12 @@ describe('checks on simulated windows', () => {
     const q = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(0.75 * (xs.length - 1))]!;
     const qTls = q(all.map((s) => s.tls));
     const qConnect = q(all.map((s) => s.connect));
-    return { current: statsOf(a, qTls, qConnect), baseline: statsOf(b, qTls, qConnect), pooledTlsP75: qTls, pooledConnectP75: qConnect };
+    return {
+      current: statsOf(a, qTls, qConnect),
+      baseline: statsOf(b, qTls, qConnect),
+      pooledTlsP75: qTls,
+      pooledConnectP75: qConnect,
+    };
   };
 
   it('stays silent on 300 pairs of pure noise, small and large', () => {
@@ -90,7 +99,13 @@ describe('checks on simulated windows', () => {
     // 85 % of handshakes resumed a week ago (so p75 was a resumed one), none now: p75 becomes a full one.
     const results = evaluateChecks(pairOf(draw(r, 250, 0, 80), draw(r, 250, 0.85, 80)), defaults);
     const by = Object.fromEntries(results.map((x) => [x.check, x.status]));
-    expect(by).toMatchObject({ resumption_drop: 'firing', tls_p75_rise: 'firing', connect_p75_rise: 'firing', tls13_drop: 'ok', h3_drop: 'ok' });
+    expect(by).toMatchObject({
+      resumption_drop: 'firing',
+      tls_p75_rise: 'firing',
+      connect_p75_rise: 'firing',
+      tls13_drop: 'ok',
+      h3_drop: 'ok',
+    });
   });
 
   it('does not fire on a significant change smaller than the effect size', () => {
@@ -101,14 +116,23 @@ describe('checks on simulated windows', () => {
     expect(res.pValue).toBeLessThan(1e-6);
     expect(res.status).toBe('ok');
     // With a lower threshold the same data fires.
-    const strict = evaluateChecks(pairOf(draw(r, 50_000, 0.55, 80), draw(r, 50_000, 0.6, 80)), { ...defaults, shareDrop: 0.03 });
+    const strict = evaluateChecks(pairOf(draw(r, 50_000, 0.55, 80), draw(r, 50_000, 0.6, 80)), {
+      ...defaults,
+      shareDrop: 0.03,
+    });
     expect(strict.find((x) => x.check === 'resumption_drop')!.status).toBe('firing');
   });
 });
 
 describe('configuration', () => {
   it('reads thresholds and refuses bad values', () => {
-    const c = loadConfig({ ALERT_ALPHA: '0.001', ALERT_P75_RISE: '0.5', ALERT_WINDOWS: 'day', ALERT_SOURCE: 'any', ALERT_MIN_SAMPLES: '50' }).alerts;
+    const c = loadConfig({
+      ALERT_ALPHA: '0.001',
+      ALERT_P75_RISE: '0.5',
+      ALERT_WINDOWS: 'day',
+      ALERT_SOURCE: 'any',
+      ALERT_MIN_SAMPLES: '50',
+    }).alerts;
     expect(c.thresholds).toMatchObject({ alpha: 0.001, p75Rise: 0.5, minSamples: 50, minClients: 20 });
     expect(c.windows).toEqual(['day']);
     expect(c.source).toBeNull();
@@ -119,7 +143,9 @@ describe('configuration', () => {
 });
 
 /** A webhook receiver that answers 500 to its first `failFirst` requests. */
-async function receiver(failFirst: number): Promise<{ server: Server; url: string; bodies: unknown[]; requests: () => number }> {
+async function receiver(
+  failFirst: number,
+): Promise<{ server: Server; url: string; bodies: unknown[]; requests: () => number }> {
   const bodies: unknown[] = [];
   let n = 0;
   const server = createServer((req: IncomingMessage, res) => {
@@ -142,12 +168,30 @@ async function receiver(failFirst: number): Promise<{ server: Server; url: strin
 
 describe('alerts on a real store', () => {
   let t: TestApp;
-  const base = { from: NOW - HOUR, to: NOW, rtt: 40, fullTls: 80, resumedTls: 10, tls13Share: 0.7, h3Share: 0.3, clients: 150 };
-  const week = (x: Omit<Traffic, 'from' | 'to'> & { from: number; to: number }) => ({ ...x, from: x.from - WEEK_MS, to: x.to - WEEK_MS });
+  const base = {
+    from: NOW - HOUR,
+    to: NOW,
+    rtt: 40,
+    fullTls: 80,
+    resumedTls: 10,
+    tls13Share: 0.7,
+    h3Share: 0.3,
+    clients: 150,
+  };
+  const week = (x: Omit<Traffic, 'from' | 'to'> & { from: number; to: number }) => ({
+    ...x,
+    from: x.from - WEEK_MS,
+    to: x.to - WEEK_MS,
+  });
 
   beforeAll(async () => {
     // Exact arithmetic on data with many records per client: without the per-client cap (flood.test.ts tests it).
-    t = await startApp({ ADMIN_TOKEN: 'admin-token-0123456789', ALERT_INTERVAL_MS: '0', ALERT_WINDOWS: 'hour', CLIENT_RECORDS_PER_CELL_DAY: '0' });
+    t = await startApp({
+      ADMIN_TOKEN: 'admin-token-0123456789',
+      ALERT_INTERVAL_MS: '0',
+      ALERT_WINDOWS: 'hour',
+      CLIENT_RECORDS_PER_CELL_DAY: '0',
+    });
     const rows = [
       // broken.example: a deploy turned resumption off — every handshake is now a full one (8× slower).
       // 85 % resumed a week ago: p75 was a resumed handshake; now it is a full one.
@@ -170,7 +214,8 @@ describe('alerts on a real store', () => {
 
   it('fires on the regression, stays silent on noise and on thin data', async () => {
     const states = await t.app.alerts.evaluate(NOW);
-    const of = (site: string) => Object.fromEntries(states.filter((s) => s.site === site).map((s) => [s.check, s.status]));
+    const of = (site: string) =>
+      Object.fromEntries(states.filter((s) => s.site === site).map((s) => [s.check, s.status]));
     expect(of('broken.example')).toEqual({
       resumption_drop: 'firing',
       tls_p75_rise: 'firing',
@@ -208,16 +253,24 @@ describe('alerts on a real store', () => {
       'broken.example resumption_drop',
       'broken.example tls_p75_rise',
     ]);
-    const one = await t.app.inject({ url: '/v1/alerts?site=steady.example', headers: { authorization: 'Bearer admin-token-0123456789' } });
+    const one = await t.app.inject({
+      url: '/v1/alerts?site=steady.example',
+      headers: { authorization: 'Bearer admin-token-0123456789' },
+    });
     expect(one.json().alerts).toHaveLength(5);
   });
 
   it('exposes ratios, p75s and firing gauges on /metrics', async () => {
-    const text = (await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer admin-token-0123456789' } })).body;
+    const text = (await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer admin-token-0123456789' } }))
+      .body;
     expect(metricValue(text, 'tlsrum_site_resumption_ratio{site="broken.example",window="hour"}')).toBe(0);
     expect(metricValue(text, 'tlsrum_site_resumption_ratio{site="steady.example",window="hour"}')).toBeGreaterThan(0.5);
-    expect(metricValue(text, 'tlsrum_site_alert_firing{site="broken.example",window="hour",check="resumption_drop"}')).toBe(1);
-    expect(metricValue(text, 'tlsrum_site_alert_firing{site="steady.example",window="hour",check="resumption_drop"}')).toBe(0);
+    expect(
+      metricValue(text, 'tlsrum_site_alert_firing{site="broken.example",window="hour",check="resumption_drop"}'),
+    ).toBe(1);
+    expect(
+      metricValue(text, 'tlsrum_site_alert_firing{site="steady.example",window="hour",check="resumption_drop"}'),
+    ).toBe(0);
     expect(metricValue(text, 'tlsrum_site_tls_p75_seconds{site="broken.example",window="hour"}')).toBeGreaterThan(0.06);
     // Thin data is not reported as a ratio at all (small cells).
     expect(metricValue(text, 'tlsrum_site_resumption_ratio{site="thin.example",window="hour"}')).toBeUndefined();
@@ -255,8 +308,14 @@ describe('alerts on a real store', () => {
     ]);
     expect(hook.requests()).toBe(8); // 2 refused + 6 delivered
     expect(hook.bodies).toHaveLength(6);
-    expect(hook.bodies[0]).toMatchObject({ source: 'tlsrum', event: 'firing', alert: { site: 'broken.example', check: 'resumption_drop', status: 'firing' } });
-    expect((hook.bodies[0] as { summary: string }).summary).toMatch(/^FIRING — broken\.example: resumption share over the last hour is 0\.0 %/);
+    expect(hook.bodies[0]).toMatchObject({
+      source: 'tlsrum',
+      event: 'firing',
+      alert: { site: 'broken.example', check: 'resumption_drop', status: 'firing' },
+    });
+    expect((hook.bodies[0] as { summary: string }).summary).toMatch(
+      /^FIRING — broken\.example: resumption share over the last hour is 0\.0 %/,
+    );
     expect(webhook.delivered).toBe(6);
     expect(webhook.failed).toBe(0);
   });
@@ -264,7 +323,13 @@ describe('alerts on a real store', () => {
   it('gives up after the configured retries and counts the failure', async () => {
     const hook = await receiver(100);
     const failures: number[] = [];
-    const webhook = new Webhook({ url: hook.url, retries: 2, timeoutMs: 2000, backoffMs: 5, onFailed: (_e, n) => failures.push(n) });
+    const webhook = new Webhook({
+      url: hook.url,
+      retries: 2,
+      timeoutMs: 2000,
+      backoffMs: 5,
+      onFailed: (_e, n) => failures.push(n),
+    });
     await webhook.send({ test: true });
     await webhook.close();
     hook.server.close();

@@ -86,7 +86,8 @@ function bodyWith({ path, value }: Case, keep = false): unknown {
   const b = makeBatch(makeRecords(1)) as unknown as Record<string, unknown>;
   const parts = path.split('/').slice(1);
   let target = b as Record<string, unknown>;
-  for (const part of parts.slice(0, -1)) target = (Array.isArray(target) ? target[Number(part)] : target[part]) as Record<string, unknown>;
+  for (const part of parts.slice(0, -1))
+    target = (Array.isArray(target) ? target[Number(part)] : target[part]) as Record<string, unknown>;
   target[parts.at(-1)!] = value;
   if (keep && parts[0] === 'records') keepIdentities(target as unknown as HandshakeRecord, parts.at(-1)!);
   return b;
@@ -131,14 +132,19 @@ describe('schema bounds through POST /v1/handshakes', () => {
     expect(res.statusCode, res.body).toBe(202);
   });
 
-  it.each(outside.map((c) => [c.path, JSON.stringify(c.value).slice(0, 40), c] as const))('refuses %s = %s', async (path, _v, c) => {
-    const res = await postBatch(t.app, bodyWith(c), { gzip: true });
-    expect(res.statusCode).toBe(400);
-    expect(res.json().message).toContain(path);
-  });
+  it.each(outside.map((c) => [c.path, JSON.stringify(c.value).slice(0, 40), c] as const))(
+    'refuses %s = %s',
+    async (path, _v, c) => {
+      const res = await postBatch(t.app, bodyWith(c), { gzip: true });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().message).toContain(path);
+    },
+  );
 
   it('accepts timestamps at now and refuses them 24 h away', async () => {
     expect((await postBatch(t.app, bodyWith({ path: 'body/records/0/ts', value: now }))).statusCode).toBe(202);
-    expect((await postBatch(t.app, bodyWith({ path: 'body/records/0/ts', value: now - 25 * 3600_000 }))).statusCode).toBe(400);
+    expect(
+      (await postBatch(t.app, bodyWith({ path: 'body/records/0/ts', value: now - 25 * 3600_000 }))).statusCode,
+    ).toBe(400);
   });
 });

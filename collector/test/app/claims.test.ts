@@ -20,7 +20,14 @@ import { makeBatch, makeRecords, postBatch, removeDir, startApp, tempDir, type T
 
 const ADMIN = 'claims-test-admin-token-0123456789';
 const PUBLIC_IP = '93.184.215.14';
-const LAB = ['claim.lab.test', 'samehost.lab.test', 'redirect.lab.test', 'big.lab.test', 'slow.lab.test', 'badcert.other.test'];
+const LAB = [
+  'claim.lab.test',
+  'samehost.lab.test',
+  'redirect.lab.test',
+  'big.lab.test',
+  'slow.lab.test',
+  'badcert.other.test',
+];
 
 const certDir = tempDir('tlsrum-claims-certs-');
 let https: Server;
@@ -35,13 +42,54 @@ const connections: string[] = [];
 function makeCerts(): { cert: string; key: string; ca: string } {
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: certDir, stdio: ['ignore', 'pipe', 'pipe'] });
   run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key']);
-  run(['req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '2', '-subj', '/CN=claims test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign', '-out', 'ca.pem']);
+  run([
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    'ca.key',
+    '-sha256',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=claims test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+    '-out',
+    'ca.pem',
+  ]);
   run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'leaf.key']);
   run(['req', '-new', '-key', 'leaf.key', '-subj', '/CN=claim.lab.test', '-out', 'leaf.csr']);
   // badcert.other.test is deliberately not named: its check must fail on the certificate.
-  writeFileSync(join(certDir, 'leaf.ext'), 'basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:*.lab.test,DNS:loop.example.org,DNS:rebind.example.org\n');
-  run(['x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '2', '-sha256', '-extfile', 'leaf.ext', '-out', 'leaf.pem']);
-  return { cert: readFileSync(join(certDir, 'leaf.pem'), 'utf8'), key: readFileSync(join(certDir, 'leaf.key'), 'utf8'), ca: join(certDir, 'ca.pem') };
+  writeFileSync(
+    join(certDir, 'leaf.ext'),
+    'basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:*.lab.test,DNS:loop.example.org,DNS:rebind.example.org\n',
+  );
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'leaf.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-sha256',
+    '-extfile',
+    'leaf.ext',
+    '-out',
+    'leaf.pem',
+  ]);
+  return {
+    cert: readFileSync(join(certDir, 'leaf.pem'), 'utf8'),
+    key: readFileSync(join(certDir, 'leaf.key'), 'utf8'),
+    ca: join(certDir, 'ca.pem'),
+  };
 }
 
 async function startLabServer(): Promise<void> {
@@ -50,8 +98,10 @@ async function startLabServer(): Promise<void> {
   https = createServer({ cert, key }, (req, res) => {
     const host = (req.headers.host ?? '').replace(/:\d+$/, '');
     if (host === 'slow.lab.test') return; // never answers
-    if (host === 'redirect.lab.test') return res.writeHead(302, { location: 'https://elsewhere.example.net/.well-known/tlsrum.txt' }).end();
-    if (host === 'samehost.lab.test' && req.url === '/.well-known/tlsrum.txt') return res.writeHead(301, { location: '/proofs/tlsrum.txt' }).end();
+    if (host === 'redirect.lab.test')
+      return res.writeHead(302, { location: 'https://elsewhere.example.net/.well-known/tlsrum.txt' }).end();
+    if (host === 'samehost.lab.test' && req.url === '/.well-known/tlsrum.txt')
+      return res.writeHead(301, { location: '/proofs/tlsrum.txt' }).end();
     if (host === 'big.lab.test') {
       res.writeHead(200, { 'content-type': 'text/plain' });
       const line = Buffer.alloc(1024, 'x');
@@ -63,7 +113,9 @@ async function startLabServer(): Promise<void> {
     if (req.url !== path || body === undefined) return res.writeHead(404).end('not found');
     res.writeHead(200, { 'content-type': 'text/plain' }).end(body);
   });
-  https.on('secureConnection', (s: TLSSocket) => connections.push((s as TLSSocket & { servername?: string }).servername ?? ''));
+  https.on('secureConnection', (s: TLSSocket) =>
+    connections.push((s as TLSSocket & { servername?: string }).servername ?? ''),
+  );
   await new Promise<void>((r) => https.listen(0, '127.0.0.1', r));
   port = (https.address() as { port: number }).port;
 }
@@ -75,10 +127,18 @@ const freshIp = () => `198.51.100.${nextIp++}`;
 const claim = (t: TestApp, hostname: unknown, ip = freshIp()) =>
   t.app.inject({ method: 'POST', url: '/v1/sites/claims', payload: { hostname }, remoteAddress: ip });
 const verify = (t: TestApp, hostname: string, ip = freshIp(), method?: string) =>
-  t.app.inject({ method: 'POST', url: `/v1/sites/claims/${encodeURIComponent(hostname)}/verify${method ? `?method=${method}` : ''}`, remoteAddress: ip });
+  t.app.inject({
+    method: 'POST',
+    url: `/v1/sites/claims/${encodeURIComponent(hostname)}/verify${method ? `?method=${method}` : ''}`,
+    remoteAddress: ip,
+  });
 const registered = async (t: TestApp) => (await t.app.inject({ url: '/v1/sites' })).json<{ sites: string[] }>().sites;
 async function claimRows(t: TestApp, hostname: string): Promise<Record<string, unknown>[]> {
-  const rs = await t.app.store.query.query({ query: 'SELECT * FROM site_claims FINAL WHERE hostname = {h:String}', query_params: { h: hostname }, format: 'JSONEachRow' });
+  const rs = await t.app.store.query.query({
+    query: 'SELECT * FROM site_claims FINAL WHERE hostname = {h:String}',
+    query_params: { h: hostname },
+    format: 'JSONEachRow',
+  });
   return rs.json();
 }
 const readWith = (t: TestApp, site: string, token: string) =>
@@ -135,18 +195,35 @@ describe('self-service registration', () => {
 
   // First, while no other site is registered: a cycle probes every registered site.
   it("the collector's own probe scheduler refuses a registered site resolving to 127.0.0.1", async () => {
-    const reg = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: 'loop.example.org' }, headers: { authorization: `Bearer ${ADMIN}` } });
+    const reg = await t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname: 'loop.example.org' },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     expect(reg.statusCode).toBe(201);
     const probed = await t.app.probes.runCycle();
     const loop = probed.find((p) => p.hostname === 'loop.example.org')!;
-    expect(loop.outcome.result.errors).toEqual([expect.stringMatching(/^dns: loop\.example\.org resolves to 127\.0\.0\.1, a loopback address/)]);
-    await t.app.inject({ method: 'DELETE', url: '/v1/sites/loop.example.org', headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(loop.outcome.result.errors).toEqual([
+      expect.stringMatching(/^dns: loop\.example\.org resolves to 127\.0\.0\.1, a loopback address/),
+    ]);
+    await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/sites/loop.example.org',
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
   });
 
   it('claim → publish the file → verify gives a read token once, stored hashed, that reads the site', async () => {
     const c = await claim(t, 'Claim.Lab.Test');
     expect(c.statusCode).toBe(201);
-    const body = c.json<{ hostname: string; challenge: string; wellKnownUrl: string; dnsName: string; expiresAt: string }>();
+    const body = c.json<{
+      hostname: string;
+      challenge: string;
+      wellKnownUrl: string;
+      dnsName: string;
+      expiresAt: string;
+    }>();
     expect(Object.keys(body).sort()).toEqual(['challenge', 'dnsName', 'expiresAt', 'hostname', 'wellKnownUrl']);
     expect(body.hostname).toBe('claim.lab.test');
     // 192 random bits, base64url.
@@ -176,7 +253,12 @@ describe('self-service registration', () => {
 
     expect(await registered(t)).toContain('claim.lab.test');
     const hash = createHash('sha256').update(readToken).digest('hex');
-    const siteRows = await (await t.app.store.query.query({ query: "SELECT tokenHash FROM sites FINAL WHERE hostname = 'claim.lab.test'", format: 'JSONEachRow' })).json<{ tokenHash: string }>();
+    const siteRows = await (
+      await t.app.store.query.query({
+        query: "SELECT tokenHash FROM sites FINAL WHERE hostname = 'claim.lab.test'",
+        format: 'JSONEachRow',
+      })
+    ).json<{ tokenHash: string }>();
     expect(siteRows).toEqual([{ tokenHash: hash }]);
     const claimed = await claimRows(t, 'claim.lab.test');
     expect(claimed).toHaveLength(1);
@@ -240,7 +322,9 @@ describe('self-service registration', () => {
   });
 
   it('both routes are in the OpenAPI document', async () => {
-    const paths = Object.keys((await t.app.inject({ url: '/docs/json' })).json<{ paths: Record<string, unknown> }>().paths);
+    const paths = Object.keys(
+      (await t.app.inject({ url: '/docs/json' })).json<{ paths: Record<string, unknown> }>().paths,
+    );
     expect(paths).toEqual(expect.arrayContaining(['/v1/sites/claims', '/v1/sites/claims/{hostname}/verify']));
   });
 
@@ -286,7 +370,10 @@ describe('self-service registration', () => {
     ['redirect.lab.test', /redirects to https:\/\/elsewhere\.example\.net: redirects to another host are not followed/],
     ['big.lab.test', /the answer is longer than 4096 bytes/],
     ['slow.lab.test', /slow\.lab\.test did not answer within 1\.5 s/],
-    ['badcert.other.test', /the connection to badcert\.other\.test is not secure: its certificate does not name this host/],
+    [
+      'badcert.other.test',
+      /the connection to badcert\.other\.test is not secure: its certificate does not name this host/,
+    ],
   ])('verifying %s fails with a reason: %s', async (hostname, reason) => {
     const c = await claim(t, hostname);
     expect(c.statusCode).toBe(201);
@@ -317,9 +404,21 @@ describe('self-service registration', () => {
   it('none of the refused names is registered or stored, and the collector keeps working', async () => {
     const sites = await registered(t);
     expect(sites.sort()).toEqual(['claim.lab.test', 'dns-owner.example.org', 'samehost.lab.test']);
-    const hosts = await (await t.app.store.query.query({ query: 'SELECT DISTINCT hostname FROM site_claims', format: 'JSONEachRow' })).json<{ hostname: string }>();
+    const hosts = await (
+      await t.app.store.query.query({ query: 'SELECT DISTINCT hostname FROM site_claims', format: 'JSONEachRow' })
+    ).json<{ hostname: string }>();
     expect(hosts.map((h) => h.hostname).sort()).toEqual(
-      ['big.lab.test', 'badcert.other.test', 'claim.lab.test', 'dns-owner.example.org', 'rate.example.org', 'rebind.example.org', 'redirect.lab.test', 'samehost.lab.test', 'slow.lab.test'].sort(),
+      [
+        'big.lab.test',
+        'badcert.other.test',
+        'claim.lab.test',
+        'dns-owner.example.org',
+        'rate.example.org',
+        'rebind.example.org',
+        'redirect.lab.test',
+        'samehost.lab.test',
+        'slow.lab.test',
+      ].sort(),
     );
     expect((await t.app.inject({ url: '/readyz' })).statusCode).toBe(200);
     expect((await postBatch(t.app, makeBatch(makeRecords(2)))).statusCode).toBe(202);
@@ -330,7 +429,9 @@ describe('self-service registration', () => {
     files.set('loop.example.org', 'hello');
     const limits = { timeoutMs: 1500, maxBytes: 4096, maxRedirects: 0, ca: [caPem], userAgent: 'test' };
     const policy = { allow: new Map(), dnsServers: [`127.0.0.1:${dns.port}`], timeoutMs: 1500 };
-    await expect(fetchPublicHttps(url, policy, limits)).rejects.toThrow(/loop\.example\.org resolves to 127\.0\.0\.1, a loopback address/);
+    await expect(fetchPublicHttps(url, policy, limits)).rejects.toThrow(
+      /loop\.example\.org resolves to 127\.0\.0\.1, a loopback address/,
+    );
     expect(connections).not.toContain('loop.example.org');
     const allowed = { ...policy, allow: new Map([['loop.example.org', { address: '127.0.0.1', port }]]) };
     expect(await fetchPublicHttps(url, allowed, limits)).toEqual({ status: 200, body: 'hello' });
@@ -391,7 +492,12 @@ describe('self-service registration', () => {
   });
 
   it("a re-check never revokes the operator's own registration of a claimed site", async () => {
-    const reg = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: 'dns-owner.example.org' }, headers: { authorization: `Bearer ${ADMIN}` } });
+    const reg = await t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname: 'dns-owner.example.org' },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     expect(reg.statusCode).toBe(201);
     dns.zones.delete('_tlsrum.dns-owner.example.org');
     await t.app.claims.recheck(Date.now());
@@ -410,7 +516,12 @@ describe('SELF_SERVICE=false', () => {
       expect(c.statusCode).toBe(403);
       expect(c.json().message).toMatch(/self-service registration is turned off on this collector/);
       expect((await verify(t, 'dns-owner.example.org')).statusCode).toBe(403);
-      const reg = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: 'ops.example.org' }, headers: { authorization: `Bearer ${ADMIN}` } });
+      const reg = await t.app.inject({
+        method: 'POST',
+        url: '/v1/sites',
+        payload: { hostname: 'ops.example.org' },
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
       expect(reg.statusCode).toBe(201);
     } finally {
       await t.close();

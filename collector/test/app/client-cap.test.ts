@@ -14,7 +14,12 @@ const K = 5;
 // A UTC midnight; the counter itself never looks at the clock.
 const D = Math.floor(Date.now() / DAY) * DAY - 10 * DAY;
 
-const record = (token: string, ts: number, o: Partial<HandshakeRecord> = {}): HandshakeRecord => ({ ...makeRecords(1)[0]!, clientToken: token, ts, ...o });
+const record = (token: string, ts: number, o: Partial<HandshakeRecord> = {}): HandshakeRecord => ({
+  ...makeRecords(1)[0]!,
+  clientToken: token,
+  ts,
+  ...o,
+});
 
 /** How many of `records` the counter lets count (in order), for one site. */
 function counted(c: ClientCapCounter, records: HandshakeRecord[], site = 'shop.example'): number {
@@ -25,9 +30,17 @@ function counted(c: ClientCapCounter, records: HandshakeRecord[], site = 'shop.e
 describe('ClientCapCounter: K per token, UTC day and site', () => {
   it('starts a new count at UTC midnight', () => {
     const c = new ClientCapCounter({ perCell: K, maxEntries: 1000 });
-    const night = [...Array.from({ length: 4 }, () => record('night-owl', D - 60_000)), ...Array.from({ length: 4 }, () => record('night-owl', D + 60_000))];
+    const night = [
+      ...Array.from({ length: 4 }, () => record('night-owl', D - 60_000)),
+      ...Array.from({ length: 4 }, () => record('night-owl', D + 60_000)),
+    ];
     expect(counted(c, night)).toBe(8);
-    expect(counted(c, Array.from({ length: 3 }, () => record('night-owl', D + DAY - 1)))).toBe(1);
+    expect(
+      counted(
+        c,
+        Array.from({ length: 3 }, () => record('night-owl', D + DAY - 1)),
+      ),
+    ).toBe(1);
   });
 
   it('counts K per site whatever cells the records claim, across requests, and each token on its own', () => {
@@ -38,17 +51,32 @@ describe('ClientCapCounter: K per token, UTC day and site', () => {
     expect(counted(c, three({ protocol: 'http/1.1', tlsVersion: '1.2', handshakeClass: 'unknown' }))).toBe(0);
     expect(counted(c, three({ protocol: 'h2' }), 'other.example')).toBe(3);
     expect(counted(c, three({ protocol: 'h2' }), '')).toBe(3);
-    expect(counted(c, Array.from({ length: 9 }, () => record('honest', D + 1000)))).toBe(K);
+    expect(
+      counted(
+        c,
+        Array.from({ length: 9 }, () => record('honest', D + 1000)),
+      ),
+    ).toBe(K);
   });
 
   it('marks nothing at K = 0; forgets the least recently seen key under K first, never a key at K of an open day', () => {
-    expect(counted(new ClientCapCounter({ perCell: 0, maxEntries: 10 }), Array.from({ length: 50 }, () => record('t', D)))).toBe(50);
+    expect(
+      counted(
+        new ClientCapCounter({ perCell: 0, maxEntries: 10 }),
+        Array.from({ length: 50 }, () => record('t', D)),
+      ),
+    ).toBe(50);
     const c = new ClientCapCounter({ perCell: 2, maxEntries: 2 });
     expect(counted(c, [record('a', D), record('b', D), record('c', D)])).toBe(3);
     expect(c.size).toBe(2);
     // `a` was forgotten under K: it starts over, reaches K, and is then kept whatever comes after.
     expect(counted(c, [record('a', D), record('a', D), record('a', D)])).toBe(2);
-    expect(counted(c, ['d', 'e', 'f', 'g'].map((t) => record(t, D)))).toBe(4);
+    expect(
+      counted(
+        c,
+        ['d', 'e', 'f', 'g'].map((t) => record(t, D)),
+      ),
+    ).toBe(4);
     expect(counted(c, [record('a', D)])).toBe(0);
   });
 });
@@ -59,7 +87,10 @@ describe('the marks across a restart (real embedded store)', () => {
     const first = await startApp(env);
     const send = async (app: typeof first.app, n: number) => {
       const now = Date.now();
-      const res = await postBatch(app, makeBatch(Array.from({ length: n }, (_, i) => record('restarting-flooder', now - 1000 - i))));
+      const res = await postBatch(
+        app,
+        makeBatch(Array.from({ length: n }, (_, i) => record('restarting-flooder', now - 1000 - i))),
+      );
       expect(res.statusCode, res.body).toBe(202);
       await app.ingest.flush();
     };

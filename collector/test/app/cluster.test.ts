@@ -57,7 +57,11 @@ afterAll(async () => {
 });
 
 async function format(sql: string): Promise<string> {
-  const rs = await client.query({ query: 'SELECT formatQuery({q:String}) AS f', query_params: { q: sql }, format: 'JSONEachRow' });
+  const rs = await client.query({
+    query: 'SELECT formatQuery({q:String}) AS f',
+    query_params: { q: sql },
+    format: 'JSONEachRow',
+  });
   return (await rs.json<{ f: string }>())[0]!.f;
 }
 
@@ -86,14 +90,16 @@ describe('cluster DDL', () => {
     for (const sql of stmts) {
       const formatted = await format(sql);
       expect(formatted, sql).toMatch(/ ON CLUSTER rum_cluster\b/);
-      expect(formatted).not.toMatch(/\b(TABLE|VIEW|TO|FROM)\s+(IF NOT EXISTS\s+)?(handshakes|sites|handshakes_hourly)\b/);
+      expect(formatted).not.toMatch(
+        /\b(TABLE|VIEW|TO|FROM)\s+(IF NOT EXISTS\s+)?(handshakes|sites|handshakes_hourly)\b/,
+      );
     }
   });
 
   it('makes the raw table a replicated local table behind a Distributed table sharded by site', async () => {
     const local = stmts.find((s) => s.includes('tlsrum.handshakes_local ON CLUSTER') && s.startsWith('CREATE TABLE'))!;
     const tree = await ast(local);
-    expect(tree).toContain("Function ReplicatedMergeTree (children 1)");
+    expect(tree).toContain('Function ReplicatedMergeTree (children 1)');
     expect(tree).toContain("Literal '/clickhouse/tables/{shard}/tlsrum/handshakes_local'");
     expect(tree).toContain("Literal '{replica}'");
     // Same columns, order, codecs and keys as the single-node table.
@@ -107,7 +113,9 @@ describe('cluster DDL', () => {
     expect(strip(await format(local))).toBe(await format(single));
 
     const dist = stmts.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS tlsrum.handshakes ON CLUSTER'))!;
-    expect(await format(dist)).toContain('ENGINE = Distributed(rum_cluster, tlsrum, handshakes_local, cityHash64(site))');
+    expect(await format(dist)).toContain(
+      'ENGINE = Distributed(rum_cluster, tlsrum, handshakes_local, cityHash64(site))',
+    );
     expect(await format(dist)).toContain('AS tlsrum.handshakes_local');
   });
 
@@ -115,15 +123,24 @@ describe('cluster DDL', () => {
     const sites = stmts.filter((s) => /\btlsrum\.sites\b/.test(s) && s.startsWith('CREATE'));
     expect(sites).toHaveLength(1);
     // Later column changes (the read-token hash) apply to the replicated table on every node.
-    for (const alter of stmts.filter((s) => /^ALTER TABLE tlsrum\.sites\b/.test(s))) expect(alter).toMatch(/ ON CLUSTER rum_cluster /);
-    expect(await format(sites[0]!)).toContain("ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/tlsrum/sites', '{replica}', version)");
+    for (const alter of stmts.filter((s) => /^ALTER TABLE tlsrum\.sites\b/.test(s)))
+      expect(alter).toMatch(/ ON CLUSTER rum_cluster /);
+    expect(await format(sites[0]!)).toContain(
+      "ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/tlsrum/sites', '{replica}', version)",
+    );
     expect(stmts.some((s) => s.includes('sites_local'))).toBe(false);
   });
 
   it('turns an AggregatingMergeTree rollup into a replicated local rollup fed by a view on the local raw table', async () => {
-    const rollup = await format(stmts.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS tlsrum.handshakes_hourly_local'))!);
-    expect(rollup).toContain("ENGINE = ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/tlsrum/handshakes_hourly_local', '{replica}')");
-    const dist = await format(stmts.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS tlsrum.handshakes_hourly ON'))!);
+    const rollup = await format(
+      stmts.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS tlsrum.handshakes_hourly_local'))!,
+    );
+    expect(rollup).toContain(
+      "ENGINE = ReplicatedAggregatingMergeTree('/clickhouse/tables/{shard}/tlsrum/handshakes_hourly_local', '{replica}')",
+    );
+    const dist = await format(
+      stmts.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS tlsrum.handshakes_hourly ON'))!,
+    );
     expect(dist).toContain('Distributed(rum_cluster, tlsrum, handshakes_hourly_local, cityHash64(site))');
     const mv = stmts.find((s) => s.includes('MATERIALIZED VIEW'))!;
     const tree = await ast(mv);
@@ -137,15 +154,23 @@ describe('cluster DDL', () => {
     const add = stmts.filter((s) => s.includes('ADD COLUMN IF NOT EXISTS note'));
     expect(add.map((s) => s.split(' ')[2])).toEqual(['tlsrum.handshakes_local', 'tlsrum.handshakes']);
     const setting = stmts.filter((s) => s.includes('MODIFY SETTING'));
-    expect(setting).toEqual(['ALTER TABLE tlsrum.handshakes_local ON CLUSTER rum_cluster MODIFY SETTING replicated_deduplication_window = 20000']);
+    expect(setting).toEqual([
+      'ALTER TABLE tlsrum.handshakes_local ON CLUSTER rum_cluster MODIFY SETTING replicated_deduplication_window = 20000',
+    ]);
   });
 
   it('refuses what it cannot translate and names that are not identifiers', () => {
     const bad = (sql: string): Migration[] => [{ version: 1, name: 'x', statements: [sql] }];
-    expect(() => clusterStatements(bad('CREATE TABLE t (a String) ENGINE = Log'), layout)).toThrow(/no MergeTree-family engine/);
+    expect(() => clusterStatements(bad('CREATE TABLE t (a String) ENGINE = Log'), layout)).toThrow(
+      /no MergeTree-family engine/,
+    );
     expect(() => clusterStatements(bad('RENAME TABLE a TO b'), layout)).toThrow(/no cluster translation/);
-    expect(() => clusterStatements(bad('ALTER TABLE nowhere ADD COLUMN a String'), layout)).toThrow(/before creating it/);
-    expect(() => clusterStatements([], { cluster: 'x; DROP DATABASE y', database: 'tlsrum' })).toThrow(/cluster name must be an identifier/);
+    expect(() => clusterStatements(bad('ALTER TABLE nowhere ADD COLUMN a String'), layout)).toThrow(
+      /before creating it/,
+    );
+    expect(() => clusterStatements([], { cluster: 'x; DROP DATABASE y', database: 'tlsrum' })).toThrow(
+      /cluster name must be an identifier/,
+    );
   });
 });
 
@@ -155,8 +180,12 @@ describe('pnpm collector migrate', () => {
     expect(await main(['migrate', '--cluster', 'rum_cluster', '--print'], {}, (s) => (printed += s))).toBe(0);
     expect(printed).toContain('ENGINE = Distributed(rum_cluster, tlsrum, handshakes_local, cityHash64(site))');
     const file = join(dir + '-out.sql');
-    expect(await main(['migrate', '--cluster', 'rum_cluster', '--database', 'rum', '--print', '--out', file], {}, () => {})).toBe(0);
-    expect(readFileSync(file, 'utf8')).toContain('CREATE TABLE IF NOT EXISTS rum.handshakes_local ON CLUSTER rum_cluster');
+    expect(
+      await main(['migrate', '--cluster', 'rum_cluster', '--database', 'rum', '--print', '--out', file], {}, () => {}),
+    ).toBe(0);
+    expect(readFileSync(file, 'utf8')).toContain(
+      'CREATE TABLE IF NOT EXISTS rum.handshakes_local ON CLUSTER rum_cluster',
+    );
     rmSync(file);
     let usage = '';
     expect(await main(['frobnicate'], {}, (s) => (usage += s))).toBe(2);
@@ -165,7 +194,9 @@ describe('pnpm collector migrate', () => {
 
   it('needs a server for a cluster', () => {
     expect(() => loadConfig({ CLICKHOUSE_CLUSTER: 'c' })).toThrow(ConfigError);
-    expect(() => loadConfig({ CLICKHOUSE_URL: 'http://h:8123', CLICKHOUSE_CLUSTER: 'bad-name' })).toThrow(/CLICKHOUSE_CLUSTER must be an identifier/);
+    expect(() => loadConfig({ CLICKHOUSE_URL: 'http://h:8123', CLICKHOUSE_CLUSTER: 'bad-name' })).toThrow(
+      /CLICKHOUSE_CLUSTER must be an identifier/,
+    );
     expect(loadConfig({ CLICKHOUSE_URL: 'http://h:8123', CLICKHOUSE_CLUSTER: 'c' }).clickhouse?.cluster).toBe('c');
   });
 });

@@ -19,7 +19,12 @@ describe('column registry', () => {
 
   it('toRow fills every column, in registry order, and the encoder writes them in that order', () => {
     const batch = makeBatch(makeRecords(1));
-    const row = toRow(batch.records[0]!, { batch, country: 'DE', receivedAt: Date.now(), isRegisteredSite: () => true });
+    const row = toRow(batch.records[0]!, {
+      batch,
+      country: 'DE',
+      receivedAt: Date.now(),
+      isRegisteredSite: () => true,
+    });
     expect(Object.keys(row)).toEqual(INSERT_COLUMNS);
     const fields = encodeRowTsv(row).slice(0, -1).split('\t');
     expect(fields).toHaveLength(INSERT_COLUMNS.length);
@@ -43,7 +48,8 @@ describe('column registry', () => {
 
     it('writes every column of handshakes that takes a value, and no other (a migration needs its registry line)', async () => {
       const rs = await store.query.query({
-        query: "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes' AND default_kind NOT IN ('MATERIALIZED', 'ALIAS', 'EPHEMERAL')",
+        query:
+          "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes' AND default_kind NOT IN ('MATERIALIZED', 'ALIAS', 'EPHEMERAL')",
         format: 'JSONEachRow',
       });
       const table = (await rs.json<{ name: string }>()).map((r) => r.name);

@@ -11,7 +11,16 @@ import type { HandshakeRecord } from '@tlsrum/shared';
 import { cappedPerCell, countedRows, dayBranches } from '../../src/query/counted';
 import { migrate } from '../../src/platform/store/migrate';
 import { generate, insertRows } from '../support/generate';
-import { makeBatch, makeRecords, openStore, postBatch, removeDir, storedRows, tempDir, withApp } from '../support/helpers';
+import {
+  makeBatch,
+  makeRecords,
+  openStore,
+  postBatch,
+  removeDir,
+  storedRows,
+  tempDir,
+  withApp,
+} from '../support/helpers';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -21,9 +30,20 @@ const D = Math.floor(Date.now() / DAY) * DAY - 10 * DAY;
 
 /** `n` rows of one token at `ts`, in the h2 or h3 cell (cell key: protocol). */
 function rows(token: string, ts: number, n: number, protocol: 'h2' | 'h3' = 'h2'): HandshakeRow[] {
-  return generate({ site: 'shop.example', from: ts, to: ts + 1, records: n, clients: 1, rtt: 40, fullTls: 80, resumedTls: 40, resumedShare: 0, tls13Share: 1, h3Share: protocol === 'h3' ? 1 : 0, seed: 1 }).map(
-    (r) => ({ ...r, clientToken: token }),
-  );
+  return generate({
+    site: 'shop.example',
+    from: ts,
+    to: ts + 1,
+    records: n,
+    clients: 1,
+    rtt: 40,
+    fullTls: 80,
+    resumedTls: 40,
+    resumedShare: 0,
+    tls13Share: 1,
+    h3Share: protocol === 'h3' ? 1 : 0,
+    seed: 1,
+  }).map((r) => ({ ...r, clientToken: token }));
 }
 
 describe('the per-client cap per UTC day', () => {
@@ -55,7 +75,9 @@ describe('the per-client cap per UTC day', () => {
   async function perToken(from: number, to: number, range: boolean): Promise<Record<string, number>> {
     const where = 'ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})';
     const sql = `SELECT clientToken, toUInt32(count()) AS n FROM ${cappedPerCell(where, ['protocol'], K, 'clientToken, protocol', range ? { from, to } : undefined)} GROUP BY clientToken ORDER BY clientToken`;
-    const out = await (await store.query.query({ query: sql, query_params: { from, to }, format: 'JSONEachRow' })).json<{ clientToken: string; n: number }>();
+    const out = await (
+      await store.query.query({ query: sql, query_params: { from, to }, format: 'JSONEachRow' })
+    ).json<{ clientToken: string; n: number }>();
     return Object.fromEntries(out.map((r) => [r.clientToken, Number(r.n)]));
   }
 
@@ -108,61 +130,87 @@ describe('the per-client cap per UTC day', () => {
           if (i > 0) expect(lo).toBe(bounds[i - 1]![1]);
         });
       }
-    expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR, 3)).toEqual({ days: 1, bounds: [0, 1, 2].map((i) => [D + i * DAY, D + (i + 1) * DAY]) });
+    expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR, 3)).toEqual({
+      days: 1,
+      bounds: [0, 1, 2].map((i) => [D + i * DAY, D + (i + 1) * DAY]),
+    });
     // The default: one branch per day for a short range, at most one per core beyond.
     expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR).days).toBe(1);
     expect(dayBranches(D - 30 * DAY, D).bounds.length).toBeLessThanOrEqual(32);
-    expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR, 2)).toEqual({ days: 2, bounds: [0, 2].map((i) => [D + i * DAY, D + (i + 2) * DAY]) });
-  });
-});
-
-const record = (token: string, ts: number, o: Partial<HandshakeRecord> = {}): HandshakeRecord => ({ ...makeRecords(1)[0]!, clientToken: token, ts, ...o });
-
-describe('the cap through the ingest route (real embedded store)', () => {
-  it('stores every record, marks those beyond K of a token, day and site, and the raw table and the rollup count the same', async () => {
-    await withApp({ MIN_CLIENTS_PER_CELL: '1', CLIENT_RECORDS_PER_CELL_DAY: String(K), TOKENS_PER_ADDRESS: '0' }, async (t) => {
-      const now = Date.now();
-      const batch = (token: string, n: number, o: Partial<HandshakeRecord>) => Array.from({ length: n }, (_, i) => record(token, now - 1000 - i, o));
-      const records = [
-        ...batch('flooder-token', 9, { protocol: 'h2', transport: 'tcp' }),
-        ...batch('flooder-token', 2, { protocol: 'http/1.1', transport: 'tcp' }),
-        ...batch('steady-token', 4, { protocol: 'h2', transport: 'tcp' }),
-      ];
-      // Two requests for the flooder's h2 records: the count runs across requests.
-      for (const part of [records.slice(0, 4), records.slice(4)]) {
-        const res = await postBatch(t.app, makeBatch(part));
-        expect(res.statusCode, res.body).toBe(202);
-      }
-      await t.app.ingest.flush();
-
-      const stored = await storedRows(t.app);
-      expect(stored).toHaveLength(15);
-      // Beyond the flooder's first K on this site and day, whatever cell they claim.
-      expect(stored.filter((r) => Number(r.capped) === 1).map((r) => `${r.clientToken} ${r.protocol}`).sort()).toEqual([
-        ...Array.from({ length: 4 }, () => 'flooder-token h2'),
-        ...Array.from({ length: 2 }, () => 'flooder-token http/1.1'),
-      ]);
-
-      const perToken = await (
-        await t.app.store.query.query({ query: `SELECT clientToken, toUInt32(count()) AS n FROM ${countedRows('1', 'clientToken')} GROUP BY clientToken ORDER BY clientToken`, format: 'JSONEachRow' })
-      ).json<{ clientToken: string; n: number }>();
-      expect(perToken).toEqual([
-        { clientToken: 'flooder-token', n: K },
-        { clientToken: 'steady-token', n: 4 },
-      ]);
-      for (const table of ['raw', 'rollup']) {
-        const res = await t.app.inject({ method: 'GET', url: `/v1/compare?dimensions=protocol&table=${table}` });
-        expect(res.statusCode).toBe(200);
-        const cells = res.json<{ cells: Array<{ key: { protocol: string }; records: number }> }>().cells;
-        expect(Object.fromEntries(cells.map((c) => [c.key.protocol, c.records])), table).toEqual({ h2: K + 4 });
-      }
-      // Hourly cells cap per their own cells at read time (the marks ignored): K of each protocol.
-      const hourly = await t.app.inject({ method: 'GET', url: `/v1/timeseries?interval=hour&dimensions=protocol&from=${now - 3_600_000}&to=${now + 60_000}&table=raw` });
-      expect(hourly.statusCode).toBe(200);
-      const byProtocol: Record<string, number> = {};
-      for (const c of hourly.json<{ cells: Array<{ key: { protocol: string }; records: number }> }>().cells) byProtocol[c.key.protocol] = (byProtocol[c.key.protocol] ?? 0) + c.records;
-      expect(byProtocol).toEqual({ h2: K + 4, 'http/1.1': 2 });
+    expect(dayBranches(D + HOUR, D + 2 * DAY + 23 * HOUR, 2)).toEqual({
+      days: 2,
+      bounds: [0, 2].map((i) => [D + i * DAY, D + (i + 2) * DAY]),
     });
   });
 });
 
+const record = (token: string, ts: number, o: Partial<HandshakeRecord> = {}): HandshakeRecord => ({
+  ...makeRecords(1)[0]!,
+  clientToken: token,
+  ts,
+  ...o,
+});
+
+describe('the cap through the ingest route (real embedded store)', () => {
+  it('stores every record, marks those beyond K of a token, day and site, and the raw table and the rollup count the same', async () => {
+    await withApp(
+      { MIN_CLIENTS_PER_CELL: '1', CLIENT_RECORDS_PER_CELL_DAY: String(K), TOKENS_PER_ADDRESS: '0' },
+      async (t) => {
+        const now = Date.now();
+        const batch = (token: string, n: number, o: Partial<HandshakeRecord>) =>
+          Array.from({ length: n }, (_, i) => record(token, now - 1000 - i, o));
+        const records = [
+          ...batch('flooder-token', 9, { protocol: 'h2', transport: 'tcp' }),
+          ...batch('flooder-token', 2, { protocol: 'http/1.1', transport: 'tcp' }),
+          ...batch('steady-token', 4, { protocol: 'h2', transport: 'tcp' }),
+        ];
+        // Two requests for the flooder's h2 records: the count runs across requests.
+        for (const part of [records.slice(0, 4), records.slice(4)]) {
+          const res = await postBatch(t.app, makeBatch(part));
+          expect(res.statusCode, res.body).toBe(202);
+        }
+        await t.app.ingest.flush();
+
+        const stored = await storedRows(t.app);
+        expect(stored).toHaveLength(15);
+        // Beyond the flooder's first K on this site and day, whatever cell they claim.
+        expect(
+          stored
+            .filter((r) => Number(r.capped) === 1)
+            .map((r) => `${r.clientToken} ${r.protocol}`)
+            .sort(),
+        ).toEqual([
+          ...Array.from({ length: 4 }, () => 'flooder-token h2'),
+          ...Array.from({ length: 2 }, () => 'flooder-token http/1.1'),
+        ]);
+
+        const perToken = await (
+          await t.app.store.query.query({
+            query: `SELECT clientToken, toUInt32(count()) AS n FROM ${countedRows('1', 'clientToken')} GROUP BY clientToken ORDER BY clientToken`,
+            format: 'JSONEachRow',
+          })
+        ).json<{ clientToken: string; n: number }>();
+        expect(perToken).toEqual([
+          { clientToken: 'flooder-token', n: K },
+          { clientToken: 'steady-token', n: 4 },
+        ]);
+        for (const table of ['raw', 'rollup']) {
+          const res = await t.app.inject({ method: 'GET', url: `/v1/compare?dimensions=protocol&table=${table}` });
+          expect(res.statusCode).toBe(200);
+          const cells = res.json<{ cells: Array<{ key: { protocol: string }; records: number }> }>().cells;
+          expect(Object.fromEntries(cells.map((c) => [c.key.protocol, c.records])), table).toEqual({ h2: K + 4 });
+        }
+        // Hourly cells cap per their own cells at read time (the marks ignored): K of each protocol.
+        const hourly = await t.app.inject({
+          method: 'GET',
+          url: `/v1/timeseries?interval=hour&dimensions=protocol&from=${now - 3_600_000}&to=${now + 60_000}&table=raw`,
+        });
+        expect(hourly.statusCode).toBe(200);
+        const byProtocol: Record<string, number> = {};
+        for (const c of hourly.json<{ cells: Array<{ key: { protocol: string }; records: number }> }>().cells)
+          byProtocol[c.key.protocol] = (byProtocol[c.key.protocol] ?? 0) + c.records;
+        expect(byProtocol).toEqual({ h2: K + 4, 'http/1.1': 2 });
+      },
+    );
+  });
+});

@@ -25,7 +25,17 @@ const sha = (path: string) => createHash('sha256').update(readFileSync(path)).di
 
 beforeAll(async () => {
   t = await startApp({ DATASETS_DIR: datasetsDir, DATASET_MIN_CLIENTS: '3' });
-  const traffic = { site: 'a.example', from: MONTH.from + HOUR, to: MONTH.to - HOUR, rtt: 40, fullTls: 80, resumedTls: 40, resumedShare: 0.5, tls13Share: 1, h3Share: 0 };
+  const traffic = {
+    site: 'a.example',
+    from: MONTH.from + HOUR,
+    to: MONTH.to - HOUR,
+    rtt: 40,
+    fullTls: 80,
+    resumedTls: 40,
+    resumedShare: 0.5,
+    tls13Share: 1,
+    h3Share: 0,
+  };
   await insertRows(t.app.store.ingest, [
     ...generate({ ...traffic, records: 40, clients: 8, seed: 1 }),
     ...generate({ ...traffic, country: 'FR', records: 30, clients: 6, seed: 2 }),
@@ -44,7 +54,11 @@ describe('the published datasets', () => {
     expect(await t.app.datasets.exportDue(closesAt(MONTH) - HOUR)).toBeNull(); // the month before is empty: nothing written
     expect(readdirSync(datasetsDir)).toEqual([]);
     expect(await t.app.datasets.exportDue(NOW)).toBe(MONTH.month);
-    expect(readdirSync(join(datasetsDir, MONTH.month)).sort()).toEqual(['README.md', `tlsrum-${MONTH.month}.csv`, `tlsrum-${MONTH.month}.parquet`]);
+    expect(readdirSync(join(datasetsDir, MONTH.month)).sort()).toEqual([
+      'README.md',
+      `tlsrum-${MONTH.month}.csv`,
+      `tlsrum-${MONTH.month}.parquet`,
+    ]);
     expect(await t.app.datasets.exportDue(NOW)).toBeNull();
   });
 
@@ -79,14 +93,24 @@ describe('the published datasets', () => {
       expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
       expect(res.headers.etag).toBe(`"${sha(path)}"`);
       expect(res.headers['content-disposition']).toBe(`attachment; filename="tlsrum-${MONTH.month}.${ext}"`);
-      const again = await t.app.inject({ url: `/v1/datasets/${MONTH.month}.${ext}`, headers: { 'if-none-match': `"${sha(path)}"` } });
+      const again = await t.app.inject({
+        url: `/v1/datasets/${MONTH.month}.${ext}`,
+        headers: { 'if-none-match': `"${sha(path)}"` },
+      });
       expect(again.statusCode).toBe(304);
       expect(again.rawPayload.length).toBe(0);
     }
   });
 
   it('answers 400 for a name that is not YYYY-MM.parquet or .csv, naming the form', async () => {
-    for (const name of ['2026-13.csv', '2026-1.csv', `${MONTH.month}.json`, `${MONTH.month}.csv.gz`, 'README.md', '..%2F..%2Fetc%2Fpasswd']) {
+    for (const name of [
+      '2026-13.csv',
+      '2026-1.csv',
+      `${MONTH.month}.json`,
+      `${MONTH.month}.csv.gz`,
+      'README.md',
+      '..%2F..%2Fetc%2Fpasswd',
+    ]) {
       const res = await t.app.inject({ url: `/v1/datasets/${name}` });
       expect(res.statusCode, name).toBe(400);
       expect(res.json().message).toMatch(/ask for YYYY-MM\.parquet or YYYY-MM\.csv/);

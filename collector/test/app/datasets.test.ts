@@ -71,13 +71,24 @@ interface CsvRow {
 let store: Store;
 const dataDir = tempDir('tlsrum-datasets-');
 const outRoot = tempDir('tlsrum-datasets-out-');
-const options = (month: string, outDir: string): ExportOptions => ({ month, outDir, minClients: THRESHOLD, retentionDays: 395, clientCap: 5 });
+const options = (month: string, outDir: string): ExportOptions => ({
+  month,
+  outDir,
+  minClients: THRESHOLD,
+  retentionDays: 395,
+  clientCap: 5,
+});
 
 /** The rows of an exported file, read back by the store itself (Parquet, or the CSV with the declared types). */
 async function readBack(path: string, format: 'Parquet' | 'CSVWithNames'): Promise<CsvRow[]> {
   const structure = DATASET_COLUMNS.map((c) => `${c.name} ${c.type}`).join(', ');
-  const source = format === 'Parquet' ? `file({path:String}, Parquet)` : `file({path:String}, CSVWithNames, {structure:String})`;
-  const rs = await store.query.query({ query: `SELECT * FROM ${source}`, query_params: { path, structure }, format: 'JSONEachRow' });
+  const source =
+    format === 'Parquet' ? `file({path:String}, Parquet)` : `file({path:String}, CSVWithNames, {structure:String})`;
+  const rs = await store.query.query({
+    query: `SELECT * FROM ${source}`,
+    query_params: { path, structure },
+    format: 'JSONEachRow',
+  });
   return rs.json<CsvRow>();
 }
 
@@ -113,14 +124,22 @@ describe('the monthly dataset, exported from the store', () => {
 
   it('writes the Parquet file, the CSV and the README, and nothing else', async () => {
     const done = await exportMonth(store.query, options(MONTH.month, dir));
-    expect(readdirSync(dir).sort()).toEqual(['README.md', `tlsrum-${MONTH.month}.csv`, `tlsrum-${MONTH.month}.parquet`]);
+    expect(readdirSync(dir).sort()).toEqual([
+      'README.md',
+      `tlsrum-${MONTH.month}.csv`,
+      `tlsrum-${MONTH.month}.parquet`,
+    ]);
     expect(done.rows).toBe(4);
     expect(readFileSync(join(dir, 'README.md'), 'utf8')).toContain(done.sha256.parquet);
   });
 
   it('both files have exactly the declared columns, types and the same rows in the same order', async () => {
     const described = await (
-      await store.query.query({ query: 'DESCRIBE file({path:String}, Parquet)', query_params: { path: join(dir, fileNames(MONTH.month).parquet) }, format: 'JSONEachRow' })
+      await store.query.query({
+        query: 'DESCRIBE file({path:String}, Parquet)',
+        query_params: { path: join(dir, fileNames(MONTH.month).parquet) },
+        format: 'JSONEachRow',
+      })
     ).json<{ name: string; type: string }>();
     expect(described.map((d) => [d.name, d.type])).toEqual(DATASET_COLUMNS.map((c) => [c.name, c.type]));
     const header = readFileSync(join(dir, fileNames(MONTH.month).csv), 'utf8').split('\n')[0];
@@ -155,13 +174,18 @@ describe('the monthly dataset, exported from the store', () => {
   it('exporting the same month again gives byte-identical files', async () => {
     const again = join(outRoot, 'again');
     await exportMonth(store.query, options(MONTH.month, again));
-    for (const name of Object.values(fileNames(MONTH.month))) expect(readFileSync(join(again, name)).equals(readFileSync(join(dir, name))), name).toBe(true);
+    for (const name of Object.values(fileNames(MONTH.month)))
+      expect(readFileSync(join(again, name)).equals(readFileSync(join(dir, name))), name).toBe(true);
   });
 
   it('re-exports into a folder holding only its own files (and an earlier export’s leftovers)', async () => {
     writeFileSync(join(dir, `.tlsrum-${MONTH.month}.csv.partial`), 'left over');
     await exportMonth(store.query, options(MONTH.month, dir));
-    expect(readdirSync(dir).sort()).toEqual(['README.md', `tlsrum-${MONTH.month}.csv`, `tlsrum-${MONTH.month}.parquet`]);
+    expect(readdirSync(dir).sort()).toEqual([
+      'README.md',
+      `tlsrum-${MONTH.month}.csv`,
+      `tlsrum-${MONTH.month}.parquet`,
+    ]);
   });
 });
 
@@ -174,7 +198,8 @@ describe('bad input: a clear message, nothing written', () => {
   };
 
   it('a malformed month', async () => {
-    for (const m of ['2026-13', '2026-1', '26-10', '2026-10-01', '2026_10', '']) await refuses(m, join(outRoot, 'bad'), /is not a month: write it as YYYY-MM/);
+    for (const m of ['2026-13', '2026-1', '26-10', '2026-10-01', '2026_10', ''])
+      await refuses(m, join(outRoot, 'bad'), /is not a month: write it as YYYY-MM/);
   });
 
   it('a month not over (records of its last day still arrive for 24 h)', async () => {
@@ -182,7 +207,9 @@ describe('bad input: a clear message, nothing written', () => {
     const current = `${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
     await refuses(current, join(outRoot, 'bad'), /is not over: records of it are taken until/);
     const m = parseMonth(MONTH.month);
-    await expect(exportMonth(store.query, { ...options(MONTH.month, join(outRoot, 'bad')), now: m.to + 23 * HOUR })).rejects.toThrow(/is not over/);
+    await expect(
+      exportMonth(store.query, { ...options(MONTH.month, join(outRoot, 'bad')), now: m.to + 23 * HOUR }),
+    ).rejects.toThrow(/is not over/);
   });
 
   it('an out folder that holds other files', async () => {
@@ -198,7 +225,9 @@ describe('bad input: a clear message, nothing written', () => {
   });
 
   it('a month whose rows are all under the threshold', async () => {
-    await expect(exportMonth(store.query, { ...options(MONTH.month, join(outRoot, 'high')), minClients: 1000 })).rejects.toThrow(/no row of .* reaches DATASET_MIN_CLIENTS = 1000/);
+    await expect(
+      exportMonth(store.query, { ...options(MONTH.month, join(outRoot, 'high')), minClients: 1000 }),
+    ).rejects.toThrow(/no row of .* reaches DATASET_MIN_CLIENTS = 1000/);
     expect(existsSync(join(outRoot, 'high'))).toBe(false);
   });
 });
@@ -214,52 +243,69 @@ describe('the store applies the suppression rule exactly as specified', () => {
     keyExchange: fc.constantFrom('hybrid', 'classical', 'unknown'),
     client: fc.integer({ min: 0, max: 25 }).map((i) => `client-token-${i}`),
   });
-  const clusterArb = fc.tuple(recordArb, fc.integer({ min: 1, max: 8 })).map(([r, n]) => Array.from({ length: n }, (_, i) => ({ ...r, client: `${r.client}-${i}` })));
+  const clusterArb = fc
+    .tuple(recordArb, fc.integer({ min: 1, max: 8 }))
+    .map(([r, n]) => Array.from({ length: n }, (_, i) => ({ ...r, client: `${r.client}-${i}` })));
 
   it('the exported rows are the rule’s rows, with their clients and records (random data)', async () => {
     const template = cell({ seed: 99, records: 1, clients: 1, browser: 'chrome', kx: 'hybrid' })[0]!;
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.oneof(recordArb.map((r) => [r]), clusterArb), { minLength: 1, maxLength: 25 }), fc.integer({ min: 2, max: 4 }), async (groups, threshold) => {
-        const records: PlanRecord[] = groups.flat();
-        await store.ingest.command({ query: 'TRUNCATE TABLE handshakes' });
-        await insertRows(
-          store.ingest,
-          records.map((r, i) => ({
-            ...template,
-            ts: MONTH.from + HOUR + i * 1000,
-            country: r.country,
-            browser: r.browser,
-            protocol: r.protocol,
-            tlsVersion: r.tlsVersion,
-            resumed: r.mode === 'resumed',
-            keyExchangeGroup: GROUPS[r.keyExchange as keyof typeof GROUPS],
-            clientToken: r.client,
-          })) as HandshakeRow[],
-        );
-        const published = await planRows(countInMemory(records), threshold);
-        const expected = new Map<string, { clients: Set<string>; records: number }>();
-        for (const r of records) {
-          const level = levelOf(r, published);
-          if (level === null) continue;
-          const k = groupKey(r, level);
-          const e = expected.get(k) ?? { clients: new Set<string>(), records: 0 };
-          e.clients.add(r.client);
-          e.records++;
-          expected.set(k, e);
-        }
-        const outDir = join(outRoot, `run-${run++}`);
-        if (expected.size === 0) {
-          await expect(exportMonth(store.query, { ...options(MONTH.month, outDir), minClients: threshold })).rejects.toThrow(/no row of/);
-          return;
-        }
-        await exportMonth(store.query, { ...options(MONTH.month, outDir), minClients: threshold });
-        const rows = await readBack(join(outDir, fileNames(MONTH.month).csv), 'CSVWithNames');
-        const got = Object.fromEntries(
-          rows.map((r) => [[r.country, r.browser, r.protocol, r.tls_version, r.handshake_mode, r.key_exchange].join('|'), [Number(r.clients), Number(r.records)]]),
-        );
-        expect(got).toEqual(Object.fromEntries([...expected].map(([k, e]) => [k, [e.clients.size, e.records]])));
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.oneof(
+            recordArb.map((r) => [r]),
+            clusterArb,
+          ),
+          { minLength: 1, maxLength: 25 },
+        ),
+        fc.integer({ min: 2, max: 4 }),
+        async (groups, threshold) => {
+          const records: PlanRecord[] = groups.flat();
+          await store.ingest.command({ query: 'TRUNCATE TABLE handshakes' });
+          await insertRows(
+            store.ingest,
+            records.map((r, i) => ({
+              ...template,
+              ts: MONTH.from + HOUR + i * 1000,
+              country: r.country,
+              browser: r.browser,
+              protocol: r.protocol,
+              tlsVersion: r.tlsVersion,
+              resumed: r.mode === 'resumed',
+              keyExchangeGroup: GROUPS[r.keyExchange as keyof typeof GROUPS],
+              clientToken: r.client,
+            })) as HandshakeRow[],
+          );
+          const published = await planRows(countInMemory(records), threshold);
+          const expected = new Map<string, { clients: Set<string>; records: number }>();
+          for (const r of records) {
+            const level = levelOf(r, published);
+            if (level === null) continue;
+            const k = groupKey(r, level);
+            const e = expected.get(k) ?? { clients: new Set<string>(), records: 0 };
+            e.clients.add(r.client);
+            e.records++;
+            expected.set(k, e);
+          }
+          const outDir = join(outRoot, `run-${run++}`);
+          if (expected.size === 0) {
+            await expect(
+              exportMonth(store.query, { ...options(MONTH.month, outDir), minClients: threshold }),
+            ).rejects.toThrow(/no row of/);
+            return;
+          }
+          await exportMonth(store.query, { ...options(MONTH.month, outDir), minClients: threshold });
+          const rows = await readBack(join(outDir, fileNames(MONTH.month).csv), 'CSVWithNames');
+          const got = Object.fromEntries(
+            rows.map((r) => [
+              [r.country, r.browser, r.protocol, r.tls_version, r.handshake_mode, r.key_exchange].join('|'),
+              [Number(r.clients), Number(r.records)],
+            ]),
+          );
+          expect(got).toEqual(Object.fromEntries([...expected].map(([k, e]) => [k, [e.clients.size, e.records]])));
+        },
+      ),
       { numRuns: 8 },
     );
   }, 120_000);
@@ -267,7 +313,9 @@ describe('the store applies the suppression rule exactly as specified', () => {
 
 describe('pnpm collector dataset', () => {
   it('DATASET_MIN_CLIENTS may not be below the live API’s threshold', () => {
-    expect(() => loadConfig({ DATASET_MIN_CLIENTS: '10', MIN_CLIENTS_PER_CELL: '20' })).toThrow('DATASET_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL');
+    expect(() => loadConfig({ DATASET_MIN_CLIENTS: '10', MIN_CLIENTS_PER_CELL: '20' })).toThrow(
+      'DATASET_MIN_CLIENTS must be at least MIN_CLIENTS_PER_CELL',
+    );
     expect(loadConfig({}).datasets.minClients).toBe(100);
   });
 
@@ -278,16 +326,22 @@ describe('pnpm collector dataset', () => {
   });
 
   it('refuses a malformed month before opening the store', async () => {
-    await expect(main(['dataset', '--month', '2026-13', '--out', join(outRoot, 'cli')], { DATA_DIR: dataDir })).rejects.toThrow(/not a month/);
+    await expect(
+      main(['dataset', '--month', '2026-13', '--out', join(outRoot, 'cli')], { DATA_DIR: dataDir }),
+    ).rejects.toThrow(/not a month/);
   });
 
   it('as a process: a clear message on stderr and exit code 1', () => {
     const cli = fileURLToPath(new URL('../../src/cli.ts', import.meta.url));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', cli, 'dataset', '--month', '2026-13', '--out', join(outRoot, 'cli')], {
-      env: { ...process.env, DATA_DIR: join(outRoot, 'no-store') },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', cli, 'dataset', '--month', '2026-13', '--out', join(outRoot, 'cli')],
+      {
+        env: { ...process.env, DATA_DIR: join(outRoot, 'no-store') },
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(r.status).toBe(1);
     expect(r.stderr.trim()).toBe('"2026-13" is not a month: write it as YYYY-MM, e.g. 2026-10');
     expect(existsSync(join(outRoot, 'cli'))).toBe(false);

@@ -52,11 +52,11 @@ function countsOf(answer: unknown): { records: number[]; clients: number[] } {
     else if (v && typeof v === 'object') {
       const cell = v as { records?: number; mix?: Record<string, Record<string, number>> };
       if (typeof cell.records === 'number' && cell.mix) {
-        for (const shares of Object.values(cell.mix)) for (const share of Object.values(shares)) records.push(Math.round(share * cell.records));
+        for (const shares of Object.values(cell.mix))
+          for (const share of Object.values(shares)) records.push(Math.round(share * cell.records));
       }
       for (const [k, x] of Object.entries(v)) if (k !== 'mix') walk(x, k, key);
-    }
-    else if (typeof v === 'number') {
+    } else if (typeof v === 'number') {
       if (key === 'records' || key === 'connections' || parent === 'samples') records.push(v);
       else if (key === 'clients') clients.push(v);
     }
@@ -73,25 +73,87 @@ describe('no answer lets a suppressed value be derived', () => {
   beforeAll(async () => {
     // Exact arithmetic on data with many records per client: without the per-client cap (flood.test.ts tests it).
     // The k-sites rule off: this test is about the clients threshold (no-site-reproduced.test.ts tests the other).
-    t = await startApp({ ADMIN_TOKEN: ADMIN, MIN_CLIENTS_PER_CELL: String(MIN_CLIENTS), MIN_SITES_PER_CELL: '1', ALERT_INTERVAL_MS: '0', ALERT_WINDOWS: 'hour', CLIENT_RECORDS_PER_CELL_DAY: '0' });
+    t = await startApp({
+      ADMIN_TOKEN: ADMIN,
+      MIN_CLIENTS_PER_CELL: String(MIN_CLIENTS),
+      MIN_SITES_PER_CELL: '1',
+      ALERT_INTERVAL_MS: '0',
+      ALERT_WINDOWS: 'hour',
+      CLIENT_RECORDS_PER_CELL_DAY: '0',
+    });
     const rows = [
       // a.example, Germany: TLS 1.2 full (12 clients × 10) and TLS 1.3 resumed (15 × 10), h2.
-      ...generate({ ...traffic, site: 'a.example', country: 'DE', records: 120, clients: 12, resumedShare: 0, tls13Share: 0, h3Share: 0, seed: 1 }),
-      ...generate({ ...traffic, site: 'a.example', country: 'DE', records: 150, clients: 15, resumedShare: 1, tls13Share: 1, h3Share: 0, seed: 2 }),
+      ...generate({
+        ...traffic,
+        site: 'a.example',
+        country: 'DE',
+        records: 120,
+        clients: 12,
+        resumedShare: 0,
+        tls13Share: 0,
+        h3Share: 0,
+        seed: 1,
+      }),
+      ...generate({
+        ...traffic,
+        site: 'a.example',
+        country: 'DE',
+        records: 150,
+        clients: 15,
+        resumedShare: 1,
+        tls13Share: 1,
+        h3Share: 0,
+        seed: 2,
+      }),
       // a.example, France: a few h3 users — suppressed wherever they form a cell of their own.
-      ...generate({ ...traffic, site: 'a.example', country: 'FR', records: 7, clients: 4, resumedShare: 1, tls13Share: 1, h3Share: 1, seed: 3 }),
+      ...generate({
+        ...traffic,
+        site: 'a.example',
+        country: 'FR',
+        records: 7,
+        clients: 4,
+        resumedShare: 1,
+        tls13Share: 1,
+        h3Share: 1,
+        seed: 3,
+      }),
       // b.example: a small site, TLS 1.2 resumed (a cell no one else has).
-      ...generate({ ...traffic, site: 'b.example', country: 'DE', records: 13, clients: 2, resumedShare: 1, tls13Share: 0, h3Share: 0, seed: 4 }),
+      ...generate({
+        ...traffic,
+        site: 'b.example',
+        country: 'DE',
+        records: 13,
+        clients: 2,
+        resumedShare: 1,
+        tls13Share: 0,
+        h3Share: 0,
+        seed: 4,
+      }),
     ];
     await insertRows(t.app.store.ingest, rows);
     for (const hostname of ['a.example', 'b.example']) {
-      const res = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname }, headers: { authorization: `Bearer ${ADMIN}` } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/sites',
+        payload: { hostname },
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
       if (hostname === 'a.example') readTokenA = res.json().readToken;
     }
     await t.app.alerts.evaluate(NOW);
 
-    const ranges = [`from=${FROM - HOUR}&to=${NOW + HOUR}&table=raw`, `from=${NOW - 14 * 24 * HOUR}&to=${NOW + HOUR}&table=rollup`];
-    const dimensionSets: string[] = [...DIMENSION_NAMES, 'stack,mode', 'country,stack', 'tlsVersion,mode', 'protocol,tlsVersion', 'country,protocol,tlsVersion'];
+    const ranges = [
+      `from=${FROM - HOUR}&to=${NOW + HOUR}&table=raw`,
+      `from=${NOW - 14 * 24 * HOUR}&to=${NOW + HOUR}&table=rollup`,
+    ];
+    const dimensionSets: string[] = [
+      ...DIMENSION_NAMES,
+      'stack,mode',
+      'country,stack',
+      'tlsVersion,mode',
+      'protocol,tlsVersion',
+      'country,protocol,tlsVersion',
+    ];
     const scopes: { query: string; token?: string }[] = [
       { query: '' },
       { query: '&site=a.example', token: readTokenA },
@@ -101,7 +163,8 @@ describe('no answer lets a suppressed value be derived', () => {
     for (const s of scopes) {
       for (const r of ranges) {
         for (const d of dimensionSets) urls.push({ url: `/v1/compare?${r}${s.query}&dimensions=${d}`, token: s.token });
-        for (const d of dimensionSets.filter((x) => !x.includes(','))) urls.push({ url: `/v1/timeseries?${r}${s.query}&dimensions=${d}`, token: s.token });
+        for (const d of dimensionSets.filter((x) => !x.includes(',')))
+          urls.push({ url: `/v1/timeseries?${r}${s.query}&dimensions=${d}`, token: s.token });
         urls.push({ url: `/v1/timeseries?${r}${s.query}`, token: s.token });
         for (const d of dimensionSets) urls.push({ url: `/v1/phases?${r}${s.query}&dimensions=${d}`, token: s.token });
         urls.push({ url: `/v1/map?${r}${s.query}`, token: s.token });
@@ -109,9 +172,17 @@ describe('no answer lets a suppressed value be derived', () => {
       urls.push({ url: `/v1/whatif?from=${FROM - HOUR}&to=${NOW + HOUR}${s.query}`, token: s.token });
       if (s.token) urls.push({ url: `/v1/alerts?${s.query.slice(1)}`, token: s.token });
     }
-    urls.push({ url: `/v1/summary?from=${FROM - HOUR}&to=${NOW + HOUR}` }, { url: '/v1/sites' }, { url: '/v1/about' }, { url: '/v1/alerts', token: ADMIN });
+    urls.push(
+      { url: `/v1/summary?from=${FROM - HOUR}&to=${NOW + HOUR}` },
+      { url: '/v1/sites' },
+      { url: '/v1/about' },
+      { url: '/v1/alerts', token: ADMIN },
+    );
     // Probe answers describe servers (no counts of users); asked so every read route is covered.
-    urls.push({ url: '/v1/sites/a.example/probes', token: readTokenA }, { url: '/v1/sites/a.example/probe-targets', token: readTokenA });
+    urls.push(
+      { url: '/v1/sites/a.example/probes', token: readTokenA },
+      { url: '/v1/sites/a.example/probe-targets', token: readTokenA },
+    );
     // The open dataset's list (empty here: no month of these data is over) and a file route (404 for it);
     // the files' own rule is tested in datasets-plan.test.ts and datasets.test.ts.
     urls.push({ url: '/v1/datasets' }, { url: '/v1/datasets/2021-01.csv' });
@@ -138,7 +209,9 @@ describe('no answer lets a suppressed value be derived', () => {
 
   it('the data do hold suppressed cells, and answers show them as suppressed', () => {
     const suppressed = answers.filter((a) => JSON.stringify(a.body).includes('"suppressed":true'));
-    expect(suppressed.map((a) => a.url.split('?')[0])).toEqual(expect.arrayContaining(['/v1/compare', '/v1/timeseries', '/v1/phases', '/v1/map', '/v1/whatif', '/v1/summary']));
+    expect(suppressed.map((a) => a.url.split('?')[0])).toEqual(
+      expect.arrayContaining(['/v1/compare', '/v1/timeseries', '/v1/phases', '/v1/map', '/v1/whatif', '/v1/summary']),
+    );
   });
 
   it('the mixes do hold shares of cells that hide a suppressed sub-group (the walk over mixes is not vacuous)', () => {
@@ -152,8 +225,10 @@ describe('no answer lets a suppressed value be derived', () => {
       const { records, clients } = countsOf(a.body);
       const r = signedSums(records, Math.max(...SUPPRESSED_RECORDS));
       const c = signedSums(clients, Math.max(...SUPPRESSED_CLIENTS));
-      for (const s of SUPPRESSED_RECORDS) if (r.has(s)) leaks.push(`${a.url}: ${s} records from ${JSON.stringify(records)}`);
-      for (const s of SUPPRESSED_CLIENTS) if (c.has(s)) leaks.push(`${a.url}: ${s} clients from ${JSON.stringify(clients)}`);
+      for (const s of SUPPRESSED_RECORDS)
+        if (r.has(s)) leaks.push(`${a.url}: ${s} records from ${JSON.stringify(records)}`);
+      for (const s of SUPPRESSED_CLIENTS)
+        if (c.has(s)) leaks.push(`${a.url}: ${s} clients from ${JSON.stringify(clients)}`);
     }
     expect(leaks).toEqual([]);
   });
@@ -165,7 +240,8 @@ describe('no answer lets a suppressed value be derived', () => {
       byTlsVersion: Record<string, { records?: number; suppressed?: true }>;
     };
     expect(summary.byProtocol.h3).toEqual({ suppressed: true });
-    const sum = (cells: Record<string, { records?: number }>) => Object.values(cells).reduce((s, c) => s + (c.records ?? 0), 0);
+    const sum = (cells: Record<string, { records?: number }>) =>
+      Object.values(cells).reduce((s, c) => s + (c.records ?? 0), 0);
     expect(sum(summary.byProtocol)).toBe(summary.records);
     expect(sum(summary.byTlsVersion)).toBe(summary.records);
     expect(summary.records).toBe(120 + 150 + 13);

@@ -1,7 +1,14 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INSERT_COLUMNS } from '../../src/ingest/columns';
-import { encodeRecordTsv, encodeRowsTsv, encodeRowTsv, epochMsText, tsvString, TSV_INSERT_QUERY } from '../../src/ingest/encode-rows';
+import {
+  encodeRecordTsv,
+  encodeRowsTsv,
+  encodeRowTsv,
+  epochMsText,
+  tsvString,
+  TSV_INSERT_QUERY,
+} from '../../src/ingest/encode-rows';
 import type { HandshakeRow } from '../../src/ingest/columns';
 import { toRow } from '../../src/ingest/to-row';
 import { migrate } from '../../src/platform/store/migrate';
@@ -31,7 +38,12 @@ describe('TabSeparated row encoder', () => {
     const hostile = makeRecords(2, { cipher: 'a\tb\\c', signatureScheme: 'x\ny' });
     for (const records of [makeRecords(5), nulls, hostile]) {
       const batch = makeBatch(records);
-      const ctx = { batch, country: 'DE', receivedAt: 1_763_900_000_123, isRegisteredSite: (h: string) => h.startsWith('www.') };
+      const ctx = {
+        batch,
+        country: 'DE',
+        receivedAt: 1_763_900_000_123,
+        isRegisteredSite: (h: string) => h.startsWith('www.'),
+      };
       for (const r of batch.records) expect(encodeRecordTsv(r, ctx)).toBe(encodeRowTsv(toRow(r, ctx)));
     }
   });
@@ -40,7 +52,8 @@ describe('TabSeparated row encoder', () => {
     const [row] = rows(1);
     const line = encodeRowTsv({ ...row!, tlsVersion: null, resumed: null, certChainLength: null, rttHint: null });
     const fields = line.slice(0, -1).split('\t');
-    for (const c of ['tlsVersion', 'resumed', 'certChainLength', 'rttHint'] as const) expect(fields[INSERT_COLUMNS.indexOf(c)]).toBe('\\N');
+    for (const c of ['tlsVersion', 'resumed', 'certChainLength', 'rttHint'] as const)
+      expect(fields[INSERT_COLUMNS.indexOf(c)]).toBe('\\N');
     const yes = encodeRowTsv({ ...row!, resumed: true }).split('\t')[INSERT_COLUMNS.indexOf('resumed')];
     expect(yes).toBe('true');
   });
@@ -75,7 +88,10 @@ describe('TabSeparated insert into the real store', () => {
   });
 
   const insert = async (query: string, body: string) => {
-    const result = await store.ingest.exec({ query, values: Readable.from([Buffer.from(body)], { objectMode: false }) });
+    const result = await store.ingest.exec({
+      query,
+      values: Readable.from([Buffer.from(body)], { objectMode: false }),
+    });
     for await (const _ of result.stream) void _;
   };
   const read = async (batchId: string) => {

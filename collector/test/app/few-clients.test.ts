@@ -23,15 +23,18 @@ describe('fewClients (pure)', () => {
   });
   it('at the defaults (K = 5, threshold 20) the bound adds nothing above 40 clients', () => {
     for (let clients = 40; clients <= 400; clients++)
-      for (let records = clients; records <= clients * 10; records++) expect(fewClients(records, clients, 20, { k: 5, days: 2 })).toBe(false);
+      for (let records = clients; records <= clients * 10; records++)
+        expect(fewClients(records, clients, 20, { k: 5, days: 2 })).toBe(false);
   });
 });
 
 /** `light` people with one record each and `heavy` people with `each` records each, each from its own address. */
 async function send(t: TestApp, light: number, heavy: number, each: number, from = 0) {
   const records: Array<{ r: HandshakeRecord[]; ip: string }> = [];
-  for (let i = from; i < from + light; i++) records.push({ r: makeRecords(1, { clientToken: `light-client-${i}` }), ip: `127.0.1.${i}` });
-  for (let i = 0; i < heavy; i++) records.push({ r: makeRecords(each, { clientToken: `heavy-client-${i}` }), ip: `127.0.2.${i}` });
+  for (let i = from; i < from + light; i++)
+    records.push({ r: makeRecords(1, { clientToken: `light-client-${i}` }), ip: `127.0.1.${i}` });
+  for (let i = 0; i < heavy; i++)
+    records.push({ r: makeRecords(each, { clientToken: `heavy-client-${i}` }), ip: `127.0.2.${i}` });
   for (const { r, ip } of records) expect((await postBatch(t.app, makeBatch(r), { ip })).statusCode).toBe(202);
   await t.app.ingest.flush();
 }
@@ -59,14 +62,27 @@ describe('fewClients in answers (real embedded store, raw table)', () => {
     });
   });
 
-  it('the same traffic with K = 50: three people could hold half of one site\'s records, and its cell says so', async () => {
+  it("the same traffic with K = 50: three people could hold half of one site's records, and its cell says so", async () => {
     const admin = 'admin-token-for-few-clients';
     await withApp({ MIN_CLIENTS_PER_CELL: '20', CLIENT_RECORDS_PER_CELL_DAY: '50', ADMIN_TOKEN: admin }, async (t) => {
       const site = makeRecords(1)[0]!.site!;
-      expect((await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: site }, headers: { authorization: `Bearer ${admin}` } })).statusCode).toBe(201);
+      expect(
+        (
+          await t.app.inject({
+            method: 'POST',
+            url: '/v1/sites',
+            payload: { hostname: site },
+            headers: { authorization: `Bearer ${admin}` },
+          })
+        ).statusCode,
+      ).toBe(201);
       await send(t, 42, 3, 150);
       for (const table of ['raw', 'rollup'] as const) {
-        const res = await t.app.inject({ method: 'GET', url: `/v1/compare?dimensions=protocol&table=${table}&site=${site}`, headers: { authorization: `Bearer ${admin}` } });
+        const res = await t.app.inject({
+          method: 'GET',
+          url: `/v1/compare?dimensions=protocol&table=${table}&site=${site}`,
+          headers: { authorization: `Bearer ${admin}` },
+        });
         const cells = res.json<{ cells: Array<{ records: number; clients: number; fewClients?: boolean }> }>().cells;
         // Both count 50 of each heavy client (the ingest marks); the raw table's answer, where the cap is
         // per cell and day for one site, says three people could hold half of it.

@@ -20,7 +20,21 @@ const NOW = Date.now();
 const SITE = 'shop.example';
 /** The honest traffic: 40 clients, 25 connections each in the last hour (and the same a week before). */
 const honest = (from: number, seed: number) =>
-  generate({ site: SITE, country: 'DE', from, to: from + HOUR - 60_000, records: 1000, clients: 40, rtt: 40, fullTls: 80, resumedTls: 40, resumedShare: 0.5, tls13Share: 0.7, h3Share: 0.2, seed });
+  generate({
+    site: SITE,
+    country: 'DE',
+    from,
+    to: from + HOUR - 60_000,
+    records: 1000,
+    clients: 40,
+    rtt: 40,
+    fullTls: 80,
+    resumedTls: 40,
+    resumedShare: 0.5,
+    tls13Share: 0.7,
+    h3Share: 0.2,
+    seed,
+  });
 
 /**
  * The fine cells (query/counted.ts) a flooder can claim while every plausibility rule passes: TCP
@@ -29,9 +43,21 @@ const honest = (from: number, seed: number) =>
  */
 const SPREAD: Array<Partial<HandshakeRecord>> = [
   // TLS 1.2 first: the smallest cells (a quarter of the honest records), where a few records weigh most.
-  ...(['1.2', '1.3'] as const).flatMap((tlsVersion) => (['h2', 'http/1.1'] as const).map((protocol) => ({ protocol, transport: 'tcp' as const, tlsVersion, tcp: 40, connect: 5040 }))),
+  ...(['1.2', '1.3'] as const).flatMap((tlsVersion) =>
+    (['h2', 'http/1.1'] as const).map((protocol) => ({
+      protocol,
+      transport: 'tcp' as const,
+      tlsVersion,
+      tcp: 40,
+      connect: 5040,
+    })),
+  ),
   { protocol: 'h3' as const, transport: 'quic' as const, tlsVersion: '1.3' as const, tcp: 0, connect: 5000 },
-].flatMap((stack) => [false, true, null].flatMap((resumed) => (['unknown', '0rtt'] as const).map((handshakeClass) => ({ ...stack, resumed, handshakeClass }))));
+].flatMap((stack) =>
+  [false, true, null].flatMap((resumed) =>
+    (['unknown', '0rtt'] as const).map((handshakeClass) => ({ ...stack, resumed, handshakeClass })),
+  ),
+);
 
 /** `n` records of one token, all in one fine cell or (`spread`) cycling through every cell of SPREAD. */
 function floodRecords(n: number, spread: boolean): HandshakeRecord[] {
@@ -69,7 +95,8 @@ function p75s(url: string, body: { cells?: Cell[] }): Map<string, number> {
   for (const c of body.cells ?? []) {
     if (c.suppressed) continue;
     for (const [metric, v] of Object.entries(c)) {
-      if (v && typeof v === 'object' && 'p75' in v) out.set(`${url} ${JSON.stringify(c.key)}${'t' in c ? ` t=${c.t}` : ''} ${metric}`, (v as { p75: number }).p75);
+      if (v && typeof v === 'object' && 'p75' in v)
+        out.set(`${url} ${JSON.stringify(c.key)}${'t' in c ? ` t=${c.t}` : ''} ${metric}`, (v as { p75: number }).p75);
     }
   }
   return out;
@@ -108,13 +135,27 @@ describe.each([
   const hourlyUrl = urls.find((u) => u.startsWith('/v1/timeseries?dimensions=stack'))!;
   const hourlyRecords = async () => {
     const res = await t.app.inject({ url: hourlyUrl, headers: { authorization: `Bearer ${ADMIN}` } });
-    return new Map(res.json<{ cells: Array<{ key: Record<string, string>; t: number; records?: number }> }>().cells.map((c) => [`${JSON.stringify(c.key)} t=${c.t}`, c.records ?? 0]));
+    return new Map(
+      res
+        .json<{ cells: Array<{ key: Record<string, string>; t: number; records?: number }> }>()
+        .cells.map((c) => [`${JSON.stringify(c.key)} t=${c.t}`, c.records ?? 0]),
+    );
   };
   let hourlyBefore = new Map<string, number>();
 
   beforeAll(async () => {
-    t = await startApp({ ADMIN_TOKEN: ADMIN, MIN_CLIENTS_PER_CELL: '10', ALERT_INTERVAL_MS: '0', ALERT_WINDOWS: 'hour' });
-    await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: SITE }, headers: { authorization: `Bearer ${ADMIN}` } });
+    t = await startApp({
+      ADMIN_TOKEN: ADMIN,
+      MIN_CLIENTS_PER_CELL: '10',
+      ALERT_INTERVAL_MS: '0',
+      ALERT_WINDOWS: 'hour',
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname: SITE },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     await insertRows(t.app.store.ingest, [...honest(NOW - HOUR, 1), ...honest(NOW - HOUR - WEEK_MS, 2)]);
     before = await ask();
     hourlyBefore = await hourlyRecords();
@@ -132,7 +173,10 @@ describe.each([
   });
 
   it('is stored whole (nothing is discarded at ingest)', async () => {
-    const rs = await t.app.store.query.query({ query: "SELECT count() AS n FROM handshakes WHERE clientToken = 'flooding-client-0001'", format: 'JSONEachRow' });
+    const rs = await t.app.store.query.query({
+      query: "SELECT count() AS n FROM handshakes WHERE clientToken = 'flooding-client-0001'",
+      format: 'JSONEachRow',
+    });
     expect(Number((await rs.json<{ n: number }>())[0]!.n)).toBe(20_000);
   });
 
@@ -143,7 +187,8 @@ describe.each([
     // The rollup's percentiles come from log-scale buckets 5 % wide (query/histogram.ts): its p75 moves
     // in whole buckets, so there "by more than 5 %" means by more than one bucket (and the answer's
     // rounding to 0.1 ms). The raw table is held to 5 % itself.
-    const allowed = (k: string, v: number) => (rollupUrls.some((u) => k.startsWith(u)) ? Math.max(0.05 * v, (BUCKET_GROWTH - 1) * v + 0.1) : 0.05 * v);
+    const allowed = (k: string, v: number) =>
+      rollupUrls.some((u) => k.startsWith(u)) ? Math.max(0.05 * v, (BUCKET_GROWTH - 1) * v + 0.1) : 0.05 * v;
     const moved = [...before].flatMap(([k, v]) => {
       if (spread && k.startsWith(hourlyUrl)) return [];
       const w = after.get(k);
@@ -156,7 +201,9 @@ describe.each([
     const after = await hourlyRecords();
     expect(hourlyBefore.size).toBeGreaterThan(2);
     const K = t.app.config.clientRecordsPerCellDay;
-    const over = [...after].filter(([k, n]) => n - (hourlyBefore.get(k) ?? 0) > K).map(([k, n]) => `${k}: ${hourlyBefore.get(k) ?? 0} → ${n}`);
+    const over = [...after]
+      .filter(([k, n]) => n - (hourlyBefore.get(k) ?? 0) > K)
+      .map(([k, n]) => `${k}: ${hourlyBefore.get(k) ?? 0} → ${n}`);
     expect(over).toEqual([]);
     // The flood did reach the hourly cells (the check is not vacuous).
     expect([...after].some(([k, n]) => n - (hourlyBefore.get(k) ?? 0) === K)).toBe(true);

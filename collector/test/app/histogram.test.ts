@@ -11,7 +11,14 @@ import { generateDemoData } from '../../src/demo/generate';
 import { SITES } from '../../src/demo/profiles';
 import { buildCellSql } from '../../src/query/cells';
 import { dimensionSql, type Dimension } from '../../src/query/dimensions';
-import { BUCKET_GROWTH, BUCKET_LOW_MS, BUCKET_STATE_TYPE, BUCKETS, bucketStateSql, MAX_RELATIVE_ERROR } from '../../src/query/histogram';
+import {
+  BUCKET_GROWTH,
+  BUCKET_LOW_MS,
+  BUCKET_STATE_TYPE,
+  BUCKETS,
+  bucketStateSql,
+  MAX_RELATIVE_ERROR,
+} from '../../src/query/histogram';
 import { ALL_PHASES, PERCENTILES } from '../../src/query/percentiles';
 import { openStore, type Store } from '../../src/platform/store/clients';
 import { migrate, MIGRATIONS_DIR } from '../../src/platform/store/migrate';
@@ -32,7 +39,9 @@ describe('bucket layout', () => {
   });
 
   it('covers every valid phase value below the last bucket, and states the error of its width', () => {
-    expect(1 + Math.floor(Math.log(MAX_PHASE_MS / BUCKET_LOW_MS) / Math.log(BUCKET_GROWTH))).toBeLessThanOrEqual(BUCKETS - 1);
+    expect(1 + Math.floor(Math.log(MAX_PHASE_MS / BUCKET_LOW_MS) / Math.log(BUCKET_GROWTH))).toBeLessThanOrEqual(
+      BUCKETS - 1,
+    );
     expect(MAX_RELATIVE_ERROR).toBeLessThan(0.025);
   });
 });
@@ -60,7 +69,10 @@ beforeAll(async () => {
   store = openStore({ dataDir: dir, clickhouse: null });
   await migrate(store.ingest);
   await generateDemoData(store.ingest, { records: 30_000, days: DAYS, end, seed: 11 });
-  await store.ingest.command({ query: INSERT_ADVERSARIAL, query_params: { from, span: DAYS * DAY, site: SITES[0]!.hostname } });
+  await store.ingest.command({
+    query: INSERT_ADVERSARIAL,
+    query_params: { from, span: DAYS * DAY, site: SITES[0]!.hostname },
+  });
 }, 60_000);
 afterAll(async () => {
   await store.close();
@@ -82,7 +94,10 @@ describe('bucket percentiles on the real store', () => {
     let compared = 0;
     let worst = 0;
     for (const [dimensions, site] of cases) {
-      const built = buildCellSql({ table: 'rollup', filters: { from, to: end, site, clientCap: 0 }, dimensions, metrics: 'phases', limit: 1000 }, 20);
+      const built = buildCellSql(
+        { table: 'rollup', filters: { from, to: end, site, clientCap: 0 }, dimensions, metrics: 'phases', limit: 1000 },
+        20,
+      );
       expect(built.readTable.name).toMatch(/^rollup-/);
       const keyOf = (r: Row) => dimensions.map((d) => r[`d_${d}`]).join('/');
       const exactSql = `
@@ -91,7 +106,9 @@ describe('bucket percentiles on the real store', () => {
         FROM handshakes
         WHERE ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64}) ${site ? 'AND site = {site:String}' : ''}
         GROUP BY ${dimensions.map((d) => `d_${d}`).join(', ')}`;
-      const exact = new Map((await rows(exactSql, { from, to: end, ...(site ? { site } : {}) })).map((r) => [keyOf(r), r]));
+      const exact = new Map(
+        (await rows(exactSql, { from, to: end, ...(site ? { site } : {}) })).map((r) => [keyOf(r), r]),
+      );
       const fromRollup = await rows(built.sql, built.params);
       expect(fromRollup.length).toBe(exact.size);
       for (const r of fromRollup) {
@@ -101,7 +118,10 @@ describe('bucket percentiles on the real store', () => {
             const want = (e[`e_${p}`] as number[])[i]!;
             // Below the first bucket the error is absolute (reported as 0); above, relative to the value.
             const allowed = want < BUCKET_LOW_MS ? BUCKET_LOW_MS : want * (MAX_RELATIVE_ERROR + 1e-9);
-            expect(Math.abs(got - want), `${keyOf(r)} ${p} p${PERCENTILES.split(', ')[i]}: ${got} vs exact ${want}`).toBeLessThanOrEqual(allowed);
+            expect(
+              Math.abs(got - want),
+              `${keyOf(r)} ${p} p${PERCENTILES.split(', ')[i]}: ${got} vs exact ${want}`,
+            ).toBeLessThanOrEqual(allowed);
             if (want >= BUCKET_LOW_MS) worst = Math.max(worst, Math.abs(got - want) / want);
             compared++;
           });

@@ -16,13 +16,28 @@ afterAll(async () => {
 
 describe('POST /v1/handshakes', () => {
   it('stores a batch and shows it in the summary (round trip)', async () => {
-    const batch = makeBatch(makeRecords(4, { protocol: 'h3', transport: 'quic', tcp: 0, connect: 51.9, tlsVersion: '1.3', tlsVersionSource: 'implied' }));
+    const batch = makeBatch(
+      makeRecords(4, {
+        protocol: 'h3',
+        transport: 'quic',
+        tcp: 0,
+        connect: 51.9,
+        tlsVersion: '1.3',
+        tlsVersionSource: 'implied',
+      }),
+    );
     const res = await postBatch(t.app, batch);
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual({ accepted: 4 });
     const rows = await storedRows(t.app, `batchId = '${batch.batchId}'`);
     expect(rows).toHaveLength(4);
-    expect(rows[0]).toMatchObject({ protocol: 'h3', transport: 'quic', tlsVersion: '1.3', site: 'www.example.com', country: 'DE' });
+    expect(rows[0]).toMatchObject({
+      protocol: 'h3',
+      transport: 'quic',
+      tlsVersion: '1.3',
+      site: 'www.example.com',
+      country: 'DE',
+    });
     const summary = (await t.app.inject({ url: `/v1/summary?from=${Date.now() - 60_000}` })).json();
     expect(summary.byProtocol.h3).toEqual({ records: 4 });
     expect(summary.records).toBeGreaterThanOrEqual(4);
@@ -30,7 +45,11 @@ describe('POST /v1/handshakes', () => {
 
   it('accepts the documented example batch (timestamps moved to now)', async () => {
     const now = Date.now();
-    const batch = { ...example, batchId: randomUUID(), records: example.records.map((r, i) => ({ ...r, ts: now - i })) };
+    const batch = {
+      ...example,
+      batchId: randomUUID(),
+      records: example.records.map((r, i) => ({ ...r, ts: now - i })),
+    };
     const res = await postBatch(t.app, batch);
     expect(res.statusCode).toBe(202);
     expect(res.json()).toEqual({ accepted: 3 });
@@ -55,7 +74,11 @@ describe('POST /v1/handshakes', () => {
 
   it('drops unknown fields instead of storing or rejecting them', async () => {
     const batch = makeBatch(makeRecords(1));
-    const body = { ...batch, extra: 'x', records: batch.records.map((r) => ({ ...r, url: 'https://www.example.com/secret?q=1', ip: '198.51.100.9' })) };
+    const body = {
+      ...batch,
+      extra: 'x',
+      records: batch.records.map((r) => ({ ...r, url: 'https://www.example.com/secret?q=1', ip: '198.51.100.9' })),
+    };
     const res = await postBatch(t.app, body);
     expect(res.statusCode).toBe(202);
     const rows = await storedRows(t.app, `batchId = '${batch.batchId}'`);
@@ -113,7 +136,15 @@ describe('POST /v1/handshakes refuses bad input with the right status', () => {
     ['a fractional browser version', withRecord({ browserMajor: 1.5 }), 'body/records/0/browserMajor'],
     ['a timestamp a year old', withRecord({ ts: Date.now() - 365 * 86_400_000 }), 'body/records/0/ts'],
     ['a timestamp two days ahead', withRecord({ ts: Date.now() + 2 * 86_400_000 }), 'body/records/0/ts'],
-    ['a missing field', (() => { const b = good(); const { tls: _tls, ...r } = b.records[0]!; return { ...b, records: [r] }; })(), 'tls'],
+    [
+      'a missing field',
+      (() => {
+        const b = good();
+        const { tls: _tls, ...r } = b.records[0]!;
+        return { ...b, records: [r] };
+      })(),
+      'tls',
+    ],
     ['a bad batch id', { ...good(), batchId: 'not-a-uuid' }, 'body/batchId'],
     ['a wrong schema version', { ...good(), v: 2 }, 'body/v'],
     ['no records', { ...good(), records: [] }, 'body/records'],
@@ -135,7 +166,9 @@ describe('POST /v1/handshakes refuses bad input with the right status', () => {
 
   it('400 for a body that claims gzip but is not', async () => {
     const res = await t.app.inject({
-      method: 'POST', url: '/v1/handshakes', payload: Buffer.from('not gzip at all'),
+      method: 'POST',
+      url: '/v1/handshakes',
+      payload: Buffer.from('not gzip at all'),
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
     expect(res.statusCode).toBe(400);
@@ -152,7 +185,9 @@ describe('POST /v1/handshakes refuses bad input with the right status', () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20)); // 64 MiB of spaces, ~64 KiB compressed
     expect(bomb.length).toBeLessThan(256 * 1024);
     const res = await t.app.inject({
-      method: 'POST', url: '/v1/handshakes', payload: bomb,
+      method: 'POST',
+      url: '/v1/handshakes',
+      payload: bomb,
       headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
     expect(res.statusCode).toBe(413);
@@ -160,11 +195,26 @@ describe('POST /v1/handshakes refuses bad input with the right status', () => {
 
   it('415 for other content types and encodings', async () => {
     const body = JSON.stringify(good());
-    const text = await t.app.inject({ method: 'POST', url: '/v1/handshakes', payload: body, headers: { 'content-type': 'text/plain' } });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/v1/handshakes',
+      payload: body,
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(text.statusCode).toBe(415);
-    const form = await t.app.inject({ method: 'POST', url: '/v1/handshakes', payload: 'a=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const form = await t.app.inject({
+      method: 'POST',
+      url: '/v1/handshakes',
+      payload: 'a=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(form.statusCode).toBe(415);
-    const br = await t.app.inject({ method: 'POST', url: '/v1/handshakes', payload: body, headers: { 'content-type': 'application/json', 'content-encoding': 'br' } });
+    const br = await t.app.inject({
+      method: 'POST',
+      url: '/v1/handshakes',
+      payload: body,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'br' },
+    });
     expect(br.statusCode).toBe(415);
     expect(br.json().message).toContain('content-encoding');
   });

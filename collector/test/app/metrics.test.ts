@@ -47,10 +47,21 @@ describe('metrics on prom-client', () => {
     expect(metricValue(await r.metrics(), 'kept_total')).toBe(1);
     let total = 7;
     scrapedCounter(r, { name: 'collected_total', help: 'x', labelNames: ['k'], read: () => [[{ k: 'a' }, total]] });
-    let sites: [string, number][] = [['a', 2], ['b', 3]];
-    scrapedGauge(r, { name: 'g', help: 'x', labelNames: ['site'], read: () => sites.map(([site, v]) => [{ site }, v] as const) });
+    let sites: [string, number][] = [
+      ['a', 2],
+      ['b', 3],
+    ];
+    scrapedGauge(r, {
+      name: 'g',
+      help: 'x',
+      labelNames: ['site'],
+      read: () => sites.map(([site, v]) => [{ site }, v] as const),
+    });
     let text = await r.metrics();
-    expect([metricValue(text, 'collected_total{k="a"}'), metricValue(text, 'collected_total{k="b"}')]).toEqual([7, undefined]);
+    expect([metricValue(text, 'collected_total{k="a"}'), metricValue(text, 'collected_total{k="b"}')]).toEqual([
+      7,
+      undefined,
+    ]);
     expect([metricValue(text, 'g{site="a"}'), metricValue(text, 'g{site="b"}')]).toEqual([2, 3]);
     total = 9;
     sites = [['b', 4]];
@@ -64,8 +75,12 @@ describe('metrics on prom-client', () => {
     new Counter({ name: 'a_total', help: 'x', registers: [r] });
     expect(() => new Gauge({ name: 'a_total', help: 'x', registers: [r] })).toThrow(/already been registered/);
     expect(() => new Counter({ name: 'bad name', help: 'x', registers: [r] })).toThrow(/Invalid metric name/);
-    expect(() => new Counter({ name: 'b_total', help: 'x', labelNames: ['l'] as string[], registers: [r] }).inc({ other: '1' })).toThrow(/not included in initial labelset/);
-    expect(() => new Counter({ name: 'c_total', help: 'x', registers: [r] }).inc(-1)).toThrow(/not possible to decrease/);
+    expect(() =>
+      new Counter({ name: 'b_total', help: 'x', labelNames: ['l'] as string[], registers: [r] }).inc({ other: '1' }),
+    ).toThrow(/not included in initial labelset/);
+    expect(() => new Counter({ name: 'c_total', help: 'x', registers: [r] }).inc(-1)).toThrow(
+      /not possible to decrease/,
+    );
   });
 });
 
@@ -127,7 +142,12 @@ describe('GET /metrics', () => {
   });
 
   it('lets other plugins add series through app.registry', async () => {
-    new Gauge({ name: 'tlsrum_test_gauge', help: 'Added by a test.', labelNames: ['site'], registers: [t.app.registry] }).set({ site: 'www.example.com' }, 0.5);
+    new Gauge({
+      name: 'tlsrum_test_gauge',
+      help: 'Added by a test.',
+      labelNames: ['site'],
+      registers: [t.app.registry],
+    }).set({ site: 'www.example.com' }, 0.5);
     expect(metricValue(await scrape(), 'tlsrum_test_gauge{site="www.example.com"}')).toBe(0.5);
   });
 });

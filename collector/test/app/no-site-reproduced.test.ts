@@ -25,19 +25,48 @@ const traffic = { rtt: 40, fullTls: 80, resumedTls: 40, resumedShare: 0.5, tls13
 /** Rows of one site in one day, with crypto facts as ingest stores them. */
 function rows(site: string, seed: number, day: number, over: (r: Row, i: number) => Partial<Row>): Row[] {
   const from = NOW - day * DAY - 2 * HOUR;
-  return generate({ ...traffic, site, from, to: from + HOUR, h3Share: site === 'a.example' ? 0.3 : 0, country: 'DE', seed }).map((r, i) => ({ ...r, ...over(r, i) }));
+  return generate({
+    ...traffic,
+    site,
+    from,
+    to: from + HOUR,
+    h3Share: site === 'a.example' ? 0.3 : 0,
+    country: 'DE',
+    seed,
+  }).map((r, i) => ({ ...r, ...over(r, i) }));
 }
 
-const firefox = (scheme: string) => ({ browser: 'firefox', cryptoSource: 'observed', signatureScheme: scheme, keyExchangeGroup: 'X25519', cipher: 'TLS_AES_128_GCM_SHA256' });
-const chromiumProbe = (keyType: string, bits: number, chain: number) => ({ browser: 'chrome', cryptoSource: 'probe', certKeyType: keyType, certKeyBits: bits, certChainLength: chain, keyExchangeGroup: 'X25519MLKEM768', cipher: 'TLS_AES_128_GCM_SHA256' });
+const firefox = (scheme: string) => ({
+  browser: 'firefox',
+  cryptoSource: 'observed',
+  signatureScheme: scheme,
+  keyExchangeGroup: 'X25519',
+  cipher: 'TLS_AES_128_GCM_SHA256',
+});
+const chromiumProbe = (keyType: string, bits: number, chain: number) => ({
+  browser: 'chrome',
+  cryptoSource: 'probe',
+  certKeyType: keyType,
+  certKeyBits: bits,
+  certChainLength: chain,
+  keyExchangeGroup: 'X25519MLKEM768',
+  cipher: 'TLS_AES_128_GCM_SHA256',
+});
 
 function data(): Row[] {
   const out: Row[] = [];
   for (const day of [0, 3]) {
     out.push(
-      ...rows('a.example', 1 + day, day, (_r, i) => (i % 2 ? firefox('rsa_pss_rsae_sha512') : chromiumProbe('rsa', 4096, 2))),
-      ...rows('b.example', 2 + day, day, (_r, i) => (i % 2 ? firefox('ecdsa_secp256r1_sha256') : chromiumProbe('ecdsa', 256, 2))),
-      ...rows('c.example', 3 + day, day, (_r, i) => ({ ...(i % 2 ? firefox('ecdsa_secp256r1_sha256') : chromiumProbe('ecdsa', 256, 4)), ...(i % 4 === 0 ? { country: 'NZ' } : {}) })),
+      ...rows('a.example', 1 + day, day, (_r, i) =>
+        i % 2 ? firefox('rsa_pss_rsae_sha512') : chromiumProbe('rsa', 4096, 2),
+      ),
+      ...rows('b.example', 2 + day, day, (_r, i) =>
+        i % 2 ? firefox('ecdsa_secp256r1_sha256') : chromiumProbe('ecdsa', 256, 2),
+      ),
+      ...rows('c.example', 3 + day, day, (_r, i) => ({
+        ...(i % 2 ? firefox('ecdsa_secp256r1_sha256') : chromiumProbe('ecdsa', 256, 4)),
+        ...(i % 4 === 0 ? { country: 'NZ' } : {}),
+      })),
       // Unregistered sites: no hostname stored, the browser's own facts only.
       ...rows('', 4 + day, day, () => ({ ...firefox('ecdsa_secp256r1_sha256'), site: '' })),
     );
@@ -55,7 +84,20 @@ const FILTERS: Record<string, readonly string[]> = {
   country: ['DE', 'NZ'],
   pq: ['hybrid', 'classical'],
 };
-const DIMENSIONS = ['stack', 'mode', 'certKey', 'chainLength', 'signatureScheme', 'cryptoSource', 'group', 'cipher', 'country', 'browser', 'protocol', 'pq'];
+const DIMENSIONS = [
+  'stack',
+  'mode',
+  'certKey',
+  'chainLength',
+  'signatureScheme',
+  'cryptoSource',
+  'group',
+  'cipher',
+  'country',
+  'browser',
+  'protocol',
+  'pq',
+];
 
 type Cell = { key: Record<string, string>; t?: number; suppressed?: boolean; records?: number; clients?: number };
 
@@ -63,10 +105,20 @@ describe('no tokenless answer reproduces a registered site’s own figures', () 
   let t: TestApp;
   const tokens: Record<string, string> = {};
   beforeAll(async () => {
-    t = await startApp({ ADMIN_TOKEN: ADMIN, MIN_CLIENTS_PER_CELL: '5', MIN_SITES_PER_CELL: '2', ALERT_INTERVAL_MS: '0' });
+    t = await startApp({
+      ADMIN_TOKEN: ADMIN,
+      MIN_CLIENTS_PER_CELL: '5',
+      MIN_SITES_PER_CELL: '2',
+      ALERT_INTERVAL_MS: '0',
+    });
     await insertRows(t.app.store.ingest, data());
     for (const site of SITES) {
-      const res = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: site }, headers: { authorization: `Bearer ${ADMIN}` } });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/v1/sites',
+        payload: { hostname: site },
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
       tokens[site] = res.json().readToken;
     }
   }, 60_000);
@@ -99,18 +151,32 @@ describe('no tokenless answer reproduces a registered site’s own figures', () 
   it('the reported case: certKey=RSA-4096 by stack,mode (and the check can fail: each site answers it)', async () => {
     for (const range of [RAW, ROLLUP]) {
       expect(await reproduced('/v1/compare', `${range}&certKey=RSA-4096&dimensions=stack,mode`)).toEqual([]);
-      expect((await ask(`/v1/compare?${range}&certKey=RSA-4096&dimensions=stack,mode&site=a.example`, tokens['a.example'])).length).toBeGreaterThan(0);
+      expect(
+        (await ask(`/v1/compare?${range}&certKey=RSA-4096&dimensions=stack,mode&site=a.example`, tokens['a.example']))
+          .length,
+      ).toBeGreaterThan(0);
     }
   });
 
   it('for generated filters × dimensions on compare, phases and map, raw table and rollup', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.subarray(Object.keys(FILTERS), { maxLength: 2 }).chain((names) =>
-          fc.tuple(fc.tuple(...names.map((n) => fc.constantFrom(...FILTERS[n]!.map((v) => `${n}=${v}`)))), fc.subarray(DIMENSIONS, { minLength: 1, maxLength: 2 }), fc.constantFrom(RAW, ROLLUP), fc.constantFrom('/v1/compare', '/v1/phases', '/v1/map')),
-        ),
+        fc
+          .subarray(Object.keys(FILTERS), { maxLength: 2 })
+          .chain((names) =>
+            fc.tuple(
+              fc.tuple(...names.map((n) => fc.constantFrom(...FILTERS[n]!.map((v) => `${n}=${v}`)))),
+              fc.subarray(DIMENSIONS, { minLength: 1, maxLength: 2 }),
+              fc.constantFrom(RAW, ROLLUP),
+              fc.constantFrom('/v1/compare', '/v1/phases', '/v1/map'),
+            ),
+          ),
         async ([filters, dimensions, range, route]) => {
-          const query = [range, ...filters, ...(route === '/v1/map' ? [] : [`dimensions=${dimensions.join(',')}`])].join('&');
+          const query = [
+            range,
+            ...filters,
+            ...(route === '/v1/map' ? [] : [`dimensions=${dimensions.join(',')}`]),
+          ].join('&');
           expect(await reproduced(route, query)).toEqual([]);
         },
       ),
@@ -122,7 +188,9 @@ describe('no tokenless answer reproduces a registered site’s own figures', () 
     const saved = t.app.config.minSitesPerCell;
     (t.app.config as { minSitesPerCell: number }).minSitesPerCell = 1;
     try {
-      expect((await reproduced('/v1/compare', `${RAW}&certKey=RSA-4096&dimensions=stack,mode`)).length).toBeGreaterThan(0);
+      expect((await reproduced('/v1/compare', `${RAW}&certKey=RSA-4096&dimensions=stack,mode`)).length).toBeGreaterThan(
+        0,
+      );
     } finally {
       (t.app.config as { minSitesPerCell: number }).minSitesPerCell = saved;
     }

@@ -15,7 +15,17 @@ import type { RowContext } from '../../src/ingest/columns';
 import { toRow } from '../../src/ingest/to-row';
 import { adminRoutesNotice, loadConfig } from '../../src/platform/config';
 import { generate, insertRows } from '../support/generate';
-import { makeBatch, makeRecords, postBatch, removeDir, startApp, storedRows, tempDir, withApp, type TestApp } from '../support/helpers';
+import {
+  makeBatch,
+  makeRecords,
+  postBatch,
+  removeDir,
+  startApp,
+  storedRows,
+  tempDir,
+  withApp,
+  type TestApp,
+} from '../support/helpers';
 
 const ADMIN = 'outsider-test-admin-token-0123456789';
 const HOUR = 3_600_000;
@@ -27,13 +37,43 @@ describe('/metrics publishes no per-site figure, site name or probed hostname wi
   let t: TestApp;
   let readToken = '';
   beforeAll(async () => {
-    t = await startApp({ ADMIN_TOKEN: ADMIN, ALERT_INTERVAL_MS: '0', ALERT_WINDOWS: 'hour', ALERT_MIN_SAMPLES: '10', CLIENT_RECORDS_PER_CELL_DAY: '0' });
+    t = await startApp({
+      ADMIN_TOKEN: ADMIN,
+      ALERT_INTERVAL_MS: '0',
+      ALERT_WINDOWS: 'hour',
+      ALERT_MIN_SAMPLES: '10',
+      CLIENT_RECORDS_PER_CELL_DAY: '0',
+    });
     const now = Date.now();
-    const traffic = { site: SITE, country: 'DE', rtt: 40, fullTls: 80, resumedTls: 40, resumedShare: 0.5, tls13Share: 0.5, h3Share: 0.2, records: 300, clients: 30 };
-    await insertRows(t.app.store.ingest, [...generate({ ...traffic, from: now - HOUR, to: now - 60_000, seed: 1 }), ...generate({ ...traffic, from: now - HOUR - 7 * 24 * HOUR, to: now - 60_000 - 7 * 24 * HOUR, seed: 2 })]);
-    const res = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: SITE }, headers: { authorization: `Bearer ${ADMIN}` } });
+    const traffic = {
+      site: SITE,
+      country: 'DE',
+      rtt: 40,
+      fullTls: 80,
+      resumedTls: 40,
+      resumedShare: 0.5,
+      tls13Share: 0.5,
+      h3Share: 0.2,
+      records: 300,
+      clients: 30,
+    };
+    await insertRows(t.app.store.ingest, [
+      ...generate({ ...traffic, from: now - HOUR, to: now - 60_000, seed: 1 }),
+      ...generate({ ...traffic, from: now - HOUR - 7 * 24 * HOUR, to: now - 60_000 - 7 * 24 * HOUR, seed: 2 }),
+    ]);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname: SITE },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     readToken = res.json().readToken;
-    await t.app.inject({ method: 'POST', url: `/v1/sites/${SITE}/probe-targets`, payload: { hostname: PROBED }, headers: { authorization: `Bearer ${ADMIN}` } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/v1/sites/${SITE}/probe-targets`,
+      payload: { hostname: PROBED },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     await t.app.alerts.evaluate(now);
   }, 60_000);
   afterAll(async () => {
@@ -80,7 +120,10 @@ describe('TRUST_PROXY trusts a number of hops or a list of proxies, never the le
       const geo = `${dir}-spoof-geo.txt`;
       // The load balancer (127.0.0.1) saw the client at 198.51.100.7 (FR); the client claims to be in JP.
       writeFileSync(geo, '127.0.0.0/8 DE\n198.51.100.0/24 FR\n203.0.113.0/24 JP\n');
-      const t = await startApp({ TRUST_PROXY: trust, RATE_LIMIT_PER_MINUTE: '3', GEOIP_OVERRIDES: geo, FLUSH_INTERVAL_MS: '50' }, dir);
+      const t = await startApp(
+        { TRUST_PROXY: trust, RATE_LIMIT_PER_MINUTE: '3', GEOIP_OVERRIDES: geo, FLUSH_INTERVAL_MS: '50' },
+        dir,
+      );
       try {
         const statuses: number[] = [];
         for (let i = 0; i < 5; i++) {
@@ -103,7 +146,9 @@ describe('TRUST_PROXY trusts a number of hops or a list of proxies, never the le
 
 describe('admin tokens cannot be guessed online', () => {
   it('ADMIN_TOKEN must carry at least 128 bits, and the error says the rule', () => {
-    expect(() => loadConfig({ ADMIN_TOKEN: 'abcdefghijklmnop' })).toThrow(/ADMIN_TOKEN must be at least 128 bits: 32 hex digits or 22 other characters/);
+    expect(() => loadConfig({ ADMIN_TOKEN: 'abcdefghijklmnop' })).toThrow(
+      /ADMIN_TOKEN must be at least 128 bits: 32 hex digits or 22 other characters/,
+    );
     expect(() => loadConfig({ ADMIN_TOKEN: '0123456789abcdef0123456789abcde' })).toThrow(/128 bits/);
     expect(() => loadConfig({ ADMIN_TOKEN: 'a'.repeat(40) })).toThrow(/10 different characters/);
     expect(loadConfig({ ADMIN_TOKEN: '0123456789abcdef0123456789abcdef' }).adminToken).toHaveLength(32);
@@ -112,24 +157,50 @@ describe('admin tokens cannot be guessed online', () => {
 
   it('start-up says whether the admin routes are enabled', () => {
     expect(adminRoutesNotice(loadConfig({}))).toMatch(/^admin routes disabled/);
-    expect(adminRoutesNotice(loadConfig({ ADMIN_TOKEN: ADMIN }))).toMatch(/^admin routes enabled.*20 wrong tokens an hour per address/);
+    expect(adminRoutesNotice(loadConfig({ ADMIN_TOKEN: ADMIN }))).toMatch(
+      /^admin routes enabled.*20 wrong tokens an hour per address/,
+    );
   });
 
   it('after TOKEN_FAILURES_PER_HOUR wrong tokens an address gets 429 + Retry-After, even with the right token; other addresses are not affected', async () => {
     await withApp({ ADMIN_TOKEN: ADMIN, TOKEN_FAILURES_PER_HOUR: '5' }, async (t) => {
       expect(t.logs()).toContain('admin routes enabled');
       const register = (token: string, ip: string) =>
-        t.app.inject({ method: 'POST', url: '/v1/sites', remoteAddress: ip, payload: { hostname: 'guess.example' }, headers: { authorization: `Bearer ${token}` } });
+        t.app.inject({
+          method: 'POST',
+          url: '/v1/sites',
+          remoteAddress: ip,
+          payload: { hostname: 'guess.example' },
+          headers: { authorization: `Bearer ${token}` },
+        });
       const guesses: number[] = [];
-      for (let i = 0; i < 3; i++) guesses.push((await register(`guess-${i}-${'x'.repeat(30)}`, '192.0.2.10')).statusCode);
+      for (let i = 0; i < 3; i++)
+        guesses.push((await register(`guess-${i}-${'x'.repeat(30)}`, '192.0.2.10')).statusCode);
       // Wrong tokens on read routes count as well.
-      for (let i = 0; i < 2; i++) guesses.push((await t.app.inject({ url: '/v1/compare', remoteAddress: '192.0.2.10', headers: { authorization: `Bearer read-guess-${i}` } })).statusCode);
+      for (let i = 0; i < 2; i++)
+        guesses.push(
+          (
+            await t.app.inject({
+              url: '/v1/compare',
+              remoteAddress: '192.0.2.10',
+              headers: { authorization: `Bearer read-guess-${i}` },
+            })
+          ).statusCode,
+        );
       expect(guesses).toEqual([401, 401, 401, 401, 401]);
       const locked = await register('one-more-guess-xxxxxxxxxxxxxxxxxxxxxxx', '192.0.2.10');
       expect(locked.statusCode).toBe(429);
       expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
       expect((await register(ADMIN, '192.0.2.10')).statusCode).toBe(429);
-      expect((await t.app.inject({ url: '/v1/compare', remoteAddress: '192.0.2.10', headers: { authorization: `Bearer ${ADMIN}` } })).statusCode).toBe(429);
+      expect(
+        (
+          await t.app.inject({
+            url: '/v1/compare',
+            remoteAddress: '192.0.2.10',
+            headers: { authorization: `Bearer ${ADMIN}` },
+          })
+        ).statusCode,
+      ).toBe(429);
       expect((await register(ADMIN, '198.51.100.20')).statusCode).toBe(201);
     });
   }, 60_000);
@@ -139,7 +210,12 @@ describe('every read route refuses an unknown query parameter, naming it', () =>
   let t: TestApp;
   beforeAll(async () => {
     t = await startApp({ ADMIN_TOKEN: ADMIN });
-    await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: SITE }, headers: { authorization: `Bearer ${ADMIN}` } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname: SITE },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -150,12 +226,15 @@ describe('every read route refuses an unknown query parameter, naming it', () =>
     const paths = Object.entries((t.app.swagger() as { paths: Record<string, Record<string, unknown>> }).paths)
       .filter(([path, ops]) => path.startsWith('/v1/') && 'get' in ops)
       .map(([path]) => path.replace(/\{[^}]+\}/g, SITE));
-    expect(paths).toEqual(expect.arrayContaining(['/v1/compare', '/v1/summary', '/v1/sites', '/v1/about', '/v1/alerts']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['/v1/compare', '/v1/summary', '/v1/sites', '/v1/about', '/v1/alerts']),
+    );
     const wrong: string[] = [];
     for (const path of paths) {
       for (const headers of [{}, { authorization: `Bearer ${ADMIN}` }]) {
         const res = await t.app.inject({ url: `${path}?cryptoSource=probe`, headers });
-        if (res.statusCode !== 400 || !res.json().message.includes('cryptoSource')) wrong.push(`${path}: ${res.statusCode} ${res.body}`);
+        if (res.statusCode !== 400 || !res.json().message.includes('cryptoSource'))
+          wrong.push(`${path}: ${res.statusCode} ${res.body}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -173,7 +252,8 @@ describe('the alert webhook posts to its URL only, never where a redirect points
   let target: Server;
   let redirector: Server;
   let hits = 0;
-  const listen = (s: Server) => new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as { port: number }).port)));
+  const listen = (s: Server) =>
+    new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as { port: number }).port)));
   beforeAll(async () => {
     target = createServer((req, res) => {
       hits++;
@@ -194,7 +274,13 @@ describe('the alert webhook posts to its URL only, never where a redirect points
 
   it('a redirect is a failed delivery', async () => {
     const failures: number[] = [];
-    const webhook = new Webhook({ url: `http://127.0.0.1:${(redirector.address() as { port: number }).port}/hook`, retries: 1, timeoutMs: 2000, backoffMs: 5, onFailed: (_e, n) => failures.push(n) });
+    const webhook = new Webhook({
+      url: `http://127.0.0.1:${(redirector.address() as { port: number }).port}/hook`,
+      retries: 1,
+      timeoutMs: 2000,
+      backoffMs: 5,
+      onFailed: (_e, n) => failures.push(n),
+    });
     await webhook.send({ test: true });
     await webhook.close();
     expect(failures).toEqual([2]);
@@ -216,7 +302,12 @@ describe('connections are capped explicitly', () => {
 describe('the per-client cap cannot be flushed', () => {
   const K = 5;
   const KEYS = 50;
-  const record = (token: string, overrides: Partial<HandshakeRecord> = {}): HandshakeRecord => ({ ...makeRecords(1)[0]!, site: SITE, clientToken: token, ...overrides });
+  const record = (token: string, overrides: Partial<HandshakeRecord> = {}): HandshakeRecord => ({
+    ...makeRecords(1)[0]!,
+    site: SITE,
+    clientToken: token,
+    ...overrides,
+  });
   const ctx = (counter: ClientCapCounter, batchId = randomUUID()): RowContext => ({
     batch: { batchId, agent: { name: 'test', version: '1' }, sentAt: Date.now() },
     country: 'DE',
@@ -273,7 +364,8 @@ describe('a stored batch id ties no two client tokens together', () => {
       const rows = await storedRows(t.app);
       expect(rows).toHaveLength(6);
       const tokensOf = new Map<string, Set<string>>();
-      for (const r of rows) tokensOf.set(String(r.batchId), (tokensOf.get(String(r.batchId)) ?? new Set()).add(String(r.clientToken)));
+      for (const r of rows)
+        tokensOf.set(String(r.batchId), (tokensOf.get(String(r.batchId)) ?? new Set()).add(String(r.clientToken)));
       expect([...tokensOf.values()].map((s) => s.size)).toEqual([1, 1]);
       // The first token's rows keep the batch's id (what the spool and the duplicate check know it by).
       expect([...tokensOf.get(batch.batchId)!]).toEqual(['token-of-yesterday-00']);

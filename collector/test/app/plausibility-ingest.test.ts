@@ -1,7 +1,16 @@
 /** Plausibility at ingest: a record no honest producer can send refuses its batch with 400 naming the rule; nothing of it is stored. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flagNames } from '@tlsrum/shared';
-import { countRows, makeBatch, makeRecords, postBatch, removeDir, startApp, storedRows, type TestApp } from '../support/helpers';
+import {
+  countRows,
+  makeBatch,
+  makeRecords,
+  postBatch,
+  removeDir,
+  startApp,
+  storedRows,
+  type TestApp,
+} from '../support/helpers';
 
 describe('plausibility at ingest', () => {
   let t: TestApp;
@@ -34,9 +43,13 @@ describe('plausibility at ingest', () => {
   // Flagged records: stored, marked, left out of figures.
   it('a record failing a flag rule is accepted and stored with its flag, but not counted', async () => {
     const [ok, odd] = makeRecords(2, { protocol: 'http/1.1' }, 1);
-    expect((await postBatch(t.app, makeBatch([ok!, { ...odd!, rttHint: 212 }]), { ip: '192.0.2.50' })).statusCode).toBe(202);
+    expect((await postBatch(t.app, makeBatch([ok!, { ...odd!, rttHint: 212 }]), { ip: '192.0.2.50' })).statusCode).toBe(
+      202,
+    );
     const rows = await storedRows(t.app, "protocol = 'http/1.1'");
-    expect(rows.map((r) => flagNames(Number(r.implausible)))).toEqual(expect.arrayContaining([[], ['rtt-hint-plausible']]));
+    expect(rows.map((r) => flagNames(Number(r.implausible)))).toEqual(
+      expect.arrayContaining([[], ['rtt-hint-plausible']]),
+    );
     const summary = (await t.app.inject({ url: '/v1/summary' })).json();
     expect(summary.byProtocol['http/1.1']).toEqual({ records: 1 });
   });
@@ -48,7 +61,9 @@ describe('plausibility at ingest', () => {
     }
     expect((await postBatch(t.app, makeBatch(from('token-four-ddd')), { ip: '198.51.100.10' })).statusCode).toBe(202);
     const rows = await storedRows(t.app, "protocol = 'other'");
-    const flagged = rows.filter((r) => flagNames(Number(r.implausible)).includes('tokens-per-address')).map((r) => r.clientToken);
+    const flagged = rows
+      .filter((r) => flagNames(Number(r.implausible)).includes('tokens-per-address'))
+      .map((r) => r.clientToken);
     expect(flagged).toEqual(['token-three-cc']);
     expect(rows).toHaveLength(5);
     // Nothing in the store or the logs holds the address.

@@ -13,9 +13,22 @@ const result: ProbeResult = {
   url: 'https://shop.example.test/',
   host: 'shop.example.test',
   phases: { dns: 1, tcp: 10, tls: 12, ttfb: 20 },
-  tls: { versions: { '1.0': false, '1.1': false, '1.2': true, '1.3': true }, negotiated: { version: '1.3', cipher: 'TLS_AES_256_GCM_SHA384', group: 'X25519', alpn: 'h2' } },
+  tls: {
+    versions: { '1.0': false, '1.1': false, '1.2': true, '1.3': true },
+    negotiated: { version: '1.3', cipher: 'TLS_AES_256_GCM_SHA384', group: 'X25519', alpn: 'h2' },
+  },
   pq: { supported: true },
-  cert: { chainLength: 3, chainBytes: 4812, leaf: { keyType: 'rsa', keyBits: 4096, signatureAlgorithm: 'sha256WithRSAEncryption', issuer: 'R3', daysToExpiry: 60 } },
+  cert: {
+    chainLength: 3,
+    chainBytes: 4812,
+    leaf: {
+      keyType: 'rsa',
+      keyBits: 4096,
+      signatureAlgorithm: 'sha256WithRSAEncryption',
+      issuer: 'R3',
+      daysToExpiry: 60,
+    },
+  },
   ocsp: { stapled: false },
   resumption: { '1.2': true, '1.3': true, ticketLifetimeS: 7200 },
   earlyData: { allowed: false },
@@ -48,23 +61,90 @@ describe('ingest: crypto facts of registered sites from their latest probe', () 
       await t.app.sites.register('shop.example.test', 'x'.repeat(64));
       const at = Date.now() - 60_000;
       await insertProbes(t.app.store.query, [
-        { site: 'shop.example.test', hostname: 'shop.example.test', at: at - 3_600_000, outcome: { result: { ...result, ocsp: { stapled: true } }, identity: { leafSpkiSha256: 'a', chainSha256: 'b' } } },
-        { site: 'shop.example.test', hostname: 'shop.example.test', at, outcome: { result, identity: { leafSpkiSha256: 'a', chainSha256: 'b' } } },
+        {
+          site: 'shop.example.test',
+          hostname: 'shop.example.test',
+          at: at - 3_600_000,
+          outcome: {
+            result: { ...result, ocsp: { stapled: true } },
+            identity: { leafSpkiSha256: 'a', chainSha256: 'b' },
+          },
+        },
+        {
+          site: 'shop.example.test',
+          hostname: 'shop.example.test',
+          at,
+          outcome: { result, identity: { leafSpkiSha256: 'a', chainSha256: 'b' } },
+        },
       ]);
       await t.app.siteCrypto.refresh(t.app.store.query, t.app.sites.list());
       // The helper's record carries Firefox's fields: the Chromium ones carry none.
       const bare = (n: number, site: string | null) =>
-        makeRecords(n, { site, browser: 'chrome' }).map(({ group, cipher, signatureScheme, certChainLength, ...r }) => (void [group, cipher, signatureScheme, certChainLength], r));
-      const firefox = makeRecords(2, { site: 'shop.example.test', browser: 'firefox', group: 'X25519', certKeyType: 'ecdsa', certKeyBits: 256, certChainLength: 2 });
-      for (const records of [bare(3, 'shop.example.test'), bare(2, 'other.example.test'), firefox]) expect((await postBatch(t.app, makeBatch(records))).statusCode).toBe(202);
+        makeRecords(n, { site, browser: 'chrome' }).map(
+          ({ group, cipher, signatureScheme, certChainLength, ...r }) => (
+            void [group, cipher, signatureScheme, certChainLength],
+            r
+          ),
+        );
+      const firefox = makeRecords(2, {
+        site: 'shop.example.test',
+        browser: 'firefox',
+        group: 'X25519',
+        certKeyType: 'ecdsa',
+        certKeyBits: 256,
+        certChainLength: 2,
+      });
+      for (const records of [bare(3, 'shop.example.test'), bare(2, 'other.example.test'), firefox])
+        expect((await postBatch(t.app, makeBatch(records))).statusCode).toBe(202);
       const rows = await storedRows(t.app);
-      const pick = (r: Record<string, unknown>) => [r.site, r.browser, r.cryptoSource, r.keyExchangeGroup, r.certKeyType, r.certKeyBits, r.certChainLength, r.certChainBytes, r.ocspStapled, r.cipher];
+      const pick = (r: Record<string, unknown>) => [
+        r.site,
+        r.browser,
+        r.cryptoSource,
+        r.keyExchangeGroup,
+        r.certKeyType,
+        r.certKeyBits,
+        r.certChainLength,
+        r.certChainBytes,
+        r.ocspStapled,
+        r.cipher,
+      ];
       const seen = rows.map(pick).map((x) => JSON.stringify(x));
       // The latest probe, not the earlier one that stapled.
-      expect(seen.filter((s) => s === JSON.stringify(['shop.example.test', 'chrome', 'probe', 'X25519MLKEM768', 'rsa', 4096, 3, 4812, false, 'TLS_AES_256_GCM_SHA384']))).toHaveLength(3);
-      expect(seen.filter((s) => s === JSON.stringify(['', 'chrome', '', '', '', null, null, null, null, '']))).toHaveLength(2);
+      expect(
+        seen.filter(
+          (s) =>
+            s ===
+            JSON.stringify([
+              'shop.example.test',
+              'chrome',
+              'probe',
+              'X25519MLKEM768',
+              'rsa',
+              4096,
+              3,
+              4812,
+              false,
+              'TLS_AES_256_GCM_SHA384',
+            ]),
+        ),
+      ).toHaveLength(3);
+      expect(
+        seen.filter((s) => s === JSON.stringify(['', 'chrome', '', '', '', null, null, null, null, ''])),
+      ).toHaveLength(2);
       const fx = rows.filter((r) => r.browser === 'firefox');
-      expect(fx.map(pick)[0]).toEqual(['shop.example.test', 'firefox', 'observed', 'X25519', 'ecdsa', 256, 2, null, null, fx[0]!.cipher]);
+      expect(fx.map(pick)[0]).toEqual([
+        'shop.example.test',
+        'firefox',
+        'observed',
+        'X25519',
+        'ecdsa',
+        256,
+        2,
+        null,
+        null,
+        fx[0]!.cipher,
+      ]);
       expect(fx).toHaveLength(2);
     });
   });

@@ -18,7 +18,10 @@ function probeResult(v12: boolean, v13: boolean, resumes: boolean): ProbeResult 
     url: `https://${SITE}/`,
     host: SITE,
     phases: { dns: 0, tcp: 1, tls: 2, ttfb: 1 },
-    tls: { versions: { '1.0': false, '1.1': false, '1.2': v12, '1.3': v13 }, negotiated: { version: v13 ? '1.3' : '1.2', cipher: 'TLS_AES_128_GCM_SHA256', group: 'X25519', alpn: 'h2' } },
+    tls: {
+      versions: { '1.0': false, '1.1': false, '1.2': v12, '1.3': v13 },
+      negotiated: { version: v13 ? '1.3' : '1.2', cipher: 'TLS_AES_128_GCM_SHA256', group: 'X25519', alpn: 'h2' },
+    },
     pq: { supported: null },
     cert: { chainLength: 2, chainBytes: 2100, leaf: null },
     ocsp: { stapled: false },
@@ -33,7 +36,12 @@ const outcome = (result: ProbeResult) => ({ result, identity: { leafSpkiSha256: 
 beforeAll(async () => {
   t = await startApp({ ADMIN_TOKEN: ADMIN });
   for (const hostname of [SITE, SPLIT]) {
-    await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname }, headers: { authorization: `Bearer ${ADMIN}` } });
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
   }
   const now = Date.now();
   await insertProbes(t.app.store.query, [
@@ -41,8 +49,21 @@ beforeAll(async () => {
     { site: SPLIT, hostname: SPLIT, at: now - 60_000, outcome: outcome(probeResult(true, true, true)) },
   ]);
   // Firefox observed both sites: SITE always on TLS 1.3; SPLIT on 1.2 now and then (an edge that differs).
-  expect((await postBatch(t.app, makeBatch(makeRecords(6, { site: SITE, tlsVersion: '1.3', tlsVersionSource: 'observed' })))).statusCode).toBe(202);
-  expect((await postBatch(t.app, makeBatch([...makeRecords(4, { site: SPLIT, tlsVersion: '1.3', tlsVersionSource: 'observed' }), ...makeRecords(1, { site: SPLIT, tlsVersion: '1.2', tlsVersionSource: 'observed' })]))).statusCode).toBe(202);
+  expect(
+    (await postBatch(t.app, makeBatch(makeRecords(6, { site: SITE, tlsVersion: '1.3', tlsVersionSource: 'observed' }))))
+      .statusCode,
+  ).toBe(202);
+  expect(
+    (
+      await postBatch(
+        t.app,
+        makeBatch([
+          ...makeRecords(4, { site: SPLIT, tlsVersion: '1.3', tlsVersionSource: 'observed' }),
+          ...makeRecords(1, { site: SPLIT, tlsVersion: '1.2', tlsVersionSource: 'observed' }),
+        ]),
+      )
+    ).statusCode,
+  ).toBe(202);
   await t.app.ingest.flush();
   await t.app.profiles.refresh();
 });
@@ -68,26 +89,71 @@ describe('site profiles', () => {
 
   it('where the probe and the records disagree, the profile says so and claims nothing', async () => {
     const p = (await t.app.inject({ url: '/v1/sites' })).json().profiles[SPLIT];
-    expect(p.disagreements).toEqual([expect.stringContaining('records negotiated TLS 1.2 although the servers accept TLS 1.3')]);
+    expect(p.disagreements).toEqual([
+      expect.stringContaining('records negotiated TLS 1.2 although the servers accept TLS 1.3'),
+    ]);
     expect(p.confidence).toMatchObject({ observations: 0, agreement: 0 });
     expect(p).toMatchObject({ maxVersion: null, resumption: { '1.2': null, '1.3': null } });
   });
 
   it('at ingest, a Chromium record without version or resumption gets the profile’s, as site-profile; others are kept as sent', async () => {
-    const unknown = { browser: 'chrome' as const, browserMajor: 156, tlsVersion: null, tlsVersionSource: 'unknown' as const, resumed: null, resumedSource: 'unknown' as const };
+    const unknown = {
+      browser: 'chrome' as const,
+      browserMajor: 156,
+      tlsVersion: null,
+      tlsVersionSource: 'unknown' as const,
+      resumed: null,
+      resumedSource: 'unknown' as const,
+    };
     const records = [
       ...makeRecords(1, { ...unknown, site: SITE, clientToken: 'profile-enriched-1' }),
       ...makeRecords(1, { ...unknown, site: SPLIT, clientToken: 'profile-disputed-1' }),
-      ...makeRecords(1, { site: SITE, browser: 'chrome', browserMajor: 156, tlsVersion: '1.3', tlsVersionSource: 'server-timing', resumed: null, resumedSource: 'unknown', clientToken: 'profile-kept-0001' }),
-      ...makeRecords(1, { site: SITE, tlsVersion: null, tlsVersionSource: 'unknown', resumed: true, resumedSource: 'inferred', transport: 'quic', protocol: 'h3', tcp: 0, tls: 50, connect: 50, clientToken: 'profile-quic-0001' }),
+      ...makeRecords(1, {
+        site: SITE,
+        browser: 'chrome',
+        browserMajor: 156,
+        tlsVersion: '1.3',
+        tlsVersionSource: 'server-timing',
+        resumed: null,
+        resumedSource: 'unknown',
+        clientToken: 'profile-kept-0001',
+      }),
+      ...makeRecords(1, {
+        site: SITE,
+        tlsVersion: null,
+        tlsVersionSource: 'unknown',
+        resumed: true,
+        resumedSource: 'inferred',
+        transport: 'quic',
+        protocol: 'h3',
+        tcp: 0,
+        tls: 50,
+        connect: 50,
+        clientToken: 'profile-quic-0001',
+      }),
     ];
     expect((await postBatch(t.app, makeBatch(records))).statusCode).toBe(202);
     const rows = await storedRows(t.app, "clientToken LIKE 'profile-%'");
     const by = (token: string) => rows.find((r) => r.clientToken === token)!;
-    expect(by('profile-enriched-1')).toMatchObject({ tlsVersion: '1.3', tlsVersionSource: 'site-profile', resumed: false, resumedSource: 'site-profile' });
-    expect(by('profile-disputed-1')).toMatchObject({ tlsVersion: null, tlsVersionSource: 'unknown', resumed: null, resumedSource: 'unknown' });
+    expect(by('profile-enriched-1')).toMatchObject({
+      tlsVersion: '1.3',
+      tlsVersionSource: 'site-profile',
+      resumed: false,
+      resumedSource: 'site-profile',
+    });
+    expect(by('profile-disputed-1')).toMatchObject({
+      tlsVersion: null,
+      tlsVersionSource: 'unknown',
+      resumed: null,
+      resumedSource: 'unknown',
+    });
     // The site's own version stays server-timing; only its unknown resumption comes from the profile.
-    expect(by('profile-kept-0001')).toMatchObject({ tlsVersion: '1.3', tlsVersionSource: 'server-timing', resumed: false, resumedSource: 'site-profile' });
+    expect(by('profile-kept-0001')).toMatchObject({
+      tlsVersion: '1.3',
+      tlsVersionSource: 'server-timing',
+      resumed: false,
+      resumedSource: 'site-profile',
+    });
     // The probe speaks TCP: a QUIC record is left as sent.
     expect(by('profile-quic-0001')).toMatchObject({ tlsVersionSource: 'unknown', resumedSource: 'inferred' });
   });
@@ -98,7 +164,9 @@ describe('site profiles', () => {
   });
   it('a refresh() asked for while a rebuild is under way sees what changed since that rebuild began', async () => {
     const LATE = 'late.example.com';
-    await insertProbes(t.app.store.query, [{ site: LATE, hostname: LATE, at: Date.now() - 1000, outcome: outcome(probeResult(false, true, true)) }]);
+    await insertProbes(t.app.store.query, [
+      { site: LATE, hostname: LATE, at: Date.now() - 1000, outcome: outcome(probeResult(false, true, true)) },
+    ]);
     const sites = [SITE];
     const registry = new SiteProfiles(t.app.store.query, () => sites);
     // This rebuild has read the site list before LATE is registered.

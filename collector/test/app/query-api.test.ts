@@ -29,7 +29,8 @@ function exactQuantile(sorted: number[], q: number): number {
 }
 const within1pct = (got: number, want: number) => expect(Math.abs(got - want) / want).toBeLessThanOrEqual(0.01);
 /** Rollup (buckets) against raw (t-digest): each is off from exact by its own bound. */
-const withinBothBounds = (got: number, want: number) => expect(Math.abs(got - want) / want).toBeLessThanOrEqual(MAX_RELATIVE_ERROR + 0.01);
+const withinBothBounds = (got: number, want: number) =>
+  expect(Math.abs(got - want) / want).toBeLessThanOrEqual(MAX_RELATIVE_ERROR + 0.01);
 
 /**
  * Rows straight into the store (the ingest path has its own tests); the rollup view fills as they land.
@@ -37,11 +38,15 @@ const withinBothBounds = (got: number, want: number) => expect(Math.abs(got - wa
  */
 async function insert(records: HandshakeRecord[], country = 'DE') {
   const batch = { batchId: crypto.randomUUID(), agent: { name: 'tlsrum-test', version: '1' } };
-  const rows = records.map((r) => ({ ...toRow(r, { batch, country, receivedAt: r.ts, isRegisteredSite: (h) => t.app.sites.has(h) }), implausible: 0 }));
+  const rows = records.map((r) => ({
+    ...toRow(r, { batch, country, receivedAt: r.ts, isRegisteredSite: (h) => t.app.sites.has(h) }),
+    implausible: 0,
+  }));
   await t.app.store.ingest.insert({ table: 'handshakes', values: rows, format: 'JSONEachRow' });
 }
 
-const get = (url: string, token?: string) => t.app.inject({ url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+const get = (url: string, token?: string) =>
+  t.app.inject({ url, headers: token ? { authorization: `Bearer ${token}` } : {} });
 const range = `from=${base - HOUR}&to=${base + 2 * HOUR}`;
 
 // Known data set:
@@ -55,29 +60,74 @@ let otherToken = '';
 
 beforeAll(async () => {
   // Exact arithmetic on data with many records per client: without the per-client cap (flood.test.ts tests it).
-  t = await startApp({ ADMIN_TOKEN: ADMIN, MIN_CLIENTS_PER_CELL: String(MIN_CLIENTS), CLIENT_RECORDS_PER_CELL_DAY: '0' });
+  t = await startApp({
+    ADMIN_TOKEN: ADMIN,
+    MIN_CLIENTS_PER_CELL: String(MIN_CLIENTS),
+    CLIENT_RECORDS_PER_CELL_DAY: '0',
+  });
   for (const hostname of ['a.example.com', 'b.example.com']) {
-    const res = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname }, headers: { authorization: `Bearer ${ADMIN}` } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     if (hostname === 'a.example.com') siteToken = res.json().readToken;
     else otherToken = res.json().readToken;
   }
   const at = (i: number) => base + (i % 3000) * 1000;
   await insert(
-    makeRecords(1000, { site: 'a.example.com', tlsVersion: '1.3', protocol: 'h2', handshakeClass: '1rtt', resumed: false, resumedSource: 'observed', browser: 'chrome' }, 100).map(
-      (r, i) => ({ ...r, ts: at(i), tls: tls13[i]!, connect: tls13[i]! + 20 }),
-    ),
+    makeRecords(
+      1000,
+      {
+        site: 'a.example.com',
+        tlsVersion: '1.3',
+        protocol: 'h2',
+        handshakeClass: '1rtt',
+        resumed: false,
+        resumedSource: 'observed',
+        browser: 'chrome',
+      },
+      100,
+    ).map((r, i) => ({ ...r, ts: at(i), tls: tls13[i]!, connect: tls13[i]! + 20 })),
     'DE',
   );
   await insert(
-    makeRecords(400, { site: 'b.example.com', tlsVersion: '1.2', protocol: 'h2', handshakeClass: 'full-2rtt', resumed: false, resumedSource: 'inferred', browser: 'firefox' }, 40).map(
-      (r, i) => ({ ...r, ts: at(i), tls: tls12[i]!, connect: tls12[i]! + 50, clientToken: `fr-client-${i % 40}-xx` }),
-    ),
+    makeRecords(
+      400,
+      {
+        site: 'b.example.com',
+        tlsVersion: '1.2',
+        protocol: 'h2',
+        handshakeClass: 'full-2rtt',
+        resumed: false,
+        resumedSource: 'inferred',
+        browser: 'firefox',
+      },
+      40,
+    ).map((r, i) => ({
+      ...r,
+      ts: at(i),
+      tls: tls12[i]!,
+      connect: tls12[i]! + 50,
+      clientToken: `fr-client-${i % 40}-xx`,
+    })),
     'FR',
   );
   await insert(
-    makeRecords(30, { site: 'a.example.com', tlsVersion: '1.3', protocol: 'h3', transport: 'quic', handshakeClass: '1rtt', resumed: true, browser: 'chrome' }, 5).map(
-      (r, i) => ({ ...r, ts: at(i), tls: 5, clientToken: `us-client-${i % 5}-xx` }),
-    ),
+    makeRecords(
+      30,
+      {
+        site: 'a.example.com',
+        tlsVersion: '1.3',
+        protocol: 'h3',
+        transport: 'quic',
+        handshakeClass: '1rtt',
+        resumed: true,
+        browser: 'chrome',
+      },
+      5,
+    ).map((r, i) => ({ ...r, ts: at(i), tls: 5, clientToken: `us-client-${i % 5}-xx` })),
     'US',
   );
 }, 60_000);
@@ -92,7 +142,9 @@ describe('GET /v1/compare', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toMatchObject({ table: 'raw', site: null, minClients: MIN_CLIENTS, truncated: false });
-    const byKey = Object.fromEntries(body.cells.map((c: { key: Record<string, string> }) => [`${c.key.tlsVersion}/${c.key.handshakeClass}`, c]));
+    const byKey = Object.fromEntries(
+      body.cells.map((c: { key: Record<string, string> }) => [`${c.key.tlsVersion}/${c.key.handshakeClass}`, c]),
+    );
     const a = byKey['1.3/1rtt'];
     // The h3 rows are TLS 1.3 / 1rtt too: 1030 records, 105 clients, so the cell is shown.
     expect(a.records).toBe(1030);
@@ -151,15 +203,31 @@ describe('access', () => {
     const own = await get(`/v1/compare?${range}&dimensions=source&table=raw`, siteToken);
     expect(own.json()).toMatchObject({ site: 'a.example.com', cells: [{ records: 1030 }] });
     expect(own.headers.vary).toContain('authorization');
-    expect((await get(`/v1/compare?${range}&site=a.example.com&dimensions=source&table=raw`, siteToken)).json().cells[0].records).toBe(1030);
+    expect(
+      (await get(`/v1/compare?${range}&site=a.example.com&dimensions=source&table=raw`, siteToken)).json().cells[0]
+        .records,
+    ).toBe(1030);
     expect((await get(`/v1/compare?${range}&site=b.example.com`, siteToken)).statusCode).toBe(403);
-    expect((await get(`/v1/map?${range}&table=raw`, otherToken)).json().cells.map((c: { key: { country: string } }) => c.key.country)).toEqual(['FR']);
-    expect((await get(`/v1/compare?${range}`, 'tlsrum_rt_not-a-real-token-at-all-000000000000000')).statusCode).toBe(401);
+    expect(
+      (await get(`/v1/map?${range}&table=raw`, otherToken))
+        .json()
+        .cells.map((c: { key: { country: string } }) => c.key.country),
+    ).toEqual(['FR']);
+    expect((await get(`/v1/compare?${range}`, 'tlsrum_rt_not-a-real-token-at-all-000000000000000')).statusCode).toBe(
+      401,
+    );
   });
 
   it('the admin token reads any site; re-registering a site revokes its old token', async () => {
-    expect((await get(`/v1/compare?${range}&site=b.example.com&dimensions=source&table=raw`, ADMIN)).json().cells[0].records).toBe(400);
-    const res = await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: 'b.example.com' }, headers: { authorization: `Bearer ${ADMIN}` } });
+    expect(
+      (await get(`/v1/compare?${range}&site=b.example.com&dimensions=source&table=raw`, ADMIN)).json().cells[0].records,
+    ).toBe(400);
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname: 'b.example.com' },
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     expect((await get(`/v1/compare?${range}`, otherToken)).statusCode).toBe(401);
     expect((await get(`/v1/compare?${range}`, res.json().readToken)).statusCode).toBe(200);
   });
@@ -177,14 +245,23 @@ describe('timeseries, map, phases', () => {
     const body = (await get(`/v1/map?${range}&table=raw`)).json();
     const de = body.cells.find((c: { key: { country: string } }) => c.key.country === 'DE');
     expect(de.mix.protocol.h2).toBe(1);
-    expect(body.cells.find((c: { key: { country: string } }) => c.key.country === 'US')).toEqual({ key: { country: 'US' }, suppressed: true });
+    expect(body.cells.find((c: { key: { country: string } }) => c.key.country === 'US')).toEqual({
+      key: { country: 'US' },
+      suppressed: true,
+    });
   });
 
   it('breaks connection set-up into phases', async () => {
     const body = (await get(`/v1/phases?${range}&dimensions=tlsVersion&table=raw`)).json();
     const c = body.cells.find((x: { key: { tlsVersion: string } }) => x.key.tlsVersion === '1.2');
     expect(Object.keys(c)).toEqual(expect.arrayContaining(['dns', 'tcp', 'tls', 'connect', 'ttfb']));
-    within1pct(c.connect.p50, exactQuantile([...tls12].sort((x, y) => x - y), 0.5) + 50);
+    within1pct(
+      c.connect.p50,
+      exactQuantile(
+        [...tls12].sort((x, y) => x - y),
+        0.5,
+      ) + 50,
+    );
   });
 });
 
@@ -228,28 +305,39 @@ describe('rollups', () => {
       expect(raw.table).toBe('raw');
       expect(rollup.cells.length).toBe(raw.cells.length);
       let compared = 0; // cells whose percentiles are compared
-      raw.cells.forEach((r: { records?: number; clients?: number; tls?: { p95: number }; connect?: { p95: number }; suppressed?: boolean }, i: number) => {
-        const o = rollup.cells[i];
-        expect(o.key).toEqual((r as { key: unknown }).key);
-        expect(o.t).toEqual((r as { t?: number }).t);
-        expect(Boolean(o.suppressed)).toBe(Boolean(r.suppressed));
-        if (r.suppressed) return;
-        expect(o.records).toBe(r.records);
-        expect(o.mix).toEqual((r as { mix: unknown }).mix);
-        if (read === 'raw' || r.clients! < ROLLUP_CLIENTS_CAP) {
-          expect(o.clients).toBe(r.clients);
-          expect(o.clientsCapped).toBeUndefined();
-        } else {
-          // The rollup counts distinct clients up to the cap and says so.
-          expect(o).toMatchObject({ clients: ROLLUP_CLIENTS_CAP, clientsCapped: true });
-          capped++;
-        }
-        if (r.records! < 1000) return; // t-digest error bounds hold for cells of some size
-        compared++;
-        const close = read === 'raw' ? within1pct : withinBothBounds;
-        close(o.tls.p95, r.tls!.p95);
-        close(o.connect.p95, r.connect!.p95);
-      });
+      raw.cells.forEach(
+        (
+          r: {
+            records?: number;
+            clients?: number;
+            tls?: { p95: number };
+            connect?: { p95: number };
+            suppressed?: boolean;
+          },
+          i: number,
+        ) => {
+          const o = rollup.cells[i];
+          expect(o.key).toEqual((r as { key: unknown }).key);
+          expect(o.t).toEqual((r as { t?: number }).t);
+          expect(Boolean(o.suppressed)).toBe(Boolean(r.suppressed));
+          if (r.suppressed) return;
+          expect(o.records).toBe(r.records);
+          expect(o.mix).toEqual((r as { mix: unknown }).mix);
+          if (read === 'raw' || r.clients! < ROLLUP_CLIENTS_CAP) {
+            expect(o.clients).toBe(r.clients);
+            expect(o.clientsCapped).toBeUndefined();
+          } else {
+            // The rollup counts distinct clients up to the cap and says so.
+            expect(o).toMatchObject({ clients: ROLLUP_CLIENTS_CAP, clientsCapped: true });
+            capped++;
+          }
+          if (r.records! < 1000) return; // t-digest error bounds hold for cells of some size
+          compared++;
+          const close = read === 'raw' ? within1pct : withinBothBounds;
+          close(o.tls.p95, r.tls!.p95);
+          close(o.connect.p95, r.connect!.p95);
+        },
+      );
       expect(raw.cells.filter((c: { suppressed?: boolean }) => !c.suppressed).length).toBeGreaterThan(0);
       total += compared;
     }
@@ -269,11 +357,23 @@ describe('rollups', () => {
   });
 
   it('suppresses exactly below the threshold in the rollup: threshold − 1 clients hidden, threshold shown', async () => {
-    for (const [country, clients] of [['NL', MIN_CLIENTS - 1], ['BE', MIN_CLIENTS]] as const) {
+    for (const [country, clients] of [
+      ['NL', MIN_CLIENTS - 1],
+      ['BE', MIN_CLIENTS],
+    ] as const) {
       await insert(
-        makeRecords(50, { site: 'a.example.com', tlsVersion: '1.3', protocol: 'h2', handshakeClass: '1rtt', resumed: false, browser: 'chrome' }, clients).map(
-          (r, i) => ({ ...r, ts: base + i * 1000, clientToken: `${country}-client-${i % clients}-xx` }),
-        ),
+        makeRecords(
+          50,
+          {
+            site: 'a.example.com',
+            tlsVersion: '1.3',
+            protocol: 'h2',
+            handshakeClass: '1rtt',
+            resumed: false,
+            browser: 'chrome',
+          },
+          clients,
+        ).map((r, i) => ({ ...r, ts: base + i * 1000, clientToken: `${country}-client-${i % clients}-xx` })),
         country,
       );
     }
@@ -302,7 +402,8 @@ describe('query catalogue', () => {
       // A dimension the rollup does not hold is read from the raw table.
       expect(body.table).toBe(table === 'rollup' && DIMENSION_SQL[d].rollup ? 'rollup' : 'raw');
       expect(body.cells.length).toBeGreaterThan(0);
-      for (const c of body.cells) expect(values === null || (values as readonly string[]).includes(c.key[d]), `${d} = ${c.key[d]}`).toBe(true);
+      for (const c of body.cells)
+        expect(values === null || (values as readonly string[]).includes(c.key[d]), `${d} = ${c.key[d]}`).toBe(true);
     }
   });
 
@@ -315,8 +416,12 @@ describe('query catalogue', () => {
     shown.sort((a: { records: number }, b: { records: number }) => b.records - a.records);
     for (const cell of shown.slice(0, 3)) {
       for (const table of ['raw', 'rollup'] as const) {
-        const one = (await get(`/v1/compare?${days}&dimensions=${d}&${f}=${encodeURIComponent(cell.key[d])}&table=${table}`)).json();
-        expect(one.cells.map((c: { key: Record<string, string>; records: number }) => [c.key[d], c.records])).toEqual([[cell.key[d], cell.records]]);
+        const one = (
+          await get(`/v1/compare?${days}&dimensions=${d}&${f}=${encodeURIComponent(cell.key[d])}&table=${table}`)
+        ).json();
+        expect(one.cells.map((c: { key: Record<string, string>; records: number }) => [c.key[d], c.records])).toEqual([
+          [cell.key[d], cell.records],
+        ]);
       }
     }
   });
@@ -325,7 +430,8 @@ describe('query catalogue', () => {
 describe('documentation and dashboard', () => {
   it('serves the OpenAPI document with every query route', async () => {
     const doc = (await get('/docs/json')).json();
-    for (const p of ['/v1/compare', '/v1/timeseries', '/v1/map', '/v1/phases', '/v1/sites', '/v1/handshakes']) expect(doc.paths[p]).toBeDefined();
+    for (const p of ['/v1/compare', '/v1/timeseries', '/v1/map', '/v1/phases', '/v1/sites', '/v1/handshakes'])
+      expect(doc.paths[p]).toBeDefined();
     expect(doc.paths['/v1/compare'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(['from', 'to', 'site', 'source', 'browser', 'country', 'dimensions']),
     );
@@ -335,9 +441,13 @@ describe('documentation and dashboard', () => {
   it('documents the what-if and alert answers and every catalogue filter of the what-if', async () => {
     const doc = (await get('/docs/json')).json();
     const answer = (path: string) => doc.paths[path].get.responses['200'].content['application/json'].schema;
-    expect(Object.keys(answer('/v1/whatif').properties)).toEqual(expect.arrayContaining(['overall', 'regions', 'assumptions']));
+    expect(Object.keys(answer('/v1/whatif').properties)).toEqual(
+      expect.arrayContaining(['overall', 'regions', 'assumptions']),
+    );
     expect(Object.keys(answer('/v1/alerts').properties)).toEqual(['evaluatedAt', 'thresholds', 'alerts']);
-    expect(doc.paths['/v1/whatif'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(Object.keys(FILTERS)));
+    expect(doc.paths['/v1/whatif'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(Object.keys(FILTERS)),
+    );
   });
 
   it('answers / with the dashboard (or how to build it)', async () => {

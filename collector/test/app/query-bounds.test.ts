@@ -24,7 +24,8 @@ describe('query bounds', () => {
 
   it('answers 429 + Retry-After past QUERY_RATE_LIMIT_PER_MINUTE, per address over all read routes; ingest is not limited by it', async () => {
     const get = (url: string, ip: string) => t.app.inject({ url, remoteAddress: ip });
-    for (const url of ['/v1/compare', '/v1/map', '/v1/summary', '/v1/compare']) expect((await get(url, '192.0.2.20')).statusCode).toBe(200);
+    for (const url of ['/v1/compare', '/v1/map', '/v1/summary', '/v1/compare'])
+      expect((await get(url, '192.0.2.20')).statusCode).toBe(200);
     for (const url of ['/v1/compare', '/v1/summary', '/v1/alerts']) {
       const limited = await get(url, '192.0.2.20');
       expect(limited.statusCode).toBe(429);
@@ -32,13 +33,18 @@ describe('query bounds', () => {
     }
     expect((await get('/v1/compare', '192.0.2.21')).statusCode).toBe(200);
     expect((await get('/healthz', '192.0.2.20')).statusCode).toBe(200);
-    for (let i = 0; i < 6; i++) expect((await postBatch(t.app, makeBatch(), { ip: '192.0.2.20' })).statusCode).toBe(202);
+    for (let i = 0; i < 6; i++)
+      expect((await postBatch(t.app, makeBatch(), { ip: '192.0.2.20' })).statusCode).toBe(202);
   });
 
   it('bounds the range: tighter without a token', async () => {
     const to = Date.now();
     const ask = (span: number, token?: string) =>
-      t.app.inject({ url: `/v1/map?from=${to - span}&to=${to}`, remoteAddress: '192.0.2.30', headers: token ? { authorization: `Bearer ${token}` } : {} });
+      t.app.inject({
+        url: `/v1/map?from=${to - span}&to=${to}`,
+        remoteAddress: '192.0.2.30',
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      });
     const tooLong = await ask(PUBLIC_MAX_RANGE_MS + DAY);
     expect(tooLong.statusCode).toBe(400);
     expect(tooLong.json().message).toContain('without a token');
@@ -54,8 +60,13 @@ describe('query bounds', () => {
     expect(summary.statusCode).toBe(200);
     expect(summary.json().records).toBeGreaterThan(0);
     // Records older than the default range are not in the default answer.
-    expect((await t.app.inject({ url: `/v1/summary?to=${now - 8 * DAY}`, remoteAddress: '192.0.2.41' })).json().records).toBe(0);
-    const tooLong = await t.app.inject({ url: `/v1/summary?from=${now - SUMMARY_MAX_RANGE_MS - DAY}&to=${now}`, remoteAddress: '192.0.2.41' });
+    expect(
+      (await t.app.inject({ url: `/v1/summary?to=${now - 8 * DAY}`, remoteAddress: '192.0.2.41' })).json().records,
+    ).toBe(0);
+    const tooLong = await t.app.inject({
+      url: `/v1/summary?from=${now - SUMMARY_MAX_RANGE_MS - DAY}&to=${now}`,
+      remoteAddress: '192.0.2.41',
+    });
     expect(tooLong.statusCode).toBe(400);
   });
 });

@@ -57,7 +57,7 @@ describe('the query pool on the embedded store', () => {
     }
   });
 
-  it('stops a query at its time limit with the store\'s TIMEOUT_EXCEEDED, and frees its slot', async () => {
+  it("stops a query at its time limit with the store's TIMEOUT_EXCEEDED, and frees its slot", async () => {
     const { store, done } = poolStore(1, 8, 1000);
     try {
       const err = await store.query.query({ query: HEAVY, format: 'JSONEachRow' }).then(
@@ -95,10 +95,12 @@ describe('the query pool on the embedded store', () => {
     try {
       const running = store.query.query({ query: HEAVY, format: 'JSONEachRow' }).catch(() => undefined);
       const gone = new AbortController();
-      const waiting = querySignal.run(gone.signal, () => store.query.query({ query: LIGHT, format: 'JSONEachRow' })).then(
-        () => 'ran',
-        () => 'dropped',
-      );
+      const waiting = querySignal
+        .run(gone.signal, () => store.query.query({ query: LIGHT, format: 'JSONEachRow' }))
+        .then(
+          () => 'ran',
+          () => 'dropped',
+        );
       expect(store.queryPool.queued).toBe(1);
       gone.abort(new Error('the client went away'));
       expect(await waiting).toBe('dropped');
@@ -120,18 +122,21 @@ describe('the read routes when the query path is saturated', () => {
     writeFileSync(join(dashboardDir, 'index.html'), '<!doctype html><title>tlsrum</title>');
     writeFileSync(join(dashboardDir, 'assets', 'world-abc123.js'), 'export const w = 1;');
     try {
-      await withApp({ QUERY_CONCURRENCY: '1', QUERY_QUEUE_MAX: '0', QUERY_TIMEOUT_MS: '3000', DASHBOARD_DIR: dashboardDir }, async ({ app }) => {
-        const heavy = app.store.query.query({ query: HEAVY, format: 'JSONEachRow' }).catch(() => undefined);
-        const res = await app.inject({ url: '/v1/summary' });
-        expect(res.statusCode).toBe(503);
-        expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-        expect(res.json().message).toMatch(/busy/);
-        expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
-        expect((await app.inject({ url: '/' })).statusCode).toBe(200);
-        expect((await app.inject({ url: '/assets/world-abc123.js' })).statusCode).toBe(200);
-        await heavy;
-        expect((await app.inject({ url: '/v1/summary' })).statusCode).toBe(200);
-      });
+      await withApp(
+        { QUERY_CONCURRENCY: '1', QUERY_QUEUE_MAX: '0', QUERY_TIMEOUT_MS: '3000', DASHBOARD_DIR: dashboardDir },
+        async ({ app }) => {
+          const heavy = app.store.query.query({ query: HEAVY, format: 'JSONEachRow' }).catch(() => undefined);
+          const res = await app.inject({ url: '/v1/summary' });
+          expect(res.statusCode).toBe(503);
+          expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+          expect(res.json().message).toMatch(/busy/);
+          expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+          expect((await app.inject({ url: '/' })).statusCode).toBe(200);
+          expect((await app.inject({ url: '/assets/world-abc123.js' })).statusCode).toBe(200);
+          await heavy;
+          expect((await app.inject({ url: '/v1/summary' })).statusCode).toBe(200);
+        },
+      );
     } finally {
       removeDir(dashboardDir);
     }

@@ -19,7 +19,8 @@ describe('rate limit (RATE_LIMIT_PER_MINUTE)', () => {
   });
 
   it('answers 429 + Retry-After past the limit, per client address, and counts it', async () => {
-    for (let i = 0; i < 3; i++) expect((await postBatch(t.app, makeBatch(), { ip: '192.0.2.10' })).statusCode).toBe(202);
+    for (let i = 0; i < 3; i++)
+      expect((await postBatch(t.app, makeBatch(), { ip: '192.0.2.10' })).statusCode).toBe(202);
     const limited = await postBatch(t.app, makeBatch(), { ip: '192.0.2.10' });
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
@@ -52,7 +53,9 @@ describe('load shedding (@fastify/under-pressure)', () => {
       expect((await t.app.inject({ url: '/healthz' })).statusCode).toBe(200);
       const metrics = await t.app.inject({ url: '/metrics' });
       expect(metrics.statusCode).toBe(200);
-      expect(metricValue(metrics.body, 'tlsrum_pressure_rejections_total{type="heapUsedBytes"}')).toBeGreaterThanOrEqual(1);
+      expect(
+        metricValue(metrics.body, 'tlsrum_pressure_rejections_total{type="heapUsedBytes"}'),
+      ).toBeGreaterThanOrEqual(1);
       expect(metricValue(metrics.body, 'tlsrum_batches_rejected_total{reason="pressure"}')).toBeGreaterThanOrEqual(1);
     } finally {
       await t.close();
@@ -64,7 +67,9 @@ describe('load shedding (@fastify/under-pressure)', () => {
 describe('CORS (CORS_ORIGINS), security headers, errors', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startApp({ CORS_ORIGINS: `chrome-extension://${CHROME_ID}, moz-extension://*, https://dash.example.net` });
+    t = await startApp({
+      CORS_ORIGINS: `chrome-extension://${CHROME_ID}, moz-extension://*, https://dash.example.net`,
+    });
     t.app.get('/test-boom', async () => {
       throw new Error('secret internals at /srv/tlsrum/x.ts:42');
     });
@@ -92,7 +97,11 @@ describe('CORS (CORS_ORIGINS), security headers, errors', () => {
       const pre = await t.app.inject({
         method: 'OPTIONS',
         url: '/v1/handshakes',
-        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type, content-encoding' },
+        headers: {
+          origin,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type, content-encoding',
+        },
       });
       expect(pre.statusCode).toBe(204);
       expect(pre.headers['access-control-allow-origin']).toBe(origin);
@@ -106,7 +115,11 @@ describe('CORS (CORS_ORIGINS), security headers, errors', () => {
 
   it('gives other origins no CORS headers', async () => {
     for (const origin of ['https://evil.example', `chrome-extension://${'z'.repeat(32)}`, 'null']) {
-      const pre = await t.app.inject({ method: 'OPTIONS', url: '/v1/handshakes', headers: { origin, 'access-control-request-method': 'POST' } });
+      const pre = await t.app.inject({
+        method: 'OPTIONS',
+        url: '/v1/handshakes',
+        headers: { origin, 'access-control-request-method': 'POST' },
+      });
       expect(pre.headers['access-control-allow-origin']).toBeUndefined();
       const res = await postBatch(t.app, makeBatch(makeRecords(1)), { headers: { origin } });
       expect(res.headers['access-control-allow-origin']).toBeUndefined();

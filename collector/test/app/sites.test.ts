@@ -12,7 +12,12 @@ afterAll(async () => {
 
 describe('/v1/sites', () => {
   const register = (hostname: unknown, token = ADMIN) =>
-    t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname }, headers: { authorization: `Bearer ${token}` } });
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname },
+      headers: { authorization: `Bearer ${token}` },
+    });
 
   it('registers a site with the admin token and lists it', async () => {
     const first = (await register('shop.example.com')).json();
@@ -30,7 +35,9 @@ describe('/v1/sites', () => {
 
   it('refuses without the right token, and refuses invalid hostnames', async () => {
     expect((await register('a.example.com', 'wrong-token-wrong-token')).statusCode).toBe(401);
-    expect((await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: 'a.example.com' } })).statusCode).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: 'a.example.com' } })).statusCode,
+    ).toBe(401);
     const bad = await register('https://a.example.com/');
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toContain('body/hostname');
@@ -38,7 +45,11 @@ describe('/v1/sites', () => {
 
   it('unregisters a site; the registry survives a reload from the store', async () => {
     await register('old.example.com');
-    const del = await t.app.inject({ method: 'DELETE', url: '/v1/sites/old.example.com', headers: { authorization: `Bearer ${ADMIN}` } });
+    const del = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/sites/old.example.com',
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
     expect(del.json()).toEqual({ hostname: 'old.example.com', removed: true });
     await t.app.sites.refresh();
     expect(t.app.sites.list()).toEqual(['shop.example.com']);

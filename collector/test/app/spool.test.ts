@@ -10,7 +10,17 @@ import { toRow } from '../../src/ingest/to-row';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Spool, SpoolFullError } from '../../src/ingest/spool/spool';
 import { insertStatement, parseSegment, type SegmentLayout } from '../../src/ingest/spool/format';
-import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from '../support/helpers';
+import {
+  countRows,
+  makeBatch,
+  makeRecords,
+  openStore,
+  postBatch,
+  removeDir,
+  startApp,
+  tempDir,
+  withApp,
+} from '../support/helpers';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(removeDir));
@@ -20,15 +30,27 @@ const dir = () => {
   return d;
 };
 
-const rowsText = (n: number, tag = 'r') => Array.from({ length: n }, (_, i) => JSON.stringify({ tag, i }) + '\n').join('');
+const rowsText = (n: number, tag = 'r') =>
+  Array.from({ length: n }, (_, i) => JSON.stringify({ tag, i }) + '\n').join('');
 const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-const segments = (d: string) => readdirSync(d).filter((f) => f.endsWith('.seg')).sort();
+const segments = (d: string) =>
+  readdirSync(d)
+    .filter((f) => f.endsWith('.seg'))
+    .sort();
 
 // These tests look at the files, not the store: rows are JSON lines, by key.
 const layout: SegmentLayout = { format: 'JSONEachRow', columns: null };
 
 function spool(d: string, over: Partial<ConstructorParameters<typeof Spool>[0]> = {}) {
-  const s = new Spool({ dir: d, maxBytes: 64 * 1024 * 1024, maxRows: 1_000_000, segmentMaxRows: 100, segmentMaxAgeMs: 60_000, layout, ...over });
+  const s = new Spool({
+    dir: d,
+    maxBytes: 64 * 1024 * 1024,
+    maxRows: 1_000_000,
+    segmentMaxRows: 100,
+    segmentMaxAgeMs: 60_000,
+    layout,
+    ...over,
+  });
   s.recover();
   return s;
 }
@@ -95,12 +117,24 @@ describe('spool', () => {
     const path = join(d, seg!);
     const good = statSync(path).size;
     appendFileSync(path, Spool.frame(id(9), rowsText(3), 3).subarray(0, 20));
-    const again = new Spool({ dir: d, maxBytes: 1 << 30, maxRows: 1e6, segmentMaxRows: 1000, segmentMaxAgeMs: 1000, layout });
+    const again = new Spool({
+      dir: d,
+      maxBytes: 1 << 30,
+      maxRows: 1e6,
+      segmentMaxRows: 1000,
+      segmentMaxAgeMs: 1000,
+      layout,
+    });
     const rec = again.recover();
     expect(rec).toMatchObject({ segments: 1, rows: 9, batchIds: [id(0), id(1), id(2)], tornBytes: 20 });
     expect(statSync(path).size).toBe(good);
     const content = await Spool.read(again.peek()!);
-    expect(content.rows.trim().split('\n').map((l) => JSON.parse(l).tag)).toEqual(['b0', 'b0', 'b0', 'b1', 'b1', 'b1', 'b2', 'b2', 'b2']);
+    expect(
+      content.rows
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).tag),
+    ).toEqual(['b0', 'b0', 'b0', 'b1', 'b1', 'b1', 'b2', 'b2', 'b2']);
     // New segments continue after the recovered ones.
     await again.append(Spool.frame(id(5), rowsText(1), 1), 1);
     expect(segments(d)).toHaveLength(2);
@@ -137,7 +171,8 @@ describe('spool in the collector (real embedded store)', () => {
       await again.app.ingest.flush();
       expect(await countRows(again.app.store)).toBe(18);
       expect(segments(spoolDir)).toEqual([]);
-      for (const b of batches) expect((await postBatch(again.app, b, { gzip: true })).json()).toEqual({ accepted: 0, duplicate: true });
+      for (const b of batches)
+        expect((await postBatch(again.app, b, { gzip: true })).json()).toEqual({ accepted: 0, duplicate: true });
       await again.close();
     } finally {
       removeDir(t.dataDir);
@@ -151,9 +186,16 @@ describe('spool in the collector (real embedded store)', () => {
     try {
       await t.close();
       // The frame an older collector wrote: "batchId\n" + JSONEachRow, no format after the id.
-      const ctx = (b: HandshakeBatch) => ({ batch: b, country: 'DE', receivedAt: Date.now(), isRegisteredSite: () => false });
+      const ctx = (b: HandshakeBatch) => ({
+        batch: b,
+        country: 'DE',
+        receivedAt: Date.now(),
+        isRegisteredSite: () => false,
+      });
       const legacy = batches.map((b) => {
-        const payload = Buffer.from(`${b.batchId}\n${b.records.map((r) => JSON.stringify(toRow(r, ctx(b))) + '\n').join('')}`);
+        const payload = Buffer.from(
+          `${b.batchId}\n${b.records.map((r) => JSON.stringify(toRow(r, ctx(b))) + '\n').join('')}`,
+        );
         const head = Buffer.alloc(12);
         head.writeUInt32LE(payload.length, 0);
         head.writeUInt32LE(crc32(payload), 4);
@@ -161,7 +203,10 @@ describe('spool in the collector (real embedded store)', () => {
         return Buffer.concat([head, payload]);
       });
       writeFileSync(join(spoolDir, '000000000900.seg'), Buffer.concat(legacy));
-      expect(parseSegment(readFileSync(join(spoolDir, '000000000900.seg'))).content).toMatchObject({ format: 'JSONEachRow', rowCount: 7 });
+      expect(parseSegment(readFileSync(join(spoolDir, '000000000900.seg'))).content).toMatchObject({
+        format: 'JSONEachRow',
+        rowCount: 7,
+      });
       const again = await startApp({ FLUSH_INTERVAL_MS: '50' }, t.dataDir);
       await again.app.ingest.flush();
       expect(await countRows(again.app.store)).toBe(7);
@@ -246,7 +291,10 @@ describe('replay after a crash does not trust the deduplication token alone', ()
         query: `${insertStatement(content)}\n${content.rows}`,
         clickhouse_settings: { insert_deduplication_token: dedupToken(content.batchIds) },
       });
-      await t.app.store.ingest.command({ query: `ALTER TABLE handshakes DELETE WHERE ${ofBatches}`, clickhouse_settings: { mutations_sync: '2' } });
+      await t.app.store.ingest.command({
+        query: `ALTER TABLE handshakes DELETE WHERE ${ofBatches}`,
+        clickhouse_settings: { mutations_sync: '2' },
+      });
       await t.close(); // its drain inserts the segment under the same token: the store drops it
       expect(await countOffline(t.dataDir, ofBatches)).toBe(0);
       // The crash left the segment on disk: it is replayed at the next start, checked, and stored.
@@ -271,7 +319,10 @@ async function countOffline(dataDir: string, where?: string): Promise<number> {
   const store = openStore({ dataDir, clickhouse: null });
   try {
     if (where === undefined) return await countRows(store);
-    const rs = await store.query.query({ query: `SELECT count() AS n FROM handshakes WHERE ${where}`, format: 'JSONEachRow' });
+    const rs = await store.query.query({
+      query: `SELECT count() AS n FROM handshakes WHERE ${where}`,
+      format: 'JSONEachRow',
+    });
     return Number((await rs.json<{ n: number }>())[0]!.n);
   } finally {
     await store.close();

@@ -5,7 +5,17 @@ import { BUCKETS, BUCKET_STATE_TYPE } from '../../src/query/histogram';
 import { CUTS } from '../../src/query/sources';
 import { DIMENSION_SQL } from '../../src/query/dimensions';
 import type { Store } from '../../src/platform/store/clients';
-import { countRows, makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir, withApp } from '../support/helpers';
+import {
+  countRows,
+  makeBatch,
+  makeRecords,
+  openStore,
+  postBatch,
+  removeDir,
+  startApp,
+  tempDir,
+  withApp,
+} from '../support/helpers';
 
 /** Per rollup cut: records, and the values counted in the tls and ttfb buckets. */
 async function rollupTotals(store: Store, table = 'handshakes_cuts') {
@@ -16,23 +26,41 @@ async function rollupTotals(store: Store, table = 'handshakes_cuts') {
             FROM ${table} GROUP BY cut ORDER BY cut`,
     format: 'JSONEachRow',
   });
-  return (await rs.json<Record<string, number>>()).map((r) => ({ cut: Number(r.cut), records: Number(r.records), tls: Number(r.tls), ttfb: Number(r.ttfb) }));
+  return (await rs.json<Record<string, number>>()).map((r) => ({
+    cut: Number(r.cut),
+    records: Number(r.records),
+    tls: Number(r.tls),
+    ttfb: Number(r.ttfb),
+  }));
 }
 
 const FOLDER_RECORDS = 20_000;
 /** Every cut counts every stored record once, in its records and in its phase buckets. */
-const CUT_NUMBERS = CUTS.filter((c) => c.table === 'handshakes_cuts').map((c) => Number(c.where!.replace('cut = ', ''))).sort((a, b) => a - b);
-const EVERY_CUT_COUNTS_EVERY_RECORD = CUT_NUMBERS.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS }));
+const CUT_NUMBERS = CUTS.filter((c) => c.table === 'handshakes_cuts')
+  .map((c) => Number(c.where!.replace('cut = ', '')))
+  .sort((a, b) => a - b);
+const EVERY_CUT_COUNTS_EVERY_RECORD = CUT_NUMBERS.map((cut) => ({
+  cut,
+  records: FOLDER_RECORDS,
+  tls: FOLDER_RECORDS,
+  ttfb: FOLDER_RECORDS,
+}));
 
 /** The versions a folder migrated below `version` still needs. */
-const versionsFrom = (version: number) => loadMigrations().map((m) => m.version).filter((v) => v >= version);
+const versionsFrom = (version: number) =>
+  loadMigrations()
+    .map((m) => m.version)
+    .filter((v) => v >= version);
 
 /** A data folder migrated up to (not including) `version`, holding generated records, for an upgrade test. */
 async function upgradeFolder(version: number, test: (store: Store) => Promise<void>): Promise<void> {
   const dir = tempDir();
   const store = openStore({ dataDir: dir, clickhouse: null });
   try {
-    await migrate(store.ingest, loadMigrations().filter((m) => m.version < version));
+    await migrate(
+      store.ingest,
+      loadMigrations().filter((m) => m.version < version),
+    );
     await generateDemoData(store.ingest, { records: FOLDER_RECORDS, days: 10, seed: version });
     await test(store);
   } finally {
@@ -49,8 +77,13 @@ describe('store', { timeout: 180_000 }, () => {
     try {
       expect(await migrate(store.ingest)).toEqual(loadMigrations().map((m) => m.version));
       expect(await migrate(store.ingest)).toEqual([]);
-      const rs = await store.query.query({ query: 'SELECT version FROM schema_migrations FINAL ORDER BY version', format: 'JSONEachRow' });
-      expect((await rs.json<{ version: number }>()).map((r) => r.version)).toEqual(loadMigrations().map((m) => m.version));
+      const rs = await store.query.query({
+        query: 'SELECT version FROM schema_migrations FINAL ORDER BY version',
+        format: 'JSONEachRow',
+      });
+      expect((await rs.json<{ version: number }>()).map((r) => r.version)).toEqual(
+        loadMigrations().map((m) => m.version),
+      );
       // Statements are idempotent too: a crash after a statement but before its record is harmless.
       for (const m of loadMigrations()) for (const s of m.statements) await store.ingest.command({ query: s });
     } finally {
@@ -63,7 +96,10 @@ describe('store', { timeout: 180_000 }, () => {
     await upgradeFolder(5, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(5));
       expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
-      const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'", format: 'JSONEachRow' });
+      const tables = await store.query.query({
+        query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'",
+        format: 'JSONEachRow',
+      });
       expect(await tables.json()).toEqual([]);
     });
   });
@@ -71,7 +107,9 @@ describe('store', { timeout: 180_000 }, () => {
   it('fills the crypto rollup (0009) from the rows of a data folder that predates it: both cuts count every record', async () => {
     await upgradeFolder(9, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(9));
-      expect(await rollupTotals(store, 'handshakes_crypto_per_day')).toEqual([0, 1].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })));
+      expect(await rollupTotals(store, 'handshakes_crypto_per_day')).toEqual(
+        [0, 1].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
+      );
       // New records reach it through its view.
       await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 9 });
       expect((await rollupTotals(store, 'handshakes_crypto_per_day')).map((r) => r.records)).toEqual([21_000, 21_000]);
@@ -83,9 +121,16 @@ describe('store', { timeout: 180_000 }, () => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(6));
       expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
       const columns = await (
-        await store.query.query({ query: "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_cuts' AND name IN ('clients', 'tls_buckets')", format: 'JSONEachRow' })
+        await store.query.query({
+          query:
+            "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_cuts' AND name IN ('clients', 'tls_buckets')",
+          format: 'JSONEachRow',
+        })
       ).json<{ name: string; type: string }>();
-      expect(Object.fromEntries(columns.map((c) => [c.name, c.type]))).toEqual({ clients: 'AggregateFunction(uniqUpTo(99), String)', tls_buckets: BUCKET_STATE_TYPE });
+      expect(Object.fromEntries(columns.map((c) => [c.name, c.type]))).toEqual({
+        clients: 'AggregateFunction(uniqUpTo(99), String)',
+        tls_buckets: BUCKET_STATE_TYPE,
+      });
       // New records reach the new rollup through its view.
       await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 5 });
       expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => 21_000));
@@ -99,18 +144,34 @@ describe('store', { timeout: 180_000 }, () => {
       // Each key column holds its own values (the backfill inserts the view's SELECT by position): per cut
       // and column, the records per value equal the raw table's.
       const perValue = async (sql: string) =>
-        (await (await store.query.query({ query: sql, format: 'JSONEachRow' })).json<{ k: string; n: number }>()).map((r) => `${r.k}=${Number(r.n)}`).sort();
-      const rawOf = Object.fromEntries(Object.values(DIMENSION_SQL).flatMap((d) => (d.rollup?.columns.length === 1 && d.rollup.sql === d.rollup.columns[0] ? [[d.rollup.sql, d.raw]] : [])));
+        (await (await store.query.query({ query: sql, format: 'JSONEachRow' })).json<{ k: string; n: number }>())
+          .map((r) => `${r.k}=${Number(r.n)}`)
+          .sort();
+      const rawOf = Object.fromEntries(
+        Object.values(DIMENSION_SQL).flatMap((d) =>
+          d.rollup?.columns.length === 1 && d.rollup.sql === d.rollup.columns[0] ? [[d.rollup.sql, d.raw]] : [],
+        ),
+      );
       rawOf.hour = "toStartOfHour(ts, 'UTC')";
       rawOf.site = 'site';
       for (const c of CUTS) {
         for (const col of [...c.cut!, ...(c.sites === 'one' ? ['site'] : [])]) {
-          expect(await perValue(`SELECT toString(${col}) AS k, sum(records) AS n FROM ${c.table} WHERE ${c.where} GROUP BY k`), `${c.name}: ${col}`).toEqual(
-            await perValue(`SELECT toString(${rawOf[col]}) AS k, count() AS n FROM handshakes WHERE implausible = 0 AND capped = 0 GROUP BY k`),
+          expect(
+            await perValue(
+              `SELECT toString(${col}) AS k, sum(records) AS n FROM ${c.table} WHERE ${c.where} GROUP BY k`,
+            ),
+            `${c.name}: ${col}`,
+          ).toEqual(
+            await perValue(
+              `SELECT toString(${rawOf[col]}) AS k, count() AS n FROM handshakes WHERE implausible = 0 AND capped = 0 GROUP BY k`,
+            ),
           );
         }
       }
-      const tables = await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_per_day%'", format: 'JSONEachRow' });
+      const tables = await store.query.query({
+        query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_per_day%'",
+        format: 'JSONEachRow',
+      });
       expect(await tables.json()).toEqual([]);
       await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 11 });
       expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => 21_000));
@@ -166,16 +227,22 @@ describe('store', { timeout: 180_000 }, () => {
     const t = await startApp();
     const ips = ['203.0.113.77', '2001:db8::77', '8.8.4.4'];
     try {
-      for (const ip of ips) expect((await postBatch(t.app, makeBatch(makeRecords(3)), { ip, gzip: true })).statusCode).toBe(202);
+      for (const ip of ips)
+        expect((await postBatch(t.app, makeBatch(makeRecords(3)), { ip, gzip: true })).statusCode).toBe(202);
       await t.app.inject({ url: '/v1/handshakes?from=203.0.113.77', remoteAddress: '203.0.113.77' });
       await t.app.ingest.flush();
       // Every column of every row, as text.
       const rs = await t.app.store.query.query({ query: 'SELECT * FROM handshakes', format: 'JSONEachRow' });
       const stored = JSON.stringify(await rs.json());
-      const tables = await t.app.store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase()", format: 'JSONEachRow' });
+      const tables = await t.app.store.query.query({
+        query: 'SELECT name FROM system.tables WHERE database = currentDatabase()',
+        format: 'JSONEachRow',
+      });
       let everything = stored;
       for (const { name } of await tables.json<{ name: string }>()) {
-        everything += JSON.stringify(await (await t.app.store.query.query({ query: `SELECT * FROM ${name}`, format: 'JSONEachRow' })).json());
+        everything += JSON.stringify(
+          await (await t.app.store.query.query({ query: `SELECT * FROM ${name}`, format: 'JSONEachRow' })).json(),
+        );
       }
       expect(stored).toContain('"country":"US"');
       for (const ip of ips) {

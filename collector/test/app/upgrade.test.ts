@@ -22,7 +22,16 @@ import { toRow } from '../../src/ingest/to-row';
 import { generateDemoData } from '../../src/demo/generate';
 import { CUTS } from '../../src/query/sources';
 import { loadMigrations, migrate } from '../../src/platform/store/migrate';
-import { makeBatch, makeRecords, metricValue, openStore, postBatch, removeDir, startApp, tempDir } from '../support/helpers';
+import {
+  makeBatch,
+  makeRecords,
+  metricValue,
+  openStore,
+  postBatch,
+  removeDir,
+  startApp,
+  tempDir,
+} from '../support/helpers';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach(removeDir));
@@ -40,7 +49,12 @@ function legacyFrame(firstLine: string, rows: string, rowCount: number): Buffer 
   return Buffer.concat([head, payload]);
 }
 
-const segFiles = (d: string) => (existsSync(d) ? readdirSync(d).filter((f) => f.endsWith('.seg')).sort() : []);
+const segFiles = (d: string) =>
+  existsSync(d)
+    ? readdirSync(d)
+        .filter((f) => f.endsWith('.seg'))
+        .sort()
+    : [];
 
 async function until(cond: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
@@ -59,7 +73,11 @@ async function stoppedCollector(): Promise<{ dataDir: string; spoolDir: string }
 }
 
 /** What a migration of the new release would add: columns with their defaults. */
-const ADDED_COLUMNS = ['futureKeyBits UInt16 DEFAULT 0', 'futureStapled Nullable(Bool)', "chainAlgorithms LowCardinality(String) DEFAULT ''"];
+const ADDED_COLUMNS = [
+  'futureKeyBits UInt16 DEFAULT 0',
+  'futureStapled Nullable(Bool)',
+  "chainAlgorithms LowCardinality(String) DEFAULT ''",
+];
 
 describe('upgrade: spooled segments of an older release replay with their own columns', () => {
   it('headerless TabSeparated (v1 columns), headerless JSONEachRow and a headed segment with fewer columns: every row stored once, new columns at their defaults', async () => {
@@ -68,11 +86,15 @@ describe('upgrade: spooled segments of an older release replay with their own co
     // What the previous release left in its spool (a crash, or a shutdown with the store down).
     const tsvBatches = [makeBatch(makeRecords(4)), makeBatch(makeRecords(6))];
     const jsonBatches = [makeBatch(makeRecords(3)), makeBatch(makeRecords(5))];
-    const olderBatches = [makeBatch(makeRecords(7, { signatureScheme: 'ecdsa_secp256r1_sha256', certChainLength: 3, rttHint: 50 }))];
+    const olderBatches = [
+      makeBatch(makeRecords(7, { signatureScheme: 'ecdsa_secp256r1_sha256', certChainLength: 3, rttHint: 50 })),
+    ];
     const v1 = tsvEncoder(V1_COLUMNS);
     writeFileSync(
       join(spoolDir, '000000000007.seg'),
-      Buffer.concat(tsvBatches.map((b) => legacyFrame(`${b.batchId}\tTabSeparated`, rowsOf(b).map(v1).join(''), b.records.length))),
+      Buffer.concat(
+        tsvBatches.map((b) => legacyFrame(`${b.batchId}\tTabSeparated`, rowsOf(b).map(v1).join(''), b.records.length)),
+      ),
     );
     writeFileSync(
       join(spoolDir, '000000000008.seg'),
@@ -81,7 +103,10 @@ describe('upgrade: spooled segments of an older release replay with their own co
           legacyFrame(
             b.batchId,
             rowsOf(b)
-              .map((r) => JSON.stringify(Object.fromEntries(V1_COLUMNS.map((c) => [c, r[c as keyof HandshakeRow]]))) + '\n')
+              .map(
+                (r) =>
+                  JSON.stringify(Object.fromEntries(V1_COLUMNS.map((c) => [c, r[c as keyof HandshakeRow]]))) + '\n',
+              )
               .join(''),
             b.records.length,
           ),
@@ -103,7 +128,8 @@ describe('upgrade: spooled segments of an older release replay with their own co
     // The upgrade: a migration adds columns to the table.
     const store = openStore({ dataDir, clickhouse: null });
     try {
-      for (const ddl of ADDED_COLUMNS) await store.ingest.command({ query: `ALTER TABLE handshakes ADD COLUMN ${ddl}` });
+      for (const ddl of ADDED_COLUMNS)
+        await store.ingest.command({ query: `ALTER TABLE handshakes ADD COLUMN ${ddl}` });
     } finally {
       await store.close();
     }
@@ -163,13 +189,21 @@ describe('upgrade across migration 0009 (crypto columns)', () => {
     mkdirSync(spoolDir, { recursive: true });
     const before = openStore({ dataDir, clickhouse: null });
     try {
-      expect(await migrate(before.ingest, loadMigrations().filter((m) => m.version < 9))).not.toContain(9);
+      expect(
+        await migrate(
+          before.ingest,
+          loadMigrations().filter((m) => m.version < 9),
+        ),
+      ).not.toContain(9);
     } finally {
       await before.close();
     }
     const olderColumns = INSERT_COLUMNS.filter((c) => !CRYPTO_COLUMNS.includes(c));
     expect(olderColumns.length).toBe(INSERT_COLUMNS.length - CRYPTO_COLUMNS.length);
-    const spooled = [makeBatch(makeRecords(5, { group: 'X25519', cipher: 'TLS_AES_128_GCM_SHA256', certChainLength: 2 })), makeBatch(makeRecords(3))];
+    const spooled = [
+      makeBatch(makeRecords(5, { group: 'X25519', cipher: 'TLS_AES_128_GCM_SHA256', certChainLength: 2 })),
+      makeBatch(makeRecords(3)),
+    ];
     const older = tsvEncoder(olderColumns);
     writeFileSync(
       join(spoolDir, '000000000004.seg'),
@@ -183,7 +217,16 @@ describe('upgrade across migration 0009 (crypto columns)', () => {
     const t = await startApp({ FLUSH_INTERVAL_MS: '50' }, dataDir);
     try {
       expect(t.app.ingest.recovered).toMatchObject({ segments: 1, rows: 8, quarantined: [] });
-      const fresh = makeBatch(makeRecords(2, { certKeyType: 'ecdsa', certKeyBits: 256, certChainBytes: 2345, ocspStapled: true, ech: false, group: 'X25519MLKEM768' }));
+      const fresh = makeBatch(
+        makeRecords(2, {
+          certKeyType: 'ecdsa',
+          certKeyBits: 256,
+          certChainBytes: 2345,
+          ocspStapled: true,
+          ech: false,
+          group: 'X25519MLKEM768',
+        }),
+      );
       expect((await postBatch(t.app, fresh)).statusCode).toBe(202);
       await t.app.ingest.flush();
       await until(async () => (await perBatch(t)).size === 3);
@@ -194,10 +237,27 @@ describe('upgrade across migration 0009 (crypto columns)', () => {
          groupUniqArray(cryptoSource) AS src, groupUniqArray(keyExchangeGroup) AS grp`,
       );
       // Spooled before the migration: stored once, the new columns at their defaults (unknown), the old ones as sent.
-      expect(stored.get(spooled[0]!.batchId)).toMatchObject({ n: 5, keyType: [''], bits: [], bytes: [], stapled: [], ech: [], src: [''], grp: ['X25519'] });
+      expect(stored.get(spooled[0]!.batchId)).toMatchObject({
+        n: 5,
+        keyType: [''],
+        bits: [],
+        bytes: [],
+        stapled: [],
+        ech: [],
+        src: [''],
+        grp: ['X25519'],
+      });
       expect(stored.get(spooled[1]!.batchId)).toMatchObject({ n: 3, keyType: [''], bits: [], src: [''] });
       // Written after it: every crypto field kept, and where it came from.
-      expect(stored.get(fresh.batchId)).toMatchObject({ n: 2, keyType: ['ecdsa'], bits: [256], bytes: [2345], stapled: [true], ech: [false], src: ['observed'] });
+      expect(stored.get(fresh.batchId)).toMatchObject({
+        n: 2,
+        keyType: ['ecdsa'],
+        bits: [256],
+        bytes: [2345],
+        stapled: [true],
+        ech: [false],
+        src: ['observed'],
+      });
       expect(segFiles(spoolDir)).toEqual([]);
     } finally {
       await t.close();
@@ -211,7 +271,10 @@ describe('upgrade to the rollup cuts (migration 0011): stored rows and a spool w
     dirs.push(dir);
     const before = openStore({ dataDir: dir, clickhouse: null });
     try {
-      await migrate(before.ingest, loadMigrations().filter((m) => m.version < 11));
+      await migrate(
+        before.ingest,
+        loadMigrations().filter((m) => m.version < 11),
+      );
       await generateDemoData(before.ingest, { records: 3_000, days: 3, seed: 11 });
     } finally {
       await before.close();
@@ -223,19 +286,34 @@ describe('upgrade to the rollup cuts (migration 0011): stored rows and a spool w
     const encode = tsvEncoder(INSERT_COLUMNS);
     writeFileSync(
       join(spoolDir, '000000000003.seg'),
-      Buffer.concat([headerFrame({ format: 'TabSeparated', columns: INSERT_COLUMNS }), ...spooled.map((b) => entryFrame(b.batchId, rowsOf(b).map(encode).join(''), b.records.length))]),
+      Buffer.concat([
+        headerFrame({ format: 'TabSeparated', columns: INSERT_COLUMNS }),
+        ...spooled.map((b) => entryFrame(b.batchId, rowsOf(b).map(encode).join(''), b.records.length)),
+      ]),
     );
 
     const t = await startApp({ FLUSH_INTERVAL_MS: '50' }, dir);
     try {
       expect(t.app.ingest.recovered).toMatchObject({ segments: 1, rows: 13, quarantined: [] });
       await t.app.ingest.flush();
-      const counted = await t.app.store.query.query({ query: 'SELECT count() AS n FROM handshakes WHERE implausible = 0 AND capped = 0', format: 'JSONEachRow' });
+      const counted = await t.app.store.query.query({
+        query: 'SELECT count() AS n FROM handshakes WHERE implausible = 0 AND capped = 0',
+        format: 'JSONEachRow',
+      });
       const n = Number((await counted.json<{ n: number }>())[0]!.n);
       expect(n).toBe(3_013);
-      const rs = await t.app.store.query.query({ query: 'SELECT cut, sum(records) AS records FROM handshakes_cuts GROUP BY cut ORDER BY cut', format: 'JSONEachRow' });
-      const perCut = Object.fromEntries((await rs.json<{ cut: number; records: number }>()).map((r) => [Number(r.cut), Number(r.records)]));
-      expect(perCut).toEqual(Object.fromEntries(CUTS.filter((c) => c.table === 'handshakes_cuts').map((c) => [Number(c.where!.replace('cut = ', '')), n])));
+      const rs = await t.app.store.query.query({
+        query: 'SELECT cut, sum(records) AS records FROM handshakes_cuts GROUP BY cut ORDER BY cut',
+        format: 'JSONEachRow',
+      });
+      const perCut = Object.fromEntries(
+        (await rs.json<{ cut: number; records: number }>()).map((r) => [Number(r.cut), Number(r.records)]),
+      );
+      expect(perCut).toEqual(
+        Object.fromEntries(
+          CUTS.filter((c) => c.table === 'handshakes_cuts').map((c) => [Number(c.where!.replace('cut = ', '')), n]),
+        ),
+      );
     } finally {
       await t.close();
     }
@@ -250,11 +328,17 @@ describe('quarantine: a segment the store refuses for its content does not stall
     // The oldest segment: whole frames with good checksums, rows the store cannot parse.
     const bad = makeBatch(makeRecords(2));
     const header = headerFrame({ format: 'TabSeparated', columns: INSERT_COLUMNS });
-    writeFileSync(join(spoolDir, '000000000003.seg'), Buffer.concat([header, entryFrame(bad.batchId, 'not a row\tat all\n', 1)]));
+    writeFileSync(
+      join(spoolDir, '000000000003.seg'),
+      Buffer.concat([header, entryFrame(bad.batchId, 'not a row\tat all\n', 1)]),
+    );
     // A later segment, fine.
     const good = makeBatch(makeRecords(5));
     const encode = tsvEncoder(INSERT_COLUMNS);
-    writeFileSync(join(spoolDir, '000000000004.seg'), Buffer.concat([header, entryFrame(good.batchId, rowsOf(good).map(encode).join(''), 5)]));
+    writeFileSync(
+      join(spoolDir, '000000000004.seg'),
+      Buffer.concat([header, entryFrame(good.batchId, rowsOf(good).map(encode).join(''), 5)]),
+    );
 
     const t = await startApp({ FLUSH_INTERVAL_MS: '50', SPOOL_QUARANTINE_AFTER_TRIES: '3' }, dataDir);
     try {
@@ -315,7 +399,10 @@ describe('quarantine: a segment the store refuses for its content does not stall
     // Written by a newer release (a column this store does not have yet): NO_SUCH_COLUMN_IN_TABLE.
     const [a, b] = [makeBatch(makeRecords(3)), makeBatch(makeRecords(4))];
     const encode = tsvEncoder(INSERT_COLUMNS);
-    const withBits = (batch: HandshakeBatch) => rowsOf(batch).map((r) => encode(r).replace(/\n$/, '\t2048\n')).join('');
+    const withBits = (batch: HandshakeBatch) =>
+      rowsOf(batch)
+        .map((r) => encode(r).replace(/\n$/, '\t2048\n'))
+        .join('');
     writeFileSync(
       join(spoolDir, '000000000003.seg'),
       Buffer.concat([
@@ -326,7 +413,9 @@ describe('quarantine: a segment the store refuses for its content does not stall
     );
     const first = await startApp({ FLUSH_INTERVAL_MS: '50', SPOOL_QUARANTINE_AFTER_TRIES: '2' }, join(spoolDir, '..'));
     await until(() => segFiles(quarantineDir).length === 1);
-    expect(JSON.parse(readFileSync(join(quarantineDir, '000000000003.json'), 'utf8')).error).toMatch(/^NO_SUCH_COLUMN_IN_TABLE/);
+    expect(JSON.parse(readFileSync(join(quarantineDir, '000000000003.json'), 'utf8')).error).toMatch(
+      /^NO_SUCH_COLUMN_IN_TABLE/,
+    );
     // While this collector runs, a resend of a quarantined batch is a duplicate (its rows are kept).
     expect((await postBatch(first.app, a)).json()).toEqual({ accepted: 0, duplicate: true });
     await first.close();
@@ -338,11 +427,18 @@ describe('quarantine: a segment the store refuses for its content does not stall
       // The operator adds the column (the upgrade's migration) and puts the segment back.
       await t.app.store.query.command({ query: 'ALTER TABLE handshakes ADD COLUMN futureKeyBits UInt16 DEFAULT 0' });
       expect(await main(['spool', 'replay', '--all'], { SPOOL_DIR: spoolDir }, () => {})).toBe(0);
-      await until(async () => segFiles(quarantineDir).length === 0 && t.app.ingest.size === 0 && (await perBatch(t)).has(b.batchId), 30_000);
+      await until(
+        async () =>
+          segFiles(quarantineDir).length === 0 && t.app.ingest.size === 0 && (await perBatch(t)).has(b.batchId),
+        30_000,
+      );
       const counts = await perBatch(t);
       expect(counts.get(a.batchId)).toBe(3);
       expect(counts.get(b.batchId)).toBe(4);
-      const rs = await t.app.store.query.query({ query: `SELECT groupUniqArray(futureKeyBits) AS bits FROM handshakes WHERE batchId = '${b.batchId}'`, format: 'JSONEachRow' });
+      const rs = await t.app.store.query.query({
+        query: `SELECT groupUniqArray(futureKeyBits) AS bits FROM handshakes WHERE batchId = '${b.batchId}'`,
+        format: 'JSONEachRow',
+      });
       expect((await rs.json<{ bits: number[] }>())[0]!.bits).toEqual([2048]);
     } finally {
       await t.close();
@@ -351,7 +447,10 @@ describe('quarantine: a segment the store refuses for its content does not stall
 
   it('a segment this release cannot read at all is quarantined at start-up, not deleted and not fatal', async () => {
     const { dataDir, spoolDir } = await stoppedCollector();
-    writeFileSync(join(spoolDir, '000000000005.seg'), legacyFrame('00000000-0000-4000-8000-000000000001\tParquet', 'x\n', 1));
+    writeFileSync(
+      join(spoolDir, '000000000005.seg'),
+      legacyFrame('00000000-0000-4000-8000-000000000001\tParquet', 'x\n', 1),
+    );
     const t = await startApp({}, dataDir);
     try {
       expect(t.app.ingest.recovered.quarantined).toEqual(['000000000005']);
@@ -363,7 +462,11 @@ describe('quarantine: a segment the store refuses for its content does not stall
   });
 
   it('an outage is never taken for bad content: connection refused and a missing table are retried, not quarantined', async () => {
-    const client = createClient({ url: 'http://127.0.0.1:1', request_timeout: 2000, log: { level: ClickHouseLogLevel.OFF } });
+    const client = createClient({
+      url: 'http://127.0.0.1:1',
+      request_timeout: 2000,
+      log: { level: ClickHouseLogLevel.OFF },
+    });
     const refused = await client.command({ query: 'SELECT 1' }).catch((e: unknown) => e);
     await client.close();
     expect(isContentError(refused)).toBe(false);
@@ -372,7 +475,9 @@ describe('quarantine: a segment the store refuses for its content does not stall
     mkdirSync(d, { recursive: true });
     const store = openStore({ dataDir: d, clickhouse: null });
     try {
-      const noTable = await store.ingest.command({ query: 'INSERT INTO handshakes (ts) VALUES (1)' }).catch((e: unknown) => e);
+      const noTable = await store.ingest
+        .command({ query: 'INSERT INTO handshakes (ts) VALUES (1)' })
+        .catch((e: unknown) => e);
       expect(isContentError(noTable)).toBe(false);
       await store.ingest.command({ query: 'CREATE TABLE t (n UInt8) ENGINE = Memory' });
       const parse = await store.ingest.command({ query: "INSERT INTO t VALUES ('abc')" }).catch((e: unknown) => e);
@@ -392,7 +497,10 @@ async function perBatch(t: RunningApp): Promise<Map<string, number>> {
 }
 
 /** Per stored batch: its row count `n` and the `aggregates` (SQL select items over its rows). */
-async function batchRows(t: RunningApp, aggregates?: string): Promise<Map<string, Record<string, unknown> & { id: string; n: number }>> {
+async function batchRows(
+  t: RunningApp,
+  aggregates?: string,
+): Promise<Map<string, Record<string, unknown> & { id: string; n: number }>> {
   const rs = await t.app.store.query.query({
     query: `SELECT toString(batchId) AS id, count() AS n${aggregates ? `, ${aggregates}` : ''} FROM handshakes GROUP BY batchId`,
     format: 'JSONEachRow',

@@ -18,7 +18,14 @@ beforeAll(async () => {
   browser = await puppeteer.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 60_000);
 
@@ -47,9 +54,13 @@ describe('/docs in a browser', () => {
     expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
     const operations = await page.$$eval('.opblock', (blocks) =>
-      blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
+      blocks.map(
+        (b) =>
+          `${b.querySelector('.opblock-summary-method')?.textContent} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+      ),
     );
-    for (const op of ['POST /v1/handshakes', 'GET /v1/compare', 'GET /v1/whatif', 'GET /v1/alerts', 'POST /v1/sites']) expect(operations).toContain(op);
+    for (const op of ['POST /v1/handshakes', 'GET /v1/compare', 'GET /v1/whatif', 'GET /v1/alerts', 'POST /v1/sites'])
+      expect(operations).toContain(op);
     expect(await page.$eval('.info .title', (h) => h.textContent)).toContain('tlsrum collector');
 
     expect(await page.evaluate('window.cspViolations')).toEqual([]);

@@ -12,7 +12,16 @@ import { chmodSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir } from '../support/helpers';
-import { loadGenerator, resend, scrape, sleep, startCollector, stopCollector, waitForEmptySpool, type Collector } from '../support/process';
+import {
+  loadGenerator,
+  resend,
+  scrape,
+  sleep,
+  startCollector,
+  stopCollector,
+  waitForEmptySpool,
+  type Collector,
+} from '../support/process';
 
 const dirs: string[] = [];
 const procs: Collector[] = [];
@@ -49,7 +58,8 @@ function setReadOnly(dir: string, on: boolean): void {
     try {
       return walkReadOnly(dir, on);
     } catch (err) {
-      const vanished = (err as NodeJS.ErrnoException).code === 'ENOENT' || /No such file or directory/.test(String(err));
+      const vanished =
+        (err as NodeJS.ErrnoException).code === 'ENOENT' || /No such file or directory/.test(String(err));
       if (!vanished || attempt >= 10) throw err;
     }
   }
@@ -71,7 +81,10 @@ function walkReadOnly(dir: string, on: boolean): void {
 async function storedPerBatch(dataDir: string): Promise<Map<string, number>> {
   const store = openStore({ dataDir, clickhouse: null });
   try {
-    const rs = await store.query.query({ query: 'SELECT toString(batchId) AS id, count() AS n FROM handshakes GROUP BY batchId', format: 'JSONEachRow' });
+    const rs = await store.query.query({
+      query: 'SELECT toString(batchId) AS id, count() AS n FROM handshakes GROUP BY batchId',
+      format: 'JSONEachRow',
+    });
     return new Map((await rs.json<{ id: string; n: number }>()).map((r) => [r.id, Number(r.n)]));
   } finally {
     await store.close();
@@ -98,7 +111,9 @@ describe('fault tests (real process, real embedded store)', () => {
     while (load.stats.acknowledged.size < 1500) await sleep(100);
     first.proc.kill('SIGKILL');
     await load.stop();
-    expect(first.proc.signalCode ?? (await new Promise((r) => first.proc.once('exit', (_c, s) => r(s))))).toBe('SIGKILL');
+    expect(first.proc.signalCode ?? (await new Promise((r) => first.proc.once('exit', (_c, s) => r(s))))).toBe(
+      'SIGKILL',
+    );
     const acknowledged = new Map(load.stats.acknowledged);
     expect(acknowledged.size).toBeGreaterThanOrEqual(1500);
 
@@ -115,7 +130,9 @@ describe('fault tests (real process, real embedded store)', () => {
     expect(await stopCollector(second)).toBe(0);
 
     const stored = await storedPerBatch(dataDir);
-    console.info(`(a) acknowledged ${acknowledged.size} batches before kill -9, ${load.stats.sent.size} sent, ${stored.size} stored once each`);
+    console.info(
+      `(a) acknowledged ${acknowledged.size} batches before kill -9, ${load.stats.sent.size} sent, ${stored.size} stored once each`,
+    );
     expectExactlyOnce(acknowledged, stored, RECORDS);
     // Everything sent is stored once: the acknowledged ones from the first run, the rest from the resend.
     expect(stored.size).toBe(load.stats.sent.size);
@@ -125,7 +142,11 @@ describe('fault tests (real process, real embedded store)', () => {
     const dataDir = tempDir('tlsrum-fault-b-');
     dirs.push(dataDir);
     const RECORDS = 20;
-    const c = await startCollector({ DATA_DIR: dataDir, FLUSH_INTERVAL_MS: '200', SPOOL_MAX_BYTES: String(4 * 1024 * 1024) });
+    const c = await startCollector({
+      DATA_DIR: dataDir,
+      FLUSH_INTERVAL_MS: '200',
+      SPOOL_MAX_BYTES: String(4 * 1024 * 1024),
+    });
     procs.push(c);
     const load = loadGenerator(c.url, { workers: 8, records: RECORDS });
     try {
@@ -194,28 +215,39 @@ describe('fault tests (real process, real embedded store)', () => {
     expect(await storedPerBatch(dataDir)).toEqual(new Map(batches.map((b) => [b.batchId, 25])));
   }, 90_000);
 
-  it.skipIf(!isRoot)('(d) spool folder read-only (immutable, needs root): 503, and only what was written is acknowledged', async () => {
-    const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
-    dirs.push(t.dataDir);
-    const spoolDir = join(t.dataDir, 'spool');
-    try {
-      const ok = makeBatch(makeRecords(4));
-      expect((await postBatch(t.app, ok)).statusCode).toBe(202);
-      setReadOnly(spoolDir, true);
-      const refused = makeBatch(makeRecords(4));
-      const res = await postBatch(t.app, refused);
-      expect(res.statusCode).toBe(503);
-      expect(res.headers['retry-after']).toBeDefined();
-      setReadOnly(spoolDir, false);
-      // The refused batch was not remembered: its resend is taken, once.
-      expect((await postBatch(t.app, refused)).json()).toEqual({ accepted: 4 });
-      await t.app.ingest.flush();
-      const rs = await t.app.store.query.query({ query: 'SELECT toString(batchId) AS id, count() AS n FROM handshakes GROUP BY id ORDER BY id', format: 'JSONEachRow' });
-      const rows = await rs.json<{ id: string; n: number }>();
-      expect(new Map(rows.map((r) => [r.id, Number(r.n)]))).toEqual(new Map([[ok.batchId, 4], [refused.batchId, 4]]));
-    } finally {
-      setReadOnly(spoolDir, false);
-      await t.close();
-    }
-  });
+  it.skipIf(!isRoot)(
+    '(d) spool folder read-only (immutable, needs root): 503, and only what was written is acknowledged',
+    async () => {
+      const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
+      dirs.push(t.dataDir);
+      const spoolDir = join(t.dataDir, 'spool');
+      try {
+        const ok = makeBatch(makeRecords(4));
+        expect((await postBatch(t.app, ok)).statusCode).toBe(202);
+        setReadOnly(spoolDir, true);
+        const refused = makeBatch(makeRecords(4));
+        const res = await postBatch(t.app, refused);
+        expect(res.statusCode).toBe(503);
+        expect(res.headers['retry-after']).toBeDefined();
+        setReadOnly(spoolDir, false);
+        // The refused batch was not remembered: its resend is taken, once.
+        expect((await postBatch(t.app, refused)).json()).toEqual({ accepted: 4 });
+        await t.app.ingest.flush();
+        const rs = await t.app.store.query.query({
+          query: 'SELECT toString(batchId) AS id, count() AS n FROM handshakes GROUP BY id ORDER BY id',
+          format: 'JSONEachRow',
+        });
+        const rows = await rs.json<{ id: string; n: number }>();
+        expect(new Map(rows.map((r) => [r.id, Number(r.n)]))).toEqual(
+          new Map([
+            [ok.batchId, 4],
+            [refused.batchId, 4],
+          ]),
+        );
+      } finally {
+        setReadOnly(spoolDir, false);
+        await t.close();
+      }
+    },
+  );
 });

@@ -48,7 +48,11 @@ describe('collector process', () => {
   });
 
   it('stops with a clear message on a bad configuration', async () => {
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: collectorDir, env: { ...process.env, PORT: 'x' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      cwd: collectorDir,
+      env: { ...process.env, PORT: 'x' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
     proc.stderr!.on('data', (d) => (err += d));
     const [code] = await once(proc, 'exit');
@@ -60,7 +64,11 @@ describe('collector process', () => {
     const deadPort = await freePort();
     const s = await startServerNoWait({ CLICKHOUSE_URL: `http://127.0.0.1:${deadPort}` });
     try {
-      const res = await fetch(`${s.url}/v1/handshakes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(makeBatch()) });
+      const res = await fetch(`${s.url}/v1/handshakes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(makeBatch()),
+      });
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('5');
       expect((await fetch(`${s.url}/readyz`)).status).toBe(503);
@@ -73,5 +81,9 @@ describe('collector process', () => {
 
 /** Like startServer, but the store never becomes ready, so "listening on" is never printed: wait for healthz. */
 function startServerNoWait(env: Record<string, string>) {
-  return spawnTs('src/server.ts', { cwd: collectorDir, env: { LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', PROBE_INTERVAL_MS: '0', ...env }, ready: { serves: '/healthz' } });
+  return spawnTs('src/server.ts', {
+    cwd: collectorDir,
+    env: { LOG_LEVEL: 'silent', MAX_EVENT_LOOP_DELAY_MS: '0', PROBE_INTERVAL_MS: '0', ...env },
+    ready: { serves: '/healthz' },
+  });
 }

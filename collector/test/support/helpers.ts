@@ -89,13 +89,21 @@ export function makeBatch(records: HandshakeRecord[] = makeRecords(3), batchId =
   return { v: 1, batchId, sentAt: Date.now(), agent: { name: 'tlsrum-test', version: '1.0.0' }, records };
 }
 
-export function postBatch(app: FastifyInstance, body: unknown, opts: { gzip?: boolean; ip?: string; headers?: Record<string, string> } = {}) {
+export function postBatch(
+  app: FastifyInstance,
+  body: unknown,
+  opts: { gzip?: boolean; ip?: string; headers?: Record<string, string> } = {},
+) {
   const json = typeof body === 'string' ? body : JSON.stringify(body);
   return app.inject({
     method: 'POST',
     url: '/v1/handshakes',
     remoteAddress: opts.ip ?? '127.0.0.1',
-    headers: { 'content-type': 'application/json', ...(opts.gzip ? { 'content-encoding': 'gzip' } : {}), ...opts.headers },
+    headers: {
+      'content-type': 'application/json',
+      ...(opts.gzip ? { 'content-encoding': 'gzip' } : {}),
+      ...opts.headers,
+    },
     payload: opts.gzip ? gzipSync(json) : json,
   });
 }
@@ -103,7 +111,10 @@ export function postBatch(app: FastifyInstance, body: unknown, opts: { gzip?: bo
 /** Rows of `handshakes` read through a separate client, as an operator would. */
 export async function storedRows(app: FastifyInstance, where = '1'): Promise<Record<string, unknown>[]> {
   await app.ingest.flush();
-  const rs = await app.store.query.query({ query: `SELECT * FROM handshakes WHERE ${where} ORDER BY ts`, format: 'JSONEachRow' });
+  const rs = await app.store.query.query({
+    query: `SELECT * FROM handshakes WHERE ${where} ORDER BY ts`,
+    format: 'JSONEachRow',
+  });
   return rs.json<Record<string, unknown>>();
 }
 
@@ -123,4 +134,3 @@ export function metricValue(text: string, series: string): number | undefined {
   }
   return undefined;
 }
-

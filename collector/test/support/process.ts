@@ -16,7 +16,14 @@ export type Collector = Child;
 export async function startCollector(env: Record<string, string>): Promise<Collector> {
   return spawnTs('src/server.ts', {
     cwd: collectorDir,
-    env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', QUERY_RATE_LIMIT_PER_MINUTE: '0', MAX_EVENT_LOOP_DELAY_MS: '0', PROBE_INTERVAL_MS: '0', ...env },
+    env: {
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      QUERY_RATE_LIMIT_PER_MINUTE: '0',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      PROBE_INTERVAL_MS: '0',
+      ...env,
+    },
     ready: { logged: 'listening on' },
   });
 }
@@ -46,7 +53,14 @@ export interface LoadStats {
  * A 503/429 makes that client pause briefly (not the full Retry-After: the tests want pressure).
  */
 export function loadGenerator(url: string, opts: { workers: number; records: number }) {
-  const stats: LoadStats = { acknowledged: new Map(), sent: new Map(), statuses: new Map(), acceptedAfterMark: 0, retryAfterSeen: new Set(), errors: 0 };
+  const stats: LoadStats = {
+    acknowledged: new Map(),
+    sent: new Map(),
+    statuses: new Map(),
+    acceptedAfterMark: 0,
+    retryAfterSeen: new Set(),
+    errors: 0,
+  };
   let running = true;
   let marked = false;
   const worker = async () => {

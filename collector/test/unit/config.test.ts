@@ -6,7 +6,17 @@ import { leaves } from '../../src/platform/env-schema';
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({}, '/srv/tlsrum');
-    expect(c).toMatchObject({ host: '127.0.0.1', port: 8787, dataDir: '/srv/tlsrum/data', clickhouse: null, flushMaxRows: 25_000, flushIntervalMs: 1000, bodyLimitBytes: 262_144, inflatedLimitBytes: 1_048_576, minClientsPerCell: 20 });
+    expect(c).toMatchObject({
+      host: '127.0.0.1',
+      port: 8787,
+      dataDir: '/srv/tlsrum/data',
+      clickhouse: null,
+      flushMaxRows: 25_000,
+      flushIntervalMs: 1000,
+      bodyLimitBytes: 262_144,
+      inflatedLimitBytes: 1_048_576,
+      minClientsPerCell: 20,
+    });
   });
   it('has the documented hardening defaults', () => {
     const c = loadConfig({}, '/srv/tlsrum');
@@ -22,15 +32,36 @@ describe('loadConfig', () => {
       requestTimeoutMs: 30_000,
     });
     expect(loadConfig({ DATA_DIR: '/d', SPOOL_DIR: 'sp' }, '/w').spoolDir).toBe('/w/sp');
-    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0', MAX_EVENT_LOOP_DELAY_MS: '0' })).toMatchObject({ rateLimitPerMinute: 0, maxEventLoopDelayMs: 0 });
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0', MAX_EVENT_LOOP_DELAY_MS: '0' })).toMatchObject({
+      rateLimitPerMinute: 0,
+      maxEventLoopDelayMs: 0,
+    });
   });
   it('reads CORS origins: Chromium extension ids, any Firefox extension, web origins', () => {
-    const c = loadConfig({ CORS_ORIGINS: 'chrome-extension://abcdefghijklmnopabcdefghijklmnop, moz-extension://*,https://dash.example.net:8443' });
-    expect(c.corsOrigins).toEqual(['chrome-extension://abcdefghijklmnopabcdefghijklmnop', 'moz-extension://*', 'https://dash.example.net:8443']);
+    const c = loadConfig({
+      CORS_ORIGINS:
+        'chrome-extension://abcdefghijklmnopabcdefghijklmnop, moz-extension://*,https://dash.example.net:8443',
+    });
+    expect(c.corsOrigins).toEqual([
+      'chrome-extension://abcdefghijklmnopabcdefghijklmnop',
+      'moz-extension://*',
+      'https://dash.example.net:8443',
+    ]);
   });
   it('reads a ClickHouse server configuration', () => {
-    const c = loadConfig({ CLICKHOUSE_URL: 'https://ch.internal:8443', CLICKHOUSE_USER: 'ingest', CLICKHOUSE_PASSWORD: 's', CLICKHOUSE_DATABASE: 'rum' });
-    expect(c.clickhouse).toEqual({ url: 'https://ch.internal:8443', username: 'ingest', password: 's', database: 'rum', cluster: null });
+    const c = loadConfig({
+      CLICKHOUSE_URL: 'https://ch.internal:8443',
+      CLICKHOUSE_USER: 'ingest',
+      CLICKHOUSE_PASSWORD: 's',
+      CLICKHOUSE_DATABASE: 'rum',
+    });
+    expect(c.clickhouse).toEqual({
+      url: 'https://ch.internal:8443',
+      username: 'ingest',
+      password: 's',
+      database: 'rum',
+      cluster: null,
+    });
   });
   it.each([
     [{ PORT: 'eighty' }, /PORT must be a whole number/],
@@ -57,12 +88,14 @@ describe('loadConfig', () => {
     expect(new Set(all.map((l) => l.env)).size).toBe(all.length);
     for (const l of all) expect(l.description.length, l.env).toBeGreaterThan(5);
     const spelledOut = Object.fromEntries(
-      all.filter((l) => l.default !== undefined && l.default !== null).map((l) => [l.env, Array.isArray(l.default) ? l.default.join(',') : String(l.default)]),
+      all
+        .filter((l) => l.default !== undefined && l.default !== null)
+        .map((l) => [l.env, Array.isArray(l.default) ? l.default.join(',') : String(l.default)]),
     );
     expect(Object.keys(spelledOut).length).toBeGreaterThan(30);
     expect(loadConfig(spelledOut, '/srv/tlsrum')).toEqual(loadConfig({}, '/srv/tlsrum'));
   });
-  it("is documented by the table in docs/configuration.md, generated from the schema (`pnpm collector config`)", () => {
+  it('is documented by the table in docs/configuration.md, generated from the schema (`pnpm collector config`)', () => {
     const readme = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
     const table = readme.match(/<!-- config-table[^>]*-->\n([\s\S]*?)\n<!-- \/config-table -->/)?.[1];
     expect(table).toBe(configTable());

@@ -69,7 +69,11 @@ async function publishedRows(months: Map<string, PlanRecord[]>, threshold: numbe
       row.cells.add(cellOf(month, r));
     }
     for (const [key, row] of byRow) {
-      row.clients = new Set(records.filter((r) => levelOf(r, published) !== null && `${month}#${groupKey(r, levelOf(r, published)!)}` === key).map((r) => r.client)).size;
+      row.clients = new Set(
+        records
+          .filter((r) => levelOf(r, published) !== null && `${month}#${groupKey(r, levelOf(r, published)!)}` === key)
+          .map((r) => r.client),
+      ).size;
       rows.push(row);
     }
   }
@@ -98,32 +102,58 @@ const recordArb = fc.record({
   client: fc.integer({ min: 0, max: 40 }).map((i) => `c${i}`),
 });
 /** Clusters of identical keys with many clients, so that some cells pass the threshold. */
-const clusterArb = fc.tuple(recordArb, fc.integer({ min: 1, max: 12 })).map(([r, n]) => Array.from({ length: n }, (_, i) => ({ ...r, client: `${r.client}-${i}` })));
-const monthArb = fc.array(fc.oneof(recordArb.map((r) => [r]), clusterArb), { minLength: 1, maxLength: 40 }).map((xs) => xs.flat());
+const clusterArb = fc
+  .tuple(recordArb, fc.integer({ min: 1, max: 12 }))
+  .map(([r, n]) => Array.from({ length: n }, (_, i) => ({ ...r, client: `${r.client}-${i}` })));
+const monthArb = fc
+  .array(
+    fc.oneof(
+      recordArb.map((r) => [r]),
+      clusterArb,
+    ),
+    { minLength: 1, maxLength: 40 },
+  )
+  .map((xs) => xs.flat());
 
 describe('the dataset publishes rows no subtraction can take apart', () => {
   it('every row has at least the threshold of distinct clients, and no signed sum of rows (across months too) is a suppressed cell', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(monthArb, { minLength: 1, maxLength: 2 }), fc.integer({ min: 2, max: 6 }), async (monthRecords, threshold) => {
-        const months = new Map(monthRecords.map((rs, i) => [`2026-0${i + 1}`, rs]));
-        const rows = await publishedRows(months, threshold);
-        for (const row of rows) expect(row.clients).toBeGreaterThanOrEqual(threshold);
-        // Rows never overlap: every cell is in at most one row.
-        const seen = new Set<string>();
-        for (const row of rows) for (const c of row.cells) {
-          expect(seen.has(c)).toBe(false);
-          seen.add(c);
-        }
-        expect(derivableSmallCells(rows, cellsOf(months), threshold)).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.array(monthArb, { minLength: 1, maxLength: 2 }),
+        fc.integer({ min: 2, max: 6 }),
+        async (monthRecords, threshold) => {
+          const months = new Map(monthRecords.map((rs, i) => [`2026-0${i + 1}`, rs]));
+          const rows = await publishedRows(months, threshold);
+          for (const row of rows) expect(row.clients).toBeGreaterThanOrEqual(threshold);
+          // Rows never overlap: every cell is in at most one row.
+          const seen = new Set<string>();
+          for (const row of rows)
+            for (const c of row.cells) {
+              expect(seen.has(c)).toBe(false);
+              seen.add(c);
+            }
+          expect(derivableSmallCells(rows, cellsOf(months), threshold)).toEqual([]);
+        },
+      ),
       { numRuns: 300 },
     );
-    expect(rowsByLevel.every((n) => n > 0), `rows per level: ${rowsByLevel.join(', ')}`).toBe(true);
+    expect(
+      rowsByLevel.every((n) => n > 0),
+      `rows per level: ${rowsByLevel.join(', ')}`,
+    ).toBe(true);
   });
 
   it('merges suppressed cells into rows without browser, then without key exchange, then without both', async () => {
     const rec = (browser: string, keyExchange: string, n: number, tag: string): PlanRecord[] =>
-      Array.from({ length: n }, (_, i) => ({ country: 'DE', browser, protocol: 'h2', tlsVersion: '1.3', mode: 'full', keyExchange, client: `${tag}${i}` }));
+      Array.from({ length: n }, (_, i) => ({
+        country: 'DE',
+        browser,
+        protocol: 'h2',
+        tlsVersion: '1.3',
+        mode: 'full',
+        keyExchange,
+        client: `${tag}${i}`,
+      }));
     const records = [
       ...rec('chrome', 'hybrid', 5, 'a'), // a row of its own
       ...rec('firefox', 'hybrid', 2, 'b'), // with edge's: a row without browser
@@ -133,7 +163,12 @@ describe('the dataset publishes rows no subtraction can take apart', () => {
       ...rec('edge', 'classical', 1, 'f'), // too small at every level but the last, where alone it stays small
     ];
     const published = await planRows(countInMemory(records), 5);
-    expect(published).toEqual([['DE|chrome|h2|1.3|full|hybrid'], ['DE|*|h2|1.3|full|hybrid'], ['DE|firefox|h2|1.3|full|*'], []]);
+    expect(published).toEqual([
+      ['DE|chrome|h2|1.3|full|hybrid'],
+      ['DE|*|h2|1.3|full|hybrid'],
+      ['DE|firefox|h2|1.3|full|*'],
+      [],
+    ]);
     expect(levelOf(records.at(-1)!, published)).toBeNull();
   });
 

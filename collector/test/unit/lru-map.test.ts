@@ -14,7 +14,11 @@ describe('LruMap', () => {
     m.set('c', 30); // update marks used
     expect(m.has('a')).toBe(true); // has does not
     m.set('e', 5);
-    expect([...m]).toEqual([['d', 4], ['c', 30], ['e', 5]]);
+    expect([...m]).toEqual([
+      ['d', 4],
+      ['c', 30],
+      ['e', 5],
+    ]);
     expect(m.size).toBe(3);
     expect(m.delete('c')).toBe(true);
     expect(m.delete('c')).toBe(false);
@@ -28,7 +32,7 @@ describe('LruMap', () => {
 
   it('agrees with a reference model over a random sequence of calls', () => {
     let seed = 7;
-    const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
     const m = new LruMap<number, number>(50);
     const model: number[] = []; // keys, least recent first
     const values = new Map<number, number>();

@@ -6,25 +6,64 @@ import { chooseReadTable, ROLLUP_CLIENTS_CAP, type ReadTableNeeds } from '../../
 const DAY = 86_400_000;
 const end = Date.UTC(2026, 10, 23);
 const month = { from: end - 30 * DAY, to: end };
-const needs = (n: Partial<ReadTableNeeds>): ReadTableNeeds => ({ table: 'rollup', dimensions: [], filters: [], site: null, minClients: 20, ...month, ...n });
+const needs = (n: Partial<ReadTableNeeds>): ReadTableNeeds => ({
+  table: 'rollup',
+  dimensions: [],
+  filters: [],
+  site: null,
+  minClients: 20,
+  ...month,
+  ...n,
+});
 
 describe('chooseReadTable', () => {
   it('reads the smallest cut holding the columns of every dimension and filter', () => {
-    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'] }))).toMatchObject({ name: 'rollup-all-sites-by-protocol-tlsVersion-resumed-handshakeClass', where: `cut = ${0b111110000}` });
-    expect(chooseReadTable(needs({ dimensions: ['country'] }))).toMatchObject({ name: 'rollup-all-sites-by-country', where: `cut = ${0b101111111}` });
-    expect(chooseReadTable(needs({ dimensions: ['stack'], bucket: 'day' })).name).toBe('rollup-all-sites-by-protocol-tlsVersion-resumed-handshakeClass');
+    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'] }))).toMatchObject({
+      name: 'rollup-all-sites-by-protocol-tlsVersion-resumed-handshakeClass',
+      where: `cut = ${0b111110000}`,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['country'] }))).toMatchObject({
+      name: 'rollup-all-sites-by-country',
+      where: `cut = ${0b101111111}`,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['stack'], bucket: 'day' })).name).toBe(
+      'rollup-all-sites-by-protocol-tlsVersion-resumed-handshakeClass',
+    );
     expect(chooseReadTable(needs({ bucket: 'day' })).name).toBe('rollup-all-sites-by-hour');
-    expect(chooseReadTable(needs({ dimensions: ['tlsVersion'], site: 'a.example.com' }))).toMatchObject({ name: 'rollup-site-by-protocol-tlsVersion-resumed-handshakeClass', where: `cut = ${0b011110000}` });
-    expect(chooseReadTable(needs({ filters: ['country'], site: 'a.example.com' }))).toMatchObject({ name: 'rollup-site-by-country', where: `cut = ${0b001111111}` });
+    expect(chooseReadTable(needs({ dimensions: ['tlsVersion'], site: 'a.example.com' }))).toMatchObject({
+      name: 'rollup-site-by-protocol-tlsVersion-resumed-handshakeClass',
+      where: `cut = ${0b011110000}`,
+    });
+    expect(chooseReadTable(needs({ filters: ['country'], site: 'a.example.com' }))).toMatchObject({
+      name: 'rollup-site-by-country',
+      where: `cut = ${0b001111111}`,
+    });
     // Filters and dimensions the four-cut rollup did not hold.
-    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'], filters: ['browser'] })).name).toBe('rollup-all-sites-by-browser-source-protocol-tlsVersion-resumed-handshakeClass');
-    expect(chooseReadTable(needs({ dimensions: ['source'] })).name).toBe('rollup-all-sites-by-browser-source-protocol-tlsVersion-resumed-handshakeClass');
-    expect(chooseReadTable(needs({ dimensions: ['country', 'stack'] })).name).toBe('rollup-all-sites-by-country-protocol-tlsVersion');
-    expect(chooseReadTable(needs({ dimensions: ['country', 'mode'] })).name).toBe('rollup-all-sites-by-country-resumed-handshakeClass');
-    expect(chooseReadTable(needs({ dimensions: ['stack'], filters: ['country'] })).name).toBe('rollup-all-sites-by-country-protocol-tlsVersion');
-    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'], filters: ['country'] })).name).toBe('rollup-all-sites-by-country-protocol-tlsVersion-resumed-handshakeClass');
-    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['browser'] })).name).toBe('rollup-all-sites-by-country-browser-source');
-    expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['stack'] }))).toMatchObject({ name: 'rollup-all-sites-by-hour-protocol-tlsVersion', hourTime: 'hour' });
+    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'], filters: ['browser'] })).name).toBe(
+      'rollup-all-sites-by-browser-source-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['source'] })).name).toBe(
+      'rollup-all-sites-by-browser-source-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country', 'stack'] })).name).toBe(
+      'rollup-all-sites-by-country-protocol-tlsVersion',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country', 'mode'] })).name).toBe(
+      'rollup-all-sites-by-country-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['stack'], filters: ['country'] })).name).toBe(
+      'rollup-all-sites-by-country-protocol-tlsVersion',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'], filters: ['country'] })).name).toBe(
+      'rollup-all-sites-by-country-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['browser'] })).name).toBe(
+      'rollup-all-sites-by-country-browser-source',
+    );
+    expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['stack'] }))).toMatchObject({
+      name: 'rollup-all-sites-by-hour-protocol-tlsVersion',
+      hourTime: 'hour',
+    });
   });
 
   it('reads the raw table when no cut has the columns, the grain or the range, or when asked to', () => {
@@ -36,7 +75,9 @@ describe('chooseReadTable', () => {
   });
 
   it('reads the raw table when suppression needs more distinct clients than the rollup counts', () => {
-    expect(chooseReadTable(needs({ dimensions: ['country'], minClients: ROLLUP_CLIENTS_CAP })).name).toBe('rollup-all-sites-by-country');
+    expect(chooseReadTable(needs({ dimensions: ['country'], minClients: ROLLUP_CLIENTS_CAP })).name).toBe(
+      'rollup-all-sites-by-country',
+    );
     expect(chooseReadTable(needs({ dimensions: ['country'], minClients: ROLLUP_CLIENTS_CAP + 1 })).name).toBe('raw');
   });
 });
@@ -44,8 +85,16 @@ describe('chooseReadTable', () => {
 describe('chooseTable', () => {
   it('reads the rollup from a week on, widened to whole days', () => {
     const t = Date.UTC(2026, 10, 23, 10, 17, 5);
-    expect(chooseTable({ from: t - 7 * DAY, to: t })).toEqual({ table: 'rollup', from: Date.UTC(2026, 10, 16), to: Date.UTC(2026, 10, 24) });
+    expect(chooseTable({ from: t - 7 * DAY, to: t })).toEqual({
+      table: 'rollup',
+      from: Date.UTC(2026, 10, 16),
+      to: Date.UTC(2026, 10, 24),
+    });
     expect(chooseTable({ from: t - 3 * DAY, to: t })).toEqual({ table: 'raw', from: t - 3 * DAY, to: t });
-    expect(chooseTable({ from: t - 3 * DAY, to: t }, 'rollup')).toEqual({ table: 'rollup', from: Date.UTC(2026, 10, 20), to: Date.UTC(2026, 10, 24) });
+    expect(chooseTable({ from: t - 3 * DAY, to: t }, 'rollup')).toEqual({
+      table: 'rollup',
+      from: Date.UTC(2026, 10, 20),
+      to: Date.UTC(2026, 10, 24),
+    });
   });
 });

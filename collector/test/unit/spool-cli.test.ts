@@ -21,11 +21,33 @@ function setup() {
   dirs.push(spoolDir);
   mkdirSync(spoolDir, { recursive: true });
   const readable = join(spoolDir, '000000000011.seg');
-  writeFileSync(readable, Buffer.concat([headerFrame({ format: 'TabSeparated', columns: ['ts', 'site'] }), entryFrame(id(1), '1\ta\n2\tb\n', 2), entryFrame(id(2), '3\tc\n', 1)]));
-  moveToQuarantine(spoolDir, readable, { error: 'CANNOT_PARSE_TEXT: Cannot parse input', firstErrorAt: Date.UTC(2026, 10, 24, 3), tries: 5, lastError: 'CANNOT_PARSE_TEXT: again' });
+  writeFileSync(
+    readable,
+    Buffer.concat([
+      headerFrame({ format: 'TabSeparated', columns: ['ts', 'site'] }),
+      entryFrame(id(1), '1\ta\n2\tb\n', 2),
+      entryFrame(id(2), '3\tc\n', 1),
+    ]),
+  );
+  moveToQuarantine(spoolDir, readable, {
+    error: 'CANNOT_PARSE_TEXT: Cannot parse input',
+    firstErrorAt: Date.UTC(2026, 10, 24, 3),
+    tries: 5,
+    lastError: 'CANNOT_PARSE_TEXT: again',
+  });
   const unreadable = join(spoolDir, '000000000012.seg');
-  writeFileSync(unreadable, Buffer.concat([headerFrame({ format: 'TabSeparated', columns: ['ts'] }), entryFrame(`${id(3)}\tParquet`, 'x\n', 1)]));
-  moveToQuarantine(spoolDir, unreadable, { error: 'spool entry carries a format in a segment with a header', firstErrorAt: Date.now(), tries: 0 });
+  writeFileSync(
+    unreadable,
+    Buffer.concat([
+      headerFrame({ format: 'TabSeparated', columns: ['ts'] }),
+      entryFrame(`${id(3)}\tParquet`, 'x\n', 1),
+    ]),
+  );
+  moveToQuarantine(spoolDir, unreadable, {
+    error: 'spool entry carries a format in a segment with a header',
+    firstErrorAt: Date.now(),
+    tries: 0,
+  });
   let text = '';
   const run = async (...args: string[]) => {
     text = '';
@@ -47,7 +69,14 @@ describe('pnpm collector spool', () => {
     expect(text).toMatch(/^000000000012 {2}unreadable \(.*format.*\), \d+ bytes/m);
     const json = JSON.parse((await run('list', '--json')).text);
     expect(json).toHaveLength(2);
-    expect(json[0]).toMatchObject({ id: '000000000011', rows: 2 + 1, batches: 2, format: 'TabSeparated', columns: ['ts', 'site'], tries: 5 });
+    expect(json[0]).toMatchObject({
+      id: '000000000011',
+      rows: 2 + 1,
+      batches: 2,
+      format: 'TabSeparated',
+      columns: ['ts', 'site'],
+      tries: 5,
+    });
     expect(json[1]).toMatchObject({ id: '000000000012', rows: null });
   });
 
@@ -68,7 +97,14 @@ describe('pnpm collector spool', () => {
     expect(files(quarantineDir).filter((f) => f.startsWith('000000000011'))).toEqual([]);
     expect(files(replayDir)).toEqual(['000000000011.seg']);
     // What the collector does at its next start (or poll): the segment rejoins the spool, numbered after the quarantine's.
-    const spool = new Spool({ dir: spoolDir, maxBytes: 1 << 20, maxRows: 1000, segmentMaxRows: 100, segmentMaxAgeMs: 1000, layout: { format: 'TabSeparated', columns: ['ts'] } });
+    const spool = new Spool({
+      dir: spoolDir,
+      maxBytes: 1 << 20,
+      maxRows: 1000,
+      segmentMaxRows: 100,
+      segmentMaxAgeMs: 1000,
+      layout: { format: 'TabSeparated', columns: ['ts'] },
+    });
     const rec = spool.recover();
     expect(rec).toMatchObject({ segments: 1, rows: 3, batchIds: [id(1), id(2)], quarantined: [] });
     expect(spool.peek()!.seq).toBe(13);
@@ -81,7 +117,14 @@ describe('pnpm collector spool', () => {
     const { spoolDir, quarantineDir, replayDir } = setup();
     mkdirSync(replayDir, { recursive: true });
     writeFileSync(join(replayDir, '000000000020.seg'), headerFrame({ format: 'TabSeparated', columns: ['ts'] }));
-    const spool = new Spool({ dir: spoolDir, maxBytes: 1 << 20, maxRows: 1000, segmentMaxRows: 100, segmentMaxAgeMs: 1000, layout: { format: 'TabSeparated', columns: ['ts'] } });
+    const spool = new Spool({
+      dir: spoolDir,
+      maxBytes: 1 << 20,
+      maxRows: 1000,
+      segmentMaxRows: 100,
+      segmentMaxAgeMs: 1000,
+      layout: { format: 'TabSeparated', columns: ['ts'] },
+    });
     expect(spool.recover()).toMatchObject({ segments: 0, quarantined: ['000000000020'], replayErrors: [] });
     expect(files(quarantineDir)).toContain('000000000020.seg');
     expect(files(replayDir)).toEqual([]);
@@ -95,7 +138,12 @@ describe('pnpm collector spool', () => {
     expect(text).toContain('dropped: 000000000011 (3 rows, first error: CANNOT_PARSE_TEXT: Cannot parse input)');
     expect(files(quarantineDir)).toEqual(['000000000012.json', '000000000012.seg', 'dropped.log']);
     const log = JSON.parse(readFileSync(join(quarantineDir, 'dropped.log'), 'utf8').trim());
-    expect(log).toMatchObject({ id: '000000000011', rows: 3, batchIds: [id(1), id(2)], error: 'CANNOT_PARSE_TEXT: Cannot parse input' });
+    expect(log).toMatchObject({
+      id: '000000000011',
+      rows: 3,
+      batchIds: [id(1), id(2)],
+      error: 'CANNOT_PARSE_TEXT: Cannot parse input',
+    });
     expect(typeof log.droppedAt).toBe('string');
     expect((await run('drop', '--all')).text).toContain('dropped: 000000000012 (unreadable');
     expect(files(quarantineDir)).toEqual(['dropped.log']);

@@ -19,7 +19,12 @@ describe('TokenBudget', () => {
   it('starts over each UTC day with a new secret', () => {
     let now = Date.UTC(2026, 10, 24, 23, 59);
     let secrets = 0;
-    const b = new TokenBudget({ perAddress: 1, maxEntries: 100, now: () => now, secret: () => Buffer.from(`secret-${++secrets}`) });
+    const b = new TokenBudget({
+      perAddress: 1,
+      maxEntries: 100,
+      now: () => now,
+      secret: () => Buffer.from(`secret-${++secrets}`),
+    });
     expect(b.admits('198.51.100.7', 'a.example', 'tok-aaaa')).toBe(true);
     expect(b.admits('198.51.100.7', 'a.example', 'tok-bbbb')).toBe(false);
     now += 2 * 60_000;
@@ -43,7 +48,9 @@ describe('TokenBudget', () => {
   it('holds no address or token in the clear', () => {
     const b = new TokenBudget({ perAddress: 5, maxEntries: 10 });
     b.admits('203.0.113.77', 'a.example', 'secret-token-xyz');
-    const dump = JSON.stringify([...(b as unknown as { entries: Map<string, Set<string>> }).entries].map(([k, v]) => [k, [...v]]));
+    const dump = JSON.stringify(
+      [...(b as unknown as { entries: Map<string, Set<string>> }).entries].map(([k, v]) => [k, [...v]]),
+    );
     expect(dump).not.toContain('203.0.113.77');
     expect(dump).not.toContain('secret-token-xyz');
   });

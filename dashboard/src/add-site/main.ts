@@ -72,7 +72,8 @@ $('claim-form').addEventListener('submit', (e) => {
       $('challenge-file').textContent = claimed.challenge;
       $('challenge-dns').textContent = claimed.challenge;
       $('dns-name').textContent = claimed.dnsName;
-      $('expires').textContent = `This claim is open until ${new Date(claimed.expiresAt).toLocaleString()}. A DNS record can take a few minutes to be visible.`;
+      $('expires').textContent =
+        `This claim is open until ${new Date(claimed.expiresAt).toLocaleString()}. A DNS record can take a few minutes to be visible.`;
       $('prove-body').hidden = false;
       setStep('step-claim', 'done');
       setStep('step-prove', 'active');
@@ -108,7 +109,8 @@ $('verify').addEventListener('click', () => {
 });
 
 function showToken(hostname: string, readToken: string, method: string): void {
-  $('proved').textContent = `Done: ${hostname} is registered (proven by ${method === 'dns' ? 'its DNS record' : 'the file on the site'}).`;
+  $('proved').textContent =
+    `Done: ${hostname} is registered (proven by ${method === 'dns' ? 'its DNS record' : 'the file on the site'}).`;
   $('token').textContent = readToken;
   $('beacon-tag').textContent = beaconTag(location.origin, hostname);
   $('st-nginx').textContent = SERVER_TIMING.nginx;

@@ -14,13 +14,15 @@ const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change'
 const LABELS = { ...CHECK_LABELS, ...PROBE_CHECK_LABELS };
 const isShare = (check: string) => check.endsWith('_drop');
 const value = (check: string, v: number | null) => (v === null ? '—' : isShare(check) ? pct(v) : ms(v));
-const change = (check: string, v: number | null) => (v === null ? '—' : `${v > 0 ? '+' : ''}${Math.round(v * 100)} ${isShare(check) ? 'pt' : '%'}`);
+const change = (check: string, v: number | null) =>
+  v === null ? '—' : `${v > 0 ? '+' : ''}${Math.round(v * 100)} ${isShare(check) ? 'pt' : '%'}`;
 
 export function alertsPanel(parent: HTMLElement): DashboardPanel<AlertsAnswer> {
   const panel = createPanel(parent, {
     id: 'alerts',
     title: 'Regression alerts',
-    description: 'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test. Window "probe": a change the scheduled TLS probe saw.',
+    description:
+      'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test. Window "probe": a change the scheduled TLS probe saw.',
     link: { text: 'How the checks work (docs/alerts.md)', href: './guide/alerts.md' },
     charts: [],
     table: { className: 'alerts-table', below: true },

@@ -5,7 +5,18 @@
  */
 import { api, type Answer, type Cell } from '../api';
 import { axisChart, createPanel, type DashboardPanel } from '../panel';
-import { clientsText, drawnStackModes, FEW_CLIENTS_NOTE, int, label, ms, PALETTE, pct, quantileColumns, sortByStackMode } from '../format';
+import {
+  clientsText,
+  drawnStackModes,
+  FEW_CLIENTS_NOTE,
+  int,
+  label,
+  ms,
+  PALETTE,
+  pct,
+  quantileColumns,
+  sortByStackMode,
+} from '../format';
 import { fillTable, suppressedRow } from '../table';
 
 const HEAD = ['group', 'records', 'clients', 'tls p75', 'connect p75', 'resumption observed', 'inferred'];
@@ -41,7 +52,11 @@ export function comparePanel(parent: HTMLElement): DashboardPanel<Answer> {
           grid: { left: 50, right: 10, top: 50, bottom: 80 },
           xAxis: { type: 'category', data: cats, axisLabel: { rotate: 35, interval: 0 } },
           yAxis: { type: 'value', name: metric === 'tls' ? 'TLS handshake, ms' : 'TCP + TLS set-up, ms', nameGap: 12 },
-          series: (['p50', 'p75', 'p95'] as const).map((p) => ({ name: p, type: 'bar', data: shown.map((c) => c[metric]![p]) })),
+          series: (['p50', 'p75', 'p95'] as const).map((p) => ({
+            name: p,
+            type: 'bar',
+            data: shown.map((c) => c[metric]![p]),
+          })),
         });
       });
       const describe = (c: Cell) =>
@@ -54,7 +69,15 @@ export function comparePanel(parent: HTMLElement): DashboardPanel<Answer> {
           c.suppressed
             ? { cells: suppressedRow(label(c), HEAD.length), title: 'suppressed' }
             : {
-                cells: [label(c), int(c.records), clientsText(c), ms(c.tls?.p75), ms(c.connect?.p75), pct(c.evidence?.evidenced), pct(c.evidence?.inferred)],
+                cells: [
+                  label(c),
+                  int(c.records),
+                  clientsText(c),
+                  ms(c.tls?.p75),
+                  ms(c.connect?.p75),
+                  pct(c.evidence?.evidenced),
+                  pct(c.evidence?.inferred),
+                ],
                 title: describe(c),
               },
         ),

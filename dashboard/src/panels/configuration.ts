@@ -18,14 +18,20 @@ const OK = { pass: 'true', fail: 'false', unknown: 'null' } as const;
 const verdict = (item: ConfigCheck, r: ProbeResult): Verdict => item.read(r).status;
 const when = (t: number) => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: string,
+  className?: string,
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (text !== undefined) e.textContent = text;
   if (className) e.className = className;
   return e;
 }
 
-export function configurationPanel(parent: HTMLElement): DashboardPanel<{ probes: ProbesAnswer; whatif: WhatIfAnswer | null }> {
+export function configurationPanel(
+  parent: HTMLElement,
+): DashboardPanel<{ probes: ProbesAnswer; whatif: WhatIfAnswer | null }> {
   const panel = createPanel(parent, {
     id: 'config',
     title: 'Configuration',
@@ -41,13 +47,16 @@ export function configurationPanel(parent: HTMLElement): DashboardPanel<{ probes
     // The probe profile is per site; its recommendations are priced by the page's what-if answer.
     load: ({ filters, token, signal, whatif }) =>
       filters.site
-        ? api.probes(filters.site, token, signal).then(async (probes) => ({ probes, whatif: await whatif.catch(() => null) }))
+        ? api
+            .probes(filters.site, token, signal)
+            .then(async (probes) => ({ probes, whatif: await whatif.catch(() => null) }))
         : { skip: 'The configuration is per site: choose a site (and enter its read token) to see its TLS set-up.' },
     render({ probes, whatif }) {
       if (probes.latest.length === 0) return false;
       const main = probes.latest.find((l) => l.hostname === probes.site) ?? probes.latest[0]!;
       const holder = el('div', undefined, 'config-body');
-      const every = probes.intervalMs > 0 ? `every ${Math.round(probes.intervalMs / 60_000)} min` : 'scheduled probing is off';
+      const every =
+        probes.intervalMs > 0 ? `every ${Math.round(probes.intervalMs / 60_000)} min` : 'scheduled probing is off';
       holder.append(el('p', `Last probe of ${main.hostname}: ${when(main.at)} UTC (${every}).`, 'config-when'));
 
       // Checklist: one row per item, one column per probed hostname.
@@ -69,7 +78,10 @@ export function configurationPanel(parent: HTMLElement): DashboardPanel<{ probes
       const recs = el('div', undefined, 'config-recs');
       recs.append(el('h3', missing.length ? 'Recommendations' : 'Nothing to recommend: every item is on.'));
       const ranked = missing
-        .map((item) => ({ item, s: item.scenario ? overall?.scenarios.find((x) => x.scenario === item.scenario) : undefined }))
+        .map((item) => ({
+          item,
+          s: item.scenario ? overall?.scenarios.find((x) => x.scenario === item.scenario) : undefined,
+        }))
         .sort((a, b) => (b.s?.saving.p75 ?? -1) - (a.s?.saving.p75 ?? -1));
       for (const { item, s } of ranked) {
         const p = el('div', undefined, 'config-rec');
@@ -80,7 +92,12 @@ export function configurationPanel(parent: HTMLElement): DashboardPanel<{ probes
               ? `Estimated saving for your visitors: ${ms(s.saving.p75)} at p75 (${ms(s.saving.p50)} at p50), ${Math.round(s.affected * 100)} % of new connections faster.`
               : `No measurable saving for your visitors in this range (${Math.round(s.affected * 100)} % of connections affected).`
             : 'No saving estimate: too little field data in this range.';
-        p.append(el('p', item.advice), el('p', `nginx: ${item.fix.nginx}`, 'config-fix'), el('p', `Caddy: ${item.fix.caddy}`, 'config-fix'), el('p', saving, 'config-saving'));
+        p.append(
+          el('p', item.advice),
+          el('p', `nginx: ${item.fix.nginx}`, 'config-fix'),
+          el('p', `Caddy: ${item.fix.caddy}`, 'config-fix'),
+          el('p', saving, 'config-saving'),
+        );
         if (s) {
           const d = el('details');
           d.append(el('summary', `How "${SCENARIO_LABELS[s.scenario]}" is estimated`), el('p', s.assumption));
@@ -105,7 +122,12 @@ export function configurationPanel(parent: HTMLElement): DashboardPanel<{ probes
 
       panel.setRows(
         CHECKLIST.flatMap((item) =>
-          probes.latest.map((l) => ({ hostname: l.hostname, probed_at: new Date(l.at).toISOString(), item: item.id, ok: OK[verdict(item, l.result)] })),
+          probes.latest.map((l) => ({
+            hostname: l.hostname,
+            probed_at: new Date(l.at).toISOString(),
+            item: item.id,
+            ok: OK[verdict(item, l.result)],
+          })),
         ),
       );
       return true;

@@ -15,7 +15,8 @@ export function mapPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'map',
     title: 'Where handshakes cost most',
-    description: 'p75 per country (from the client address, which is not kept). Hover a country for its protocol and resumption mix.',
+    description:
+      'p75 per country (from the client address, which is not kept). Hover a country for its protocol and resumption mix.',
     charts: [{ label: 'World map: p75 time per country', className: 'map' }],
     table: { className: 'map-table' },
     wide: true,
@@ -99,7 +100,14 @@ export function mapPanel(parent: HTMLElement): DashboardPanel<Answer> {
             c.suppressed
               ? suppressedRow(countryName(c.key.country!), head.length)
               : {
-                  cells: [countryName(c.key.country!), `${int(c.records)}${c.fewClients ? ' (few)' : ''}`, ms(c[metric]!.p75), pct(c.mix!.protocol.h3), pct(c.mix!.tlsVersion['1.3']), pct(c.mix!.mode.resumed)],
+                  cells: [
+                    countryName(c.key.country!),
+                    `${int(c.records)}${c.fewClients ? ' (few)' : ''}`,
+                    ms(c[metric]!.p75),
+                    pct(c.mix!.protocol.h3),
+                    pct(c.mix!.tlsVersion['1.3']),
+                    pct(c.mix!.mode.resumed),
+                  ],
                   ...(c.fewClients ? { title: FEW_CLIENTS_NOTE } : {}),
                 },
           ),

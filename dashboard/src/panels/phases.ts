@@ -14,7 +14,8 @@ export function phasesPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'phases',
     title: 'Where the time goes',
-    description: 'Median of each phase of a new connection, stacked (medians do not add up exactly to the median total).',
+    description:
+      'Median of each phase of a new connection, stacked (medians do not add up exactly to the median total).',
     charts: [{ label: 'Stacked bar chart: median DNS, TCP, TLS and time to first byte per group', className: 'tall' }],
   });
   return {
@@ -29,7 +30,13 @@ export function phasesPanel(parent: HTMLElement): DashboardPanel<Answer> {
         grid: { left: 110, right: 16, top: 40, bottom: 30 },
         xAxis: { type: 'value', name: 'ms' },
         yAxis: { type: 'category', data: cells.map(label), inverse: true },
-        series: PHASES.map(([k, name, color]) => ({ name, type: 'bar', stack: 'total', color, data: cells.map((c) => c[k]!.p50) })),
+        series: PHASES.map(([k, name, color]) => ({
+          name,
+          type: 'bar',
+          stack: 'total',
+          color,
+          data: cells.map((c) => c[k]!.p50),
+        })),
       });
       panel.setRows(
         sortByStackMode(answer.cells).map((c) => ({
@@ -37,7 +44,10 @@ export function phasesPanel(parent: HTMLElement): DashboardPanel<Answer> {
           mode: c.key.mode,
           suppressed: c.suppressed ?? false,
           records: c.records,
-          ...Object.assign({}, ...(['dns', 'tcp', 'tls', 'connect', 'ttfb'] as const).map((k) => quantileColumns(k, c[k]))),
+          ...Object.assign(
+            {},
+            ...(['dns', 'tcp', 'tls', 'connect', 'ttfb'] as const).map((k) => quantileColumns(k, c[k])),
+          ),
         })),
       );
       return true;

@@ -19,8 +19,12 @@ export function sharesPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'shares',
     title: 'Protocol and resumption share',
-    description: 'Share of new connections by protocol, and by handshake mode (resumption state unknown where no evidence exists).',
-    charts: [{ label: 'Stacked area chart: share of connections by protocol over time' }, { label: 'Stacked area chart: share of connections by handshake mode over time' }],
+    description:
+      'Share of new connections by protocol, and by handshake mode (resumption state unknown where no evidence exists).',
+    charts: [
+      { label: 'Stacked area chart: share of connections by protocol over time' },
+      { label: 'Stacked area chart: share of connections by handshake mode over time' },
+    ],
     wide: true,
   });
   return {

@@ -16,7 +16,9 @@ export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
     description:
       'Estimated p50 / p75 time to first byte of new connections if each change were made, from this traffic’s own handshakes and RTTs (each connection saves the round trips removed × its RTT). Ranked by p75 saving.',
     link: { text: 'How it is estimated (docs/whatif.md)', href: './guide/whatif.md' },
-    charts: [{ label: 'Bar chart: p50 and p75 time-to-first-byte savings per scenario, largest first', className: 'tall' }],
+    charts: [
+      { label: 'Bar chart: p50 and p75 time-to-first-byte savings per scenario, largest first', className: 'tall' },
+    ],
     // Full width below the chart: the accounting rows are long.
     table: { className: 'whatif-table', below: true },
     wide: true,
@@ -50,18 +52,24 @@ export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
         ],
       });
       const a = result.accounting;
-      const where = country ? countryName(country) : answer.site ?? 'all sites';
+      const where = country ? countryName(country) : (answer.site ?? 'all sites');
       const classes = Object.entries(a.tlsByClass)
         .filter(([, v]) => v.share > 0)
         .map(([k, v]) => `${k} ${pct(v.share)}`)
         .join(', ');
       fillTable(panel.table, `${period}, ${where}: ${a.connections.toLocaleString('en')} new connections`, null, [
         ['RTT (median)', ms(a.rttMs ?? undefined)],
-        ['round trips / connection', `${a.roundTrips.total} (DNS ${a.roundTrips.dns}, TCP ${a.roundTrips.tcp}, TLS ${a.roundTrips.tls})`],
+        [
+          'round trips / connection',
+          `${a.roundTrips.total} (DNS ${a.roundTrips.dns}, TCP ${a.roundTrips.tcp}, TLS ${a.roundTrips.tls})`,
+        ],
         ['TLS handshakes', classes],
         ['repeat connections', pct(a.repeatShare)],
         ['TTFB p50 / p75', `${ms(a.ttfb.p50)} / ${ms(a.ttfb.p75)}`],
-        ...scenarios.map((s) => [name(s.scenario), `${ms(s.ttfb.p50)} / ${ms(s.ttfb.p75)} (${pct(s.affected)} of connections)`]),
+        ...scenarios.map((s) => [
+          name(s.scenario),
+          `${ms(s.ttfb.p50)} / ${ms(s.ttfb.p75)} (${pct(s.affected)} of connections)`,
+        ]),
       ]);
       if (idle.length) {
         const none = document.createElement('p');
@@ -71,7 +79,10 @@ export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
       }
       const details = document.createElement('details');
       details.innerHTML = '<summary>Assumptions</summary><ul></ul>';
-      for (const text of [...answer.assumptions.general, ...result.scenarios.map((s) => `${name(s.scenario)}: ${s.assumption}`)]) {
+      for (const text of [
+        ...answer.assumptions.general,
+        ...result.scenarios.map((s) => `${name(s.scenario)}: ${s.assumption}`),
+      ]) {
         details.querySelector('ul')!.append(Object.assign(document.createElement('li'), { textContent: text }));
       }
       panel.table.append(details);

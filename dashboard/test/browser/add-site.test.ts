@@ -37,7 +37,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
   const outDir = join(work, 'dist');
-  await build({ root: dashboardDir, configFile: join(dashboardDir, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  await build({
+    root: dashboardDir,
+    configFile: join(dashboardDir, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true },
+  });
   app = await buildApp(
     loadConfig({
       DATA_DIR: join(work, 'data'),
@@ -56,7 +61,14 @@ beforeAll(async () => {
   browser = await puppeteer.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 120_000);
 
@@ -95,11 +107,18 @@ describe('Add your site', () => {
       name: document.getElementById('dns-name')!.textContent,
     }));
     expect(shown.file).toMatch(/^tlsrum-site-verification=/);
-    expect(shown).toEqual({ file: shown.file, dns: shown.file, url: `https://${SITE}/.well-known/tlsrum.txt`, name: `_tlsrum.${SITE}` });
+    expect(shown).toEqual({
+      file: shown.file,
+      dns: shown.file,
+      url: `https://${SITE}/.well-known/tlsrum.txt`,
+      name: `_tlsrum.${SITE}`,
+    });
 
     await page.click('#verify');
     await page.waitForFunction(() => !document.getElementById('verify-error')!.hidden, WAIT);
-    expect(await page.$eval('#verify-error', (e) => e.textContent)).toMatch(/^Not proven yet\. .*was not found \(404\)/);
+    expect(await page.$eval('#verify-error', (e) => e.textContent)).toMatch(
+      /^Not proven yet\. .*was not found \(404\)/,
+    );
     expect(await page.$eval('#measure-body', (e) => (e as HTMLElement).hidden)).toBe(true);
 
     published = shown.file;
@@ -121,7 +140,11 @@ describe('Add your site', () => {
     expect((await app.inject({ url: '/v1/sites' })).json().sites).toContain(SITE);
 
     await page.click('#open-site');
-    await page.waitForFunction((s: string) => document.getElementById('scope')?.textContent === `Site ${s}`, WAIT, SITE);
+    await page.waitForFunction(
+      (s: string) => document.getElementById('scope')?.textContent === `Site ${s}`,
+      WAIT,
+      SITE,
+    );
     expect(await page.$eval('#notice', (e) => (e as HTMLElement).hidden)).toBe(true);
     expect(problems).toEqual([]);
     await page.close();

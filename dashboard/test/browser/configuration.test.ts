@@ -34,17 +34,61 @@ let port: number;
 function makeCerts(dir: string) {
   const run = (args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
   run(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key']);
-  run(['req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '30', '-subj', '/CN=tlsrum test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign', '-out', 'ca.pem']);
+  run([
+    'req',
+    '-x509',
+    '-new',
+    '-key',
+    'ca.key',
+    '-sha256',
+    '-days',
+    '30',
+    '-subj',
+    '/CN=tlsrum test CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign',
+    '-out',
+    'ca.pem',
+  ]);
   run(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:4096', '-out', 'leaf.key']);
   run(['req', '-new', '-key', 'leaf.key', '-subj', `/CN=${SITE}`, '-out', 'leaf.csr']);
-  writeFileSync(join(dir, 'leaf.ext'), `basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:${SITE}\n`);
-  run(['x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '30', '-sha256', '-extfile', 'leaf.ext', '-out', 'leaf.pem']);
-  return { ca: join(dir, 'ca.pem'), cert: readFileSync(join(dir, 'leaf.pem')), key: readFileSync(join(dir, 'leaf.key')) };
+  writeFileSync(
+    join(dir, 'leaf.ext'),
+    `basicConstraints=critical,CA:FALSE\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:${SITE}\n`,
+  );
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'leaf.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-days',
+    '30',
+    '-sha256',
+    '-extfile',
+    'leaf.ext',
+    '-out',
+    'leaf.pem',
+  ]);
+  return {
+    ca: join(dir, 'ca.pem'),
+    cert: readFileSync(join(dir, 'leaf.pem')),
+    key: readFileSync(join(dir, 'leaf.key')),
+  };
 }
 
 /** The site's server; `tickets: false` is OpenSSL's SSL_OP_NO_TICKET (Node servers keep no session cache). */
 async function startServer(certs: { cert: Buffer; key: Buffer }, tickets: boolean, at = 0): Promise<number> {
-  server = createServer({ cert: certs.cert, key: certs.key, ...(tickets ? {} : { secureOptions: cryptoConstants.SSL_OP_NO_TICKET }) }, (_q, res) => res.end('shop\n'));
+  server = createServer(
+    { cert: certs.cert, key: certs.key, ...(tickets ? {} : { secureOptions: cryptoConstants.SSL_OP_NO_TICKET }) },
+    (_q, res) => res.end('shop\n'),
+  );
   await new Promise<void>((r) => server!.listen(at, '127.0.0.1', r));
   return (server.address() as { port: number }).port;
 }
@@ -56,7 +100,12 @@ beforeAll(async () => {
   const certs = makeCerts(work);
   port = await startServer(certs, true);
   const outDir = join(work, 'dist');
-  await build({ root: dashboardDir, configFile: join(dashboardDir, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  await build({
+    root: dashboardDir,
+    configFile: join(dashboardDir, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true },
+  });
   app = await buildApp(
     loadConfig({
       DATA_DIR: join(work, 'data'),
@@ -75,13 +124,27 @@ beforeAll(async () => {
   // The site's field data agree with the server the probe sees (an RSA-4096 leaf sent alone, no stapling), so
   // its what-if prices the same certificate the checklist shows.
   const leafBytes = new X509Certificate(certs.cert).raw.length;
-  const sites = SITES.map((s) => (s.hostname === SITE ? { ...s, crypto: { key: 'rsa' as const, bits: 4096, chain: 1, chainBytes: leafBytes, ocspStapled: false, pq: false } } : s));
+  const sites = SITES.map((s) =>
+    s.hostname === SITE
+      ? {
+          ...s,
+          crypto: { key: 'rsa' as const, bits: 4096, chain: 1, chainBytes: leafBytes, ocspStapled: false, pq: false },
+        }
+      : s,
+  );
   await generateDemoData(app.store.ingest, { records: 40_000, days: 7, seed: 5, sites });
   await app.listen({ host: '127.0.0.1', port: 0 });
   browser = await puppeteer.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   // Probe 1: tickets on. Probe 2: the server restarted without tickets on the same port.
   const { token, hash } = newReadToken();
@@ -113,10 +176,14 @@ describe('dashboard: Configuration panel', () => {
     await page.goto(`${base}/?range=7d&site=${SITE}`);
     await page.type('input[name=token]', token);
     await page.$eval('input[name=token]', (i) => i.dispatchEvent(new Event('change', { bubbles: true })));
-    await page.waitForFunction(() => document.querySelector('#config')?.getAttribute('data-state') === 'ready', { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('#config')?.getAttribute('data-state') === 'ready', {
+      timeout: 60_000,
+    });
     const text = await page.$eval('#config', (s) => s.textContent ?? '');
     // Checklist rows with the probe's verdicts.
-    const rows = await page.$$eval('#config table:first-of-type tbody tr', (trs) => trs.map((tr) => Array.from(tr.children, (c) => c.textContent)));
+    const rows = await page.$$eval('#config table:first-of-type tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.children, (c) => c.textContent)),
+    );
     expect(rows).toContainEqual(['TLS 1.3', '✓']);
     expect(rows).toContainEqual(['Session resumption (tickets)', '✗']);
     expect(rows).toContainEqual(['ECDSA or RSA-2048 certificate key', '✗']);

@@ -38,12 +38,21 @@ type Hook = { renders: number; charts: Map<string, { getOption(): { series?: { d
 function seriesSizes(p: Page) {
   return p.evaluate(() => {
     const hook = (window as unknown as { tlsrumDashboard: Hook }).tlsrumDashboard;
-    return Object.fromEntries([...hook.charts].map(([id, charts]) => [id, charts.map((c) => (c.getOption().series ?? []).map((s) => s.data?.length ?? 0))]));
+    return Object.fromEntries(
+      [...hook.charts].map(([id, charts]) => [
+        id,
+        charts.map((c) => (c.getOption().series ?? []).map((s) => s.data?.length ?? 0)),
+      ]),
+    );
   });
 }
 
 async function waitForRenders(p: Page, n: number) {
-  await p.waitForFunction((k: number) => ((window as unknown as { tlsrumDashboard?: Hook }).tlsrumDashboard?.renders ?? 0) >= k, { timeout: 60_000 }, n);
+  await p.waitForFunction(
+    (k: number) => ((window as unknown as { tlsrumDashboard?: Hook }).tlsrumDashboard?.renders ?? 0) >= k,
+    { timeout: 60_000 },
+    n,
+  );
 }
 
 /** With a site's read token every panel is ready; its alerts once evaluated, its configuration once probed (empty before). */
@@ -54,12 +63,18 @@ async function expectReadyWithToken(p: Page) {
   expect(['ready', 'empty']).toContain(st.config);
 }
 
-const panelStates = (p: Page) => p.$$eval('section.panel', (els) => Object.fromEntries(els.map((e) => [e.id, (e as HTMLElement).dataset.state])));
+const panelStates = (p: Page) =>
+  p.$$eval('section.panel', (els) => Object.fromEntries(els.map((e) => [e.id, (e as HTMLElement).dataset.state])));
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'tlsrum-dashboard-'));
   outDir = join(work, 'dist');
-  await build({ root: dashboardDir, configFile: join(dashboardDir, 'vite.config.ts'), logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  await build({
+    root: dashboardDir,
+    configFile: join(dashboardDir, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true },
+  });
   // Load shedding off: a busy test machine lags the event loop, and a 503 there would not be the dashboard's fault.
   const config = loadConfig({
     DATA_DIR: join(work, 'data'),
@@ -79,7 +94,14 @@ beforeAll(async () => {
   browser = await puppeteer.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage();
   await page.setViewport({ width: 1440, height: 1000 });
@@ -112,15 +134,26 @@ describe('dashboard', () => {
     expect(await page.$eval('#compare tbody', (t) => t.textContent)).toContain('≥ 100');
     expect(sizes.map![0]![0]).toBeGreaterThanOrEqual(30);
     // Every panel's data can be downloaded; the map has its table.
-    expect(await page.$$eval('section.panel:not(#alerts):not(#config) .csv', (bs) => bs.every((b) => !(b as HTMLButtonElement).disabled))).toBe(true);
+    expect(
+      await page.$$eval('section.panel:not(#alerts):not(#config) .csv', (bs) =>
+        bs.every((b) => !(b as HTMLButtonElement).disabled),
+      ),
+    ).toBe(true);
     // What-if: the scenarios that save time ranked by p75 saving (none with 0 saved), the accounting
     // table named after the range, and the stated assumptions.
     const ranked = sizes.whatif![0]![0]!;
     expect(ranked).toBeGreaterThanOrEqual(3);
     expect(sizes.whatif![0]).toEqual([ranked, ranked]);
     const [p75, p50] = await page.evaluate(() => {
-      const hook = (window as unknown as { tlsrumDashboard: { charts: Map<string, { getOption(): { series: { data: number[] }[] } }[]> } }).tlsrumDashboard;
-      return hook.charts.get('whatif')![0]!.getOption().series.map((s) => s.data);
+      const hook = (
+        window as unknown as {
+          tlsrumDashboard: { charts: Map<string, { getOption(): { series: { data: number[] }[] } }[]> };
+        }
+      ).tlsrumDashboard;
+      return hook.charts
+        .get('whatif')![0]!
+        .getOption()
+        .series.map((s) => s.data);
     });
     for (let i = 0; i < ranked; i++) expect(p75![i]! > 0 || p50![i]! > 0, `scenario ${i}`).toBe(true);
     expect(await page.$$eval('#whatif tbody tr', (rows) => rows.length)).toBe(5 + ranked);
@@ -138,11 +171,22 @@ describe('dashboard', () => {
 
   it('states in every record panel how much is measured, with realistic unknown shares; the evidence filter keeps measured records only', async () => {
     const RECORD_PANELS = ['compare', 'map', 'trends', 'phases', 'shares', 'whatif'];
-    const lines = async () => page.$$eval('section.panel', (ss) => Object.fromEntries(ss.map((s) => [s.id, (s.querySelector('.coverage') as HTMLElement | null)?.hidden ? '' : (s.querySelector('.coverage')?.textContent ?? '')])));
+    const lines = async () =>
+      page.$$eval('section.panel', (ss) =>
+        Object.fromEntries(
+          ss.map((s) => [
+            s.id,
+            (s.querySelector('.coverage') as HTMLElement | null)?.hidden
+              ? ''
+              : (s.querySelector('.coverage')?.textContent ?? ''),
+          ]),
+        ),
+      );
     await page.goto(`${base}/?range=30d`);
     await waitForRenders(page, 1);
     const all = await lines();
-    const sentence = /^TLS version known for (\d+) % of records \(observed (\d+) %, server-timing (\d+) %, implied (\d+) %, site profile (\d+) %, inferred (\d+) %\)/;
+    const sentence =
+      /^TLS version known for (\d+) % of records \(observed (\d+) %, server-timing (\d+) %, implied (\d+) %, site profile (\d+) %, inferred (\d+) %\)/;
     for (const id of RECORD_PANELS) expect(all[id], id).toMatch(sentence);
     expect(all.alerts).toBe('');
     // The demo's population is mostly Chromium: a real share of records does not know its version.
@@ -157,7 +201,10 @@ describe('dashboard', () => {
     await waitForRenders(page, 2);
     expect(new URL(page.url()).searchParams.get('evidence')).toBe('measured');
     const measured = await lines();
-    const [mKnown, observed, serverTiming, implied, profile, inferred] = sentence.exec(measured.compare!)!.slice(1).map(Number);
+    const [mKnown, observed, serverTiming, implied, profile, inferred] = sentence
+      .exec(measured.compare!)!
+      .slice(1)
+      .map(Number);
     expect(mKnown).toBe(100);
     expect(observed! + serverTiming!).toBeGreaterThanOrEqual(99);
     expect([implied, profile, inferred]).toEqual([0, 0, 0]);
@@ -174,12 +221,30 @@ describe('dashboard', () => {
     const charts = (await seriesSizes(page)).crypto!;
     expect(charts).toHaveLength(6);
     const keys = await page.evaluate(() => {
-      const hook = (window as unknown as { tlsrumDashboard: { charts: Map<string, { getOption(): { xAxis: { data?: string[] }[]; yAxis: { data?: string[] }[]; series: { name: string; data: unknown[] }[] } }[]> } }).tlsrumDashboard;
+      const hook = (
+        window as unknown as {
+          tlsrumDashboard: {
+            charts: Map<
+              string,
+              {
+                getOption(): {
+                  xAxis: { data?: string[] }[];
+                  yAxis: { data?: string[] }[];
+                  series: { name: string; data: unknown[] }[];
+                };
+              }[]
+            >;
+          };
+        }
+      ).tlsrumDashboard;
       const c = hook.charts.get('crypto')!;
       return {
         split: c.slice(0, 4).map((x) => x.getOption().xAxis[0]!.data),
         pq: c[4]!.getOption().series[0]!.data as [number, number][],
-        coverage: { browsers: c[5]!.getOption().yAxis[0]!.data, series: c[5]!.getOption().series.map((s) => [s.name, s.data]) },
+        coverage: {
+          browsers: c[5]!.getOption().yAxis[0]!.data,
+          series: c[5]!.getOption().series.map((s) => [s.name, s.data]),
+        },
       };
     });
     // The demo's sites: ECDSA P-256 / P-384 and RSA-2048 / RSA-4096 leaves, chains of 2 and 3, hybrid and classical groups.
@@ -192,12 +257,15 @@ describe('dashboard', () => {
     expect(keys.pq.length).toBeGreaterThanOrEqual(7);
     for (const [, share] of keys.pq) expect(share > 0 && share < 1).toBe(true);
     // Coverage: Firefox observes everything; Chromium-family browsers know only a registered site's probe.
-    const share = (name: string, browser: string) => (keys.coverage.series.find(([n]) => n === name)![1] as number[])[keys.coverage.browsers!.indexOf(browser)]!;
+    const share = (name: string, browser: string) =>
+      (keys.coverage.series.find(([n]) => n === name)![1] as number[])[keys.coverage.browsers!.indexOf(browser)]!;
     expect(share('observed by the browser', 'firefox')).toBe(1);
     expect(share("from the site's probe", 'chrome')).toBeGreaterThan(0.5);
     expect(share('not known', 'chrome')).toBeGreaterThan(0);
     // One plain line per chart, the precise definition behind a click.
-    expect(await page.$$eval('#crypto .chart-caption > p', (ps) => ps.map((p) => p.textContent!.length))).toHaveLength(6);
+    expect(await page.$$eval('#crypto .chart-caption > p', (ps) => ps.map((p) => p.textContent!.length))).toHaveLength(
+      6,
+    );
     expect(await page.$$eval('#crypto .chart-caption details[open]', (d) => d.length)).toBe(0);
     await page.click('#crypto .chart-caption details summary');
     expect(await page.$eval('#crypto .chart-caption details', (d) => (d as HTMLDetailsElement).open)).toBe(true);
@@ -209,7 +277,11 @@ describe('dashboard', () => {
     await waitForRenders(page, 2);
     expect(new URL(page.url()).searchParams.get('pq')).toBe('hybrid');
     const groups = await page.evaluate(() => {
-      const hook = (window as unknown as { tlsrumDashboard: { charts: Map<string, { getOption(): { xAxis: { data?: string[] }[] } }[]> } }).tlsrumDashboard;
+      const hook = (
+        window as unknown as {
+          tlsrumDashboard: { charts: Map<string, { getOption(): { xAxis: { data?: string[] }[] } }[]> };
+        }
+      ).tlsrumDashboard;
       return hook.charts.get('crypto')![0]!.getOption().xAxis[0]!.data;
     });
     expect(groups).toEqual(['X25519MLKEM768']);
@@ -230,7 +302,9 @@ describe('dashboard', () => {
     expect(world).toHaveLength(1);
     expect(world[0]).not.toBe(entry);
     // ...and the page fetched it (the map rendered in the test above).
-    expect(await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name))).toContainEqual(expect.stringContaining(world[0]!));
+    expect(await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name))).toContainEqual(
+      expect.stringContaining(world[0]!),
+    );
   });
 
   it('puts a filter change into the URL and redraws every chart for it', async () => {
@@ -264,7 +338,10 @@ describe('dashboard', () => {
     // One site's data without its read token: said once, above the panels (hidden), nothing asked.
     await page.goto(`${base}/?range=30d&site=shop.example.com`);
     await waitForRenders(page, 1);
-    expect(await page.$eval('#notice', (n) => [(n as HTMLElement).hidden, n.textContent])).toEqual([false, expect.stringContaining("needs that site's read token")]);
+    expect(await page.$eval('#notice', (n) => [(n as HTMLElement).hidden, n.textContent])).toEqual([
+      false,
+      expect.stringContaining("needs that site's read token"),
+    ]);
     expect(await page.$eval('#panels', (p) => (p as HTMLElement).hidden)).toBe(true);
     expect(await page.evaluate(() => document.body.innerText.split('read token').length - 1)).toBeLessThanOrEqual(2);
   });
@@ -280,7 +357,16 @@ describe('dashboard', () => {
       const url = r.url();
       if (url.includes('/v1/map') && failures > 0) {
         failures--;
-        return void r.respond({ status: 503, headers: { 'retry-after': '1' }, contentType: 'application/json', body: JSON.stringify({ statusCode: 503, error: 'Service Unavailable', message: 'the collector is busy answering other queries; retry in 1 s' }) });
+        return void r.respond({
+          status: 503,
+          headers: { 'retry-after': '1' },
+          contentType: 'application/json',
+          body: JSON.stringify({
+            statusCode: 503,
+            error: 'Service Unavailable',
+            message: 'the collector is busy answering other queries; retry in 1 s',
+          }),
+        });
       }
       if (/\/assets\/world-[^/]+\.js/.test(url) && chunkFailures > 0) {
         chunkFailures--;
@@ -299,7 +385,9 @@ describe('dashboard', () => {
       expect((await panelStates(p)).map).toBe('error');
       expect(await p.$eval('#map .status', (e) => e.textContent)).toContain('busy');
       await p.click('#map .status button.retry');
-      await p.waitForFunction(() => (document.querySelector('#map') as HTMLElement).dataset.state === 'ready', { timeout: 60_000 });
+      await p.waitForFunction(() => (document.querySelector('#map') as HTMLElement).dataset.state === 'ready', {
+        timeout: 60_000,
+      });
       const others = await panelStates(p);
       expect({ ...others, alerts: '', config: '' }).toEqual({ ...states('ready'), alerts: '', config: '' });
     } finally {
@@ -345,7 +433,9 @@ describe('dashboard', () => {
     await waitForRenders(page, 1);
     // Each table holder shows its table's full width (it may scroll vertically, never sideways).
     const clipped = await page.$$eval('.table-wrap', (els) =>
-      els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.closest('section')!.id}: ${e.scrollWidth} > ${e.clientWidth}`),
+      els
+        .filter((e) => e.scrollWidth > e.clientWidth + 1)
+        .map((e) => `${e.closest('section')!.id}: ${e.scrollWidth} > ${e.clientWidth}`),
     );
     expect(clipped).toEqual([]);
   });
@@ -361,13 +451,16 @@ describe('dashboard', () => {
     const reached = new Set<string>();
     await page.focus('select[name=site]');
     for (let i = 0; i < 40; i++) {
-      reached.add(await page.evaluate(() => {
-        const el = document.activeElement as HTMLElement | null;
-        return el ? `${el.tagName.toLowerCase()}:${el.getAttribute('name') ?? el.className}` : '';
-      }));
+      reached.add(
+        await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement | null;
+          return el ? `${el.tagName.toLowerCase()}:${el.getAttribute('name') ?? el.className}` : '';
+        }),
+      );
       await page.keyboard.press('Tab');
     }
-    for (const name of ['site', 'range', 'source', 'browser', 'country', 'metric']) expect(reached).toContain(`select:${name}`);
+    for (const name of ['site', 'range', 'source', 'browser', 'country', 'metric'])
+      expect(reached).toContain(`select:${name}`);
     expect(reached).toContain('input:token');
     expect(reached).toContain('button:csv');
     expect(await page.$$eval('.csv', (bs) => bs.every((b) => (b as HTMLButtonElement).tabIndex >= 0))).toBe(true);

@@ -4,7 +4,14 @@
  * never the segments the collector owns.
  */
 import { join } from 'node:path';
-import { dropQuarantined, listQuarantined, QUARANTINE_DIR, releaseForReplay, REPLAY_POLL_MS, type QuarantinedSegment } from './quarantine';
+import {
+  dropQuarantined,
+  listQuarantined,
+  QUARANTINE_DIR,
+  releaseForReplay,
+  REPLAY_POLL_MS,
+  type QuarantinedSegment,
+} from './quarantine';
 
 export const SPOOL_USAGE = `usage: pnpm collector spool list [--json]
        pnpm collector spool replay (ID… | --all)   put quarantined segments back: the running collector (or the next start) inserts them
@@ -26,7 +33,10 @@ export interface SpoolCommand {
 const when = (ms: number | null | undefined) => (ms ? new Date(ms).toISOString() : 'unknown');
 
 function describe(q: QuarantinedSegment): string {
-  const size = q.rows === null ? `unreadable (${q.unreadable}), ${q.bytes} bytes` : `${q.rows} rows in ${q.batches} batches, ${q.bytes} bytes`;
+  const size =
+    q.rows === null
+      ? `unreadable (${q.unreadable}), ${q.bytes} bytes`
+      : `${q.rows} rows in ${q.batches} batches, ${q.bytes} bytes`;
   const tries = q.tries ? ` after ${q.tries} ${q.tries === 1 ? 'try' : 'tries'}` : '';
   const lines = [`${q.id}  ${size}, quarantined ${when(q.quarantinedAt)}${tries}`];
   if (q.format) lines.push(`  columns (${q.format}): ${q.columns ? q.columns.join(', ') : 'by name (JSONEachRow)'}`);
@@ -51,7 +61,10 @@ export function runSpoolCommand(cmd: SpoolCommand, spoolDir: string, out: (s: st
   const ids = cmd.all ? quarantined.map((q) => q.id) : cmd.ids;
   // Every id checked before anything moves: a typo does not leave the job half done.
   const unknown = ids.filter((id) => !quarantined.some((q) => q.id === id));
-  if (unknown.length) throw new SpoolCommandError(`no quarantined segment ${unknown.join(', ')} in ${join(spoolDir, QUARANTINE_DIR)} (see \`pnpm collector spool list\`)`);
+  if (unknown.length)
+    throw new SpoolCommandError(
+      `no quarantined segment ${unknown.join(', ')} in ${join(spoolDir, QUARANTINE_DIR)} (see \`pnpm collector spool list\`)`,
+    );
   for (const id of ids) {
     const q = quarantined.find((s) => s.id === id)!;
     const rows = q.rows === null ? 'unreadable' : `${q.rows} rows`;
@@ -60,11 +73,15 @@ export function runSpoolCommand(cmd: SpoolCommand, spoolDir: string, out: (s: st
       out(`put back for replay: ${id} (${rows})\n`);
     } else {
       dropQuarantined(spoolDir, id);
-      out(`dropped: ${id} (${rows}, first error: ${q.error ?? 'not recorded'}); recorded in ${join(spoolDir, QUARANTINE_DIR, 'dropped.log')}\n`);
+      out(
+        `dropped: ${id} (${rows}, first error: ${q.error ?? 'not recorded'}); recorded in ${join(spoolDir, QUARANTINE_DIR, 'dropped.log')}\n`,
+      );
     }
   }
   if (cmd.action === 'replay' && ids.length) {
-    out(`a running collector on this spool inserts them within ${REPLAY_POLL_MS / 1000} s; otherwise the next one to start does\n`);
+    out(
+      `a running collector on this spool inserts them within ${REPLAY_POLL_MS / 1000} s; otherwise the next one to start does\n`,
+    );
   }
   if (ids.length === 0) out('no quarantined segments\n');
   return 0;

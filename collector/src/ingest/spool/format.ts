@@ -76,8 +76,12 @@ function frame(payload: Buffer, rowCount: number): Buffer {
 
 /** The first frame of every segment this release writes. */
 export function headerFrame(layout: SegmentLayout): Buffer {
-  if (layout.format === 'TabSeparated' && !layout.columns?.length) throw new Error('TabSeparated rows need their columns');
-  return frame(Buffer.from(`${HEADER_TAG}\n${JSON.stringify({ format: layout.format, columns: layout.columns })}`, 'utf8'), 0);
+  if (layout.format === 'TabSeparated' && !layout.columns?.length)
+    throw new Error('TabSeparated rows need their columns');
+  return frame(
+    Buffer.from(`${HEADER_TAG}\n${JSON.stringify({ format: layout.format, columns: layout.columns })}`, 'utf8'),
+    0,
+  );
 }
 
 /** One batch's rows (in the segment's layout) as a frame. */
@@ -96,7 +100,10 @@ function parseHeader(json: string): SegmentLayout {
   const valid =
     typeof h.format === 'string' &&
     FORMATS.has(h.format) &&
-    (columns === null || (Array.isArray(columns) && columns.length > 0 && columns.every((c) => typeof c === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c)))) &&
+    (columns === null ||
+      (Array.isArray(columns) &&
+        columns.length > 0 &&
+        columns.every((c) => typeof c === 'string' && /^[A-Za-z_][A-Za-z0-9_]*$/.test(c)))) &&
     (h.format !== 'TabSeparated' || columns !== null);
   if (!valid) throw new SpoolFormatError(`spool segment header is not understood: ${json.slice(0, 200)}`);
   return { format: h.format as RowFormat, columns: columns as string[] | null };
@@ -128,16 +135,19 @@ export function parseSegment(buf: Buffer): { content: SegmentContent; validBytes
       layout = parseHeader(text.slice(nl + 1));
       headed = true;
     } else if (headed) {
-      if (first.includes('\t')) throw new SpoolFormatError(`spool entry "${first.slice(0, 80)}" carries a format in a segment with a header`);
+      if (first.includes('\t'))
+        throw new SpoolFormatError(`spool entry "${first.slice(0, 80)}" carries a format in a segment with a header`);
       entries.push({ batchId: first, rows: text.slice(nl + 1), rowCount: rows });
       entryBytes += end - off;
     } else {
       // No header: an entry of an earlier release, its format after the batch id (JSONEachRow when absent).
       const [batchId, entryFormat = 'JSONEachRow'] = first.split('\t');
-      if (!FORMATS.has(entryFormat)) throw new SpoolFormatError(`spool entry ${batchId} has rows in an unknown format "${entryFormat}"`);
+      if (!FORMATS.has(entryFormat))
+        throw new SpoolFormatError(`spool entry ${batchId} has rows in an unknown format "${entryFormat}"`);
       const entryLayout = entryFormat === 'TabSeparated' ? LEGACY_TSV : LEGACY_JSON;
       // One process writes a segment, in one format; a mixed segment cannot be one insert.
-      if (layout !== null && layout !== entryLayout) throw new SpoolFormatError(`spool segment mixes ${layout.format} and ${entryFormat} entries`);
+      if (layout !== null && layout !== entryLayout)
+        throw new SpoolFormatError(`spool segment mixes ${layout.format} and ${entryFormat} entries`);
       layout = entryLayout;
       entries.push({ batchId: batchId!, rows: text.slice(nl + 1), rowCount: rows });
       entryBytes += end - off;

@@ -10,7 +10,21 @@
  *
  * Every move is a rename within the spool's file system followed by an fsync of both folders.
  */
-import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { parseSegment, SpoolFormatError, type RowFormat } from './format';
@@ -45,7 +59,12 @@ export interface QuarantinedSegment extends Partial<QuarantineReason> {
 
 const quarantineDir = (spoolDir: string) => join(spoolDir, QUARANTINE_DIR);
 const replayDir = (spoolDir: string) => join(spoolDir, REPLAY_DIR);
-const segFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.seg')).sort() : []);
+const segFiles = (dir: string) =>
+  existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.seg'))
+        .sort()
+    : [];
 
 /** Moves a segment file into the quarantine with its reason; returns its id there. */
 export function moveToQuarantine(spoolDir: string, path: string, reason: QuarantineReason): string {
@@ -97,7 +116,13 @@ export function listQuarantined(spoolDir: string): QuarantinedSegment[] {
     const base = { id, ...reason, bytes: statSync(path).size, quarantinedAt: reason.quarantinedAt ?? null };
     try {
       const { content } = parseSegment(readFileSync(path));
-      return { ...base, rows: content.rowCount, batches: content.batchIds.length, format: content.format, columns: content.columns };
+      return {
+        ...base,
+        rows: content.rowCount,
+        batches: content.batchIds.length,
+        format: content.format,
+        columns: content.columns,
+      };
     } catch (err) {
       if (!(err instanceof SpoolFormatError)) throw err;
       return { ...base, rows: null, batches: null, format: null, columns: null, unreadable: err.message };
@@ -135,7 +160,10 @@ export function dropQuarantined(spoolDir: string, id: string): QuarantinedSegmen
     // Unreadable: the log says so through `unreadable`.
   }
   const dir = quarantineDir(spoolDir);
-  appendFileSync(join(dir, DROP_LOG), JSON.stringify({ droppedAt: new Date().toISOString(), ...info, batchIds }) + '\n');
+  appendFileSync(
+    join(dir, DROP_LOG),
+    JSON.stringify({ droppedAt: new Date().toISOString(), ...info, batchIds }) + '\n',
+  );
   const fd = openSync(join(dir, DROP_LOG), 'r');
   try {
     fsyncSync(fd);

@@ -23,7 +23,9 @@ export class RecentBatches {
   ) {
     this.ids = new LruMap(capacity);
     if (journalPath && existsSync(journalPath)) {
-      const lines = readFileSync(journalPath, 'utf8').split('\n').filter((l) => /^[0-9a-f-]{36}$/.test(l));
+      const lines = readFileSync(journalPath, 'utf8')
+        .split('\n')
+        .filter((l) => /^[0-9a-f-]{36}$/.test(l));
       for (const id of lines.slice(-capacity)) this.add(id);
       this.journalLines = lines.length;
     }

@@ -13,11 +13,36 @@
  * The file format (a header naming the segment's columns, then one frame per batch) is spool-format.ts;
  * quarantined segments and the operator's replay folder are quarantine.ts.
  */
-import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+} from 'node:fs';
 import { open, readFile, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { entryFrame, headerFrame, parseSegment, SpoolFormatError, type SegmentContent, type SegmentLayout } from './format';
-import { fsyncDir, fsyncDirSync, highestQuarantinedSeq, moveToQuarantine, takeReplays, type QuarantineReason } from './quarantine';
+import {
+  entryFrame,
+  headerFrame,
+  parseSegment,
+  SpoolFormatError,
+  type SegmentContent,
+  type SegmentLayout,
+} from './format';
+import {
+  fsyncDir,
+  fsyncDirSync,
+  highestQuarantinedSeq,
+  moveToQuarantine,
+  takeReplays,
+  type QuarantineReason,
+} from './quarantine';
 
 const SEGMENT_RE = /^(\d{12})\.seg$/;
 const segmentName = (seq: number) => `${String(seq).padStart(12, '0')}.seg`;
@@ -110,7 +135,14 @@ export class Spool {
    * Segments this release cannot read are moved to the quarantine (with the reason), not replayed and
    * not deleted; `quarantined` lists them. Segments an operator put back for replay are taken in too.
    */
-  recover(): { segments: number; rows: number; batchIds: string[]; tornBytes: number; quarantined: string[]; replayErrors: string[] } {
+  recover(): {
+    segments: number;
+    rows: number;
+    batchIds: string[];
+    tornBytes: number;
+    quarantined: string[];
+    replayErrors: string[];
+  } {
     const files = readdirSync(this.opts.dir)
       .map((f) => SEGMENT_RE.exec(f))
       .filter((m): m is RegExpExecArray => m !== null)
@@ -149,7 +181,13 @@ export class Spool {
       }
       batchIds.push(...parsed.content.batchIds);
       rows += parsed.content.rowCount;
-      this.pushSealed({ seq: f.seq, path: f.path, bytes: parsed.entryBytes, rows: parsed.content.rowCount, firstAt: statSync(f.path).mtimeMs });
+      this.pushSealed({
+        seq: f.seq,
+        path: f.path,
+        bytes: parsed.entryBytes,
+        rows: parsed.content.rowCount,
+        firstAt: statSync(f.path).mtimeMs,
+      });
     }
     const replayed = this.adoptReplays();
     for (const r of replayed.segments) {
@@ -165,7 +203,11 @@ export class Spool {
    * the next sequence number and is queued behind the sealed ones. The caller treats them as suspect
    * (some of their batches may have reached the store since) and adds their batch ids to the duplicate check.
    */
-  adoptReplays(): { segments: { segment: SealedSegment; batchIds: string[] }[]; quarantined: string[]; errors: string[] } {
+  adoptReplays(): {
+    segments: { segment: SealedSegment; batchIds: string[] }[];
+    quarantined: string[];
+    errors: string[];
+  } {
     const segments: { segment: SealedSegment; batchIds: string[] }[] = [];
     const quarantined: string[] = [];
     // A file that cannot be taken in now (an I/O error) stays in replay/ and is tried again at the next poll.
@@ -181,14 +223,22 @@ export class Spool {
           continue;
         }
         if (parsed.content.rowCount === 0) {
-          quarantined.push(moveToQuarantine(this.opts.dir, file, unreadable(new SpoolFormatError('no whole entry in the segment'))));
+          quarantined.push(
+            moveToQuarantine(this.opts.dir, file, unreadable(new SpoolFormatError('no whole entry in the segment'))),
+          );
           continue;
         }
         const seq = this.nextSeq++;
         const path = join(this.opts.dir, segmentName(seq));
         renameSync(file, path);
         fsyncDirSync(this.opts.dir);
-        const segment: SealedSegment = { seq, path, bytes: parsed.entryBytes, rows: parsed.content.rowCount, firstAt: Date.now() };
+        const segment: SealedSegment = {
+          seq,
+          path,
+          bytes: parsed.entryBytes,
+          rows: parsed.content.rowCount,
+          firstAt: Date.now(),
+        };
         this.pushSealed(segment);
         segments.push({ segment, batchIds: parsed.content.batchIds });
       } catch (err) {
@@ -211,7 +261,9 @@ export class Spool {
   /** Age in ms of the oldest row not yet in the store (0 when empty). */
   oldestAgeMs(now = Date.now()): number {
     const first = this.sealed[0]?.firstAt ?? this.active?.firstAt;
-    return first === undefined || (this.sealed.length === 0 && (this.active?.rows ?? 0) === 0) ? 0 : Math.max(0, now - first);
+    return first === undefined || (this.sealed.length === 0 && (this.active?.rows ?? 0) === 0)
+      ? 0
+      : Math.max(0, now - first);
   }
 
   get sealedCount(): number {
@@ -267,7 +319,10 @@ export class Spool {
       const group: Pending[] = [];
       let rows = 0;
       // Fill this segment up to segmentMaxRows (a first entry always goes in: it has ≤ 500 rows).
-      while (i < batch.length && (seg.rows + rows === 0 || seg.rows + rows + batch[i]!.rows <= this.opts.segmentMaxRows)) {
+      while (
+        i < batch.length &&
+        (seg.rows + rows === 0 || seg.rows + rows + batch[i]!.rows <= this.opts.segmentMaxRows)
+      ) {
         frames.push(batch[i]!.frame);
         rows += batch[i]!.rows;
         group.push(batch[i]!);
@@ -324,7 +379,15 @@ export class Spool {
       await unlink(path).catch(() => {});
       throw err;
     }
-    this.active = { seq, path, fh, bytes: this.header.length, headerBytes: this.header.length, rows: 0, firstAt: Date.now() };
+    this.active = {
+      seq,
+      path,
+      fh,
+      bytes: this.header.length,
+      headerBytes: this.header.length,
+      rows: 0,
+      firstAt: Date.now(),
+    };
     return this.active;
   }
 
@@ -357,7 +420,13 @@ export class Spool {
     if (!seg || seg.rows === 0) return;
     this.active = null;
     await seg.fh.close();
-    const sealed: SealedSegment = { seq: seg.seq, path: seg.path, bytes: seg.bytes - seg.headerBytes, rows: seg.rows, firstAt: seg.firstAt };
+    const sealed: SealedSegment = {
+      seq: seg.seq,
+      path: seg.path,
+      bytes: seg.bytes - seg.headerBytes,
+      rows: seg.rows,
+      firstAt: seg.firstAt,
+    };
     this.pushSealed(sealed, false);
     this.onSealed(sealed);
   }
@@ -419,7 +488,6 @@ export class Spool {
     }
   }
 }
-
 
 function unreadable(err: SpoolFormatError): QuarantineReason {
   return { error: err.message, firstErrorAt: Date.now(), tries: 0 };

@@ -14,7 +14,13 @@ const about: FastifyPluginAsyncTypebox = async (app) => {
     async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');
       const { operator, contact, privacyPolicyUrl } = app.config.about;
-      return { operator, contact, privacyPolicyUrl, retentionDays: app.config.retentionDays, stores: { country: true, address: false } };
+      return {
+        operator,
+        contact,
+        privacyPolicyUrl,
+        retentionDays: app.config.retentionDays,
+        stores: { country: true, address: false },
+      };
     },
   );
 };

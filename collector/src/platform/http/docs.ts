@@ -17,7 +17,11 @@ const docs: FastifyPluginAsync = async (app) => {
         description:
           'Ingest of TLS handshake records and the query API behind the dashboard. Query answers never give numbers for a group with fewer distinct clients than `minClients`. Without a token the query routes answer for every site together; a site read token (from `POST /v1/sites`) reads that site only.',
       },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Admin token (ADMIN_TOKEN) or a site read token.' } } },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'Admin token (ADMIN_TOKEN) or a site read token.' },
+        },
+      },
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -8,8 +8,10 @@ import fp from 'fastify-plugin';
 import { QueryBusyError } from '../store/query-pool';
 
 const STORE_LIMITS: Record<string, string> = {
-  TIMEOUT_EXCEEDED: 'this question takes longer than the collector allows one query: choose a shorter range or fewer groups, or retry later',
-  MEMORY_LIMIT_EXCEEDED: 'this question needs more memory than the collector allows one query: choose a shorter range or fewer groups, or retry later',
+  TIMEOUT_EXCEEDED:
+    'this question takes longer than the collector allows one query: choose a shorter range or fewer groups, or retry later',
+  MEMORY_LIMIT_EXCEEDED:
+    'this question needs more memory than the collector allows one query: choose a shorter range or fewer groups, or retry later',
 };
 
 const errorHandler: FastifyPluginAsync = async (app) => {
@@ -29,7 +31,8 @@ const errorHandler: FastifyPluginAsync = async (app) => {
       headers = { 'retry-after': '30' };
     }
     // Refusals the collector decided on (httpError, a full query queue, a query limit) say why, 503s included.
-    const deliberate = err instanceof QueryBusyError || !!limit || (typeof err.code === 'string' && err.code.startsWith('TLSRUM_'));
+    const deliberate =
+      err instanceof QueryBusyError || !!limit || (typeof err.code === 'string' && err.code.startsWith('TLSRUM_'));
     if (err.validation) {
       status = 400;
       // Ajv's own words do not name the parameter: say which one is unknown.
@@ -65,5 +68,9 @@ export default fp(errorHandler, { name: 'error-handler' });
 
 /** An error with a status and extra response headers (e.g. Retry-After), handled above. */
 export function httpError(statusCode: number, message: string, headers?: Record<string, string>): FastifyError {
-  return Object.assign(new Error(message), { statusCode, headers, code: `TLSRUM_${statusCode}` }) as unknown as FastifyError;
+  return Object.assign(new Error(message), {
+    statusCode,
+    headers,
+    code: `TLSRUM_${statusCode}`,
+  }) as unknown as FastifyError;
 }

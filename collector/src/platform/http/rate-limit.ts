@@ -20,7 +20,10 @@ const rateLimitPlugin: FastifyPluginAsync = async (app) => {
     timeWindow: 60_000,
     cache: 100_000,
     errorResponseBuilder: (_request, context) =>
-      httpError(429, `rate limit: at most ${context.max} requests a minute from one address; retry in ${context.after}`),
+      httpError(
+        429,
+        `rate limit: at most ${context.max} requests a minute from one address; retry in ${context.after}`,
+      ),
   });
 };
 

@@ -35,36 +35,40 @@ const requestBody: FastifyPluginAsync = async (app) => {
   });
 
   // bodyLimit here counts the bytes as they arrive (compressed or not) and stops reading past it: 413.
-  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: limits.bodyLimitBytes }, (request, body: Buffer, done) => {
-    let bytes = body;
-    if (contentEncoding(request) === 'gzip') {
-      try {
-        // Concatenated gzip members are inflated as one body (RFC 1952 §2.2); the limit is on the total.
-        bytes = gunzipSync(body, { maxOutputLength: limits.inflatedLimitBytes });
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-          done(httpError(413, `body is larger than ${limits.inflatedLimitBytes} bytes once inflated`), undefined);
-        } else {
-          done(httpError(400, 'body is not valid gzip'), undefined);
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'buffer', bodyLimit: limits.bodyLimitBytes },
+    (request, body: Buffer, done) => {
+      let bytes = body;
+      if (contentEncoding(request) === 'gzip') {
+        try {
+          // Concatenated gzip members are inflated as one body (RFC 1952 §2.2); the limit is on the total.
+          bytes = gunzipSync(body, { maxOutputLength: limits.inflatedLimitBytes });
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+            done(httpError(413, `body is larger than ${limits.inflatedLimitBytes} bytes once inflated`), undefined);
+          } else {
+            done(httpError(400, 'body is not valid gzip'), undefined);
+          }
+          return;
         }
+      }
+      const text = bytes.toString('utf8');
+      if (cannotPoison(text)) {
+        let value: unknown;
+        try {
+          value = JSON.parse(text);
+        } catch {
+          // Fastify's parser words the 400 (and handles a BOM or an empty body).
+          parseJson(request, text, done);
+          return;
+        }
+        done(null, value);
         return;
       }
-    }
-    const text = bytes.toString('utf8');
-    if (cannotPoison(text)) {
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch {
-        // Fastify's parser words the 400 (and handles a BOM or an empty body).
-        parseJson(request, text, done);
-        return;
-      }
-      done(null, value);
-      return;
-    }
-    parseJson(request, text, done);
-  });
+      parseJson(request, text, done);
+    },
+  );
 };
 
 /** Not encapsulated: every route reads its body this way. */
@@ -81,5 +85,7 @@ function cannotPoison(text: string): boolean {
 }
 
 function contentEncoding(request: FastifyRequest): string {
-  return String(request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  return String(request.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
 }

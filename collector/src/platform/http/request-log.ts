@@ -8,7 +8,12 @@ import fp from 'fastify-plugin';
 const requestLog: FastifyPluginAsync = async (app) => {
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, route: request.routeOptions.url ?? 'unmatched', status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
   });

@@ -33,10 +33,16 @@ const underPressurePlugin: FastifyPluginAsync = async (app) => {
       if (!SHED_ONLY.has(request.method)) return;
       shed.inc({ type: String(type) });
       request.rejectReason = 'pressure';
-      throw httpError(503, 'the collector is overloaded; retry later', { 'retry-after': String(PRESSURE_RETRY_AFTER_S) });
+      throw httpError(503, 'the collector is overloaded; retry later', {
+        'retry-after': String(PRESSURE_RETRY_AFTER_S),
+      });
     },
   });
 };
 
 /** Not encapsulated: load shedding covers every route (its own exceptions above). */
-export default fp(underPressurePlugin, { name: 'under-pressure', dependencies: ['metrics'], decorators: { fastify: ['config'] } });
+export default fp(underPressurePlugin, {
+  name: 'under-pressure',
+  dependencies: ['metrics'],
+  decorators: { fastify: ['config'] },
+});

@@ -15,10 +15,14 @@ const queryAjv = new Ajv({ ...common, removeAdditional: false, coerceTypes: 'arr
 /** A query-string schema with every parameter it does not list refused (unless it says otherwise). */
 function closed(schema: object): object {
   const s = schema as { type?: unknown; additionalProperties?: unknown };
-  return s.type === 'object' && s.additionalProperties === undefined ? { ...schema, additionalProperties: false } : schema;
+  return s.type === 'object' && s.additionalProperties === undefined
+    ? { ...schema, additionalProperties: false }
+    : schema;
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv.compile(schema as object) : queryAjv.compile(httpPart === 'querystring' ? closed(schema as object) : (schema as object))) as ReturnType<
+  (httpPart === 'body'
+    ? bodyAjv.compile(schema as object)
+    : queryAjv.compile(httpPart === 'querystring' ? closed(schema as object) : (schema as object))) as ReturnType<
     FastifySchemaCompiler<unknown>
   >;

@@ -20,8 +20,16 @@ export type RejectReason =
 export function collectorMetrics(registry: Registry) {
   const registers = [registry];
   return {
-    batchesAccepted: new Counter({ name: 'tlsrum_batches_accepted_total', help: 'Batches acknowledged with 202 and spooled.', registers }),
-    recordsAccepted: new Counter({ name: 'tlsrum_records_accepted_total', help: 'Records acknowledged with 202 and spooled.', registers }),
+    batchesAccepted: new Counter({
+      name: 'tlsrum_batches_accepted_total',
+      help: 'Batches acknowledged with 202 and spooled.',
+      registers,
+    }),
+    recordsAccepted: new Counter({
+      name: 'tlsrum_records_accepted_total',
+      help: 'Records acknowledged with 202 and spooled.',
+      registers,
+    }),
     batchesRejected: new Counter({
       name: 'tlsrum_batches_rejected_total',
       help: 'Ingest requests not stored, by reason.',
@@ -34,15 +42,28 @@ export function collectorMetrics(registry: Registry) {
       labelNames: ['reason'] as const,
       registers,
     }),
-    responses: new Counter({ name: 'tlsrum_http_responses_total', help: 'HTTP responses by status code.', labelNames: ['status'] as const, registers }),
+    responses: new Counter({
+      name: 'tlsrum_http_responses_total',
+      help: 'HTTP responses by status code.',
+      labelNames: ['status'] as const,
+      registers,
+    }),
     flushDuration: new Histogram({
       name: 'tlsrum_flush_duration_seconds',
       help: 'Time to read one spool segment and insert it into the store.',
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     }),
-    rowsFlushed: new Counter({ name: 'tlsrum_rows_flushed_total', help: 'Rows inserted into the store from the spool.', registers }),
-    storeErrors: new Counter({ name: 'tlsrum_store_errors_total', help: 'Failed inserts into the store (each is retried).', registers }),
+    rowsFlushed: new Counter({
+      name: 'tlsrum_rows_flushed_total',
+      help: 'Rows inserted into the store from the spool.',
+      registers,
+    }),
+    storeErrors: new Counter({
+      name: 'tlsrum_store_errors_total',
+      help: 'Failed inserts into the store (each is retried).',
+      registers,
+    }),
   };
 }
 

@@ -26,7 +26,13 @@ declare module 'fastify' {
   }
 }
 
-const STATUS_REASON: Record<number, RejectReason> = { 400: 'invalid', 413: 'too_large', 415: 'unsupported', 429: 'rate_limited', 503: 'pressure' };
+const STATUS_REASON: Record<number, RejectReason> = {
+  400: 'invalid',
+  413: 'too_large',
+  415: 'unsupported',
+  429: 'rate_limited',
+  503: 'pressure',
+};
 
 const metrics: FastifyPluginAsync = async (app) => {
   const registry = new Registry();
@@ -48,7 +54,11 @@ const metrics: FastifyPluginAsync = async (app) => {
     // A wrong token is refused (and counted) like on every route: /metrics is no oracle for guessing it.
     const admin = (await scopeOf(app, request)).kind === 'admin';
     const text = admin ? (await registry.metrics()) + (await siteRegistry.metrics()) : await registry.metrics();
-    return reply.header('content-type', registry.contentType).header('cache-control', 'no-store').header('vary', 'authorization').send(text);
+    return reply
+      .header('content-type', registry.contentType)
+      .header('cache-control', 'no-store')
+      .header('vary', 'authorization')
+      .send(text);
   });
 };
 

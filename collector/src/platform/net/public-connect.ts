@@ -31,7 +31,8 @@ export interface ConnectPolicy {
 export class ConnectRefused extends Error {
   constructor(
     message: string,
-    readonly code: 'not-public' | 'no-address' | 'dns' | 'timeout' | 'connect' | 'certificate' | 'redirect' | 'too-large' | 'http',
+    readonly code:
+      'not-public' | 'no-address' | 'dns' | 'timeout' | 'connect' | 'certificate' | 'redirect' | 'too-large' | 'http',
   ) {
     super(message);
   }
@@ -61,7 +62,10 @@ export function connectToMap(entries: readonly string[]): Map<string, { address:
 function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, rej) => {
-    timer = setTimeout(() => rej(new ConnectRefused(`${what} did not answer within ${Math.round(ms / 100) / 10} s`, 'timeout')), ms);
+    timer = setTimeout(
+      () => rej(new ConnectRefused(`${what} did not answer within ${Math.round(ms / 100) / 10} s`, 'timeout')),
+      ms,
+    );
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
@@ -104,14 +108,27 @@ export type DnsResolver = ReturnType<typeof dnsResolver>;
  * Resolves `host` once and checks every address: refuses when any is not a public internet address (a
  * name that resolves to one public and one private address could be steered to the private one).
  */
-export async function resolvePublic(host: string, policy: ConnectPolicy, resolver: DnsResolver = dnsResolver(policy)): Promise<Pinned> {
+export async function resolvePublic(
+  host: string,
+  policy: ConnectPolicy,
+  resolver: DnsResolver = dnsResolver(policy),
+): Promise<Pinned> {
   const mapped = policy.allow.get(host);
-  if (mapped) return { host, address: mapped.address, family: isIP(mapped.address) === 6 ? 6 : 4, port: mapped.port, allowListed: true, lookupMs: 0 };
+  if (mapped)
+    return {
+      host,
+      address: mapped.address,
+      family: isIP(mapped.address) === 6 ? 6 : 4,
+      port: mapped.port,
+      allowListed: true,
+      lookupMs: 0,
+    };
   if (isIP(host)) throw new ConnectRefused(`${host} is an IP address, not a name`, 'not-public');
   const t0 = performance.now();
   const addresses = await withDeadline(resolver.addresses(host), policy.timeoutMs, `the DNS lookup of ${host}`);
   const lookupMs = performance.now() - t0;
-  if (addresses.length === 0) throw new ConnectRefused(`${host} has no address in DNS (no A or AAAA record)`, 'no-address');
+  if (addresses.length === 0)
+    throw new ConnectRefused(`${host} has no address in DNS (no A or AAAA record)`, 'no-address');
   for (const address of addresses) {
     const kind = nonPublicKind(address);
     if (kind) {
@@ -128,7 +145,11 @@ export async function resolvePublic(host: string, policy: ConnectPolicy, resolve
 /** A lookup function that answers the checked address only (Node's connect then does no lookup of its own). */
 export function pinnedLookup(pinned: Pick<Pinned, 'address' | 'family'>): LookupFunction {
   return (_hostname, options, callback) => {
-    const cb = callback as (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+    const cb = callback as (
+      err: Error | null,
+      address: string | { address: string; family: number }[],
+      family?: number,
+    ) => void;
     if ((options as { all?: boolean }).all) cb(null, [{ address: pinned.address, family: pinned.family }]);
     else cb(null, pinned.address, pinned.family);
   };
@@ -170,10 +191,16 @@ function tlsWords(code: string): string {
   }
 }
 
-function getOnce(url: URL, pinned: Pinned, limits: FetchLimits, deadline: number): Promise<{ status: number; location: string | null; body: string }> {
+function getOnce(
+  url: URL,
+  pinned: Pinned,
+  limits: FetchLimits,
+  deadline: number,
+): Promise<{ status: number; location: string | null; body: string }> {
   return new Promise((resolve, reject) => {
     const left = deadline - Date.now();
-    if (left <= 0) return reject(new ConnectRefused(`${url.host} did not answer within ${limits.timeoutMs / 1000} s`, 'timeout'));
+    if (left <= 0)
+      return reject(new ConnectRefused(`${url.host} did not answer within ${limits.timeoutMs / 1000} s`, 'timeout'));
     const req = httpsRequest({
       host: url.hostname,
       port: pinned.port,
@@ -184,7 +211,12 @@ function getOnce(url: URL, pinned: Pinned, limits: FetchLimits, deadline: number
       agent: false,
       maxHeaderSize: MAX_HEADER_BYTES,
       ...(limits.ca.length ? { ca: [...rootCertificates, ...limits.ca] } : {}),
-      headers: { host: url.hostname, 'user-agent': limits.userAgent, accept: 'text/plain', 'accept-encoding': 'identity' },
+      headers: {
+        host: url.hostname,
+        'user-agent': limits.userAgent,
+        accept: 'text/plain',
+        'accept-encoding': 'identity',
+      },
     });
     const timer = setTimeout(() => {
       req.destroy(new ConnectRefused(`${url.host} did not answer within ${limits.timeoutMs / 1000} s`, 'timeout'));
@@ -193,8 +225,17 @@ function getOnce(url: URL, pinned: Pinned, limits: FetchLimits, deadline: number
       clearTimeout(timer);
       if (err instanceof ConnectRefused) return reject(err);
       const code = (err as NodeJS.ErrnoException).code ?? '';
-      if (/CERT|SELF_SIGNED|ALTNAME|UNABLE_TO/.test(code)) return reject(new ConnectRefused(`the connection to ${url.hostname} is not secure: ${tlsWords(code)}`, 'certificate'));
-      if (code === 'HPE_HEADER_OVERFLOW') return reject(new ConnectRefused(`${url.hostname} answered with headers larger than ${MAX_HEADER_BYTES} bytes`, 'too-large'));
+      if (/CERT|SELF_SIGNED|ALTNAME|UNABLE_TO/.test(code))
+        return reject(
+          new ConnectRefused(`the connection to ${url.hostname} is not secure: ${tlsWords(code)}`, 'certificate'),
+        );
+      if (code === 'HPE_HEADER_OVERFLOW')
+        return reject(
+          new ConnectRefused(
+            `${url.hostname} answered with headers larger than ${MAX_HEADER_BYTES} bytes`,
+            'too-large',
+          ),
+        );
       reject(new ConnectRefused(`could not connect to ${url.hostname} (${code || err.message})`, 'connect'));
     };
     req.once('error', fail);
@@ -209,7 +250,9 @@ function getOnce(url: URL, pinned: Pinned, limits: FetchLimits, deadline: number
       if (Number.isFinite(declared) && declared > limits.maxBytes) {
         clearTimeout(timer);
         res.destroy();
-        return reject(new ConnectRefused(`the answer is ${declared} bytes; at most ${limits.maxBytes} are read`, 'too-large'));
+        return reject(
+          new ConnectRefused(`the answer is ${declared} bytes; at most ${limits.maxBytes} are read`, 'too-large'),
+        );
       }
       const chunks: Buffer[] = [];
       let size = 0;
@@ -218,7 +261,12 @@ function getOnce(url: URL, pinned: Pinned, limits: FetchLimits, deadline: number
         if (size > limits.maxBytes) {
           clearTimeout(timer);
           res.destroy();
-          return reject(new ConnectRefused(`the answer is longer than ${limits.maxBytes} bytes, the most that is read`, 'too-large'));
+          return reject(
+            new ConnectRefused(
+              `the answer is longer than ${limits.maxBytes} bytes, the most that is read`,
+              'too-large',
+            ),
+          );
         }
         chunks.push(chunk);
       });
@@ -236,10 +284,19 @@ function getOnce(url: URL, pinned: Pinned, limits: FetchLimits, deadline: number
  * GET an https URL of a site through the guard: one lookup for the host, connect to the address checked,
  * follow only redirects that stay on the same host (at most `maxRedirects`), read at most `maxBytes`.
  */
-export async function fetchPublicHttps(url: URL, policy: ConnectPolicy, limits: FetchLimits, resolver?: DnsResolver): Promise<Fetched> {
+export async function fetchPublicHttps(
+  url: URL,
+  policy: ConnectPolicy,
+  limits: FetchLimits,
+  resolver?: DnsResolver,
+): Promise<Fetched> {
   if (url.protocol !== 'https:') throw new ConnectRefused(`only https URLs are fetched, not ${url.protocol}`, 'http');
   const deadline = Date.now() + limits.timeoutMs;
-  const pinned = await resolvePublic(url.hostname, { ...policy, timeoutMs: Math.min(policy.timeoutMs, limits.timeoutMs) }, resolver);
+  const pinned = await resolvePublic(
+    url.hostname,
+    { ...policy, timeoutMs: Math.min(policy.timeoutMs, limits.timeoutMs) },
+    resolver,
+  );
   let current = url;
   for (let hop = 0; ; hop++) {
     const answer = await getOnce(current, pinned, limits, deadline);
@@ -251,9 +308,13 @@ export async function fetchPublicHttps(url: URL, policy: ConnectPolicy, limits: 
       throw new ConnectRefused(`${current.href} redirects to an address that is not a URL`, 'redirect');
     }
     if (next.protocol !== 'https:' || next.hostname !== url.hostname || next.port !== url.port) {
-      throw new ConnectRefused(`${current.href} redirects to ${next.origin}: redirects to another host are not followed`, 'redirect');
+      throw new ConnectRefused(
+        `${current.href} redirects to ${next.origin}: redirects to another host are not followed`,
+        'redirect',
+      );
     }
-    if (hop >= limits.maxRedirects) throw new ConnectRefused(`${url.href} redirects more than ${limits.maxRedirects} times`, 'redirect');
+    if (hop >= limits.maxRedirects)
+      throw new ConnectRefused(`${url.href} redirects more than ${limits.maxRedirects} times`, 'redirect');
     current = next;
   }
 }

@@ -43,9 +43,24 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'> & { que
     // On a cluster an insert into the Distributed table returns only once every shard has its rows, so
     // an insert that succeeded is stored (not queued on one node) and a retried one is deduplicated
     // by the shards' own replicated deduplication.
-    const settings: ClickHouseSettings = cluster ? { ...SESSION_SETTINGS, insert_distributed_sync: 1 } : SESSION_SETTINGS;
-    const make = () => createClient({ url, username, password, database, clickhouse_settings: settings, application: 'tlsrum-collector' });
-    return clientPair(make, poolOptions, { kind: 'server', database, cluster: cluster ? { cluster, database } : null }, closeBoth);
+    const settings: ClickHouseSettings = cluster
+      ? { ...SESSION_SETTINGS, insert_distributed_sync: 1 }
+      : SESSION_SETTINGS;
+    const make = () =>
+      createClient({
+        url,
+        username,
+        password,
+        database,
+        clickhouse_settings: settings,
+        application: 'tlsrum-collector',
+      });
+    return clientPair(
+      make,
+      poolOptions,
+      { kind: 'server', database, cluster: cluster ? { cluster, database } : null },
+      closeBoth,
+    );
   }
   mkdirSync(config.dataDir, { recursive: true });
   // createChdbConnection's return type is not the client's declared `connection` type (platform notes).
@@ -54,12 +69,17 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'> & { que
       connection: createChdbConnection({ path: config.dataDir }) as unknown as never,
       clickhouse_settings: SESSION_SETTINGS,
     });
-  return clientPair(make, poolOptions, { kind: 'embedded', database: 'default', cluster: null }, async (ingest, query) => {
-    await closeBoth(ingest, query);
-    // close() returns while a query of a background task (site refresh, alert evaluation) may still run
-    // on a libuv thread; until it ends the engine refuses another data folder in this process.
-    await drainPending();
-  });
+  return clientPair(
+    make,
+    poolOptions,
+    { kind: 'embedded', database: 'default', cluster: null },
+    async (ingest, query) => {
+      await closeBoth(ingest, query);
+      // close() returns while a query of a background task (site refresh, alert evaluation) may still run
+      // on a libuv thread; until it ends the engine refuses another data folder in this process.
+      await drainPending();
+    },
+  );
 }
 
 /** One client for ingest and a pool for queries (each client serializes its calls), closed together. */

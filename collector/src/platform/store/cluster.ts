@@ -31,7 +31,8 @@ export class ClusterDdlError extends Error {
 }
 
 export function assertIdentifier(kind: string, value: string): void {
-  if (!IDENT.test(value) || value.length > 64) throw new ClusterDdlError(`${kind} must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got "${value}"`);
+  if (!IDENT.test(value) || value.length > 64)
+    throw new ClusterDdlError(`${kind} must be an identifier ([A-Za-z_][A-Za-z0-9_]*), got "${value}"`);
 }
 
 type Placement = 'sharded' | 'everywhere';
@@ -60,7 +61,8 @@ function physical(l: ClusterLayout, c: Catalog, table: string): string {
 const MERGE_TREE_ENGINE = /\bENGINE\s*=\s*(\w*MergeTree)(?:\s*\(([^()]*)\))?/i;
 
 /** The single-node deduplication window means the same thing as the replicated one. */
-const settings = (s: string) => s.replace(/\bnon_replicated_deduplication_window\b/g, 'replicated_deduplication_window');
+const settings = (s: string) =>
+  s.replace(/\bnon_replicated_deduplication_window\b/g, 'replicated_deduplication_window');
 
 function replicatedEngine(engine: string, args: string | undefined, zkPath: string): string {
   if (/^Replicated/i.test(engine)) throw new ClusterDdlError(`migrations must use single-node engines, got ${engine}`);
@@ -73,7 +75,10 @@ function createTable(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   if (!m) throw new ClusterDdlError(`cannot read the table name of: ${stmt.slice(0, 80)}`);
   const [head, ifNotExists = '', name] = m as unknown as [string, string | undefined, string];
   const engine = MERGE_TREE_ENGINE.exec(stmt);
-  if (!engine) throw new ClusterDdlError(`table "${name}" has no MergeTree-family engine; decide its cluster layout in platform/store/cluster.ts`);
+  if (!engine)
+    throw new ClusterDdlError(
+      `table "${name}" has no MergeTree-family engine; decide its cluster layout in platform/store/cluster.ts`,
+    );
   const body = stmt.slice(head.length);
   const sharded = /(^|[\s(,])site\s+\w/.test(body.slice(0, engine.index - head.length));
   const placement: Placement = sharded ? 'sharded' : 'everywhere';
@@ -102,17 +107,29 @@ function rewriteSources(select: string, l: ClusterLayout, c: Catalog): string {
 }
 
 function createMaterializedView(stmt: string, l: ClusterLayout, c: Catalog): string[] {
-  const m = /^CREATE\s+MATERIALIZED\s+VIEW\s+(IF\s+NOT\s+EXISTS\s+)?(\w+)\s+TO\s+(\w+)(\s*\([^)]*\))?\s+AS\s+/is.exec(stmt);
+  const m = /^CREATE\s+MATERIALIZED\s+VIEW\s+(IF\s+NOT\s+EXISTS\s+)?(\w+)\s+TO\s+(\w+)(\s*\([^)]*\))?\s+AS\s+/is.exec(
+    stmt,
+  );
   if (!m) throw new ClusterDdlError(`materialized views must name their target (TO table): ${stmt.slice(0, 80)}`);
-  const [head, ine = '', name, target, columns = ''] = m as unknown as [string, string | undefined, string, string, string | undefined];
-  const sources = [...stmt.slice(head.length).matchAll(/\b(?:FROM|JOIN)\s+(\w+)\b(?!\s*\()/gi)].map((x) => x[1]!).filter((t) => c.tables.has(t));
+  const [head, ine = '', name, target, columns = ''] = m as unknown as [
+    string,
+    string | undefined,
+    string,
+    string,
+    string | undefined,
+  ];
+  const sources = [...stmt.slice(head.length).matchAll(/\b(?:FROM|JOIN)\s+(\w+)\b(?!\s*\()/gi)]
+    .map((x) => x[1]!)
+    .filter((t) => c.tables.has(t));
   const targetPlacement = c.tables.get(target);
   if (!targetPlacement) throw new ClusterDdlError(`materialized view "${name}" writes to unknown table "${target}"`);
   if (sources.some((s) => c.tables.get(s) !== targetPlacement)) {
     throw new ClusterDdlError(`materialized view "${name}" mixes sharded and replicated-everywhere tables`);
   }
   const select = rewriteSources(stmt.slice(head.length), l, c);
-  return [`CREATE MATERIALIZED VIEW ${ine ? 'IF NOT EXISTS ' : ''}${qualified(l, name)} ON CLUSTER ${l.cluster} TO ${physical(l, c, target)}${columns}\nAS ${select}`];
+  return [
+    `CREATE MATERIALIZED VIEW ${ine ? 'IF NOT EXISTS ' : ''}${qualified(l, name)} ON CLUSTER ${l.cluster} TO ${physical(l, c, target)}${columns}\nAS ${select}`,
+  ];
 }
 
 function alterTable(stmt: string, l: ClusterLayout, c: Catalog): string[] {
@@ -167,7 +184,8 @@ export function clusterStatements(migrations: Migration[], layout: ClusterLayout
     { version: 0, sql: schemaMigrationsDdl(layout) },
   ];
   for (const m of migrations) {
-    for (const s of m.statements) for (const sql of translate(s, layout, catalog)) out.push({ version: m.version, sql });
+    for (const s of m.statements)
+      for (const sql of translate(s, layout, catalog)) out.push({ version: m.version, sql });
   }
   return out;
 }
@@ -195,7 +213,11 @@ export function printClusterScript(migrations: Migration[], layout: ClusterLayou
     lines.push(`${s.sql};`, '');
   }
   const done = migrations.map((m) => `(${m.version}, '${m.name}')`).join(', ');
-  if (done) lines.push('-- record the migrations as applied', `INSERT INTO ${layout.database}.schema_migrations (version, name) VALUES ${done};`, '');
+  if (done)
+    lines.push(
+      '-- record the migrations as applied',
+      `INSERT INTO ${layout.database}.schema_migrations (version, name) VALUES ${done};`,
+      '',
+    );
   return lines.join('\n');
 }
-

@@ -42,7 +42,11 @@ export function splitStatements(sql: string): string[] {
  * Applies what is not yet applied. With a cluster layout, the same migrations are translated to
  * ON CLUSTER DDL (platform/store/cluster.ts) and the migration log itself is replicated to every node.
  */
-export async function migrate(client: ClickHouseClient, migrations = loadMigrations(), cluster: ClusterLayout | null = null): Promise<number[]> {
+export async function migrate(
+  client: ClickHouseClient,
+  migrations = loadMigrations(),
+  cluster: ClusterLayout | null = null,
+): Promise<number[]> {
   if (cluster) migrations = clusterMigrations(migrations, cluster);
   await client.command({
     query: cluster
@@ -52,9 +56,11 @@ export async function migrate(client: ClickHouseClient, migrations = loadMigrati
             ENGINE = ReplacingMergeTree ORDER BY version`,
   });
   const done = new Set(
-    (await (await client.query({ query: 'SELECT version FROM schema_migrations FINAL', format: 'JSONEachRow' })).json<{ version: number }>()).map(
-      (r) => Number(r.version),
-    ),
+    (
+      await (
+        await client.query({ query: 'SELECT version FROM schema_migrations FINAL', format: 'JSONEachRow' })
+      ).json<{ version: number }>()
+    ).map((r) => Number(r.version)),
   );
   const applied: number[] = [];
   const pending = migrations.filter((m) => !done.has(m.version));
@@ -64,8 +70,14 @@ export async function migrate(client: ClickHouseClient, migrations = loadMigrati
     // that a later pending migration drops is not filled: on an old data folder that would scan every
     // stored row once per superseded rollup (0003's, 0005's) only to throw the result away.
     const droppedLater = new Set(pending.slice(i + 1).flatMap((later) => droppedTables(later.statements)));
-    if (!cluster) for (const view of materializedViews(m.statements)) if (!droppedLater.has(view.target)) await backfill(client, view, true);
-    await client.insert({ table: 'schema_migrations', values: [{ version: m.version, name: m.name }], format: 'JSONEachRow' });
+    if (!cluster)
+      for (const view of materializedViews(m.statements))
+        if (!droppedLater.has(view.target)) await backfill(client, view, true);
+    await client.insert({
+      table: 'schema_migrations',
+      values: [{ version: m.version, name: m.name }],
+      format: 'JSONEachRow',
+    });
     applied.push(m.version);
   }
   return applied;
@@ -127,10 +139,12 @@ export async function applyRetention(
   cluster: ClusterLayout | null = null,
   { table, column }: RetainedTable = HANDSHAKES_RETENTION,
 ): Promise<boolean> {
-  if (!Number.isInteger(days) || days < 1) throw new RangeError(`retention must be a positive whole number of days, got ${days}`);
+  if (!Number.isInteger(days) || days < 1)
+    throw new RangeError(`retention must be a positive whole number of days, got ${days}`);
   const rows = await (
     await client.query({
-      query: "SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = {table:String}",
+      query:
+        'SELECT create_table_query AS q FROM system.tables WHERE database = currentDatabase() AND name = {table:String}',
       query_params: { table: cluster ? `${table}_local` : table },
       format: 'JSONEachRow',
     })
@@ -140,7 +154,9 @@ export async function applyRetention(
   await client.command({
     // DDL takes no bound parameters; `days` is a validated integer from the configuration and the names
     // are the constants above, not input.
-    query: cluster ? `ALTER TABLE ${cluster.database}.${table}_local ON CLUSTER ${cluster.cluster} MODIFY ${wanted}` : `ALTER TABLE ${table} MODIFY ${wanted}`,
+    query: cluster
+      ? `ALTER TABLE ${cluster.database}.${table}_local ON CLUSTER ${cluster.cluster} MODIFY ${wanted}`
+      : `ALTER TABLE ${table} MODIFY ${wanted}`,
     clickhouse_settings: { materialize_ttl_after_modify: 0 },
   });
   return true;

@@ -44,7 +44,8 @@ function prepareStore(
     try {
       const applied = await migrate(store.ingest, undefined, store.cluster);
       if (applied.length) log.info({ applied }, 'migrations applied');
-      if (await applyRetention(store.ingest, config.retentionDays, store.cluster)) log.info({ days: config.retentionDays }, 'retention set');
+      if (await applyRetention(store.ingest, config.retentionDays, store.cluster))
+        log.info({ days: config.retentionDays }, 'retention set');
       if (await applyRetention(store.ingest, config.probe.retentionDays, store.cluster, SITE_PROBES_RETENTION))
         log.info({ days: config.probe.retentionDays }, 'probe history retention set');
       status.ready = true;
@@ -62,7 +63,12 @@ const storePlugin: FastifyPluginAsync = async (app) => {
   const { config } = app;
   const store = openStore({
     ...config,
-    queryPool: { size: config.queryConcurrency, queueMax: config.queryQueueMax, timeoutMs: config.queryTimeoutMs, maxMemoryBytes: config.queryMaxMemoryBytes },
+    queryPool: {
+      size: config.queryConcurrency,
+      queueMax: config.queryQueueMax,
+      timeoutMs: config.queryTimeoutMs,
+      maxMemoryBytes: config.queryMaxMemoryBytes,
+    },
   });
   const status = prepareStore(store, config, app.log);
   app.decorate('store', store);

@@ -121,7 +121,10 @@ export class QueryPool {
 
   /** The pool as a client: queries carry the limits and the caller's abort signal. */
   asClient(): ClickHouseClient {
-    const withLimits = <P extends { clickhouse_settings?: ClickHouseSettings; abort_signal?: AbortSignal }>(p: P, signal: AbortSignal | undefined): P => ({
+    const withLimits = <P extends { clickhouse_settings?: ClickHouseSettings; abort_signal?: AbortSignal }>(
+      p: P,
+      signal: AbortSignal | undefined,
+    ): P => ({
       ...p,
       clickhouse_settings: { ...this.settings, ...p.clickhouse_settings },
       ...(signal && !p.abort_signal ? { abort_signal: signal } : {}),

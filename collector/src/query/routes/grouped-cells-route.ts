@@ -32,7 +32,13 @@ export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncT
             ...CommonQuery,
             dimensions: Type.Optional(DimensionList(3, 'Comma-separated, 1–3 of the dimensions (default stack,mode).')),
           }),
-          response: { 200: QueryAnswer, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse },
+          response: {
+            200: QueryAnswer,
+            400: ErrorResponse,
+            401: ErrorResponse,
+            403: ErrorResponse,
+            503: ErrorResponse,
+          },
         },
       },
       async (request, reply) => {
@@ -40,7 +46,11 @@ export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncT
         const dimensions = parseDimensions(request.query.dimensions, ['stack', 'mode']);
         const min = app.config.minClientsPerCell;
         privateCache(reply);
-        const cells = await queryCells(app.store.query, { table: ctx.table, filters: ctx.filters, dimensions, metrics: route.metrics, limit: route.limit }, min);
+        const cells = await queryCells(
+          app.store.query,
+          { table: ctx.table, filters: ctx.filters, dimensions, metrics: route.metrics, limit: route.limit },
+          min,
+        );
         return answer(ctx, min, cells);
       },
     );

@@ -22,7 +22,11 @@ const map: FastifyPluginAsyncTypebox = async (app) => {
       const ctx = queryContext(request.scope, request.query, app.config.clientRecordsPerCellDay);
       const min = app.config.minClientsPerCell;
       privateCache(reply);
-      const cells = await queryCells(app.store.query, { table: ctx.table, filters: ctx.filters, dimensions: ['country'], metrics: 'handshake', limit: MAX_CELLS.map }, min);
+      const cells = await queryCells(
+        app.store.query,
+        { table: ctx.table, filters: ctx.filters, dimensions: ['country'], metrics: 'handshake', limit: MAX_CELLS.map },
+        min,
+      );
       return answer(ctx, min, cells);
     },
   );

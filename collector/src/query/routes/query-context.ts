@@ -14,7 +14,11 @@ export const MAX_RANGE_MS = 400 * 86_400_000;
 
 export const CELLS_READ: ReadRule = {
   anonymous: 'all-sites',
-  range: { defaultMs: DEFAULT_RANGE_MS, maxMs: MAX_RANGE_MS, tooLong: `querystring/from: the range may span at most ${MAX_RANGE_MS / 86_400_000} days` },
+  range: {
+    defaultMs: DEFAULT_RANGE_MS,
+    maxMs: MAX_RANGE_MS,
+    tooLong: `querystring/from: the range may span at most ${MAX_RANGE_MS / 86_400_000} days`,
+  },
 };
 
 export interface QueryContext {
@@ -28,9 +32,16 @@ export function valueFilters(q: ValueFilters): ValueFilters {
 }
 
 /** The request's scope and filters, with the table to read (the rollup widens the range to whole days). */
-export function queryContext({ site, from, to, minSites }: RequestScope, q: CommonQuery, clientCap: number): QueryContext {
+export function queryContext(
+  { site, from, to, minSites }: RequestScope,
+  q: CommonQuery,
+  clientCap: number,
+): QueryContext {
   const chosen = chooseTable({ from, to }, q.table ?? 'auto');
-  return { table: chosen.table, filters: { from: chosen.from, to: chosen.to, site, clientCap, minSites, ...valueFilters(q) } };
+  return {
+    table: chosen.table,
+    filters: { from: chosen.from, to: chosen.to, site, clientCap, minSites, ...valueFilters(q) },
+  };
 }
 
 /** "a,b" → the catalogue's dimensions, without repeats (the schema already checked each name). */
@@ -41,7 +52,15 @@ export function parseDimensions(list: string | undefined, fallback: Dimension[])
 }
 
 export function answer(ctx: QueryContext, minClients: number, result: CellAnswer) {
-  return { table: result.table, from: ctx.filters.from, to: ctx.filters.to, site: ctx.filters.site, minClients, cells: result.cells, truncated: result.truncated };
+  return {
+    table: result.table,
+    from: ctx.filters.from,
+    to: ctx.filters.to,
+    site: ctx.filters.site,
+    minClients,
+    cells: result.cells,
+    truncated: result.truncated,
+  };
 }
 
 /** Answers depend on the token: only the reader's own cache may keep them, briefly. */

@@ -62,7 +62,10 @@ function timeRange(rule: ReadRule, q: ReadQuery, scope: Scope): { from: number; 
   if (from >= to) throw httpError(400, 'querystring/from must be before querystring/to');
   if (r !== 'unbounded' && to - from > r.maxMs) throw httpError(400, r.tooLong);
   if (scope.kind === 'public' && to - from > PUBLIC_MAX_RANGE_MS) {
-    throw httpError(400, `querystring/from: without a token the range may span at most ${PUBLIC_MAX_RANGE_MS / 86_400_000} days`);
+    throw httpError(
+      400,
+      `querystring/from: without a token the range may span at most ${PUBLIC_MAX_RANGE_MS / 86_400_000} days`,
+    );
   }
   return { from, to };
 }

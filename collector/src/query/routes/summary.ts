@@ -19,14 +19,26 @@ const summary: FastifyPluginAsyncTypebox = async (app) => {
       config: {
         read: {
           anonymous: 'unchecked',
-          range: { defaultMs: DEFAULT_RANGE_MS, maxMs: SUMMARY_MAX_RANGE_MS, tooLong: `querystring/from: the range may span at most ${SUMMARY_MAX_RANGE_MS / 86_400_000} days` },
+          range: {
+            defaultMs: DEFAULT_RANGE_MS,
+            maxMs: SUMMARY_MAX_RANGE_MS,
+            tooLong: `querystring/from: the range may span at most ${SUMMARY_MAX_RANGE_MS / 86_400_000} days`,
+          },
         },
       },
       schema: {
         summary: 'Record counts by protocol and TLS version (small cells suppressed; totals count shown cells only)',
         querystring: Type.Object({
-          from: Type.Optional(Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: 'epoch ms, inclusive; default: 7 days before `to`' })),
-          to: Type.Optional(Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: 'epoch ms, exclusive; default: now' })),
+          from: Type.Optional(
+            Type.Integer({
+              minimum: MIN_TS,
+              maximum: MAX_TS,
+              description: 'epoch ms, inclusive; default: 7 days before `to`',
+            }),
+          ),
+          to: Type.Optional(
+            Type.Integer({ minimum: MIN_TS, maximum: MAX_TS, description: 'epoch ms, exclusive; default: now' }),
+          ),
         }),
         response: {
           200: Type.Object({

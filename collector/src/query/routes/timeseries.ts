@@ -19,7 +19,9 @@ const timeseries: FastifyPluginAsyncTypebox = async (app) => {
         security: [{}, { bearer: [] }],
         querystring: Type.Object({
           ...CommonQuery,
-          interval: Type.Optional(Type.Enum(['hour', 'day'], { description: 'Bucket size (default: hour up to 3 days, day beyond).' })),
+          interval: Type.Optional(
+            Type.Enum(['hour', 'day'], { description: 'Bucket size (default: hour up to 3 days, day beyond).' }),
+          ),
           dimensions: Type.Optional(DimensionList(1, 'At most one dimension to split each bucket by (e.g. stack).')),
         }),
         response: { 200: QueryAnswer, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse },
@@ -31,7 +33,14 @@ const timeseries: FastifyPluginAsyncTypebox = async (app) => {
       const dimensions = parseDimensions(request.query.dimensions, []);
       const min = app.config.minClientsPerCell;
       privateCache(reply);
-      const q = { table: ctx.table, filters: ctx.filters, dimensions, bucket, metrics: 'handshake', limit: MAX_CELLS.timeseries } as const;
+      const q = {
+        table: ctx.table,
+        filters: ctx.filters,
+        dimensions,
+        bucket,
+        metrics: 'handshake',
+        limit: MAX_CELLS.timeseries,
+      } as const;
       return answer(ctx, min, await queryCells(app.store.query, q, min));
     },
   );

@@ -72,7 +72,11 @@ export class Claims {
     }
     const open = (await claimsOf(this.d.client, hostname)).filter((c) => c.status === 'pending' && c.expiresAt > now);
     if (open.length >= MAX_OPEN_CLAIMS_PER_HOST) {
-      throw new ClaimError(429, `${hostname} already has ${open.length} open claims: publish the challenge of one of them and verify it, or wait until they expire`, 3600);
+      throw new ClaimError(
+        429,
+        `${hostname} already has ${open.length} open claims: publish the challenge of one of them and verify it, or wait until they expire`,
+        3600,
+      );
     }
     await this.publicOrThrow(hostname, 400);
     const claim: Claim = {
@@ -95,26 +99,45 @@ export class Claims {
   /** The name must resolve to public addresses only (or be allow-listed by the operator). */
   private async publicOrThrow(hostname: string, status: 400 | 422): Promise<void> {
     try {
-      await resolvePublic(hostname, { ...this.d.proof.policy, timeoutMs: this.d.proof.timeoutMs }, this.d.proof.resolver);
+      await resolvePublic(
+        hostname,
+        { ...this.d.proof.policy, timeoutMs: this.d.proof.timeoutMs },
+        this.d.proof.resolver,
+      );
     } catch (err) {
       if (!(err instanceof ConnectRefused)) throw err;
-      if (err.code === 'timeout' || err.code === 'dns') throw new ClaimError(502, `${err.message}; try again in a minute`, 60);
+      if (err.code === 'timeout' || err.code === 'dns')
+        throw new ClaimError(502, `${err.message}; try again in a minute`, 60);
       throw new ClaimError(status, err.message);
     }
   }
 
   /** Looks for the challenge of an open claim; registers the site and returns its new token when found. */
-  async verify(hostname: string, method?: ProofMethod, now = Date.now()): Promise<{ readToken: string; method: ProofMethod }> {
+  async verify(
+    hostname: string,
+    method?: ProofMethod,
+    now = Date.now(),
+  ): Promise<{ readToken: string; method: ProofMethod }> {
     const open = (await claimsOf(this.d.client, hostname)).filter((c) => c.status === 'pending' && c.expiresAt > now);
     if (open.length === 0) {
-      throw new ClaimError(404, `there is no open claim for ${hostname}: claim it first (claims expire after ${this.d.config.ttlHours} hours)`);
+      throw new ClaimError(
+        404,
+        `there is no open claim for ${hostname}: claim it first (claims expire after ${this.d.config.ttlHours} hours)`,
+      );
     }
-    if (this.verifying.has(hostname)) throw new ClaimError(409, `${hostname} is being checked right now; try again in a few seconds`, 5);
-    if (this.inFlight >= MAX_CHECKS_IN_FLIGHT) throw new ClaimError(503, 'too many ownership checks are running; try again in a few seconds', 5);
+    if (this.verifying.has(hostname))
+      throw new ClaimError(409, `${hostname} is being checked right now; try again in a few seconds`, 5);
+    if (this.inFlight >= MAX_CHECKS_IN_FLIGHT)
+      throw new ClaimError(503, 'too many ownership checks are running; try again in a few seconds', 5);
     this.verifying.add(hostname);
     this.inFlight++;
     try {
-      const proof = await findProof(hostname, open.map((c) => c.challenge), this.d.proof, method);
+      const proof = await findProof(
+        hostname,
+        open.map((c) => c.challenge),
+        this.d.proof,
+        method,
+      );
       if (!proof.found) throw new ClaimError(422, proof.reason);
       const claim = open.find((c) => c.challenge === proof.challenge)!;
       const { token, hash } = newReadToken();
@@ -125,7 +148,16 @@ export class Claims {
           await saveClaim(this.d.client, { ...other, status: 'superseded' });
         }
       }
-      await saveClaim(this.d.client, { ...claim, status: 'verified', method: proof.method, tokenHash: hash, verifiedAt: now, checkedAt: now, failingSince: 0, lastReason: '' });
+      await saveClaim(this.d.client, {
+        ...claim,
+        status: 'verified',
+        method: proof.method,
+        tokenHash: hash,
+        verifiedAt: now,
+        checkedAt: now,
+        failingSince: 0,
+        lastReason: '',
+      });
       this.d.onSitesChanged?.();
       return { readToken: token, method: proof.method };
     } finally {
@@ -153,13 +185,25 @@ export class Claims {
       if (!proof.found && preferred) proof = await findProof(claim.hostname, [claim.challenge], this.d.proof);
       if (proof.found) {
         summary.ok++;
-        await saveClaim(this.d.client, { ...claim, method: proof.method, checkedAt: now, failingSince: 0, lastReason: '' });
+        await saveClaim(this.d.client, {
+          ...claim,
+          method: proof.method,
+          checkedAt: now,
+          failingSince: 0,
+          lastReason: '',
+        });
         continue;
       }
       const failingSince = claim.failingSince || now;
       if (now - failingSince >= this.d.config.revokeAfterDays * 86_400_000) {
         await this.d.sites.unregister(claim.hostname);
-        await saveClaim(this.d.client, { ...claim, status: 'revoked', checkedAt: now, failingSince, lastReason: proof.reason });
+        await saveClaim(this.d.client, {
+          ...claim,
+          status: 'revoked',
+          checkedAt: now,
+          failingSince,
+          lastReason: proof.reason,
+        });
         summary.revoked.push(claim.hostname);
         this.d.onSitesChanged?.();
       } else {

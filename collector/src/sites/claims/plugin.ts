@@ -37,7 +37,9 @@ const claimsPlugin: FastifyPluginAsyncTypebox = async (app) => {
     proof: { policy, resolver: dnsResolver(policy), timeoutMs: config.checkTimeoutMs, ca },
     config,
     onSitesChanged: () =>
-      void app.profiles.refresh().catch((err: Error) => app.log.error({ err: { message: err.message } }, 'site profiles could not be built')),
+      void app.profiles
+        .refresh()
+        .catch((err: Error) => app.log.error({ err: { message: err.message } }, 'site profiles could not be built')),
   });
   app.decorate('claims', claims);
   let timer: NodeJS.Timeout | null = null;
@@ -48,7 +50,11 @@ const claimsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         claims
           .recheck()
           .then((s) => {
-            if (s.checked) app.log.info({ checked: s.checked, failing: s.failing, revoked: s.revoked.length }, 'site ownership re-checked');
+            if (s.checked)
+              app.log.info(
+                { checked: s.checked, failing: s.failing, revoked: s.revoked.length },
+                'site ownership re-checked',
+              );
           })
           .catch((err: Error) => app.log.error({ err: { message: err.message } }, 'site ownership re-check failed'));
       }, config.recheckIntervalMs);
@@ -71,10 +77,19 @@ export const claimRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const limiter = new AddressLimiter(config.perAddressPerHour);
 
   const guard = (request: FastifyRequest) => {
-    if (!config.selfService) throw httpError(403, "self-service registration is turned off on this collector: ask its operator to register your site");
+    if (!config.selfService)
+      throw httpError(
+        403,
+        'self-service registration is turned off on this collector: ask its operator to register your site',
+      );
     if (!app.storeStatus.ready) throw httpError(503, 'the store is not reachable yet', { 'retry-after': '5' });
     const wait = limiter.take(request.ip);
-    if (wait !== null) throw httpError(429, `too many claims from your address: at most ${config.perAddressPerHour} an hour; retry in ${wait} s`, { 'retry-after': String(wait) });
+    if (wait !== null)
+      throw httpError(
+        429,
+        `too many claims from your address: at most ${config.perAddressPerHour} an hour; retry in ${wait} s`,
+        { 'retry-after': String(wait) },
+      );
   };
   const hostnameOr400 = (raw: unknown) => {
     const checked = checkClaimHostname(raw, (h) => allow.has(h));
@@ -85,9 +100,19 @@ export const claimRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const answer = (err: unknown, reply: FastifyReply) => {
     if (!(err instanceof ClaimError)) throw err;
     if (err.retryAfterS) reply.header('retry-after', String(err.retryAfterS));
-    return reply.status(err.status).send({ statusCode: err.status, error: STATUS_CODES[err.status] ?? 'Error', message: err.message });
+    return reply
+      .status(err.status)
+      .send({ statusCode: err.status, error: STATUS_CODES[err.status] ?? 'Error', message: err.message });
   };
-  const errors = { 400: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 429: ErrorResponse, 502: ErrorResponse, 503: ErrorResponse };
+  const errors = {
+    400: ErrorResponse,
+    403: ErrorResponse,
+    404: ErrorResponse,
+    409: ErrorResponse,
+    429: ErrorResponse,
+    502: ErrorResponse,
+    503: ErrorResponse,
+  };
 
   app.post(
     '/v1/sites/claims',
@@ -141,7 +166,9 @@ export const claimRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: {
           201: Type.Object({
             hostname: Type.String(),
-            readToken: Type.String({ description: 'Bearer token that reads this site only (query API, dashboard); not shown again' }),
+            readToken: Type.String({
+              description: 'Bearer token that reads this site only (query API, dashboard); not shown again',
+            }),
             method: METHOD,
           }),
           422: Type.Object({ reason: Type.String({ description: 'why the proof was not found, in words' }) }),
@@ -162,6 +189,4 @@ export const claimRoutes: FastifyPluginAsyncTypebox = async (app) => {
       }
     },
   );
-
 };
-

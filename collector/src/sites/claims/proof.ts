@@ -51,7 +51,10 @@ async function viaDns(hostname: string, challenges: readonly string[], ctx: Proo
   const challenge = match(records, challenges);
   return challenge
     ? { found: true, method: 'dns', challenge }
-    : { found: false, reason: `the TXT record${records.length > 1 ? 's' : ''} at ${name} ${records.length > 1 ? 'do' : 'does'} not hold the challenge of an open claim` };
+    : {
+        found: false,
+        reason: `the TXT record${records.length > 1 ? 's' : ''} at ${name} ${records.length > 1 ? 'do' : 'does'} not hold the challenge of an open claim`,
+      };
 }
 
 async function viaWellKnown(hostname: string, challenges: readonly string[], ctx: ProofContext): Promise<ProofOutcome> {
@@ -68,7 +71,9 @@ async function viaWellKnown(hostname: string, challenges: readonly string[], ctx
     if (answer.status !== 200) return { found: false, reason: `${url} answered ${answer.status} instead of 200` };
     if (answer.body.trim() === '') return { found: false, reason: `${url} is empty` };
     const challenge = match([answer.body], challenges);
-    return challenge ? { found: true, method: 'well-known', challenge } : { found: false, reason: `${url} does not hold the challenge of an open claim (wrong content)` };
+    return challenge
+      ? { found: true, method: 'well-known', challenge }
+      : { found: false, reason: `${url} does not hold the challenge of an open claim (wrong content)` };
   } catch (err) {
     if (err instanceof ConnectRefused) return { found: false, reason: err.message };
     throw err;
@@ -79,7 +84,12 @@ async function viaWellKnown(hostname: string, challenges: readonly string[], ctx
  * Whether one of `challenges` is published for `hostname`: by `method` only when given, else the DNS
  * record first (no connection to the site needed), then the file. The reason of a failure names both.
  */
-export async function findProof(hostname: string, challenges: readonly string[], ctx: ProofContext, method?: ProofMethod): Promise<ProofOutcome> {
+export async function findProof(
+  hostname: string,
+  challenges: readonly string[],
+  ctx: ProofContext,
+  method?: ProofMethod,
+): Promise<ProofOutcome> {
   try {
     await resolvePublic(hostname, { ...ctx.policy, timeoutMs: ctx.timeoutMs }, ctx.resolver);
   } catch (err) {

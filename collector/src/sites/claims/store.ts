@@ -82,7 +82,8 @@ export const verifiedClaims = (client: ClickHouseClient): Promise<Claim[]> => se
 /** Unproven claims not yet expired at `now`, all hostnames. */
 export async function countPending(client: ClickHouseClient, now: number): Promise<number> {
   const rs = await client.query({
-    query: "SELECT count() AS n FROM site_claims FINAL WHERE status = 'pending' AND expiresAt > fromUnixTimestamp64Milli({now:Int64})",
+    query:
+      "SELECT count() AS n FROM site_claims FINAL WHERE status = 'pending' AND expiresAt > fromUnixTimestamp64Milli({now:Int64})",
     query_params: { now },
     format: 'JSONEachRow',
     clickhouse_settings: SETTINGS,

@@ -19,8 +19,11 @@ export const PROFILE_REFRESH_MS = 5 * 60_000;
 const profilesPlugin: FastifyPluginAsync = async (app) => {
   const profiles = new SiteProfiles(app.store.query, () => app.sites.list());
   app.decorate('profiles', profiles);
-  const onError = (err: unknown) => app.log.error({ err: { message: (err as Error).message } }, 'site profiles could not be built');
-  void app.storeStatus.whenReady.then(() => app.sites.refresh()).then(() => profiles.start(PROFILE_REFRESH_MS, onError), onError);
+  const onError = (err: unknown) =>
+    app.log.error({ err: { message: (err as Error).message } }, 'site profiles could not be built');
+  void app.storeStatus.whenReady
+    .then(() => app.sites.refresh())
+    .then(() => profiles.start(PROFILE_REFRESH_MS, onError), onError);
   app.addHook('onClose', async () => profiles.stop());
 };
 

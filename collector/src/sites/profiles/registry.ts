@@ -63,11 +63,22 @@ export class SiteProfiles {
   private async rebuild(): Promise<void> {
     const sites = this.sites();
     const now = this.now();
-    const { probes, observations } = await readProfileSources(this.client, sites, now, PROFILE_MAX_PROBE_AGE_MS, PROFILE_WINDOW_MS);
+    const { probes, observations } = await readProfileSources(
+      this.client,
+      sites,
+      now,
+      PROFILE_MAX_PROBE_AGE_MS,
+      PROFILE_WINDOW_MS,
+    );
     const profiles = new Map<string, SiteProfile>();
     const claims = new Map<string, { tls13: ProfileClaims | null; older: ProfileClaims | null }>();
     for (const site of sites) {
-      const p = buildSiteProfile({ hostname: site, probes: probes.get(site) ?? [], observations: observations.get(site) ?? { versions: {}, resumed: {} }, now });
+      const p = buildSiteProfile({
+        hostname: site,
+        probes: probes.get(site) ?? [],
+        observations: observations.get(site) ?? { versions: {}, resumed: {} },
+        now,
+      });
       profiles.set(site, p);
       claims.set(site, { tls13: profileClaims(p, 'chrome', 999), older: profileClaims(p, 'other', 0) });
     }

@@ -16,7 +16,13 @@ export interface ProfileSources {
 /** Only evidence: never a value the classifier inferred or took from a profile (that would feed on itself). */
 const REPORTED = "('observed', 'server-timing')";
 
-export async function readProfileSources(client: ClickHouseClient, sites: readonly string[], now: number, probeAgeMs: number, windowMs: number): Promise<ProfileSources> {
+export async function readProfileSources(
+  client: ClickHouseClient,
+  sites: readonly string[],
+  now: number,
+  probeAgeMs: number,
+  windowMs: number,
+): Promise<ProfileSources> {
   const probes = new Map<string, { at: number; result: ProbeResult }[]>();
   const observations = new Map<string, ProfileObservations>();
   if (sites.length === 0) return { probes, observations };
@@ -50,7 +56,14 @@ export async function readProfileSources(client: ClickHouseClient, sites: readon
       format: 'JSONEachRow',
       clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
     })
-  ).json<{ site: string; tlsVersion: TlsVersion | null; versionReported: number | boolean; resumed: boolean | null; resumedReported: number | boolean; n: number }>();
+  ).json<{
+    site: string;
+    tlsVersion: TlsVersion | null;
+    versionReported: number | boolean;
+    resumed: boolean | null;
+    resumedReported: number | boolean;
+    n: number;
+  }>();
   for (const c of counts) {
     const o = observations.get(c.site) ?? { versions: {}, resumed: {} };
     const n = Number(c.n);
