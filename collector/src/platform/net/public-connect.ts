@@ -59,13 +59,12 @@ export function connectToMap(entries: readonly string[]): Map<string, { address:
   return map;
 }
 
+const seconds = (ms: number) => Math.round(ms / 100) / 10;
+
 function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, rej) => {
-    timer = setTimeout(
-      () => rej(new ConnectRefused(`${what} did not answer within ${Math.round(ms / 100) / 10} s`, 'timeout')),
-      ms,
-    );
+    timer = setTimeout(() => rej(new ConnectRefused(`${what} did not answer within ${seconds(ms)} s`, 'timeout')), ms);
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
@@ -76,12 +75,18 @@ const NOT_FOUND = new Set(['ENOTFOUND', 'ENODATA', 'ENONAME', 'NXDOMAIN', 'EAI_N
 export function dnsResolver(policy: Pick<ConnectPolicy, 'dnsServers' | 'timeoutMs'>) {
   const resolver = new Resolver({ timeout: Math.max(100, Math.floor(policy.timeoutMs / 2)), tries: 2 });
   if (policy.dnsServers.length) resolver.setServers([...policy.dnsServers]);
-  const settle = async <T>(p: Promise<T[]>): Promise<T[]> => {
+  const settle = async <T>(p: Promise<T[]>, name: string): Promise<T[]> => {
     try {
       return await p;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? '';
       if (NOT_FOUND.has(code)) return [];
+      // The resolver's own timeout and the caller's deadline race: both mean the same thing to a reader.
+      if (code === 'ETIMEOUT')
+        throw new ConnectRefused(
+          `the DNS lookup of ${name} did not answer within ${seconds(policy.timeoutMs)} s`,
+          'timeout',
+        );
       throw new ConnectRefused(`the DNS lookup failed (${code || (err as Error).message})`, 'dns');
     }
   };
@@ -89,15 +94,18 @@ export function dnsResolver(policy: Pick<ConnectPolicy, 'dnsServers' | 'timeoutM
     /** Every IPv4 and IPv6 address of `host`, IPv4 first. */
     async addresses(host: string): Promise<string[]> {
       if (policy.dnsServers.length === 0) {
-        const all = await settle(lookup(host, { all: true }));
+        const all = await settle(lookup(host, { all: true }), host);
         return all.sort((a, b) => a.family - b.family).map((a) => a.address);
       }
-      const [v4, v6] = await Promise.all([settle(resolver.resolve4(host)), settle(resolver.resolve6(host))]);
+      const [v4, v6] = await Promise.all([
+        settle(resolver.resolve4(host), host),
+        settle(resolver.resolve6(host), host),
+      ]);
       return [...v4, ...v6];
     },
     /** The TXT records of `name`, each joined from its strings. */
     async txt(name: string): Promise<string[]> {
-      return (await settle(resolver.resolveTxt(name))).map((chunks) => chunks.join(''));
+      return (await settle(resolver.resolveTxt(name), name)).map((chunks) => chunks.join(''));
     },
   };
 }
