@@ -106,6 +106,17 @@ function followTokenSite(site: string | null, f: Filters): void {
   writeFilters(next, { replace: true });
 }
 
+/**
+ * On the page itself, for the benchmark and the browser tests: `data-panels` on <body> is "loading" from a
+ * load's start and "settled" once every panel has drawn, found nothing or failed (after its own retry);
+ * `data-failed-panels` then says how many failed. A newer load (a filter change) restarts it.
+ */
+function markPanels(state: 'loading' | 'settled'): void {
+  document.body.dataset.panels = state;
+  document.body.dataset.failedPanels =
+    state === 'settled' ? String(panels.filter((p) => p.panel.section.dataset.state === 'error').length) : '';
+}
+
 let controller: AbortController | null = null;
 
 async function load(): Promise<void> {
@@ -118,11 +129,13 @@ async function load(): Promise<void> {
   const params = apiParams(f);
   const t = token.get();
   for (const p of panels) p.panel.setState('loading');
+  markPanels('loading');
   scope.textContent = f.site ? `Site ${f.site}` : 'All sites together';
   // A site chosen without a token: say so once, ask nothing.
   if (f.site && !t) {
     showNotice(tokenProblem(new ApiError(401, ''), f, t));
     hook.renders++;
+    markPanels('settled');
     return;
   }
   showNotice(null);
@@ -197,6 +210,7 @@ async function load(): Promise<void> {
   if (signal.aborted) return;
   if (problem) showNotice(problem);
   hook.renders++;
+  markPanels('settled');
 }
 
 /** The country filter offers the countries with data (kept across filter changes). */
