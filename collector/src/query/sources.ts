@@ -120,10 +120,7 @@ const CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
  * migration (ROLLUP_COLUMNS in that order), a bit set for each column aggregated away, the first
  * argument the highest bit.
  */
-export function cutNumber(
-  columns: readonly RollupColumn[],
-  order: readonly RollupColumn[] = ROLLUP_COLUMNS,
-): number {
+export function cutNumber(columns: readonly RollupColumn[], order: readonly RollupColumn[] = ROLLUP_COLUMNS): number {
   return order.reduce((n, c, i) => (columns.includes(c) ? n : n | (1 << (order.length - 1 - i))), 0);
 }
 

@@ -125,9 +125,7 @@ describe('bucket percentiles on the real store', () => {
         FROM handshakes
         WHERE ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64}) ${site ? 'AND site = {site:String}' : ''}
         GROUP BY ${dimensions.map((d) => `d_${d}`).join(', ')}`;
-      const exact = new Map(
-        (await rows(exactSql, { ...range, ...(site ? { site } : {}) })).map((r) => [keyOf(r), r]),
-      );
+      const exact = new Map((await rows(exactSql, { ...range, ...(site ? { site } : {}) })).map((r) => [keyOf(r), r]));
       const fromRollup = await rows(built.sql, built.params);
       expect(fromRollup.length).toBe(exact.size);
       for (const r of fromRollup) {
