@@ -27,6 +27,7 @@ import underPressure from './plugins/under-pressure';
 import aboutRoutes from './routes/about';
 import healthRoutes from './routes/health';
 import handshakeRoutes from './routes/handshakes';
+import beaconRoutes from './ingest/beacon/route';
 import readRoutes from './routes/read';
 import siteRoutes from './routes/sites';
 import probeTargetRoutes from './routes/probe-targets';
@@ -98,6 +99,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(healthRoutes);
   await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
+  await app.register(beaconRoutes);
   await app.register(siteRoutes);
   await app.register(probeTargetRoutes);
   await app.register(readRoutes);

@@ -97,7 +97,7 @@ export const HandshakeRecord = Type.Object(
         description: 'navigator.connection.rtt (ms, rounded to 25 ms by the browser) when exposed.',
       }),
     ),
-    source: oneOf(RECORD_SOURCES, 'rum for real users, synthetic for the lab and the synthetic runner.'),
+    source: oneOf(RECORD_SOURCES, "rum for the extension's real users, page for a site's own beacon on its pages, synthetic for the lab and the synthetic runner."),
     clientToken: Type.String({
       minLength: 8,
       maxLength: 64,

@@ -16,7 +16,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { MAX_CLOCK_SKEW_MS } from '../routes/handshakes';
+import { MAX_CLOCK_SKEW_MS } from './submit';
 import { LruMap } from './lru-map';
 
 export interface ClientCapOptions {

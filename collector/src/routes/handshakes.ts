@@ -1,20 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { applyProfileToRecord, HandshakeBatch, MAX_RECORDS_PER_BATCH, rejectingRule, type HandshakeRecord } from '@tlsrum/shared';
+import { HandshakeBatch, MAX_RECORDS_PER_BATCH } from '@tlsrum/shared';
 import { normalizeBatchSites } from '../ingest/hostname';
-import { SpoolFullError } from '../ingest/pipeline';
-import { httpError } from '../plugins/error-handler';
+import { submitBatch } from '../ingest/submit';
 import { ingestRateLimit } from '../plugins/rate-limit';
 import { ErrorResponse } from '../schemas/responses';
 
-/** Records whose timestamp is further than this from the receive time are refused: clock garbage. */
-export const MAX_CLOCK_SKEW_MS = 24 * 3600_000;
+export { MAX_CLOCK_SKEW_MS } from '../ingest/submit';
 
 const handshakes: FastifyPluginAsyncTypebox = async (app) => {
-  const m = app.ingestMetrics;
-  const unavailable = (retryAfter: number) =>
-    httpError(503, 'the collector cannot take more records now; retry later', { 'retry-after': String(retryAfter) });
-
   app.post(
     '/v1/handshakes',
     {
@@ -35,63 +29,7 @@ const handshakes: FastifyPluginAsyncTypebox = async (app) => {
       // Hostnames are normalised (lower case, IDNA) before the schema checks their form.
       preValidation: async (request) => normalizeBatchSites(request.body, MAX_RECORDS_PER_BATCH),
     },
-    async (request, reply) => {
-      const batch = request.body;
-      const n = batch.records.length;
-      const now = Date.now();
-      batch.records.forEach((r, i) => {
-        if (Math.abs(r.ts - now) > MAX_CLOCK_SKEW_MS) {
-          throw httpError(400, `body/records/${i}/ts must be within 24 h of the collector's clock`);
-        }
-        // What no honest producer can send is refused, naming the rule (docs/integrity.md).
-        const rule = rejectingRule(r, batch);
-        if (rule) throw httpError(400, `body/records/${i} is implausible (rule ${rule.name}): ${rule.requirement}`);
-      });
-      // Records of a registered site built without its profile (older extensions) get the same
-      // site-profile rules the extension applies (shared/README.md, "Site profiles").
-      for (let i = 0; i < n; i++) {
-        const r = batch.records[i]!;
-        if (r.site !== null && r.transport === 'tcp' && app.sites.has(r.site)) batch.records[i] = applyProfileToRecord(r, app.profiles.claimsFor(r.site, r.browser, r.browserMajor));
-      }
-      const reject = (reason: 'not_ready' | 'spool_full' | 'spool_error', retryAfter: number) => {
-        request.rejectReason = reason;
-        m.recordsRejected.inc({ reason }, n);
-        return unavailable(retryAfter);
-      };
-      if (!app.storeStatus.ready) throw reject('not_ready', 5);
-      if (!app.ingest.isDuplicate(batch.batchId) && !app.ingest.accepts(n)) throw reject('spool_full', app.ingest.retryAfterSeconds());
-      // The IP is used for this lookup and goes no further: rows hold the country only.
-      const country = app.countryOf(request.ip);
-      let result;
-      try {
-        // So is the token budget's keyed hash of it (memory only): the row holds a flag, never the address.
-        const admits = app.tokenBudget?.forAddress(request.ip);
-        // Per site as stored: an unregistered hostname is no site (else each made-up name would be a fresh budget).
-        const overTokenBudget = admits
-          ? (r: HandshakeRecord) => !admits(r.site !== null && app.sites.has(r.site) ? r.site : null, r.clientToken)
-          : undefined;
-        result = await app.ingest.submit(batch, {
-          country,
-          receivedAt: now,
-          isRegisteredSite: app.sites.has,
-          overTokenBudget,
-          overClientCap: app.clientCap.forBatch(),
-          probeCrypto: app.siteCrypto.get,
-        });
-      } catch (err) {
-        if (err instanceof SpoolFullError) throw reject('spool_full', app.ingest.retryAfterSeconds());
-        request.log.error({ err: { message: (err as Error).message, code: (err as NodeJS.ErrnoException).code } }, 'spool write failed');
-        throw reject('spool_error', 5);
-      }
-      if (result.status === 'duplicate') {
-        request.rejectReason = 'duplicate';
-        m.recordsRejected.inc({ reason: 'duplicate' }, n);
-        return reply.status(202).send({ accepted: 0, duplicate: true });
-      }
-      m.batchesAccepted.inc();
-      m.recordsAccepted.inc({}, n);
-      return reply.status(202).send({ accepted: n });
-    },
+    async (request, reply) => reply.status(202).send(await submitBatch(app, request, request.body)),
   );
 };
 

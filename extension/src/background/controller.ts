@@ -7,9 +7,9 @@ import { DEFAULT_TICKET_LIFETIME_MS, historyKey, type SiteProfile } from '@tlsru
 import type { About, AboutReply, FieldPercentiles, Measurement, Message, NetworkHints, PageCounts, Replies, State } from '../messages';
 import { api, VERSION } from '../lib/browser';
 import { currentClientToken } from '../lib/client-token';
-import { newConnectionsOf } from '../lib/entry-tuple';
+import { newConnectionsOf } from '@tlsrum/shared/classify';
 import { AGENT_NAME, FETCH_TIMEOUT_MS, FLUSH_PERIOD_MINUTES, MAX_HISTORY_HOSTS, MAX_HISTORY_MS, MAX_RECENT, PAUSE_MS } from '../lib/constants';
-import { detectEnvironment, type Environment } from '../lib/environment';
+import { detectEnvironment, type Environment } from '@tlsrum/shared/environment';
 import { Outbox } from '../lib/outbox';
 import { fieldFromCompare } from '../lib/field';
 import { buildRecord } from '../lib/record';
