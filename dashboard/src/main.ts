@@ -18,7 +18,7 @@ import { configurationPanel } from './panels/configuration';
 import { CRYPTO_SPLITS, cryptoPanel } from './panels/crypto';
 import { countryName } from './countries';
 import { addFilterControls } from './filter-controls';
-import { coverageOf, coverageSentence, serverTimingSentence } from './coverage';
+import { coverageOf, coverageSentence, recordSourceSentence, serverTimingSentence } from './coverage';
 import { FILTER_NAMES } from '@tlsrum/shared/query';
 
 const form = document.querySelector<HTMLFormElement>('#filters')!;
@@ -134,11 +134,11 @@ async function load(): Promise<void> {
   const whatifAnswer = api.whatif(params, t, signal);
   // One coverage answer for every panel that draws records (they share the filters).
   const coverage = api
-    .query('compare', { ...params, dimensions: 'versionEvidence' }, t, signal)
+    .query('compare', { ...params, dimensions: 'versionEvidence,source' }, t, signal)
     .then((a) => {
       if (signal.aborted) return;
       const c = coverageOf(a);
-      const text = [coverageSentence(c), f.site ? serverTimingSentence(c, f.site) : ''].filter(Boolean).join(' ');
+      const text = [coverageSentence(c), recordSourceSentence(c), f.site ? serverTimingSentence(c, f.site) : ''].filter(Boolean).join(' ');
       for (const p of recordPanels) p.setCoverage(text);
     })
     .catch(() => {
