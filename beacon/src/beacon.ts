@@ -24,33 +24,42 @@ export interface BeaconOptions {
 
 export function init(options: BeaconOptions): void {
   try {
-    start(options);
+    start(() => options);
   } catch {
     /* never into the page */
   }
 }
 
-function start({ collector, site, sample = 1, hosts = [] }: BeaconOptions): void {
-  const perf = performance;
-  // Without Resource Timing (or in a worker) there is nothing to measure.
-  if (typeof PerformanceResourceTiming !== 'function' || typeof perf.getEntriesByType !== 'function' || typeof document !== 'object') return;
-  if (!(Math.random() < sample)) return;
-  const url = new URL(BEACON_PATH, collector).href;
-  const own = new Set([site, location.hostname, ...hosts].map((h) => h.toLowerCase()));
+/**
+ * Registers the two listeners — all the page pays for while it loads. Everything else (the options,
+ * the sampling draw, the timing entries) is read when the page is hidden: the first use of each browser
+ * API costs the page a binding, and paying that once, at the end, keeps it off the load.
+ */
+export function start(optionsWhenHidden: () => BeaconOptions): void {
   // Entries already sent: the navigation entry, and resources up to this index (a restored page sends only newer ones).
   let sentResources = 0;
   let navigationSent = false;
   let sent = false;
+  let sampled: boolean | undefined;
 
   const send = () => {
     try {
-      if (sent) return;
+      // A prerendered page (speculation rules) the visitor never opened sends nothing; once opened, its
+      // connections, made while prerendering, are measured like any other.
+      if (sent || (document as Document & { prerendering?: boolean }).prerendering) return;
       sent = true;
+      const { collector, site, sample = 1, hosts = [] } = optionsWhenHidden();
+      // One draw per page, kept for the page's later views (back/forward cache).
+      if (!(sampled ??= Math.random() < sample)) return;
+      const perf = performance;
+      // Without Resource Timing there is nothing to measure.
+      if (typeof perf.getEntriesByType !== 'function') return;
+      const own = [site, location.hostname, ...hosts].map((h) => h.toLowerCase());
       const entries: EntryTuple[] = [];
       const take = (list: ArrayLike<TimingEntryLike>, from: number) => {
         for (let i = from; i < list.length && entries.length < BEACON_MAX_ENTRIES; i++) {
           const tuple = newConnectionTupleOf(list[i]!);
-          if (tuple && own.has(tuple[0])) entries.push(tuple);
+          if (tuple && own.includes(tuple[0])) entries.push(tuple);
         }
       };
       if (!navigationSent) take(perf.getEntriesByType('navigation') as unknown as TimingEntryLike[], 0);
@@ -60,6 +69,7 @@ function start({ collector, site, sample = 1, hosts = [] }: BeaconOptions): void
       take(resources, resources.length < sentResources ? 0 : sentResources);
       sentResources = resources.length;
       if (!entries.length) return;
+      const url = originOf(collector) + BEACON_PATH;
       const body: BeaconBody = { v: BEACON_VERSION, site, timeOrigin: perf.timeOrigin, entries };
       const text = JSON.stringify(body);
       if (text.length > BEACON_MAX_BYTES) return;
@@ -70,16 +80,17 @@ function start({ collector, site, sample = 1, hosts = [] }: BeaconOptions): void
     }
   };
 
-  const listen = () => {
-    addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && send());
-    // pagehide keeps the page eligible for the back/forward cache (unload would not).
-    addEventListener('pagehide', send);
-    // A page restored from the back/forward cache is a new page view: its later connections are sent again.
-    addEventListener('pageshow', (e) => e.persisted && (sent = false));
-  };
+  addEventListener('visibilitychange', () => document.visibilityState === 'hidden' && send());
+  // pagehide keeps the page eligible for the back/forward cache (unload would not). A page kept there
+  // (persisted) may be restored: that is a new page view, whose later connections are sent again.
+  addEventListener('pagehide', (e) => {
+    send();
+    if (e.persisted) sent = false;
+  });
+}
 
-  // A prerendered page (speculation rules) may never be shown: nothing is sent unless it is activated.
-  // Its connections, opened while prerendering, are then measured like any other.
-  if ((document as Document & { prerendering?: boolean }).prerendering) document.addEventListener('prerenderingchange', listen, { once: true });
-  else listen();
+/** `https://host:port` of a URL or origin (string slicing: no URL object, see above). */
+function originOf(url: string): string {
+  const end = url.indexOf('/', url.indexOf('//') + 2);
+  return end < 0 ? url : url.slice(0, end);
 }

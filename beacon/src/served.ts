@@ -4,17 +4,20 @@
  * origin it was loaded from. Optional attributes: `data-sample` (0–1) and `data-hosts` (the site's extra
  * hostnames this page connects to, separated by spaces).
  */
-import { init } from './beacon';
+import { start } from './beacon';
 
 try {
   const script = document.currentScript as HTMLScriptElement | null;
-  if (script?.src) {
-    const data = script.dataset;
-    init({
-      collector: script.src,
-      site: data.site || location.hostname,
-      sample: data.sample ? Number(data.sample) : 1,
-      hosts: (data.hosts ?? '').split(' ').filter(Boolean),
+  // Only the element is kept now (it is `currentScript` only while this runs); its attributes are read when the page is hidden.
+  if (script) {
+    start(() => {
+      const data = (name: string) => script.getAttribute(`data-${name}`);
+      return {
+        collector: script.src,
+        site: data('site') || location.hostname,
+        sample: data('sample') ? Number(data('sample')) : 1,
+        hosts: (data('hosts') ?? '').split(' ').filter(Boolean),
+      };
     });
   }
 } catch {
