@@ -37,30 +37,67 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 type Variant = 'without' | 'empty' | 'beacon' | 'webVitals';
 const VARIANTS: readonly Variant[] = ['without', 'empty', 'beacon', 'webVitals'];
-const LABEL: Record<Variant, string> = { without: 'no script', empty: 'an empty async script', beacon: 'the beacon', webVitals: 'web-vitals' };
-const SCRIPT_PATH: Record<Variant, string | null> = { without: null, empty: '/empty.js', beacon: '/beacon.js', webVitals: '/web-vitals.js' };
+const LABEL: Record<Variant, string> = {
+  without: 'no script',
+  empty: 'an empty async script',
+  beacon: 'the beacon',
+  webVitals: 'web-vitals',
+};
+const SCRIPT_PATH: Record<Variant, string | null> = {
+  without: null,
+  empty: '/empty.js',
+  beacon: '/beacon.js',
+  webVitals: '/web-vitals.js',
+};
 
 function certificate(dir: string): { key: Buffer; cert: Buffer; spki: string } {
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', '/CN=bench.test', '-addext', 'subjectAltName=DNS:*.bench.test',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=bench.test',
+      '-addext',
+      'subjectAltName=DNS:*.bench.test',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const cert = readFileSync(join(dir, 'cert.pem'));
   const der = createPublicKey(cert).export({ type: 'spki', format: 'der' });
   return { key: readFileSync(join(dir, 'key.pem')), cert, spki: createHash('sha256').update(der).digest('base64') };
 }
 
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
 
 function page(port: number, variant: Variant): string {
   const items: string[] = [];
   for (let i = 0; i < RESOURCES; i++) {
     const origin = `https://${ORIGINS[i % ORIGINS.length]}:${port}`;
-    items.push(i % 10 === 9 ? `<script src="${origin}/r/${i}.js"></script>` : `<img src="${origin}/r/${i}.png" width="1" height="1" alt="">`);
+    items.push(
+      i % 10 === 9
+        ? `<script src="${origin}/r/${i}.js"></script>`
+        : `<img src="${origin}/r/${i}.png" width="1" height="1" alt="">`,
+    );
   }
   const path = SCRIPT_PATH[variant];
-  const tag = path ? `<script async src="https://${RUM}:${port}${path}" data-site="${ORIGINS[0]}" data-hosts="${ORIGINS.slice(1).join(' ')}"></script>` : '';
+  const tag = path
+    ? `<script async src="https://${RUM}:${port}${path}" data-site="${ORIGINS[0]}" data-hosts="${ORIGINS.slice(1).join(' ')}"></script>`
+    : '';
   return `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>bench</title>${tag}</head><body><h1>50 resources</h1>${items.join('\n')}</body></html>`;
 }
 
@@ -85,16 +122,24 @@ async function startServer(tls: { key: Buffer; cert: Buffer }, scripts: Record<s
   let port = 0;
   let beacons = 0;
   const server = createServer({ ...tls, keepAlive: false }, (req, res) => {
-    const headers = { 'timing-allow-origin': '*', 'cache-control': 'no-store', connection: 'close', 'access-control-allow-origin': '*' };
+    const headers = {
+      'timing-allow-origin': '*',
+      'cache-control': 'no-store',
+      connection: 'close',
+      'access-control-allow-origin': '*',
+    };
     const host = (req.headers.host ?? '').split(':')[0];
     const path = req.url?.split('?')[0] ?? '/';
     if (req.method === 'POST') {
       req.resume();
       if (path === '/v1/beacon') beacons++;
       res.writeHead(202, headers).end();
-    } else if (host === RUM && scripts[path] !== undefined) res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(scripts[path]);
-    else if (path.startsWith('/page/')) res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(page(port, path.slice(6) as Variant));
-    else if (path.endsWith('.js')) res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end('window.__n = (window.__n || 0) + 1;');
+    } else if (host === RUM && scripts[path] !== undefined)
+      res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(scripts[path]);
+    else if (path.startsWith('/page/'))
+      res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(page(port, path.slice(6) as Variant));
+    else if (path.endsWith('.js'))
+      res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end('window.__n = (window.__n || 0) + 1;');
     else res.writeHead(200, { ...headers, 'content-type': 'image/png' }).end(PNG);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -111,7 +156,12 @@ async function launch(profile: string, spki: string): Promise<Browser> {
     pipe: true,
     userDataDir: profile,
     args: [
-      '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
       '--host-resolver-rules=MAP *.bench.test 127.0.0.1',
       `--ignore-certificate-errors-spki-list=${spki}`,
     ],
@@ -131,7 +181,9 @@ async function loadOnce(browser: Browser, url: string): Promise<number> {
   const p = await browser.newPage();
   try {
     await p.goto(url, { waitUntil: 'load' });
-    const n = (await p.evaluate(`performance.getEntriesByType('resource').filter((e) => !e.name.includes('${RUM}')).length`)) as number;
+    const n = (await p.evaluate(
+      `performance.getEntriesByType('resource').filter((e) => !e.name.includes('${RUM}')).length`,
+    )) as number;
     if (n !== RESOURCES) throw new Error(`page loaded ${n} resources, expected ${RESOURCES}`);
     return (await p.evaluate(`performance.getEntriesByType('navigation')[0].loadEventEnd`)) as number;
   } finally {
@@ -150,7 +202,11 @@ async function tracedView(browser: Browser, url: string, scriptUrl: string | nul
     await p.evaluate(HIDE);
     await new Promise((r) => setTimeout(r, 200));
     const buf = await p.tracing.stop();
-    if (process.env.BENCH_BEACON_TRACE_DIR && scriptUrl) writeFileSync(join(process.env.BENCH_BEACON_TRACE_DIR, `trace-${scriptUrl.split('/').pop()}-${Date.now()}.json`), Buffer.from(buf!));
+    if (process.env.BENCH_BEACON_TRACE_DIR && scriptUrl)
+      writeFileSync(
+        join(process.env.BENCH_BEACON_TRACE_DIR, `trace-${scriptUrl.split('/').pop()}-${Date.now()}.json`),
+        Buffer.from(buf!),
+      );
     const events = (JSON.parse(Buffer.from(buf!).toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
     return scriptUrl ? scriptCost(events, scriptUrl) : { ms: 0, wallMs: 0, tasks: 0, byKind: {} };
   } finally {
@@ -160,13 +216,21 @@ async function tracedView(browser: Browser, url: string, scriptUrl: string | nul
 
 async function main(): Promise<void> {
   const served = await buildServedScript();
-  console.log(`beacon benchmark: served script ${Buffer.byteLength(served.code)} bytes, ${served.gzipBytes} bytes gzip; ${RESOURCES} resources from ${ORIGINS.length} of the site's hosts, new TLS connection each, ${RUNS} runs per variant, rotating; ${machine()}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `beacon benchmark: served script ${Buffer.byteLength(served.code)} bytes, ${served.gzipBytes} bytes gzip; ${RESOURCES} resources from ${ORIGINS.length} of the site's hosts, new TLS connection each, ${RUNS} runs per variant, rotating; ${machine()}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-beacon-'));
   let browser: Browser | undefined;
   let server: Served | undefined;
   try {
     const tls = certificate(dir);
-    server = await startServer(tls, { '/empty.js': '/* bench baseline: an empty async script */\n', '/beacon.js': served.code, '/web-vitals.js': webVitalsScript() });
+    server = await startServer(tls, {
+      '/empty.js': '/* bench baseline: an empty async script */\n',
+      '/beacon.js': served.code,
+      '/web-vitals.js': webVitalsScript(),
+    });
     const port = server.port;
     const url = (v: Variant) => `https://${ORIGINS[0]}:${port}/page/${v}`;
     const scriptUrl = (v: Variant) => (SCRIPT_PATH[v] ? `https://${RUM}:${port}${SCRIPT_PATH[v]}` : null);
@@ -181,23 +245,40 @@ async function main(): Promise<void> {
     }
     const before = server.beacons();
     const traced: Record<Variant, ScriptCost[]> = { without: [], empty: [], beacon: [], webVitals: [] };
-    for (let i = 0; i < TRACED; i++) for (const v of VARIANTS) traced[v].push(await tracedView(browser, url(v), scriptUrl(v)));
+    for (let i = 0; i < TRACED; i++)
+      for (const v of VARIANTS) traced[v].push(await tracedView(browser, url(v), scriptUrl(v)));
     const sent = server.beacons() - before;
     const load = loadavg();
     const p50 = (v: Variant) => median(times[v]);
     const cpu = (v: Variant) => median(traced[v].map((t) => t.ms));
-    printTable('loadEventEnd, ms', VARIANTS.map((v) => ({ page: LABEL[v], p50: round(p50(v), 1), p90: round(quantile(times[v], 0.9), 1), 'ratio to no script': round(p50(v) / p50('without'), 3), runs: times[v].length })));
-    printTable(`the script's main-thread CPU per page view, ms (trace from navigation to hidden, ${TRACED} pages each)`, VARIANTS.filter((v) => v !== 'without').map((v) => ({
-      script: LABEL[v],
-      p50: round(cpu(v), 3),
-      max: round(Math.max(...traced[v].map((t) => t.ms)), 3),
-      tasks: median(traced[v].map((t) => t.tasks)),
-    })));
+    printTable(
+      'loadEventEnd, ms',
+      VARIANTS.map((v) => ({
+        page: LABEL[v],
+        p50: round(p50(v), 1),
+        p90: round(quantile(times[v], 0.9), 1),
+        'ratio to no script': round(p50(v) / p50('without'), 3),
+        runs: times[v].length,
+      })),
+    );
+    printTable(
+      `the script's main-thread CPU per page view, ms (trace from navigation to hidden, ${TRACED} pages each)`,
+      VARIANTS.filter((v) => v !== 'without').map((v) => ({
+        script: LABEL[v],
+        p50: round(cpu(v), 3),
+        max: round(Math.max(...traced[v].map((t) => t.ms)), 3),
+        tasks: median(traced[v].map((t) => t.tasks)),
+      })),
+    );
     for (const v of ['beacon', 'webVitals'] as const) {
       const kinds = [...new Set(traced[v].flatMap((t) => Object.keys(t.byKind)))];
-      printTable(`${LABEL[v]}: CPU by trace event (outermost spans), p50 ms per page view`, [Object.fromEntries(kinds.map((k) => [k, round(median(traced[v].map((t) => t.byKind[k] ?? 0)), 3)]))]);
+      printTable(`${LABEL[v]}: CPU by trace event (outermost spans), p50 ms per page view`, [
+        Object.fromEntries(kinds.map((k) => [k, round(median(traced[v].map((t) => t.byKind[k] ?? 0)), 3)])),
+      ]);
     }
-    console.log(`\nbeacon: ${round(cpu('beacon'), 3)} ms per page view (goal < 0.5 and below web-vitals' ${round(cpu('webVitals'), 3)}); load ratio ${round(p50('beacon') / p50('without'), 3)} (goal within the empty script's ${round(p50('empty') / p50('without'), 3)}); ${sent} beacons received from ${TRACED} traced views; load average ${load.map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `\nbeacon: ${round(cpu('beacon'), 3)} ms per page view (goal < 0.5 and below web-vitals' ${round(cpu('webVitals'), 3)}); load ratio ${round(p50('beacon') / p50('without'), 3)} (goal within the empty script's ${round(p50('empty') / p50('without'), 3)}); ${sent} beacons received from ${TRACED} traced views; load average ${load.map((l) => l.toFixed(2)).join(' ')}`,
+    );
     if (sent < TRACED) throw new Error(`the beacon reported ${sent} of ${TRACED} traced page views: it did not run`);
     printResult({
       bench: 'beacon',

@@ -1,22 +1,18 @@
-/**
- * Bytes per stored record on disk after compression, for capacity planning (docs/cluster.md).
- * Generates the same realistic records as the ingest benchmark (bench/lib/records.ts: batches of one
- * client, 40 countries, 30 days), stores them through the collector's own row mapping and migrations in
- * a fresh embedded store, merges the parts (OPTIMIZE FINAL, as background merges would eventually) and
- * reads `system.parts` / `system.columns`. The baseline is the same rows as uncompressed bytes, so the
- * figure comes with its compression ratio. Usage: pnpm bench:disk-size [rows] (default 1 000 000).
- */
+/** The disk-size bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadMigrations, migrate } from '../collector/src/store/migrate';
-import { openStore } from '../collector/src/store/clients';
-import { toRow } from '../collector/src/ingest/to-row';
+import { loadMigrations, migrate } from '@tlsrum/collector/store/migrate';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { toRow } from '@tlsrum/collector/ingest/to-row';
 import { makeBenchBatch, rng } from './lib/records';
 import { machine, printResult, printTable, round } from './lib/report';
 
 const ROWS = Number(process.argv[2] ?? 1_000_000);
-const COUNTRIES = 'US DE GB FR IN BR JP CN RU CA AU ES IT NL SE PL MX KR ID TR AR ZA NG EG KE PK BD VN TH PH MY SG NZ IE CH AT BE NO DK FI'.split(' ');
+const COUNTRIES =
+  'US DE GB FR IN BR JP CN RU CA AU ES IT NL SE PL MX KR ID TR AR ZA NG EG KE PK BD VN TH PH MY SG NZ IE CH AT BE NO DK FI'.split(
+    ' ',
+  );
 const DAY = 86_400_000;
 
 async function main(): Promise<void> {
@@ -61,10 +57,17 @@ async function main(): Promise<void> {
         'bytes/row compressed': round(Number(parts!.compressed) / rows, 1),
         'bytes/row uncompressed': round(Number(parts!.uncompressed) / rows, 1),
         'compression ratio': round(Number(parts!.uncompressed) / Number(parts!.compressed), 1),
-        'GiB per 1e9 rows': round((Number(parts!.disk) / rows) * 1e9 / 2 ** 30, 1),
+        'GiB per 1e9 rows': round(((Number(parts!.disk) / rows) * 1e9) / 2 ** 30, 1),
       },
     ]);
-    printTable('largest columns', columns.map((c) => ({ column: c.name, 'bytes/row': round(Number(c.c) / rows, 2), ratio: round(Number(c.u) / Math.max(1, Number(c.c)), 1) })));
+    printTable(
+      'largest columns',
+      columns.map((c) => ({
+        column: c.name,
+        'bytes/row': round(Number(c.c) / rows, 2),
+        ratio: round(Number(c.u) / Math.max(1, Number(c.c)), 1),
+      })),
+    );
     printResult({
       bench: 'disk-size',
       rows,

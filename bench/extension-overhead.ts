@@ -1,17 +1,4 @@
-/**
- * Extension overhead benchmark. A local HTTPS page (lab CA-less: one self-signed certificate for
- * *.bench.test, trusted by its SPKI hash) with 50 resources from 5 origins, every response with
- * Timing-Allow-Origin (so the content script measures every entry) and `Connection: close` (every
- * resource opens a new TLS connection: the worst case for the extension). Three Chromium instances —
- * without the extension, with the extension opted in but its content.js emptied (Chromium's fixed cost
- * of injecting any content script), and with the extension opted in — load the page in rotation,
- * BENCH_EXT_RUNS times each (default 30). Reports the ratios of the loadEventEnd medians to the one
- * without, and per traced page (BENCH_EXT_TRACED, default 10, each variant) the main-thread CPU time of
- * content.js (script evaluation, compilation and every call into it: observer and idle callbacks) and
- * of the page renderer's whole main thread. BENCH_EXT_TRACE_DIR=dir keeps the raw traces.
- *
- *   pnpm --filter @tlsrum/extension build && pnpm bench:extension-overhead
- */
+/** The extension-overhead bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { createHash, createPublicKey } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,24 +18,49 @@ const EXTENSION_DIR = join(repoRoot, 'extension/dist/chromium');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 function certificate(dir: string): { key: Buffer; cert: Buffer; spki: string } {
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2',
-    '-subj', '/CN=bench.test', '-addext', 'subjectAltName=DNS:*.bench.test',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=bench.test',
+      '-addext',
+      'subjectAltName=DNS:*.bench.test',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   const cert = readFileSync(join(dir, 'cert.pem'));
   const der = createPublicKey(cert).export({ type: 'spki', format: 'der' });
   return { key: readFileSync(join(dir, 'key.pem')), cert, spki: createHash('sha256').update(der).digest('base64') };
 }
 
 // A 1×1 PNG.
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+const PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
+  'base64',
+);
 
 function page(port: number): string {
   const items: string[] = [];
   for (let i = 0; i < RESOURCES; i++) {
     const origin = `https://${ORIGINS[i % ORIGINS.length]}:${port}`;
-    items.push(i % 10 === 9 ? `<script src="${origin}/r/${i}.js"></script>` : `<img src="${origin}/r/${i}.png" width="1" height="1" alt="">`);
+    items.push(
+      i % 10 === 9
+        ? `<script src="${origin}/r/${i}.js"></script>`
+        : `<img src="${origin}/r/${i}.png" width="1" height="1" alt="">`,
+    );
   }
   return `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>bench</title></head><body><h1>50 resources</h1>${items.join('\n')}</body></html>`;
 }
@@ -58,7 +70,8 @@ async function startServer(tls: { key: Buffer; cert: Buffer }): Promise<{ server
   const server = createServer({ ...tls, keepAlive: false }, (req, res) => {
     const headers = { 'timing-allow-origin': '*', 'cache-control': 'no-store', connection: 'close' };
     if (req.url === '/') res.writeHead(200, { ...headers, 'content-type': 'text/html' }).end(page(port));
-    else if (req.url?.endsWith('.js')) res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end('window.__n = (window.__n || 0) + 1;');
+    else if (req.url?.endsWith('.js'))
+      res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end('window.__n = (window.__n || 0) + 1;');
     else res.writeHead(200, { ...headers, 'content-type': 'image/png' }).end(PNG);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -77,7 +90,12 @@ async function launch(profile: string, spki: string, extensionDir: string | null
     enableExtensions: extensionDir ? [extensionDir] : false,
     userDataDir: profile,
     args: [
-      '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
       '--host-resolver-rules=MAP *.bench.test 127.0.0.1',
       `--ignore-certificate-errors-spki-list=${spki}`,
     ],
@@ -86,7 +104,10 @@ async function launch(profile: string, spki: string, extensionDir: string | null
 
 /** Opts the extension in as a user would (the popup's message) and returns its origin. */
 async function optIn(browser: Browser): Promise<string> {
-  const worker = await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().startsWith('chrome-extension://'), { timeout: 20_000 });
+  const worker = await browser.waitForTarget(
+    (t) => t.type() === 'service_worker' && t.url().startsWith('chrome-extension://'),
+    { timeout: 20_000 },
+  );
   // URL.origin is "null" for chrome-extension: URLs (not a special scheme): cut it by hand.
   const origin = worker.url().split('/').slice(0, 3).join('/');
   const p = await browser.newPage();
@@ -140,7 +161,12 @@ interface TracedPage extends ScriptCost {
 }
 
 /** One traced load: the content script's own main-thread time and the whole main thread's. */
-async function tracedLoad(browser: Browser, url: string, extensionOrigin: string | null, dumpDir?: string): Promise<TracedPage> {
+async function tracedLoad(
+  browser: Browser,
+  url: string,
+  extensionOrigin: string | null,
+  dumpDir?: string,
+): Promise<TracedPage> {
   const p = await browser.newPage();
   try {
     await p.tracing.start({ categories: TRACE_CATEGORIES });
@@ -148,11 +174,17 @@ async function tracedLoad(browser: Browser, url: string, extensionOrigin: string
     // The content script does its work in idle time after load: wait until it surely ran.
     await new Promise((r) => setTimeout(r, 3500));
     const buf = await p.tracing.stop();
-    if (dumpDir) writeFileSync(join(dumpDir, `trace-${extensionOrigin ? extensionOrigin.split('/')[2] : 'none'}-${Date.now()}.json`), Buffer.from(buf!));
+    if (dumpDir)
+      writeFileSync(
+        join(dumpDir, `trace-${extensionOrigin ? extensionOrigin.split('/')[2] : 'none'}-${Date.now()}.json`),
+        Buffer.from(buf!),
+      );
     const events = (JSON.parse(Buffer.from(buf!).toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
     // content.js only: the trace also holds the extension's service worker (background.js), which
     // runs in its own process, not on the page's main thread.
-    const script = extensionOrigin ? scriptCost(events, `${extensionOrigin}/content.js`) : { ms: 0, wallMs: 0, tasks: 0, byKind: {} };
+    const script = extensionOrigin
+      ? scriptCost(events, `${extensionOrigin}/content.js`)
+      : { ms: 0, wallMs: 0, tasks: 0, byKind: {} };
     return { ...script, rendererMs: rendererMainThreadMs(events, url) };
   } finally {
     await p.close();
@@ -163,14 +195,21 @@ async function measuredByExtension(browser: Browser, origin: string | null, host
   if (!origin) return 0;
   const p = await browser.newPage();
   await p.goto(`${origin}/popup/index.html`);
-  const recent = (await p.evaluate(`chrome.storage.local.get('recent').then((v) => v.recent ?? [])`)) as { host: string }[];
+  const recent = (await p.evaluate(`chrome.storage.local.get('recent').then((v) => v.recent ?? [])`)) as {
+    host: string;
+  }[];
   await p.close();
   return recent.filter((r) => ORIGINS.includes(r.host) || r.host === host).length;
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(EXTENSION_DIR, 'manifest.json'))) throw new Error(`no extension build at ${EXTENSION_DIR}: run pnpm --filter @tlsrum/extension build`);
-  console.log(`extension-overhead benchmark: ${RESOURCES} resources from ${ORIGINS.length} origins, new TLS connection each, ${RUNS} runs each without / with an empty content script / with the extension, rotating; ${machine()}; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  if (!existsSync(join(EXTENSION_DIR, 'manifest.json')))
+    throw new Error(`no extension build at ${EXTENSION_DIR}: run pnpm --filter @tlsrum/extension build`);
+  console.log(
+    `extension-overhead benchmark: ${RESOURCES} resources from ${ORIGINS.length} origins, new TLS connection each, ${RUNS} runs each without / with an empty content script / with the extension, rotating; ${machine()}; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-ext-'));
   const dumpDir = process.env.BENCH_EXT_TRACE_DIR;
   const browsers: Browser[] = [];
@@ -202,7 +241,8 @@ async function main(): Promise<void> {
       }
     }
     const traced: Record<Variant, TracedPage[]> = { without: [], empty: [], with: [] };
-    for (let i = 0; i < TRACED; i++) for (const v of VARIANTS) traced[v].push(await tracedLoad(browser[v], url, origin[v], dumpDir));
+    for (let i = 0; i < TRACED; i++)
+      for (const v of VARIANTS) traced[v].push(await tracedLoad(browser[v], url, origin[v], dumpDir));
     const measured = await measuredByExtension(browser.with, origin.with, ORIGINS[0]!);
     const load = loadavg();
 
@@ -211,25 +251,53 @@ async function main(): Promise<void> {
     const emptyLoadRatio = p50('empty') / p50('without');
     const scriptMs = (v: Variant) => median(traced[v].map((t) => t.ms));
     const rendererMs = (v: Variant) => median(traced[v].map((t) => t.rendererMs));
-    printTable('loadEventEnd, ms', VARIANTS.map((v) => ({
-      browser: LABEL[v], p50: round(p50(v), 1), p90: round(quantile(times[v], 0.9), 1), 'ratio to without': round(p50(v) / p50('without'), 3), runs: times[v].length,
-    })));
-    printTable(`main-thread CPU per page, ms (trace, p50 of ${TRACED} pages each)`, VARIANTS.map((v) => ({
-      browser: LABEL[v],
-      'content.js CPU': round(scriptMs(v), 3),
-      'content.js max': round(Math.max(...traced[v].map((t) => t.ms)), 3),
-      'content.js wall': round(median(traced[v].map((t) => t.wallMs)), 3),
-      'content.js tasks': median(traced[v].map((t) => t.tasks)),
-      'renderer main thread': round(rendererMs(v), 1),
-      'renderer IQR': `${round(quantile(traced[v].map((t) => t.rendererMs), 0.25), 1)}–${round(quantile(traced[v].map((t) => t.rendererMs), 0.75), 1)}`,
-    })));
+    printTable(
+      'loadEventEnd, ms',
+      VARIANTS.map((v) => ({
+        browser: LABEL[v],
+        p50: round(p50(v), 1),
+        p90: round(quantile(times[v], 0.9), 1),
+        'ratio to without': round(p50(v) / p50('without'), 3),
+        runs: times[v].length,
+      })),
+    );
+    printTable(
+      `main-thread CPU per page, ms (trace, p50 of ${TRACED} pages each)`,
+      VARIANTS.map((v) => ({
+        browser: LABEL[v],
+        'content.js CPU': round(scriptMs(v), 3),
+        'content.js max': round(Math.max(...traced[v].map((t) => t.ms)), 3),
+        'content.js wall': round(median(traced[v].map((t) => t.wallMs)), 3),
+        'content.js tasks': median(traced[v].map((t) => t.tasks)),
+        'renderer main thread': round(rendererMs(v), 1),
+        'renderer IQR': `${round(
+          quantile(
+            traced[v].map((t) => t.rendererMs),
+            0.25,
+          ),
+          1,
+        )}–${round(
+          quantile(
+            traced[v].map((t) => t.rendererMs),
+            0.75,
+          ),
+          1,
+        )}`,
+      })),
+    );
     for (const v of ['empty', 'with'] as const) {
       const kinds = [...new Set(traced[v].flatMap((t) => Object.keys(t.byKind)))];
-      printTable(`${LABEL[v]}: content.js CPU by trace event (outermost spans), p50 ms per page`, [Object.fromEntries(kinds.map((k) => [k, round(median(traced[v].map((t) => t.byKind[k] ?? 0)), 3)]))]);
+      printTable(`${LABEL[v]}: content.js CPU by trace event (outermost spans), p50 ms per page`, [
+        Object.fromEntries(kinds.map((k) => [k, round(median(traced[v].map((t) => t.byKind[k] ?? 0)), 3)])),
+      ]);
     }
     const ownMs = scriptMs('with') - scriptMs('empty');
-    console.log(`\nload ratio with/without: ${round(loadRatio, 3)} (goal ≤ 1.01), empty content script/without: ${round(emptyLoadRatio, 3)}`);
-    console.log(`content.js ${round(scriptMs('with'), 3)} ms per page (goal < 1), of which an empty content script's ${round(scriptMs('empty'), 3)}; our code ${round(ownMs, 3)} ms; ${measured} connections in the extension's log; load average ${load.map((l) => l.toFixed(2)).join(' ')}`);
+    console.log(
+      `\nload ratio with/without: ${round(loadRatio, 3)} (goal ≤ 1.01), empty content script/without: ${round(emptyLoadRatio, 3)}`,
+    );
+    console.log(
+      `content.js ${round(scriptMs('with'), 3)} ms per page (goal < 1), of which an empty content script's ${round(scriptMs('empty'), 3)}; our code ${round(ownMs, 3)} ms; ${measured} connections in the extension's log; load average ${load.map((l) => l.toFixed(2)).join(' ')}`,
+    );
     printResult({
       bench: 'extension-overhead',
       loadRatio: round(loadRatio, 3),

@@ -1,17 +1,9 @@
-/**
- * Does the probe scheduler slow ingest? The same load as `pnpm bench:ingest` against two collectors that
- * differ only in probing: one with PROBE_INTERVAL_MS=0, one probing 8 registered sites every 2 s (each
- * probe: 3 cold runs, both TLS versions, resumption, an HTTP request — far more often than the 1 h
- * default, so any interference shows). Runs alternate off/on twice so drift on a shared machine hits both.
- *
- *   pnpm bench:ingest-probing     BENCH_SECONDS=20 BENCH_WARMUP_SECONDS=5 by default
- *   BENCH_PROFILE_DIR=/tmp/prof   also writes V8 CPU profiles of the collectors to on/ and off/ there
- */
+/** The ingest-probing bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeLabCa } from '../e2e/lab/ca';
+import { makeLabCa } from '@tlsrum/e2e/lab/ca';
 import { measureLoad } from './lib/measure-load';
 import { startTs, stop } from './lib/processes';
 import { machine, median, printResult, printTable, round } from './lib/report';
@@ -25,7 +17,12 @@ const ADMIN = 'bench-admin-token-0123456789';
 async function runOnce(probing: boolean, tls: { port: number; ca: string }) {
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-probing-'));
   try {
-    const env: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', ADMIN_TOKEN: ADMIN };
+    const env: Record<string, string> = {
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      ADMIN_TOKEN: ADMIN,
+    };
     if (probing) {
       Object.assign(env, {
         PROBE_INTERVAL_MS: '2000',
@@ -34,7 +31,9 @@ async function runOnce(probing: boolean, tls: { port: number; ca: string }) {
         PROBE_CONNECT_TO: SITES.map((h) => `${h}:443:127.0.0.1:${tls.port}`).join(','),
       });
     } else env.PROBE_INTERVAL_MS = '0';
-    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}/${probing ? 'on' : 'off'}`] : [];
+    const profile = process.env.BENCH_PROFILE_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}/${probing ? 'on' : 'off'}`]
+      : [];
     const collector = await startTs('collector/src/server.ts', env, '/readyz', profile);
     for (const hostname of SITES) {
       const res = await fetch(new URL('/v1/sites', collector.url), {
@@ -46,7 +45,8 @@ async function runOnce(probing: boolean, tls: { port: number; ca: string }) {
     }
     const m = await measureLoad(collector, { connections: CONNECTIONS, warmupSeconds: WARMUP, seconds: SECONDS });
     const metrics = await (await fetch(new URL('/metrics', collector.url))).text();
-    const count = (outcome: string) => Number(new RegExp(`^tlsrum_probes_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+    const count = (outcome: string) =>
+      Number(new RegExp(`^tlsrum_probes_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
     const probes = { ok: count('ok'), failed: count('failed') };
     await stop(collector);
     const recordsPerSec = m.run.recordsPerSec;
@@ -64,7 +64,9 @@ async function runOnce(probing: boolean, tls: { port: number; ca: string }) {
 }
 
 async function main() {
-  console.log(`ingest with and without probing: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per run, off/on × 2; ${machine()}`);
+  console.log(
+    `ingest with and without probing: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${SECONDS} s per run, off/on × 2; ${machine()}`,
+  );
   const caDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-probing-ca-'));
   const ca = makeLabCa(caDir, SITES);
   const server = createServer({ cert: readFileSync(ca.leafCert), key: readFileSync(ca.leafKey) }, (_req, res) => {
@@ -87,10 +89,17 @@ async function main() {
         'probes ok / failed': r.probing ? `${r.probes.ok} / ${r.probes.failed}` : '—',
       })),
     );
-    const of = (on: boolean, f: (r: (typeof runs)[number]) => number) => median(runs.filter((r) => r.probing === on).map(f));
+    const of = (on: boolean, f: (r: (typeof runs)[number]) => number) =>
+      median(runs.filter((r) => r.probing === on).map(f));
     const ratio = of(true, (r) => r.recordsPerSec) / of(false, (r) => r.recordsPerSec);
     console.log(
-      `\nrecords/s on/off: ${round(ratio, 3)}; p99 ${of(false, (r) => r.p99)} → ${of(true, (r) => r.p99)} ms; CPU/record ${round(of(false, (r) => r.usPerRecord), 1)} → ${round(of(true, (r) => r.usPerRecord), 1)} µs (the probing run's CPU includes the probes themselves)`,
+      `\nrecords/s on/off: ${round(ratio, 3)}; p99 ${of(false, (r) => r.p99)} → ${of(true, (r) => r.p99)} ms; CPU/record ${round(
+        of(false, (r) => r.usPerRecord),
+        1,
+      )} → ${round(
+        of(true, (r) => r.usPerRecord),
+        1,
+      )} µs (the probing run's CPU includes the probes themselves)`,
     );
     printResult({
       bench: 'ingest-probing',
@@ -99,8 +108,14 @@ async function main() {
       recordsPerSecOn: Math.round(of(true, (r) => r.recordsPerSec)),
       p99MsOff: of(false, (r) => r.p99),
       p99MsOn: of(true, (r) => r.p99),
-      usPerRecordOff: round(of(false, (r) => r.usPerRecord), 1),
-      usPerRecordOn: round(of(true, (r) => r.usPerRecord), 1),
+      usPerRecordOff: round(
+        of(false, (r) => r.usPerRecord),
+        1,
+      ),
+      usPerRecordOn: round(
+        of(true, (r) => r.usPerRecord),
+        1,
+      ),
       probesOn: runs.filter((r) => r.probing).map((r) => r.probes),
       seconds: SECONDS,
     });

@@ -1,22 +1,14 @@
-/**
- * Insert-format micro-benchmark: what one insert of FLUSH rows costs the collector in each text format
- * the embedded store accepts, split into encoding (JavaScript, in the request path) and the insert itself
- * (the store parsing and writing a part). Formats are interleaved round by round, so drift on a shared
- * machine hits them alike; figures are medians and ratios against JSONEachRow (today's format) in the
- * same run.
- *
- *   pnpm bench:insert-format      BENCH_ROUNDS=15 BENCH_FLUSH_ROWS=10000 by default
- */
+/** The insert-format bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { ClickHouseSettings } from '@clickhouse/client';
-import { INSERT_COLUMNS, type HandshakeRow } from '../collector/src/ingest/columns';
-import { encodeRowsTsv, TSV_INSERT_QUERY } from '../collector/src/ingest/encode-rows';
-import { toRow } from '../collector/src/ingest/to-row';
-import { openStore } from '../collector/src/store/clients';
-import { migrate } from '../collector/src/store/migrate';
+import { INSERT_COLUMNS, type HandshakeRow } from '@tlsrum/collector/ingest/columns';
+import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode-rows';
+import { toRow } from '@tlsrum/collector/ingest/to-row';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { migrate } from '@tlsrum/collector/store/migrate';
 import { makeBenchBatch, rng } from './lib/records';
 import { machine, median, printResult, printTable, round } from './lib/report';
 
@@ -76,7 +68,9 @@ function makeRows(n: number): HandshakeRow[] {
 }
 
 async function main() {
-  console.log(`insert-format benchmark: ${FLUSH} rows per insert, ${WARMUP_ROUNDS} + ${ROUNDS} rounds, formats interleaved; ${machine()}`);
+  console.log(
+    `insert-format benchmark: ${FLUSH} rows per insert, ${WARMUP_ROUNDS} + ${ROUNDS} rounds, formats interleaved; ${machine()}`,
+  );
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-format-'));
   const store = openStore({ dataDir, clickhouse: null });
   try {
@@ -96,7 +90,11 @@ async function main() {
           query: v.query,
           values: Readable.from([Buffer.from(body)], { objectMode: false }),
           // Settings persist for a chDB session: every insert states the ones that vary.
-          clickhouse_settings: { input_format_parallel_parsing: 1, ...v.settings, insert_deduplication_token: `bench-${inserts}` },
+          clickhouse_settings: {
+            input_format_parallel_parsing: 1,
+            ...v.settings,
+            insert_deduplication_token: `bench-${inserts}`,
+          },
         });
         for await (const _ of result.stream) void _;
         const t2 = performance.now();
@@ -106,9 +104,13 @@ async function main() {
         samples[vi]!.bytes = Buffer.byteLength(body) / FLUSH;
       }
     }
-    const rs = await store.query.query({ query: 'SELECT count() AS n, uniqExact(receivedAt) AS inserts FROM handshakes', format: 'JSONEachRow' });
+    const rs = await store.query.query({
+      query: 'SELECT count() AS n, uniqExact(receivedAt) AS inserts FROM handshakes',
+      format: 'JSONEachRow',
+    });
     const { n, inserts: distinct } = (await rs.json<{ n: number; inserts: number }>())[0]!;
-    if (Number(n) !== inserts * FLUSH || Number(distinct) !== inserts) throw new Error(`stored ${n} rows in ${distinct} inserts, expected ${inserts * FLUSH} in ${inserts}`);
+    if (Number(n) !== inserts * FLUSH || Number(distinct) !== inserts)
+      throw new Error(`stored ${n} rows in ${distinct} inserts, expected ${inserts * FLUSH} in ${inserts}`);
 
     const figures = VARIANTS.map((v, i) => {
       const s = samples[i]!;
@@ -128,7 +130,9 @@ async function main() {
       })),
     );
     const tsv = figures.find((f) => f.name.startsWith('TabSeparated (encode'))!;
-    console.log(`\nall ${inserts} inserts stored (${n} rows). TabSeparated / JSONEachRow: insert ${round(tsv.insertUs / ref.insertUs, 3)}, encode ${round(tsv.encodeUs / ref.encodeUs, 3)}`);
+    console.log(
+      `\nall ${inserts} inserts stored (${n} rows). TabSeparated / JSONEachRow: insert ${round(tsv.insertUs / ref.insertUs, 3)}, encode ${round(tsv.encodeUs / ref.encodeUs, 3)}`,
+    );
     printResult({
       bench: 'insert-format',
       rowsPerInsert: FLUSH,
@@ -136,7 +140,12 @@ async function main() {
       tsvInsertRatio: round(tsv.insertUs / ref.insertUs, 3),
       tsvEncodeRatio: round(tsv.encodeUs / ref.encodeUs, 3),
       tsvTotalRatio: round((tsv.encodeUs + tsv.insertUs) / (ref.encodeUs + ref.insertUs), 3),
-      formats: Object.fromEntries(figures.map((f) => [f.name, { encodeUs: round(f.encodeUs), insertUs: round(f.insertUs), bytesPerRow: Math.round(f.bytes) }])),
+      formats: Object.fromEntries(
+        figures.map((f) => [
+          f.name,
+          { encodeUs: round(f.encodeUs), insertUs: round(f.insertUs), bytesPerRow: Math.round(f.bytes) },
+        ]),
+      ),
     });
   } finally {
     await store.close();

@@ -1,29 +1,9 @@
-/**
- * Query benchmark. Generates BENCH_QUERY_ROWS records (default 10 M: 30 days, 53 countries, the demo's
- * sites) into a fresh store with the dashboard's SQL generator, then runs the compare, map and timeseries
- * queries over the 30 days BENCH_QUERY_ROUNDS times each (default 50), on the raw table and on the daily
- * rollup: directly on the store (the SQL the API builds, in a child process), then through the
- * collector's HTTP API (another process on the same data), then directly again. Baseline: the direct
- * query, so the API's own cost shows as the API/direct ratio. Prints the load average at each phase.
- *
- * Then every query shape the dashboard and the API issue (lib/query-shapes.ts: each dimension, each filter,
- * country × each dimension, daily and hourly series) goes through the API as the dashboard asks it
- * (`table` left to the collector), each reported with the path that served it.
- *
- *   pnpm bench:query
- *   BENCH_PROFILE_DIR=/tmp/prof pnpm bench:query   also writes a V8 CPU profile of the collector
- *   BENCH_QUERY_DATA_DIR=/tmp/store pnpm bench:query   fills (or reuses) that folder and keeps it
- *   BENCH_QUERY_SHAPES_ONLY=1   only the per-shape phase (with a kept store: minutes instead of ten)
- *   BENCH_QUERY_SHAPES=regex   only the shapes whose name matches
- *   BENCH_QUERY_TREE=/work/other-checkout   the collector of another checkout answers the API phases
- *     (same data folder: a before/after comparison on identical records; copy the folder first when the
- *     other tree's migrations would change it)
- */
+/** The query (and query-shapes) bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, stop } from './lib/processes';
-import { spawnTs } from '../collector/test/node-process';
+import { spawnTs } from '@tlsrum/collector/test/node-process';
 import { queryShapes, shapeUrl } from './lib/query-shapes';
 import { apiUrl, MIN_ROUNDS, QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
@@ -51,8 +31,21 @@ const SHAPE_MIN_RUNS = Number(process.env.BENCH_QUERY_SHAPE_MIN_RUNS ?? MIN_ROUN
 const SHAPE_FILTER = new RegExp(process.env.BENCH_QUERY_SHAPES ?? '');
 
 function startCollector(dataDir: string): ReturnType<typeof spawnTs> {
-  const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '0', QUERY_RATE_LIMIT_PER_MINUTE: '0', ALERT_INTERVAL_MS: '0', PROBE_INTERVAL_MS: '0' };
-  return spawnTs('collector/src/server.ts', { cwd: TREE, env, nodeArgs: PROFILE, ready: { serves: '/readyz' }, timeoutMs: 600_000 });
+  const env = {
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    QUERY_RATE_LIMIT_PER_MINUTE: '0',
+    ALERT_INTERVAL_MS: '0',
+    PROBE_INTERVAL_MS: '0',
+  };
+  return spawnTs('collector/src/server.ts', {
+    cwd: TREE,
+    env,
+    nodeArgs: PROFILE,
+    ready: { serves: '/readyz' },
+    timeoutMs: 600_000,
+  });
 }
 
 interface ShapeRow {
@@ -81,13 +74,16 @@ async function measureShapes(dataDir: string, from: number, to: number): Promise
         const res = await fetch(url);
         const body = (await res.json()) as { cells?: unknown[]; table?: string; source?: string };
         const ms = performance.now() - t0;
-        if (res.status !== 200 || !body.cells?.length) throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+        if (res.status !== 200 || !body.cells?.length)
+          throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
         path = body.source ?? body.table ?? '?';
         cells = body.cells.length;
         if (i >= 1) times.push(ms);
       }
       out.push({ shape: s.name, path, runs: times.length, p50: median(times), p95: quantile(times, 0.95), cells });
-      console.log(`  ${s.name}: ${path}, p50 ${round(median(times), 1)} ms, p95 ${round(quantile(times, 0.95), 1)} ms (${times.length} runs; ${describeLoad()})`);
+      console.log(
+        `  ${s.name}: ${path}, p50 ${round(median(times), 1)} ms, p95 ${round(quantile(times, 0.95), 1)} ms (${times.length} runs; ${describeLoad()})`,
+      );
     }
   } finally {
     await stop(collector);
@@ -96,7 +92,9 @@ async function measureShapes(dataDir: string, from: number, to: number): Promise
 }
 
 async function main(): Promise<void> {
-  console.log(`query benchmark: ${ROWS.toLocaleString('en')} records over ${DAYS} days, ${ROUNDS} runs per query and table; ${machine()}; ${describeLoad()}`);
+  console.log(
+    `query benchmark: ${ROWS.toLocaleString('en')} records over ${DAYS} days, ${ROUNDS} runs per query and table; ${machine()}; ${describeLoad()}`,
+  );
   const loadAtStart = loadAverage();
   const benchStarted = performance.now();
   if (KEPT_DIR) mkdirSync(KEPT_DIR, { recursive: true });
@@ -106,13 +104,34 @@ async function main(): Promise<void> {
   const from = end - DAYS * 86_400_000;
   try {
     if (SHAPES_ONLY) {
-      if (!existsSync(join(dataDir, 'metadata'))) await runStoreWorker({ dataDir, targetRows: ROWS, end, days: DAYS, seed: 1, rounds: 0, seriesBudgetS: 0, insertRounds: 0 });
+      if (!existsSync(join(dataDir, 'metadata')))
+        await runStoreWorker({
+          dataDir,
+          targetRows: ROWS,
+          end,
+          days: DAYS,
+          seed: 1,
+          rounds: 0,
+          seriesBudgetS: 0,
+          insertRounds: 0,
+        });
       await shapesPhase(dataDir, from, end, loadAtStart, benchStarted);
       return;
     }
-    const direct = await runStoreWorker({ dataDir, targetRows: ROWS, end, days: DAYS, seed: 1, rounds: ROUNDS, seriesBudgetS: SERIES_BUDGET_S, insertRounds: 0 });
+    const direct = await runStoreWorker({
+      dataDir,
+      targetRows: ROWS,
+      end,
+      days: DAYS,
+      seed: 1,
+      rounds: ROUNDS,
+      seriesBudgetS: SERIES_BUDGET_S,
+      insertRounds: 0,
+    });
     console.log(`direct queries done; ${describeLoad()}`);
-    console.log(`generated ${direct.generatedRows.toLocaleString('en')} records in ${round(direct.generateSeconds, 1)} s (SQL INSERT … SELECT; of which ${round(direct.rollupSeconds, 1)} s rebuilding the daily rollup)`);
+    console.log(
+      `generated ${direct.generatedRows.toLocaleString('en')} records in ${round(direct.generateSeconds, 1)} s (SQL INSERT … SELECT; of which ${round(direct.rollupSeconds, 1)} s rebuilding the daily rollup)`,
+    );
 
     const api: Record<string, number[]> = {};
     const collector = await startCollector(dataDir);
@@ -128,7 +147,8 @@ async function main(): Promise<void> {
             const res = await fetch(url);
             const body = (await res.json()) as { cells?: unknown[]; table?: string };
             const ms = performance.now() - t0;
-            if (res.status !== 200 || body.table !== table || !body.cells?.length) throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+            if (res.status !== 200 || body.table !== table || !body.cells?.length)
+              throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
             if (i >= 2) times.push(ms);
           }
           api[`${spec.name}/${table}`] = times;
@@ -140,7 +160,16 @@ async function main(): Promise<void> {
     console.log(`API queries done; ${describeLoad()}`);
     // The direct runs again, after the API's: on a shared machine the load drifts between the phases, and
     // the direct figures are then taken from both sides of the API's (the store allows one process at a time).
-    const again = await runStoreWorker({ dataDir, targetRows: ROWS, end, days: DAYS, seed: 1, rounds: Math.ceil(ROUNDS / 2), seriesBudgetS: SERIES_BUDGET_S / 2, insertRounds: 0 });
+    const again = await runStoreWorker({
+      dataDir,
+      targetRows: ROWS,
+      end,
+      days: DAYS,
+      seed: 1,
+      rounds: Math.ceil(ROUNDS / 2),
+      seriesBudgetS: SERIES_BUDGET_S / 2,
+      insertRounds: 0,
+    });
     console.log(`direct queries (again) done; ${describeLoad()}`);
     const shapes = await measureShapes(dataDir, from, end);
     printShapes(shapes, direct.rows);
@@ -150,7 +179,16 @@ async function main(): Promise<void> {
         const key = `${spec.name}/${table}`;
         const d = [...direct.queryMs[key]!, ...again.queryMs[key]!];
         const a = api[key]!;
-        return { query: spec.name, table, directRuns: d.length, apiRuns: a.length, directP50: median(d), directP95: quantile(d, 0.95), apiP50: median(a), apiP95: quantile(a, 0.95) };
+        return {
+          query: spec.name,
+          table,
+          directRuns: d.length,
+          apiRuns: a.length,
+          directP50: median(d),
+          directP95: quantile(d, 0.95),
+          apiP50: median(a),
+          apiP95: quantile(a, 0.95),
+        };
       }),
     );
     printTable(
@@ -166,14 +204,19 @@ async function main(): Promise<void> {
         'runs direct/API': `${r.directRuns}/${r.apiRuns}`,
       })),
     );
-    for (const d of direct.disk) console.log(`${d.table}: ${d.rows.toLocaleString('en')} rows, ${d.parts} parts, ${round(d.bytesOnDisk / 2 ** 20, 1)} MiB on disk`);
+    for (const d of direct.disk)
+      console.log(
+        `${d.table}: ${d.rows.toLocaleString('en')} rows, ${d.parts} parts, ${round(d.bytesOnDisk / 2 ** 20, 1)} MiB on disk`,
+      );
     const raw = rows.filter((r) => r.table === 'raw');
     const rollup = rows.filter((r) => r.table === 'rollup');
     const p95Ms = Math.max(...raw.map((r) => r.apiP95));
     const rollupP95Ms = Math.max(...rollup.map((r) => r.apiP95));
     const apiToDirectRatio = median(rows.map((r) => r.apiP50 / r.directP50));
     const rollupToRawRatio = median(QUERY_SPECS.map((_, i) => rollup[i]!.apiP50 / raw[i]!.apiP50));
-    console.log(`\nslowest API p95: raw ${round(p95Ms, 1)} ms (goal < 100), rollup ${round(rollupP95Ms, 1)} ms (goal < 20); API/direct ${round(apiToDirectRatio, 2)}; rollup/raw ${round(rollupToRawRatio, 3)}`);
+    console.log(
+      `\nslowest API p95: raw ${round(p95Ms, 1)} ms (goal < 100), rollup ${round(rollupP95Ms, 1)} ms (goal < 20); API/direct ${round(apiToDirectRatio, 2)}; rollup/raw ${round(rollupToRawRatio, 3)}`,
+    );
     printResult({
       bench: 'query',
       rows: direct.rows,
@@ -184,7 +227,18 @@ async function main(): Promise<void> {
       generateSeconds: round(direct.generateSeconds, 1),
       seconds: round((performance.now() - benchStarted) / 1000, 1),
       load: { start: loadAtStart, end: loadAverage() },
-      queries: Object.fromEntries(rows.map((r) => [`${r.query}/${r.table}`, { runs: r.apiRuns, directP50: round(r.directP50, 1), directP95: round(r.directP95, 1), apiP50: round(r.apiP50, 1), apiP95: round(r.apiP95, 1) }])),
+      queries: Object.fromEntries(
+        rows.map((r) => [
+          `${r.query}/${r.table}`,
+          {
+            runs: r.apiRuns,
+            directP50: round(r.directP50, 1),
+            directP95: round(r.directP95, 1),
+            apiP50: round(r.apiP50, 1),
+            apiP95: round(r.apiP95, 1),
+          },
+        ]),
+      ),
       ...shapesSummary(shapes),
     });
   } finally {
@@ -195,25 +249,48 @@ async function main(): Promise<void> {
 function printShapes(shapes: ShapeRow[], rows: number | null): void {
   printTable(
     `every query shape through the API, 30 days, table chosen by the collector (${rows === null ? 'kept store' : `${rows.toLocaleString('en')} records`}; ms)`,
-    shapes.map((r) => ({ shape: r.shape, path: r.path, p50: round(r.p50, 1), p95: round(r.p95, 1), runs: r.runs, cells: r.cells })),
+    shapes.map((r) => ({
+      shape: r.shape,
+      path: r.path,
+      p50: round(r.p50, 1),
+      p95: round(r.p95, 1),
+      runs: r.runs,
+      cells: r.cells,
+    })),
   );
   const worst = shapes.reduce((a, b) => (b.p95 > a.p95 ? b : a));
-  console.log(`\nslowest shape: ${worst.shape} (${worst.path}) p95 ${round(worst.p95, 1)} ms (goal < 100); shapes at or over 100 ms: ${shapes.filter((r) => r.p95 >= 100).length} of ${shapes.length}`);
+  console.log(
+    `\nslowest shape: ${worst.shape} (${worst.path}) p95 ${round(worst.p95, 1)} ms (goal < 100); shapes at or over 100 ms: ${shapes.filter((r) => r.p95 >= 100).length} of ${shapes.length}`,
+  );
 }
 
 function shapesSummary(shapes: ShapeRow[]): Record<string, unknown> {
   return {
     shapesP95Ms: round(Math.max(...shapes.map((r) => r.p95)), 1),
     shapesOver100Ms: shapes.filter((r) => r.p95 >= 100).length,
-    shapes: Object.fromEntries(shapes.map((r) => [r.shape, { path: r.path, runs: r.runs, p50: round(r.p50, 1), p95: round(r.p95, 1) }])),
+    shapes: Object.fromEntries(
+      shapes.map((r) => [r.shape, { path: r.path, runs: r.runs, p50: round(r.p50, 1), p95: round(r.p95, 1) }]),
+    ),
   };
 }
 
-async function shapesPhase(dataDir: string, from: number, end: number, loadAtStart: ReturnType<typeof loadAverage>, started: number): Promise<void> {
+async function shapesPhase(
+  dataDir: string,
+  from: number,
+  end: number,
+  loadAtStart: ReturnType<typeof loadAverage>,
+  started: number,
+): Promise<void> {
   console.log(`collector from ${TREE}`);
   const shapes = await measureShapes(dataDir, from, end);
   printShapes(shapes, null);
-  printResult({ bench: 'query-shapes', tree: TREE, ...shapesSummary(shapes), seconds: round((performance.now() - started) / 1000, 1), load: { start: loadAtStart, end: loadAverage() } });
+  printResult({
+    bench: 'query-shapes',
+    tree: TREE,
+    ...shapesSummary(shapes),
+    seconds: round((performance.now() - started) / 1000, 1),
+    load: { start: loadAtStart, end: loadAverage() },
+  });
 }
 
 main().catch((err) => {

@@ -1,20 +1,13 @@
-/**
- * What the rollup's materialized view costs per record at ingest: TabSeparated blocks of BENCH_VIEW_ROWS
- * rows (default 10 000; the collector's format) inserted into one fresh store with no view, with the four-cut
- * view of migrations 0006/0007, and with the cut view of 0011, one at a time, alternated round by round;
- * medians of µs per record. The views and tables are the migrations' own statements.
- *
- *   pnpm --filter @tlsrum/bench exec tsx rollup-view-cost.ts   (BENCH_VIEW_ROUNDS, default 8)
- */
+/** The rollup-view-cost bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { HandshakeRow } from '../collector/src/ingest/columns';
-import { encodeRowsTsv, TSV_INSERT_QUERY } from '../collector/src/ingest/encode-rows';
-import { toRow } from '../collector/src/ingest/to-row';
-import { openStore } from '../collector/src/store/clients';
-import { loadMigrations, materializedViews, migrate } from '../collector/src/store/migrate';
+import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
+import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode-rows';
+import { toRow } from '@tlsrum/collector/ingest/to-row';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { loadMigrations, materializedViews, migrate } from '@tlsrum/collector/store/migrate';
 import { describeLoad } from './lib/load';
 import { makeBenchBatch, rng } from './lib/records';
 import { median, printResult, printTable, round } from './lib/report';
@@ -30,7 +23,8 @@ async function main(): Promise<void> {
   try {
     const migrations = loadMigrations();
     await migrate(store.ingest);
-    const statement = (version: number, re: RegExp) => migrations.find((m) => m.version === version)!.statements.find((s) => re.test(s))!;
+    const statement = (version: number, re: RegExp) =>
+      migrations.find((m) => m.version === version)!.statements.find((s) => re.test(s))!;
     const cutsView = materializedViews(migrations.find((m) => m.version === 11)!.statements)[0]!;
     const dayView = materializedViews(migrations.find((m) => m.version === 7)!.statements)[0]!;
     await store.ingest.command({ query: statement(6, /^CREATE TABLE IF NOT EXISTS handshakes_per_day/) });
@@ -46,7 +40,8 @@ async function main(): Promise<void> {
     const base: HandshakeRow[] = [];
     while (base.length < ROWS) {
       const batch = makeBenchBatch(r, 20, now);
-      for (const rec of batch.records) base.push(toRow(rec, { batch, country: 'DE', receivedAt: now, isRegisteredSite: () => false }));
+      for (const rec of batch.records)
+        base.push(toRow(rec, { batch, country: 'DE', receivedAt: now, isRegisteredSite: () => false }));
     }
     const us: Record<string, number[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
     let n = 0;
@@ -56,7 +51,11 @@ async function main(): Promise<void> {
         const receivedAt = Math.floor(now / 1000) + ++n; // every block differs: identical blocks are deduplicated
         const body = encodeRowsTsv(base.map((x) => ({ ...x, receivedAt })));
         const t0 = performance.now();
-        const result = await store.ingest.exec({ query: TSV_INSERT_QUERY, values: Readable.from([Buffer.from(body)], { objectMode: false }), clickhouse_settings: { insert_deduplication_token: `view-${n}` } });
+        const result = await store.ingest.exec({
+          query: TSV_INSERT_QUERY,
+          values: Readable.from([Buffer.from(body)], { objectMode: false }),
+          clickhouse_settings: { insert_deduplication_token: `view-${n}` },
+        });
         for await (const _ of result.stream) void _;
         if (i > 0) us[name]!.push(((performance.now() - t0) * 1000) / base.length);
         if (v.drop) await store.ingest.command({ query: v.drop });
@@ -65,9 +64,19 @@ async function main(): Promise<void> {
     const none = median(us['no view']!);
     printTable(
       `µs per record, ${ROWS}-row TabSeparated inserts (median of ${ROUNDS}); ${describeLoad()}`,
-      Object.entries(us).map(([name, xs]) => ({ view: name, 'µs/record': round(median(xs), 2), 'view share µs/record': round(median(xs) - none, 2) })),
+      Object.entries(us).map(([name, xs]) => ({
+        view: name,
+        'µs/record': round(median(xs), 2),
+        'view share µs/record': round(median(xs) - none, 2),
+      })),
     );
-    printResult({ bench: 'rollup-view-cost', rounds: ROUNDS, rows: ROWS, usPerRecord: Object.fromEntries(Object.entries(us).map(([k, xs]) => [k, round(median(xs), 2)])) });
+    printResult({
+      bench: 'rollup-view-cost',
+      variant: `${ROWS}-row inserts`,
+      rounds: ROUNDS,
+      rows: ROWS,
+      usPerRecord: Object.fromEntries(Object.entries(us).map(([k, xs]) => [k, round(median(xs), 2)])),
+    });
   } finally {
     await store.close();
     rmSync(dir, { recursive: true, force: true });

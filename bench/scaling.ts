@@ -1,14 +1,4 @@
-/**
- * Scaling benchmark: the same store grown to 1 M, 10 M, 30 M and 50 M records (BENCH_SCALING_LEVELS), and at
- * each size the cost of an insert of 10 000 rows (the collector's flush block, JSONEachRow and
- * TabSeparated), of the API's queries over 30 days on the raw table and on the daily rollup, and the
- * bytes per record on disk (system.parts). Baseline: the smallest size, so every figure is a ratio of
- * how cost grows with data. Sizes whose generation would not fit in the time budget
- * (BENCH_SCALING_BUDGET_S, default 540 s — the whole run stays under 10 minutes; 1 M → 50 M took 381 s when quiet) are skipped and
- * reported as such.
- *
- *   pnpm bench:scaling
- */
+/** The scaling bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,7 +21,9 @@ interface Level {
 }
 
 async function main(): Promise<void> {
-  console.log(`scaling benchmark: ${LEVELS.map((l) => l.toLocaleString('en')).join(' → ')} records, ${ROUNDS} runs per query, budget ${BUDGET_S} s; ${machine()}; ${describeLoad()}`);
+  console.log(
+    `scaling benchmark: ${LEVELS.map((l) => l.toLocaleString('en')).join(' → ')} records, ${ROUNDS} runs per query, budget ${BUDGET_S} s; ${machine()}; ${describeLoad()}`,
+  );
   const loadAtStart = loadAverage();
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-scaling-'));
   // Day-aligned: the rollup answers whole days, so both tables cover exactly the same range.
@@ -50,18 +42,34 @@ async function main(): Promise<void> {
         const rawSeconds = prev.result.generateSeconds - prev.result.rollupSeconds;
         const rate = prev.result.generatedRows / Math.max(rawSeconds, 0.001);
         // Writing slows down as the table grows (merges): 10 M → 50 M measured 2.8× slower per row.
-        const predicted = (2 * (target - prev.rows)) / rate + grow * prev.result.rollupSeconds + grow * (prev.seconds - prev.result.generateSeconds);
+        const predicted =
+          (2 * (target - prev.rows)) / rate +
+          grow * prev.result.rollupSeconds +
+          grow * (prev.seconds - prev.result.generateSeconds);
         if (elapsed + predicted > BUDGET_S) {
-          console.log(`skipping ${target.toLocaleString('en')}: would need ≈ ${Math.round(predicted)} s more, ${Math.round(BUDGET_S - elapsed)} s left in the budget`);
+          console.log(
+            `skipping ${target.toLocaleString('en')}: would need ≈ ${Math.round(predicted)} s more, ${Math.round(BUDGET_S - elapsed)} s left in the budget`,
+          );
           skipped.push(...LEVELS.slice(i));
           break;
         }
       }
       const t0 = performance.now();
-      const result = await runStoreWorker({ dataDir, targetRows: target, end, days: DAYS, seed: i + 1, rounds: ROUNDS, seriesBudgetS: 10, insertRounds: 3 });
+      const result = await runStoreWorker({
+        dataDir,
+        targetRows: target,
+        end,
+        days: DAYS,
+        seed: i + 1,
+        rounds: ROUNDS,
+        seriesBudgetS: 10,
+        insertRounds: 3,
+      });
       const seconds = (performance.now() - t0) / 1000;
       levels.push({ rows: result.rows, result, seconds });
-      console.log(`${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s (of generation: ${round(result.rollupSeconds, 1)} s rebuilding the rollup); ${describeLoad()}`);
+      console.log(
+        `${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s (of generation: ${round(result.rollupSeconds, 1)} s rebuilding the rollup); ${describeLoad()}`,
+      );
     }
     if (!levels.length) throw new Error('no level measured');
 
@@ -69,7 +77,9 @@ async function main(): Promise<void> {
     const fig = (l: Level) => {
       const raw = l.result.disk.find((d) => d.table === 'handshakes');
       const rollup = l.result.disk.find((d) => d.table === 'handshakes_cuts');
-      const q = Object.fromEntries(QUERY_SPECS.flatMap((s) => TABLES.map((t) => [`${s.name}/${t}`, median(l.result.queryMs[`${s.name}/${t}`]!)])));
+      const q = Object.fromEntries(
+        QUERY_SPECS.flatMap((s) => TABLES.map((t) => [`${s.name}/${t}`, median(l.result.queryMs[`${s.name}/${t}`]!)])),
+      );
       return {
         rows: l.rows,
         insertJsonUs: median(l.result.insertUsPerRow.JSONEachRow!),
@@ -86,7 +96,7 @@ async function main(): Promise<void> {
     const figs = levels.map(fig);
     const b = fig(base);
     printTable(
-      'per size (query figures: median over the three queries of each query\'s median)',
+      "per size (query figures: median over the three queries of each query's median)",
       figs.map((f) => ({
         records: f.rows.toLocaleString('en'),
         'insert µs/row JSON': round(f.insertJsonUs, 1),
@@ -102,9 +112,13 @@ async function main(): Promise<void> {
     );
     printTable(
       'query medians, ms',
-      figs.map((f) => ({ records: f.rows.toLocaleString('en'), ...Object.fromEntries(Object.entries(f.queries).map(([k, v]) => [k, round(v, 1)])) })),
+      figs.map((f) => ({
+        records: f.rows.toLocaleString('en'),
+        ...Object.fromEntries(Object.entries(f.queries).map(([k, v]) => [k, round(v, 1)])),
+      })),
     );
-    if (skipped.length) console.log(`\nnot measured (time budget): ${skipped.map((s) => s.toLocaleString('en')).join(', ')}`);
+    if (skipped.length)
+      console.log(`\nnot measured (time budget): ${skipped.map((s) => s.toLocaleString('en')).join(', ')}`);
     const last = figs.at(-1)!;
     printResult({
       bench: 'scaling',

@@ -1,11 +1,4 @@
-/**
- * Wire size: bytes per record for batches of 10, 50 and 200 records, as the extension sends them
- * (HandshakeBatch JSON, gzip at the default level like CompressionStream('gzip')), against plain JSON,
- * and against the naive alternative of shipping the raw timing entries (PerformanceResourceTiming
- * toJSON(), URLs included). The baseline is the plain JSON of the same records, measured in this run.
- *
- *   pnpm bench:wire-size
- */
+/** The wire-size bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
 import { gzipSync } from 'node:zlib';
 import type { HandshakeRecord } from '@tlsrum/shared';
 import { makeBenchBatch, rng } from './lib/records';
@@ -20,12 +13,28 @@ function rawEntry(rec: HandshakeRecord, i: number) {
   const connectStart = start + rec.dns;
   return {
     name: `https://${rec.site ?? 'cdn.example.net'}/assets/app.${i.toString(16)}.js?v=20261122`,
-    entryType: 'resource', startTime: start, duration: rec.connect + rec.ttfb + 12.5, initiatorType: 'script',
-    nextHopProtocol: rec.protocol, workerStart: 0, redirectStart: 0, redirectEnd: 0, fetchStart: start,
-    domainLookupStart: start, domainLookupEnd: connectStart, connectStart, secureConnectionStart: connectStart + rec.tcp,
-    connectEnd: connectStart + rec.connect, requestStart: connectStart + rec.connect + 0.3,
-    responseStart: connectStart + rec.connect + 0.3 + rec.ttfb, responseEnd: connectStart + rec.connect + rec.ttfb + 12.8,
-    transferSize: 24_310, encodedBodySize: 24_010, decodedBodySize: 81_220, responseStatus: 200, renderBlockingStatus: 'non-blocking',
+    entryType: 'resource',
+    startTime: start,
+    duration: rec.connect + rec.ttfb + 12.5,
+    initiatorType: 'script',
+    nextHopProtocol: rec.protocol,
+    workerStart: 0,
+    redirectStart: 0,
+    redirectEnd: 0,
+    fetchStart: start,
+    domainLookupStart: start,
+    domainLookupEnd: connectStart,
+    connectStart,
+    secureConnectionStart: connectStart + rec.tcp,
+    connectEnd: connectStart + rec.connect,
+    requestStart: connectStart + rec.connect + 0.3,
+    responseStart: connectStart + rec.connect + 0.3 + rec.ttfb,
+    responseEnd: connectStart + rec.connect + rec.ttfb + 12.8,
+    transferSize: 24_310,
+    encodedBodySize: 24_010,
+    decodedBodySize: 81_220,
+    responseStatus: 200,
+    renderBlockingStatus: 'non-blocking',
     serverTiming: [],
   };
 }
@@ -35,7 +44,10 @@ function main() {
   const rows: Array<Record<string, string | number>> = [];
   const figures: Record<number, { plain: number; gzip: number; rawPlain: number; rawGzip: number }> = {};
   for (const size of SIZES) {
-    let plain = 0, gzip = 0, rawPlain = 0, rawGzip = 0;
+    let plain = 0,
+      gzip = 0,
+      rawPlain = 0,
+      rawGzip = 0;
     for (let s = 0; s < SAMPLES; s++) {
       const batch = makeBenchBatch(r, size);
       const json = JSON.stringify(batch);
@@ -59,7 +71,9 @@ function main() {
   }
   printTable(`wire size (mean over ${SAMPLES} batches per size; gzip level 6 as CompressionStream)`, rows);
   const at50 = figures[50]!;
-  console.log(`\ngzip at 50: ${round(at50.gzip, 1)} B/record (goal ≤ 40); ratio to plain JSON ${round(at50.gzip / at50.plain, 3)}`);
+  console.log(
+    `\ngzip at 50: ${round(at50.gzip, 1)} B/record (goal ≤ 40); ratio to plain JSON ${round(at50.gzip / at50.plain, 3)}`,
+  );
   printResult({
     bench: 'wire-size',
     bytesPerRecordGzip50: round(at50.gzip, 1),

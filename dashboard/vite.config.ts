@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 
 /** The guides the panels link to (docs/*.md), served beside the dashboard as `guide/<name>.md`. */
@@ -7,7 +8,11 @@ function guides(names: string[]): Plugin {
     name: 'tlsrum-guides',
     generateBundle() {
       for (const name of names) {
-        this.emitFile({ type: 'asset', fileName: `guide/${name}`, source: readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8') });
+        this.emitFile({
+          type: 'asset',
+          fileName: `guide/${name}`,
+          source: readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8'),
+        });
       }
     },
   };
@@ -19,7 +24,18 @@ function guides(names: string[]): Plugin {
 // dependency, or the map data leaving its own chunk (world.ts), shows in the build output.
 export default defineConfig({
   base: './',
-  plugins: [guides(['alerts.md', 'whatif.md'])],
-  build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 700 },
+  plugins: [guides(['alerts.md', 'whatif.md', 'server-timing.md'])],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    chunkSizeWarningLimit: 700,
+    // The dashboard, and the "Add your site" page site owners register with.
+    rollupOptions: {
+      input: {
+        main: fileURLToPath(new URL('index.html', import.meta.url)),
+        'add-site': fileURLToPath(new URL('add-site.html', import.meta.url)),
+      },
+    },
+  },
   server: { proxy: { '/v1': process.env.COLLECTOR_URL ?? 'http://127.0.0.1:8787' } },
 });

@@ -8,4 +8,7 @@ import { fileURLToPath } from 'node:url';
 const index = fileURLToPath(new URL('../dashboard/dist/index.html', import.meta.url));
 if (existsSync(index) && !process.argv.includes('--force')) process.exit(0);
 console.log('tlsrum: building the dashboard (dashboard/dist)…');
-execFileSync('pnpm', ['--filter', '@tlsrum/dashboard', 'build'], { stdio: 'inherit', cwd: fileURLToPath(new URL('..', import.meta.url)) });
+execFileSync('pnpm', ['--filter', '@tlsrum/dashboard', 'build'], {
+  stdio: 'inherit',
+  cwd: fileURLToPath(new URL('..', import.meta.url)),
+});

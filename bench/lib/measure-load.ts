@@ -2,7 +2,10 @@
 import { startLoad } from './load-generator';
 import { cpuSeconds, peakRssMiB, type Child } from './processes';
 
-export async function measureLoad(child: Child, opts: { connections: number; warmupSeconds: number; seconds: number; track?: boolean }) {
+export async function measureLoad(
+  child: Child,
+  opts: { connections: number; warmupSeconds: number; seconds: number; track?: boolean },
+) {
   const pid = child.proc.pid!;
   let cpu0 = 0;
   const { run, acknowledgedIds } = await startLoad({

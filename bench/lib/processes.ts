@@ -1,13 +1,18 @@
 /** Child processes for benchmarks: start, wait until they answer, sample CPU and RSS from /proc, stop. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { spawnTs, stopChild, type Child } from '../../collector/test/node-process';
+import { spawnTs, stopChild, type Child } from '@tlsrum/collector/test/node-process';
 
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-export { freePort, type Child } from '../../collector/test/node-process';
+export { freePort, type Child } from '@tlsrum/collector/test/node-process';
 
 /** Runs a TypeScript entry point with node + tsx, ready once `readyPath` answers 2xx. */
-export function startTs(entry: string, env: Record<string, string>, readyPath = '/healthz', nodeArgs: string[] = []): Promise<Child> {
+export function startTs(
+  entry: string,
+  env: Record<string, string>,
+  readyPath = '/healthz',
+  nodeArgs: string[] = [],
+): Promise<Child> {
   return spawnTs(entry, { cwd: repoRoot, env, nodeArgs, ready: { serves: readyPath }, timeoutMs: 60_000 });
 }
 

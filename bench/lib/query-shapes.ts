@@ -5,7 +5,7 @@
  * Each shape is one GET of the API over the bench's 30 days, `table` left to the collector (`auto`), as the
  * dashboard asks it; the answer's `table` says which path served it.
  */
-import { DIMENSION_NAMES, FILTERS, VALUE_FILTERS, type ValueFilterName } from '../../shared/src/query/catalogue';
+import { DIMENSION_NAMES, FILTERS, VALUE_FILTERS, type ValueFilterName } from '@tlsrum/shared/query';
 
 export interface Shape {
   name: string;
@@ -44,7 +44,8 @@ export function queryShapes(): Shape[] {
   add('timeseries hour', '/v1/timeseries', { interval: 'hour' });
   add('timeseries hour stack', '/v1/timeseries', { interval: 'hour', dimensions: 'stack' });
   for (const d of DIMENSION_NAMES) add(`compare ${d}`, '/v1/compare', { dimensions: d });
-  for (const d of DIMENSION_NAMES) if (d !== 'country') add(`compare country,${d}`, '/v1/compare', { dimensions: `country,${d}` });
+  for (const d of DIMENSION_NAMES)
+    if (d !== 'country') add(`compare country,${d}`, '/v1/compare', { dimensions: `country,${d}` });
   for (const f of VALUE_FILTERS) {
     const v = filterValue(f);
     // A filter added to the catalogue with open values needs a sample value above; until then it is skipped.

@@ -45,12 +45,20 @@ export function makeBenchBatch(r: () => number, size: number, now = Date.now()):
     const p = r();
     const protocol = p < 0.25 ? 'h3' : p < 0.85 ? 'h2' : 'http/1.1';
     const c = r();
-    const handshakeClass = protocol === 'h3' ? (c < 0.15 ? '0rtt' : '1rtt') : c < 0.2 ? 'full-2rtt' : c < 0.95 ? '1rtt' : 'unknown';
+    const handshakeClass =
+      protocol === 'h3' ? (c < 0.15 ? '0rtt' : '1rtt') : c < 0.2 ? 'full-2rtt' : c < 0.95 ? '1rtt' : 'unknown';
     const tcp = protocol === 'h3' ? 0 : roundPhase(rtt * (1 + r() * 0.2));
     const rounds = handshakeClass === 'full-2rtt' ? 2 : handshakeClass === '0rtt' ? 1 : 1;
     const tls = roundPhase(rtt * rounds * (1 + r() * 0.3) + r() * 3);
     const isFirefox = client.browser === 'firefox';
-    const tlsVersion = protocol === 'h3' || handshakeClass === '0rtt' ? '1.3' : handshakeClass === 'full-2rtt' ? '1.2' : isFirefox ? '1.3' : null;
+    const tlsVersion =
+      protocol === 'h3' || handshakeClass === '0rtt'
+        ? '1.3'
+        : handshakeClass === 'full-2rtt'
+          ? '1.2'
+          : isFirefox
+            ? '1.3'
+            : null;
     const record: HandshakeRecord = {
       ts,
       site,
@@ -58,7 +66,14 @@ export function makeBenchBatch(r: () => number, size: number, now = Date.now()):
       protocol,
       transport: protocol === 'h3' ? 'quic' : 'tcp',
       tlsVersion,
-      tlsVersionSource: tlsVersion === null ? 'unknown' : isFirefox ? 'observed' : protocol === 'h3' || handshakeClass === '0rtt' ? 'implied' : 'inferred',
+      tlsVersionSource:
+        tlsVersion === null
+          ? 'unknown'
+          : isFirefox
+            ? 'observed'
+            : protocol === 'h3' || handshakeClass === '0rtt'
+              ? 'implied'
+              : 'inferred',
       resumed: handshakeClass === '0rtt' ? true : handshakeClass === 'full-2rtt' ? false : null,
       resumedSource: handshakeClass === '0rtt' ? 'implied' : handshakeClass === 'full-2rtt' ? 'inferred' : 'unknown',
       handshakeClass,
@@ -75,7 +90,13 @@ export function makeBenchBatch(r: () => number, size: number, now = Date.now()):
       source: 'rum',
       clientToken,
     };
-    if (isFirefox) Object.assign(record, { cipher: 'TLS_AES_128_GCM_SHA256', group: 'X25519MLKEM768', signatureScheme: 'ecdsa_secp256r1_sha256', certChainLength: 3 });
+    if (isFirefox)
+      Object.assign(record, {
+        cipher: 'TLS_AES_128_GCM_SHA256',
+        group: 'X25519MLKEM768',
+        signatureScheme: 'ecdsa_secp256r1_sha256',
+        certChainLength: 3,
+      });
     return record;
   });
   return { v: 1, batchId: uuid(r), sentAt: now, agent: { name: 'tlsrum-extension', version: '0.1.0' }, records };

@@ -1,4 +1,6 @@
-/** Prints a human table, then (last line) one JSON object with the figures. */
+import { appendResult } from './results';
+
+/** Prints a human table; a bench then ends with printResult. */
 export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
   console.log(`\n${title}`);
   if (!rows.length) return;
@@ -10,8 +12,10 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
   for (const r of rows) console.log(line(cols.map((c) => String(r[c] ?? ''))));
 }
 
+/** Prints the bench's figures as one JSON object (its last line of output) and appends them to bench/results.jsonl. */
 export function printResult(result: Record<string, unknown>): void {
   console.log(JSON.stringify(result));
+  appendResult(result);
 }
 
 export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;

@@ -3,7 +3,10 @@ import { spawn } from 'node:child_process';
 import { repoRoot } from './processes';
 import type { WorkerInput, WorkerResult } from './store-worker';
 
-export async function runStoreWorker(input: WorkerInput, onLine: (line: string) => void = () => {}): Promise<WorkerResult> {
+export async function runStoreWorker(
+  input: WorkerInput,
+  onLine: (line: string) => void = () => {},
+): Promise<WorkerResult> {
   const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/store-worker.ts', JSON.stringify(input)], {
     cwd: repoRoot,
     stdio: ['ignore', 'pipe', 'pipe'],

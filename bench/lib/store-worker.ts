@@ -7,13 +7,13 @@
  *   tsx bench/lib/store-worker.ts '{"dataDir": "...", "targetRows": 10000000, "rounds": 50, ...}'
  */
 import { Readable } from 'node:stream';
-import { generateDemoData } from '../../collector/src/demo/generate';
-import { DEMO_AGENT } from '../../collector/src/demo/profiles';
-import { encodeRowsTsv, TSV_INSERT_QUERY } from '../../collector/src/ingest/encode-rows';
-import type { HandshakeRow } from '../../collector/src/ingest/columns';
-import { toRow } from '../../collector/src/ingest/to-row';
-import { openStore } from '../../collector/src/store/clients';
-import { backfill, loadMigrations, materializedViews, migrate } from '../../collector/src/store/migrate';
+import { generateDemoData } from '@tlsrum/collector/demo';
+import { DEMO_AGENT } from '@tlsrum/collector/demo/profiles';
+import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode-rows';
+import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
+import { toRow } from '@tlsrum/collector/ingest/to-row';
+import { openStore } from '@tlsrum/collector/store/clients';
+import { backfill, loadMigrations, materializedViews, migrate } from '@tlsrum/collector/store/migrate';
 import { MIN_ROUNDS, QUERY_SPECS, TABLES, directSql } from './query-specs';
 import { makeBenchBatch, rng } from './records';
 
@@ -49,7 +49,9 @@ const input = JSON.parse(process.argv[2]!) as WorkerInput;
 const store = openStore({ dataDir: input.dataDir, clickhouse: null });
 
 async function scalar(sql: string, params: Record<string, string> = {}): Promise<number> {
-  const rows = await (await store.query.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<{ n: number }>();
+  const rows = await (
+    await store.query.query({ query: sql, query_params: params, format: 'JSONEachRow' })
+  ).json<{ n: number }>();
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -64,7 +66,9 @@ async function timeQueries(): Promise<Record<string, number[]>> {
       for (let i = 0; i < input.rounds + 2; i++) {
         if (times.length >= MIN_ROUNDS && performance.now() - started > input.seriesBudgetS * 1000) break;
         const t0 = performance.now();
-        const rows = await (await store.query.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json();
+        const rows = await (
+          await store.query.query({ query: sql, query_params: params, format: 'JSONEachRow' })
+        ).json();
         const ms = performance.now() - t0;
         if (!rows.length) throw new Error(`${spec.name} on ${table} returned no rows`);
         if (i >= 2) times.push(ms);
@@ -81,10 +85,14 @@ async function timeInserts(): Promise<Record<string, number[]>> {
   const base: HandshakeRow[] = [];
   while (base.length < 10_000) {
     const batch = makeBenchBatch(r, 20, now);
-    for (const rec of batch.records) base.push(toRow(rec, { batch, country: 'DE', receivedAt: now, isRegisteredSite: () => false }));
+    for (const rec of batch.records)
+      base.push(toRow(rec, { batch, country: 'DE', receivedAt: now, isRegisteredSite: () => false }));
   }
   const formats = {
-    JSONEachRow: { query: 'INSERT INTO handshakes FORMAT JSONEachRow', encode: (rows: HandshakeRow[]) => rows.map((x) => JSON.stringify(x)).join('\n') },
+    JSONEachRow: {
+      query: 'INSERT INTO handshakes FORMAT JSONEachRow',
+      encode: (rows: HandshakeRow[]) => rows.map((x) => JSON.stringify(x)).join('\n'),
+    },
     TabSeparated: { query: TSV_INSERT_QUERY, encode: encodeRowsTsv },
   };
   const out: Record<string, number[]> = { JSONEachRow: [], TabSeparated: [] };
@@ -94,7 +102,11 @@ async function timeInserts(): Promise<Record<string, number[]>> {
       const receivedAt = Math.floor(now / 1000) + ++n; // every block differs: identical blocks are deduplicated
       const body = f.encode(base.map((x) => ({ ...x, receivedAt })));
       const t0 = performance.now();
-      const result = await store.ingest.exec({ query: f.query, values: Readable.from([Buffer.from(body)], { objectMode: false }), clickhouse_settings: { insert_deduplication_token: `probe-${input.seed}-${n}` } });
+      const result = await store.ingest.exec({
+        query: f.query,
+        values: Readable.from([Buffer.from(body)], { objectMode: false }),
+        clickhouse_settings: { insert_deduplication_token: `probe-${input.seed}-${n}` },
+      });
       for await (const _ of result.stream) void _;
       if (i > 0) out[name]!.push(((performance.now() - t0) * 1000) / base.length);
     }
@@ -105,7 +117,9 @@ async function timeInserts(): Promise<Record<string, number[]>> {
 async function main(): Promise<void> {
   await migrate(store.ingest);
   // Generated records only: the insert probes of earlier sizes add rows of their own.
-  const before = await scalar('SELECT count() AS n FROM handshakes WHERE agentName = {agent:String}', { agent: DEMO_AGENT.name });
+  const before = await scalar('SELECT count() AS n FROM handshakes WHERE agentName = {agent:String}', {
+    agent: DEMO_AGENT.name,
+  });
   const missing = Math.max(0, input.targetRows - before);
   const t0 = performance.now();
   let rollupSeconds = 0;
@@ -116,11 +130,22 @@ async function main(): Promise<void> {
     // the views created again for later inserts.
     // The views of the current schema (a later migration may have dropped an earlier one's).
     const live = await (
-      await store.query.query({ query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'", format: 'JSONEachRow' })
+      await store.query.query({
+        query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'",
+        format: 'JSONEachRow',
+      })
     ).json<{ name: string }>();
-    const views = materializedViews(loadMigrations().flatMap((m) => m.statements)).filter((v) => live.some((l) => l.name === v.name));
+    const views = materializedViews(loadMigrations().flatMap((m) => m.statements)).filter((v) =>
+      live.some((l) => l.name === v.name),
+    );
     for (const v of views) await store.ingest.command({ query: `DROP VIEW IF EXISTS ${v.name}` });
-    await generateDemoData(store.ingest, { records: missing, days: input.days, end: input.end, seed: input.seed, chunk: 1_000_000 });
+    await generateDemoData(store.ingest, {
+      records: missing,
+      days: input.days,
+      end: input.end,
+      seed: input.seed,
+      chunk: 1_000_000,
+    });
     const r0 = performance.now();
     for (const v of views) {
       await store.ingest.command({ query: `TRUNCATE TABLE ${v.target}` });
@@ -132,7 +157,8 @@ async function main(): Promise<void> {
   const generateSeconds = (performance.now() - t0) / 1000;
   // Background merges of the freshly written parts would slow the first queries down: let them finish
   // (at most a minute), so the direct figures are comparable with the API's, measured later.
-  for (let i = 0; i < 60 && (await scalar('SELECT count() AS n FROM system.merges')) > 0; i++) await new Promise((r) => setTimeout(r, 1000));
+  for (let i = 0; i < 60 && (await scalar('SELECT count() AS n FROM system.merges')) > 0; i++)
+    await new Promise((r) => setTimeout(r, 1000));
   const queryMs = input.rounds > 0 ? await timeQueries() : {};
   const insertUsPerRow = input.insertRounds > 0 ? await timeInserts() : {};
   const disk = await (
@@ -149,7 +175,13 @@ async function main(): Promise<void> {
     rollupSeconds,
     queryMs,
     insertUsPerRow,
-    disk: disk.map((d) => ({ table: d.table, rows: Number(d.rows), bytesOnDisk: Number(d.bytesOnDisk), uncompressed: Number(d.uncompressed), parts: Number(d.parts) })),
+    disk: disk.map((d) => ({
+      table: d.table,
+      rows: Number(d.rows),
+      bytesOnDisk: Number(d.bytesOnDisk),
+      uncompressed: Number(d.uncompressed),
+      parts: Number(d.parts),
+    })),
   };
   console.log(`RESULT ${JSON.stringify(result)}`);
 }

@@ -16,7 +16,13 @@ export interface TraceEvent {
   args?: { name?: string; data?: { url?: string; scriptName?: string; frame?: string }; beginData?: { url?: string } };
 }
 
-export const TRACE_CATEGORIES = ['toplevel', 'devtools.timeline', 'v8', 'v8.execute', 'disabled-by-default-devtools.timeline'];
+export const TRACE_CATEGORIES = [
+  'toplevel',
+  'devtools.timeline',
+  'v8',
+  'v8.execute',
+  'disabled-by-default-devtools.timeline',
+];
 
 export interface ScriptCost {
   /** CPU ms of the outermost spans attributed to the script (EvaluateScript, FunctionCall, compile). */
@@ -27,7 +33,14 @@ export interface ScriptCost {
   byKind: Record<string, number>;
 }
 
-const SCRIPT_SPANS = new Set(['EvaluateScript', 'FunctionCall', 'v8.compile', 'v8.callFunction', 'V8.CompileCode', 'v8.run']);
+const SCRIPT_SPANS = new Set([
+  'EvaluateScript',
+  'FunctionCall',
+  'v8.compile',
+  'v8.callFunction',
+  'V8.CompileCode',
+  'v8.run',
+]);
 
 /** The script's own spans; the same span nested in another of ours is counted once. */
 export function scriptCost(events: readonly TraceEvent[], scriptUrl: string): ScriptCost {
@@ -52,7 +65,14 @@ export function scriptCost(events: readonly TraceEvent[], scriptUrl: string): Sc
 export function rendererMainThreadMs(events: readonly TraceEvent[], pageUrl: string): number {
   const parse = events.find((e) => e.name === 'ParseHTML' && e.args?.beginData?.url === pageUrl);
   if (!parse) return NaN;
-  const tasks = events.filter((e) => e.ph === 'X' && e.pid === parse.pid && e.tid === parse.tid && (e.name === 'ThreadControllerImpl::RunTask' || e.name === 'RunTask') && e.dur !== undefined);
+  const tasks = events.filter(
+    (e) =>
+      e.ph === 'X' &&
+      e.pid === parse.pid &&
+      e.tid === parse.tid &&
+      (e.name === 'ThreadControllerImpl::RunTask' || e.name === 'RunTask') &&
+      e.dur !== undefined,
+  );
   return outermost(tasks).reduce((sum, e) => sum + (e.tdur ?? e.dur!) / 1000, 0);
 }
 

@@ -6,7 +6,10 @@
  *   migrate --cluster NAME --print   print the ON CLUSTER DDL (Replicated local tables + Distributed tables)
  *   migrate --cluster NAME           apply that DDL through CLICKHOUSE_URL (any node of the cluster)
  *   options: --database DB (default CLICKHOUSE_DATABASE or tlsrum), --out FILE (write instead of stdout)
- *   config                           every configuration variable: default, allowed values, meaning (the README's table)
+ *   config                           every configuration variable: default, allowed values, meaning (docs/configuration.md's table)
+ *   dataset --month YYYY-MM --out DIR
+ *                                    write that month's open dataset: DIR/tlsrum-YYYY-MM.parquet, .csv and README.md
+ *                                    (docs/dataset.md); DIR new or empty; the collector must not be running on DATA_DIR
  *   spool list [--json]              quarantined spool segments: id, rows, bytes, columns, first error, when
  *   spool replay (ID… | --all)       put them back for the collector to insert
  *   spool drop (ID… | --all)         delete them (recorded in quarantine/dropped.log)
@@ -19,16 +22,21 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ConfigError, configTable, loadConfig } from './config';
-import { runSpoolCommand, SPOOL_USAGE } from './ingest/spool-commands';
-import { clusterStatements, printClusterScript, type ClusterLayout } from './store/cluster';
-import { openStore } from './store/clients';
-import { loadMigrations, migrate } from './store/migrate';
+import { ConfigError, configTable, loadConfig } from './platform/config';
+import { runDatasetCommand, DATASET_USAGE } from './datasets/command';
+import { runSpoolCommand, SPOOL_USAGE } from './ingest/spool/commands';
+import { clusterStatements, printClusterScript, type ClusterLayout } from './platform/store/cluster';
+import { openStore } from './platform/store/clients';
+import { loadMigrations, migrate } from './platform/store/migrate';
 
-const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config\n${SPOOL_USAGE.replace('usage: ', '       ')}`;
+const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config\n       ${DATASET_USAGE}\n${SPOOL_USAGE.replace('usage: ', '       ')}`;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, out: (s: string) => void = (s) => process.stdout.write(s)): Promise<number> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  out: (s: string) => void = (s) => process.stdout.write(s),
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -40,6 +48,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
       all: { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       'spool-dir': { type: 'string' },
+      month: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -48,6 +57,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     return 0;
   }
   const cwd = env.INIT_CWD ? REPO_ROOT : process.cwd();
+  if (!values.help && positionals[0] === 'dataset' && positionals.length === 1) {
+    // --out is a folder the person typed: relative to where they ran pnpm (INIT_CWD), not to collector/.
+    return runDatasetCommand(
+      { month: values.month, out: values.out ? resolve(env.INIT_CWD ?? process.cwd(), values.out) : undefined },
+      env,
+      cwd,
+      out,
+    );
+  }
   if (!values.help && positionals[0] === 'spool') {
     const spoolDir = values['spool-dir'] ? resolve(process.cwd(), values['spool-dir']) : loadConfig(env, cwd).spoolDir;
     const [, action, ...ids] = positionals;
@@ -64,11 +82,19 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
 
   if (values.print) {
     if (layout) emit(printClusterScript(migrations, layout));
-    else emit(migrations.flatMap((m) => [`-- ${String(m.version).padStart(4, '0')}_${m.name}`, ...m.statements.map((s) => `${s};\n`)]).join('\n'));
+    else
+      emit(
+        migrations
+          .flatMap((m) => [`-- ${String(m.version).padStart(4, '0')}_${m.name}`, ...m.statements.map((s) => `${s};\n`)])
+          .join('\n'),
+      );
     return 0;
   }
   if (layout) clusterStatements(migrations, layout); // fail on an untranslatable migration before connecting
-  const config = loadConfig({ ...env, ...(layout ? { CLICKHOUSE_CLUSTER: layout.cluster, CLICKHOUSE_DATABASE: database } : {}) }, cwd);
+  const config = loadConfig(
+    { ...env, ...(layout ? { CLICKHOUSE_CLUSTER: layout.cluster, CLICKHOUSE_DATABASE: database } : {}) },
+    cwd,
+  );
   const store = openStore(config);
   try {
     const applied = await migrate(store.ingest, migrations, store.cluster);
@@ -83,7 +109,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   main(process.argv.slice(2)).then(
     (code) => process.exit(code),
     (err: Error) => {
-      const expected = err instanceof ConfigError || err.name === 'ClusterDdlError' || err.name === 'TypeError' || err.name === 'SpoolCommandError';
+      const expected =
+        err instanceof ConfigError ||
+        err.name === 'ClusterDdlError' ||
+        err.name === 'TypeError' ||
+        err.name === 'SpoolCommandError' ||
+        err.name === 'DatasetError';
       process.stderr.write(`${expected ? err.message : err.stack}\n`);
       process.exit(1);
     },

@@ -4,7 +4,7 @@
  * exiting 0; what the store did not take stays in the spool and is replayed at the next start.
  */
 import { buildApp } from './app';
-import { ConfigError, loadConfig } from './config';
+import { adminRoutesNotice, ConfigError, loadConfig } from './platform/config';
 
 async function main(): Promise<void> {
   let config;
@@ -35,11 +35,19 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ host: config.host, port: config.port });
-  const waiting = setTimeout(() => console.log('tlsrum collector: waiting for the store (ingest answers 503 until it is ready)'), 2000);
+  const waiting = setTimeout(
+    () => console.log('tlsrum collector: waiting for the store (ingest answers 503 until it is ready)'),
+    2000,
+  );
   await app.storeStatus.whenReady;
   clearTimeout(waiting);
-  const where = config.clickhouse ? `ClickHouse server ${new URL(config.clickhouse.url).host}` : `embedded store in ${config.dataDir}`;
-  console.log(`tlsrum collector listening on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(app.server.address() as { port: number }).port} (${where})`);
+  const where = config.clickhouse
+    ? `ClickHouse server ${new URL(config.clickhouse.url).host}`
+    : `embedded store in ${config.dataDir}`;
+  console.log(`tlsrum collector: ${adminRoutesNotice(config)}`);
+  console.log(
+    `tlsrum collector listening on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(app.server.address() as { port: number }).port} (${where})`,
+  );
 }
 
 main().catch((err) => {

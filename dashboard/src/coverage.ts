@@ -43,7 +43,8 @@ export function coverageOf(a: Answer): Coverage {
     if (!s || !(EVIDENCE_SOURCES as readonly string[]).includes(s)) continue;
     bySource[s] = (bySource[s] ?? 0) + (c.records ?? 0);
     const r = c.key.source as RecordSource | undefined;
-    if (r && (RECORD_SOURCES as readonly string[]).includes(r)) byRecordSource[r] = (byRecordSource[r] ?? 0) + (c.records ?? 0);
+    if (r && (RECORD_SOURCES as readonly string[]).includes(r))
+      byRecordSource[r] = (byRecordSource[r] ?? 0) + (c.records ?? 0);
     records += c.records ?? 0;
   }
   return { records, bySource, byRecordSource, suppressed };
@@ -54,7 +55,9 @@ export function coverageSentence(c: Coverage): string {
   if (c.records === 0) return '';
   const share = (s: EvidenceSource) => (c.bySource[s] ?? 0) / c.records;
   const known = 1 - share('unknown');
-  const parts = EVIDENCE_SOURCES.filter((s): s is Exclude<EvidenceSource, 'unknown'> => s !== 'unknown').map((s) => `${SOURCE_WORDS[s]} ${pct(share(s))}`);
+  const parts = EVIDENCE_SOURCES.filter((s): s is Exclude<EvidenceSource, 'unknown'> => s !== 'unknown').map(
+    (s) => `${SOURCE_WORDS[s]} ${pct(share(s))}`,
+  );
   return `TLS version known for ${pct(known)} of records (${parts.join(', ')})${c.suppressed ? '; groups with too few clients left out' : ''}.`;
 }
 
@@ -62,7 +65,9 @@ export function coverageSentence(c: Coverage): string {
 export function recordSourceSentence(c: Coverage): string {
   if (c.records === 0) return '';
   const labels: Readonly<Record<string, string>> = FILTERS.source.valueLabels ?? {};
-  const parts = RECORD_SOURCES.filter((s) => (c.byRecordSource[s] ?? 0) > 0).map((s) => `${(labels[s] ?? s).toLowerCase()} ${pct((c.byRecordSource[s] ?? 0) / c.records)}`);
+  const parts = RECORD_SOURCES.filter((s) => (c.byRecordSource[s] ?? 0) > 0).map(
+    (s) => `${(labels[s] ?? s).toLowerCase()} ${pct((c.byRecordSource[s] ?? 0) / c.records)}`,
+  );
   return parts.length ? `From ${parts.join(', ')}.` : '';
 }
 

@@ -6,10 +6,26 @@
  */
 import * as echarts from 'echarts/core';
 import { BarChart, LineChart, MapChart } from 'echarts/charts';
-import { AriaComponent, GridComponent, LegendPlainComponent, TooltipComponent, VisualMapContinuousComponent } from 'echarts/components';
+import {
+  AriaComponent,
+  GridComponent,
+  LegendPlainComponent,
+  TooltipComponent,
+  VisualMapContinuousComponent,
+} from 'echarts/components';
 import { CanvasRenderer } from 'echarts/renderers';
 
-echarts.use([BarChart, LineChart, MapChart, AriaComponent, GridComponent, LegendPlainComponent, TooltipComponent, VisualMapContinuousComponent, CanvasRenderer]);
+echarts.use([
+  BarChart,
+  LineChart,
+  MapChart,
+  AriaComponent,
+  GridComponent,
+  LegendPlainComponent,
+  TooltipComponent,
+  VisualMapContinuousComponent,
+  CanvasRenderer,
+]);
 
 export { echarts };
 export type { EChartsType } from 'echarts/core';

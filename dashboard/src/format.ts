@@ -27,11 +27,15 @@ export function sortByStackMode(cells: Cell[]): Cell[] {
     const i = order.indexOf(v ?? '');
     return i < 0 ? order.length : i;
   };
-  return [...cells].sort((a, b) => rank(a.key.stack, STACKS) - rank(b.key.stack, STACKS) || rank(a.key.mode, MODES) - rank(b.key.mode, MODES));
+  return [...cells].sort(
+    (a, b) =>
+      rank(a.key.stack, STACKS) - rank(b.key.stack, STACKS) || rank(a.key.mode, MODES) - rank(b.key.mode, MODES),
+  );
 }
 
 /** The groups a stack × mode chart draws: shown (not suppressed) and with both stack and mode known. */
-export const drawnStackModes = (cells: Cell[]) => sortByStackMode(cells).filter((c) => !c.suppressed && c.key.stack !== 'unknown' && c.key.mode !== 'unknown');
+export const drawnStackModes = (cells: Cell[]) =>
+  sortByStackMode(cells).filter((c) => !c.suppressed && c.key.stack !== 'unknown' && c.key.mode !== 'unknown');
 
 /** CSV columns `<prefix>_p50`, `_p75`, `_p95` (empty for a suppressed cell). */
 export const quantileColumns = (prefix: string, q: Quantiles | undefined) => ({

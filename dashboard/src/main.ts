@@ -1,11 +1,11 @@
 /**
- * The dashboard: filters (kept in the URL) → one request per panel → charts. A change of filter aborts
+ * The dashboard: filters (kept in the URL) → each panel's load() → its render(). A change of filter aborts
  * the requests still running and redraws every panel; each panel shows its own loading, empty or
  * error state, so one failing query never blanks the page.
  */
 import './style.css';
 import { api, ApiError, type Answer } from './api';
-import { registry, type Panel } from './panel';
+import { registry, type DashboardPanel, type LoadContext } from './panel';
 import { apiParams, readFilters, token, writeFilters, type Filters } from './state';
 import { comparePanel } from './panels/compare';
 import { mapPanel } from './panels/map';
@@ -15,7 +15,7 @@ import { phasesPanel } from './panels/phases';
 import { whatIfPanel } from './panels/whatif';
 import { alertsPanel } from './panels/alerts';
 import { configurationPanel } from './panels/configuration';
-import { CRYPTO_SPLITS, cryptoPanel } from './panels/crypto';
+import { cryptoPanel } from './panels/crypto';
 import { countryName } from './countries';
 import { addFilterControls } from './filter-controls';
 import { coverageOf, coverageSentence, recordSourceSentence, serverTimingSentence } from './coverage';
@@ -27,18 +27,18 @@ const notice = document.querySelector<HTMLElement>('#notice')!;
 const root = document.querySelector<HTMLElement>('#panels')!;
 addFilterControls(form);
 
-const compare = comparePanel(root);
-const map = mapPanel(root);
-const trends = trendsPanel(root);
-const phases = phasesPanel(root);
-const shares = sharesPanel(root);
-const crypto = cryptoPanel(root);
-const whatif = whatIfPanel(root);
-const alerts = alertsPanel(root);
-const config = configurationPanel(root);
-const panels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, crypto.panel, whatif.panel, alerts.panel, config.panel];
-/** The panels whose figures come from records: each states how much of them is measured. */
-const recordPanels: Panel[] = [compare.panel, map.panel, trends.panel, phases.panel, shares.panel, crypto.panel, whatif.panel];
+/** The panels in page order; each owns what it asks for (`load`) and how it draws it (`render`). */
+const panels: DashboardPanel<unknown>[] = [
+  comparePanel(root),
+  mapPanel(root),
+  trendsPanel(root),
+  phasesPanel(root),
+  sharesPanel(root),
+  cryptoPanel(root),
+  whatIfPanel(root),
+  alertsPanel(root),
+  configurationPanel(root),
+];
 
 /** For the browser test and for debugging: the charts by panel, and a counter of completed renders. */
 const hook = { charts: registry, renders: 0, filters: readFilters() };
@@ -53,7 +53,8 @@ function showFilters(f: Filters) {
     const el = field(k) as HTMLSelectElement | null;
     // API-only filters (the crypto splits) have no control: a shared link may still carry them.
     if (!el) continue;
-    if (f[k] && ![...el.options].some((o) => o.value === f[k])) el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
+    if (f[k] && ![...el.options].some((o) => o.value === f[k]))
+      el.append(new Option(k === 'country' ? countryName(f[k]) : f[k], f[k]));
     el.value = f[k];
   }
   (field('token') as HTMLInputElement).value = token.get();
@@ -65,9 +66,12 @@ function showFilters(f: Filters) {
  */
 function tokenProblem(err: unknown, f: Filters, t: string): string | null {
   if (!(err instanceof ApiError)) return null;
-  if (err.status === 401 && t) return 'This read token is not valid: it may be mistyped, or it was replaced when the site was registered again. Correct it and press "Apply token", or clear it to see all sites together.';
-  if (err.status === 401) return `The data of ${f.site || 'one site'} alone needs that site's read token: enter it above and press "Apply token", or choose "All sites".`;
-  if (err.status === 403) return `This read token is for another site (${err.message}). Choose that site, or "All sites".`;
+  if (err.status === 401 && t)
+    return 'This read token is not valid: it may be mistyped, or it was replaced when the site was registered again. Correct it and press "Apply token", or clear it to see all sites together.';
+  if (err.status === 401)
+    return `The data of ${f.site || 'one site'} alone needs that site's read token: enter it above and press "Apply token", or choose "All sites".`;
+  if (err.status === 403)
+    return `This read token is for another site (${err.message}). Choose that site, or "All sites".`;
   return null;
 }
 
@@ -78,8 +82,17 @@ function showNotice(text: string | null): void {
 }
 
 function describeError(err: unknown): string {
-  if (err instanceof ApiError && err.status === 503) return 'the collector cannot reach its store right now; retry in a few seconds.';
+  // The collector says why it is unavailable (busy, a query limit, the store not ready): show its words.
+  if (err instanceof ApiError && err.status === 503)
+    return err.message || 'the collector is unavailable right now; retry in a few seconds.';
+  if (err instanceof TypeError) return 'the collector could not be reached (network error).';
   return err instanceof Error ? err.message : String(err);
+}
+
+/** How long a failed panel waits before its own second try: what a busy collector asked for, within reason. */
+function retryDelayMs(err: unknown): number {
+  const seconds = err instanceof ApiError ? (err.retryAfter ?? 1) : 1;
+  return Math.min(5, Math.max(1, seconds)) * 1000;
 }
 
 /** With a read token every answer is that site's: the Site selector shows it (and the URL keeps it). */
@@ -104,7 +117,7 @@ async function load(): Promise<void> {
   const { signal } = controller;
   const params = apiParams(f);
   const t = token.get();
-  for (const p of panels) p.setState('loading');
+  for (const p of panels) p.panel.setState('loading');
   scope.textContent = f.site ? `Site ${f.site}` : 'All sites together';
   // A site chosen without a token: say so once, ask nothing.
   if (f.site && !t) {
@@ -115,78 +128,74 @@ async function load(): Promise<void> {
   showNotice(null);
   let problem: string | null = null;
 
-  const run = async <A extends object>(panel: Panel, request: Promise<A>, draw: (a: A) => boolean | Promise<boolean>) => {
+  const ctx: LoadContext = {
+    filters: f,
+    params,
+    token: t,
+    signal,
+    whatif: api.whatif(params, t, signal),
+    // The period in the range selector's own words ("Last 7 days").
+    rangeLabel: (field('range') as HTMLSelectElement).selectedOptions[0]?.text ?? f.range,
+    onSite: (site) => {
+      scope.textContent = site ? `Site ${site}` : 'All sites together';
+      followTokenSite(site, f);
+    },
+    onCountries: addCountries,
+  };
+  const draw = async (p: DashboardPanel<unknown>): Promise<void> => {
+    const request = p.load(ctx);
+    if ('skip' in request) return p.panel.setState('empty', request.skip);
+    const answer = await request;
+    if (signal.aborted) return;
+    const drawn = await p.render(answer, ctx);
+    if (signal.aborted) return;
+    const flags = answer as { truncated?: boolean; sampled?: boolean };
+    const note = flags.truncated
+      ? 'Only the largest groups are shown.'
+      : flags.sampled
+        ? 'Estimated from the most recent connections of the range.'
+        : '';
+    p.panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');
+  };
+  // One failing query never blanks the page: a failed panel tries once more by itself (a busy collector
+  // says when), then offers a Retry button. A token problem is said once, above the panels.
+  const run = async (p: DashboardPanel<unknown>, tries = 2): Promise<void> => {
     try {
-      const answer = await request;
-      if (signal.aborted) return;
-      const drawn = await draw(answer);
-      if (signal.aborted) return;
-      const flags = answer as { truncated?: boolean; sampled?: boolean };
-      const note = flags.truncated ? 'Only the largest groups are shown.' : flags.sampled ? 'Estimated from the most recent connections of the range.' : '';
-      panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');
+      await draw(p);
     } catch (err) {
       if (signal.aborted) return;
-      const p = tokenProblem(err, f, t);
-      if (p) problem ??= p;
-      panel.setState('error', p ?? describeError(err));
+      const problemText = tokenProblem(err, f, t);
+      if (problemText) {
+        problem ??= problemText;
+        return p.panel.setState('error', problemText);
+      }
+      if (tries > 1) {
+        await new Promise((r) => setTimeout(r, retryDelayMs(err)));
+        if (!signal.aborted) return run(p, tries - 1);
+        return;
+      }
+      p.panel.setState('error', describeError(err), () => {
+        p.panel.setState('loading');
+        void run(p, 1);
+      });
     }
   };
-  const whatifAnswer = api.whatif(params, t, signal);
+  const recordPanels = panels.filter((p) => p.drawsRecords).map((p) => p.panel);
   // One coverage answer for every panel that draws records (they share the filters).
   const coverage = api
     .query('compare', { ...params, dimensions: 'versionEvidence,source' }, t, signal)
     .then((a) => {
       if (signal.aborted) return;
       const c = coverageOf(a);
-      const text = [coverageSentence(c), recordSourceSentence(c), f.site ? serverTimingSentence(c, f.site) : ''].filter(Boolean).join(' ');
+      const text = [coverageSentence(c), recordSourceSentence(c), f.site ? serverTimingSentence(c, f.site) : '']
+        .filter(Boolean)
+        .join(' ');
       for (const p of recordPanels) p.setCoverage(text);
     })
     .catch(() => {
       if (!signal.aborted) for (const p of recordPanels) p.setCoverage('');
     });
-  await Promise.all([
-    coverage,
-    run(compare.panel, api.query('compare', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => {
-      // A read token scopes every answer to its site, even when no site is chosen: say which data this is.
-      scope.textContent = a.site ? `Site ${a.site}` : 'All sites together';
-      followTokenSite(a.site, f);
-      return compare.render(a);
-    }),
-    run(
-      map.panel,
-      api.query('map', params, t, signal).then((a) => {
-        addCountries(a);
-        return a;
-      }),
-      (a) => map.render(a, f.metric),
-    ),
-    run(trends.panel, api.query('timeseries', { ...params, dimensions: 'stack' }, t, signal), (a) => trends.render(a, f.metric)),
-    run(shares.panel, api.query('timeseries', params, t, signal), (a) => shares.render(a)),
-    run(phases.panel, api.query('phases', { ...params, dimensions: 'stack,mode' }, t, signal), (a) => phases.render(a)),
-    run(
-      crypto.panel,
-      Promise.all([
-        Promise.all(CRYPTO_SPLITS.map((d) => api.query('compare', { ...params, dimensions: d }, t, signal))),
-        api.query('timeseries', { ...params, dimensions: 'pq' }, t, signal),
-        api.query('compare', { ...params, dimensions: 'browser,cryptoSource' }, t, signal),
-      ]).then(([splits, pq, coverage]) => ({ splits: Object.fromEntries(CRYPTO_SPLITS.map((d, i) => [d, splits[i]!])) as Record<(typeof CRYPTO_SPLITS)[number], Answer>, pq, coverage })),
-      (a) => crypto.render(a),
-    ),
-    run(
-      whatif.panel,
-      whatifAnswer,
-      // The period in the range selector's own words ("Last 7 days").
-      (a) => whatif.render(a, f.country, (field('range') as HTMLSelectElement).selectedOptions[0]?.text ?? f.range),
-    ),
-    // Alerts are per site: without a site and a token there is nothing this viewer may see.
-    f.site || t
-      ? run(alerts.panel, api.alerts({ site: params.site }, t, signal), (a) => alerts.render(a))
-      : Promise.resolve(alerts.panel.setState('empty', 'Alerts are per site: choose a site and enter its read token to see them.')),
-    // The probe profile is per site too; its recommendations are priced by the same what-if answer.
-    f.site
-      ? run(config.panel, api.probes(f.site, t, signal).then(async (p) => ({ p, w: await whatifAnswer.catch(() => null) })), ({ p, w }) => config.render(p, w))
-      : Promise.resolve(config.panel.setState('empty', 'The configuration is per site: choose a site (and enter its read token) to see its TLS set-up.')),
-  ]);
+  await Promise.all([coverage, ...panels.map((p) => run(p))]);
   if (signal.aborted) return;
   if (problem) showNotice(problem);
   hook.renders++;
@@ -199,7 +208,9 @@ function addCountries(a: Answer) {
   const fresh = a.cells.map((c) => c.key.country!).filter((c) => c && !have.has(c));
   if (fresh.length === 0) return;
   const current = select.value;
-  const all = [...[...select.options].slice(1).map((o) => o.value), ...fresh].sort((x, y) => countryName(x).localeCompare(countryName(y)));
+  const all = [...[...select.options].slice(1).map((o) => o.value), ...fresh].sort((x, y) =>
+    countryName(x).localeCompare(countryName(y)),
+  );
   select.length = 1;
   for (const c of all) select.append(new Option(countryName(c), c));
   select.value = current;

@@ -5,6 +5,8 @@
  */
 import { echarts, type EChartsType } from './echarts';
 import { download, type Row } from './csv';
+import type { QueryAnswer, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
+import type { Filters } from './state';
 
 export type PanelState = 'loading' | 'ready' | 'empty' | 'error';
 
@@ -14,7 +16,8 @@ export interface Panel {
   charts: EChartsType[];
   /** The panel's table holder (empty when the panel has none); emptied with the charts. */
   table: HTMLElement;
-  setState(state: PanelState, message?: string): void;
+  /** With `retry`, an error state offers a Retry button that calls it. */
+  setState(state: PanelState, message?: string, retry?: () => void): void;
   setRows(rows: Row[]): void;
   /** Replaces chart `i`'s whole option (no merge with the previous filter's series), accessible. */
   draw(i: number, option: Record<string, unknown>): void;
@@ -55,7 +58,16 @@ export function createPanel(
   section.querySelector('h2')!.textContent = opts.title;
   const desc = section.querySelector('.desc')!;
   desc.textContent = opts.description;
-  if (opts.link) desc.append(' ', Object.assign(document.createElement('a'), { textContent: opts.link.text, href: opts.link.href, target: '_blank', rel: 'noopener' }));
+  if (opts.link)
+    desc.append(
+      ' ',
+      Object.assign(document.createElement('a'), {
+        textContent: opts.link.text,
+        href: opts.link.href,
+        target: '_blank',
+        rel: 'noopener',
+      }),
+    );
   const body = section.querySelector<HTMLElement>('.body')!;
   const holder = section.querySelector<HTMLElement>('.charts')!;
   const table = document.createElement('div');
@@ -95,12 +107,27 @@ export function createPanel(
     section,
     charts,
     table,
-    setState(state, message = '') {
+    setState(state, message = '', retry) {
       section.dataset.state = state;
       section.setAttribute('aria-busy', String(state === 'loading'));
       status.textContent =
-        state === 'loading' ? 'Loading…' : state === 'empty' ? message || 'No data for these filters.' : state === 'error' ? `Could not load: ${message}` : message;
+        state === 'loading'
+          ? 'Loading…'
+          : state === 'empty'
+            ? message || 'No data for these filters.'
+            : state === 'error'
+              ? `Could not load: ${message}`
+              : message;
       status.className = `status ${state}`;
+      if (state === 'error' && retry) {
+        const again = Object.assign(document.createElement('button'), {
+          type: 'button',
+          className: 'retry',
+          textContent: 'Retry',
+        });
+        again.addEventListener('click', retry, { once: true });
+        status.append(' ', again);
+      }
       for (const c of charts) {
         if (state === 'loading') c.showLoading('default', { text: '' });
         else c.hideLoading();
@@ -130,4 +157,36 @@ export function axisChart(format: (v: number) => string, opts: { shadow?: boolea
     tooltip: { trigger: 'axis', valueFormatter: format, ...(opts.shadow ? { axisPointer: { type: 'shadow' } } : {}) },
     legend: { top: 0 },
   };
+}
+
+/** What a panel's `load()` may use: the filters, the token, the abort signal, and what panels share. */
+export interface LoadContext {
+  filters: Filters;
+  /** The filters as API query parameters. */
+  params: Record<string, string | undefined>;
+  token: string;
+  signal: AbortSignal;
+  /** One what-if answer per load, shared by the panels that price something with it. */
+  whatif: Promise<WhatIfAnswer>;
+  /** The chosen range in the range selector's own words ("Last 7 days"). */
+  rangeLabel: string;
+  /** A read token scopes every answer to its site: the page follows the site an answer names. */
+  onSite(site: string | null): void;
+  /** The countries an answer has data for (the country filter offers them). */
+  onCountries(answer: QueryAnswer): void;
+}
+
+/** A panel that has nothing to ask for these filters says why instead (e.g. alerts need a site). */
+export interface Skip {
+  skip: string;
+}
+
+/** A dashboard panel: what it asks the collector for (`load`) and how it draws the answer (`render`). */
+export interface DashboardPanel<A = unknown> {
+  panel: Panel;
+  /** Its figures come from records: it shows the coverage line (how much is measured vs derived). */
+  drawsRecords: boolean;
+  load(ctx: LoadContext): Promise<A> | Skip;
+  /** False when there is nothing to draw (the panel then shows its empty state). */
+  render(answer: A, ctx: LoadContext): boolean | Promise<boolean>;
 }

@@ -12,7 +12,11 @@ export type Filters = Record<FilterName, string> & {
 };
 
 const RANGES = { '24h': 86_400_000, '7d': 7 * 86_400_000, '30d': 30 * 86_400_000 } as const;
-const DEFAULTS: Filters = { ...(Object.fromEntries(FILTER_NAMES.map((f) => [f, ''])) as Record<FilterName, string>), range: '7d', metric: 'tls' };
+const DEFAULTS: Filters = {
+  ...(Object.fromEntries(FILTER_NAMES.map((f) => [f, ''])) as Record<FilterName, string>),
+  range: '7d',
+  metric: 'tls',
+};
 const FIELDS = Object.keys(DEFAULTS) as (keyof Filters)[];
 
 export function readFilters(search = location.search): Filters {

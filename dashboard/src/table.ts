@@ -8,7 +8,12 @@ export interface TableRow {
   className?: string;
 }
 
-export function fillTable(holder: HTMLElement, caption: string, head: string[] | null, rows: (string[] | TableRow)[]): HTMLTableElement {
+export function fillTable(
+  holder: HTMLElement,
+  caption: string,
+  head: string[] | null,
+  rows: (string[] | TableRow)[],
+): HTMLTableElement {
   const table = document.createElement('table');
   table.createCaption().textContent = caption;
   if (head) {
@@ -28,7 +33,11 @@ export function fillTable(holder: HTMLElement, caption: string, head: string[] |
 }
 
 /** A group too small to show: its name, and nothing else. */
-export const suppressedRow = (name: string, columns: number) => [name, 'suppressed', ...Array<string>(columns - 2).fill('')];
+export const suppressedRow = (name: string, columns: number) => [
+  name,
+  'suppressed',
+  ...Array<string>(columns - 2).fill(''),
+];
 
 function cell(tag: 'th' | 'td', text: string, scope?: 'col' | 'row') {
   const el = document.createElement(tag);

@@ -33,14 +33,18 @@ function registerWorld(): void {
 }
 
 type Ring = [number, number][];
-type Geometry = { type: 'Polygon'; coordinates: Ring[] } | { type: 'MultiPolygon'; coordinates: Ring[][] } | { type: string; coordinates: unknown };
+type Geometry =
+  | { type: 'Polygon'; coordinates: Ring[] }
+  | { type: 'MultiPolygon'; coordinates: Ring[][] }
+  | { type: string; coordinates: unknown };
 
 /**
  * Rings that cross the antimeridian (Russia's Chukotka, Fiji) jump from +180 to −180 and, drawn on a
  * flat projection, become stripes across the whole map: move their western points east of 180.
  */
 function unwrapAntimeridian(g: Geometry): void {
-  const polygons = g.type === 'Polygon' ? [g.coordinates as Ring[]] : g.type === 'MultiPolygon' ? (g.coordinates as Ring[][]) : [];
+  const polygons =
+    g.type === 'Polygon' ? [g.coordinates as Ring[]] : g.type === 'MultiPolygon' ? (g.coordinates as Ring[][]) : [];
   for (const polygon of polygons) {
     for (const ring of polygon) {
       const crosses = ring.some(([a], i) => i > 0 && Math.abs(a - ring[i - 1]![0]) > 180);

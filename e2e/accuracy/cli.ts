@@ -37,18 +37,28 @@ const serversFlag = flag('--servers')?.split(',') as ServerId[] | undefined;
 const isCrypto = (s: ServerId) => CRYPTO_SERVER_IDS.includes(s as CryptoServerId);
 // Crypto-lens servers named in --servers run in their own cells (cold, their profiles), the rest in the main matrix.
 const servers = serversFlag?.filter((s) => !isCrypto(s)) ?? base.servers;
-for (const s of serversFlag ?? servers) if (!ALL_SERVERS.includes(s) && !isCrypto(s)) throw new Error(`unknown server "${s}" (known: ${[...ALL_SERVERS, ...CRYPTO_SERVER_IDS].join(', ')})`);
+for (const s of serversFlag ?? servers)
+  if (!ALL_SERVERS.includes(s) && !isCrypto(s))
+    throw new Error(`unknown server "${s}" (known: ${[...ALL_SERVERS, ...CRYPTO_SERVER_IDS].join(', ')})`);
 const runs = Number(flag('--runs') ?? base.runs);
 // --no-firefox: Chromium only (no Firefox arms, no Firefox 0-RTT probe).
 const browsersFlag = flag('--browsers')?.split(',') as Browser[] | undefined;
-const allowed = (b: Browser) => (browsersFlag ? browsersFlag.includes(b) : b !== 'firefox' || !args.includes('--no-firefox'));
+const allowed = (b: Browser) =>
+  browsersFlag ? browsersFlag.includes(b) : b !== 'firefox' || !args.includes('--no-firefox');
 const browsers = browsersFlag ?? base.browsers.filter(allowed);
-for (const b of browsers) if (b !== 'chromium' && b !== 'firefox') throw new Error(`unknown browser "${b}" (known: chromium, firefox)`);
+for (const b of browsers)
+  if (b !== 'chromium' && b !== 'firefox') throw new Error(`unknown browser "${b}" (known: chromium, firefox)`);
 // HTTP/3 cells have browsers of their own (the quick matrix runs Firefox for h3 only).
 const h3 = { browsers: base.h3.browsers.filter(allowed), runs: flag('--runs') ? runs : base.h3.runs };
-const extension = base.extension && !args.includes('--no-extension')
-  ? { ...base.extension, rebuild: true, browsers: base.extension.browsers.filter((b) => browsers.includes(b)), servers: base.extension.servers.filter((s) => servers.includes(s)) }
-  : undefined;
+const extension =
+  base.extension && !args.includes('--no-extension')
+    ? {
+        ...base.extension,
+        rebuild: true,
+        browsers: base.extension.browsers.filter((b) => browsers.includes(b)),
+        servers: base.extension.servers.filter((s) => servers.includes(s)),
+      }
+    : undefined;
 // --no-crypto: without the crypto-lens servers' cells; --browsers narrows them like the rest.
 // --servers and --profiles narrow them too.
 const crypto =
@@ -67,16 +77,26 @@ if (!Number.isInteger(runs) || runs < 1 || runs > 50) {
 
 const render = flag('--render');
 if (render) {
-  const saved = JSON.parse(readFileSync(render, 'utf8')) as { result: MatrixResult; meta: ReportMeta; firefoxZeroRtt?: ZeroRttProbe };
+  const saved = JSON.parse(readFileSync(render, 'utf8')) as {
+    result: MatrixResult;
+    meta: ReportMeta;
+    firefoxZeroRtt?: ZeroRttProbe;
+  };
   // The expectation is re-derived from the server's truth, so a re-render applies the current model.
   // Samples saved before records carried how their class was known get it re-derived from their phases.
   saved.result.samples = saved.result.samples.map((s) => ({
     ...s,
     expected: expectedOf(s.truth, s.browser),
-    claimed: s.claimed.handshakeClassSource ? s.claimed : { ...s.claimed, ...classDerivationOf({ ...s.claimed, entryType: s.entryType }) },
+    claimed: s.claimed.handshakeClassSource
+      ? s.claimed
+      : { ...s.claimed, ...classDerivationOf({ ...s.claimed, entryType: s.entryType }) },
   }));
   saved.meta.renderedAt = new Date().toISOString();
-  const { markdown, summary } = renderReport(saved.result, saved.meta, saved.firefoxZeroRtt ? { firefoxZeroRtt: saved.firefoxZeroRtt } : {});
+  const { markdown, summary } = renderReport(
+    saved.result,
+    saved.meta,
+    saved.firefoxZeroRtt ? { firefoxZeroRtt: saved.firefoxZeroRtt } : {},
+  );
   writeFileSync(out, markdown);
   console.log(`accuracy: report written to ${out}`);
   console.log(JSON.stringify(summary));
@@ -102,16 +122,29 @@ try {
     onProgress: (l) => console.log(`accuracy: ${l}`),
   });
   const firefoxZeroRtt = quick || !browsers.includes('firefox') ? undefined : await firefoxZeroRttProbe(lab);
-  if (firefoxZeroRtt) console.log(`accuracy: firefox 0-RTT probe: ${firefoxZeroRtt.error ?? `${firefoxZeroRtt.rows.length} entries`}`);
+  if (firefoxZeroRtt)
+    console.log(`accuracy: firefox 0-RTT probe: ${firefoxZeroRtt.error ?? `${firefoxZeroRtt.rows.length} entries`}`);
   const meta: ReportMeta = {
     startedAt,
     durationS: (Date.now() - t0) / 1000,
     quick,
-    browser: Object.entries(result.browserVersions).map(([b, v]) => `${b} ${v}`).join(', '),
+    browser: Object.entries(result.browserVersions)
+      .map(([b, v]) => `${b} ${v}`)
+      .join(', '),
     browsers,
     h3,
     ...(extension ? { extension } : {}),
-    ...(crypto ? { crypto: { servers: crypto.servers, profiles: crypto.profiles.map((p) => p.name), modes: crypto.modes, runs: crypto.runs, browsers: crypto.browsers } } : {}),
+    ...(crypto
+      ? {
+          crypto: {
+            servers: crypto.servers,
+            profiles: crypto.profiles.map((p) => p.name),
+            modes: crypto.modes,
+            runs: crypto.runs,
+            browsers: crypto.browsers,
+          },
+        }
+      : {}),
     profiles: profiles.map((p) => ({ name: p.name, rttMs: p.rttMs })),
     modes: base.modes,
     servers,

@@ -11,10 +11,22 @@ import { uniqueConnections, wireSpan } from './score';
 
 /** Each comparison: the baseline server, then the servers that differ from it in one thing. */
 export const EFFECTS: { title: string; what: string; servers: CryptoServerId[] }[] = [
-  { title: 'Certificate key', what: 'leaf key type and size (chain 1, X25519)', servers: ['ecdsa256', 'rsa2048', 'rsa4096'] },
-  { title: 'Chain depth', what: 'certificates sent (ECDSA P-256 leaf and intermediates)', servers: ['ecdsa256', 'chain2', 'chain3'] },
+  {
+    title: 'Certificate key',
+    what: 'leaf key type and size (chain 1, X25519)',
+    servers: ['ecdsa256', 'rsa2048', 'rsa4096'],
+  },
+  {
+    title: 'Chain depth',
+    what: 'certificates sent (ECDSA P-256 leaf and intermediates)',
+    servers: ['ecdsa256', 'chain2', 'chain3'],
+  },
   { title: 'OCSP stapling', what: 'a stapled OCSP response (ECDSA P-256, chain 1)', servers: ['ecdsa256', 'ocsp'] },
-  { title: 'Key-exchange group', what: 'the same Node 24 server accepting only X25519, or only the post-quantum hybrid X25519MLKEM768', servers: ['pq-x25519', 'pq-hybrid'] },
+  {
+    title: 'Key-exchange group',
+    what: 'the same Node 24 server accepting only X25519, or only the post-quantum hybrid X25519MLKEM768',
+    servers: ['pq-x25519', 'pq-hybrid'],
+  },
 ];
 
 const f1 = (x: number | null) => (x === null ? '–' : x.toFixed(1));
@@ -36,17 +48,33 @@ export interface EffectCell {
 }
 
 /** Full handshakes only (a resumption sends no certificate): one TLS phase per connection. */
-export function cryptoEffects(samples: readonly Sample[]): { title: string; what: string; servers: CryptoServerId[]; rows: { browser: string; profile: string; rttMs: number; cells: EffectCell[] }[] }[] {
-  const full = uniqueConnections(samples.filter((s) => s.arm === 'synthetic' && s.truth.resumed === false && CRYPTO_SERVERS.some((c) => c.id === s.server)));
+export function cryptoEffects(samples: readonly Sample[]): {
+  title: string;
+  what: string;
+  servers: CryptoServerId[];
+  rows: { browser: string; profile: string; rttMs: number; cells: EffectCell[] }[];
+}[] {
+  const full = uniqueConnections(
+    samples.filter(
+      (s) => s.arm === 'synthetic' && s.truth.resumed === false && CRYPTO_SERVERS.some((c) => c.id === s.server),
+    ),
+  );
   return EFFECTS.map((e) => {
-    const keys = [...new Set(full.filter((s) => e.servers.includes(s.server as CryptoServerId)).map((s) => `${s.browser}|${s.rttMs}|${s.profile}`))].sort((a, b) => {
+    const keys = [
+      ...new Set(
+        full
+          .filter((s) => e.servers.includes(s.server as CryptoServerId))
+          .map((s) => `${s.browser}|${s.rttMs}|${s.profile}`),
+      ),
+    ].sort((a, b) => {
       const [ba, ra] = a.split('|');
       const [bb, rb] = b.split('|');
       return ba === bb ? Number(ra) - Number(rb) : ba! < bb! ? -1 : 1;
     });
     const rows = keys.map((k) => {
       const [browser, rtt, profile] = k.split('|') as [string, string, string];
-      const cell = (id: CryptoServerId) => full.filter((s) => s.server === id && s.browser === browser && s.profile === profile);
+      const cell = (id: CryptoServerId) =>
+        full.filter((s) => s.server === id && s.browser === browser && s.profile === profile);
       const tlsOf = (id: CryptoServerId) => cell(id).map((s) => s.claimed.tls);
       const wireOf = (id: CryptoServerId) => cell(id).flatMap((s) => wireSpan(s.proxy, s.expected.rttMultiple) ?? []);
       const base = median(tlsOf(e.servers[0]!));
@@ -55,7 +83,13 @@ export function cryptoEffects(samples: readonly Sample[]): { title: string; what
         const xs = tlsOf(id);
         const m = median(xs);
         const w = median(wireOf(id));
-        return { server: id, n: xs.length, medianTls: m, delta: m === null || base === null ? null : m - base, wireDelta: w === null || baseWire === null ? null : w - baseWire };
+        return {
+          server: id,
+          n: xs.length,
+          medianTls: m,
+          delta: m === null || base === null ? null : m - base,
+          wireDelta: w === null || baseWire === null ? null : w - baseWire,
+        };
       });
       return { browser, profile, rttMs: Number(rtt), cells };
     });
@@ -64,7 +98,11 @@ export function cryptoEffects(samples: readonly Sample[]): { title: string; what
 }
 
 function table(head: string[], rows: (string | number)[][]): string {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }
 
 export function renderCryptoSection(samples: readonly Sample[]): string[] {
@@ -87,12 +125,21 @@ export function renderCryptoSection(samples: readonly Sample[]): string[] {
       ['field', 'claims', 'right', 'accuracy', 'stated (synthetic, full)', 'wrong (first five)'],
       CRYPTO_FIELDS.map((f) => {
         const x = score.fields[f];
-        return [`\`${f}\``, x.n, x.correct, pct(x.n ? x.correct / x.n : null), x.expected ? `${x.stated}/${x.expected}` : '–', x.wrong.join('; ') || '–'];
+        return [
+          `\`${f}\``,
+          x.n,
+          x.correct,
+          pct(x.n ? x.correct / x.n : null),
+          x.expected ? `${x.stated}/${x.expected}` : '–',
+          x.wrong.join('; ') || '–',
+        ];
       }),
     ),
   );
   out.push('');
-  out.push(`**cryptoFieldAccuracy ${pct(score.accuracy)}** of ${score.n} stated fields; the synthetic arm stated ${pct(score.coverage)} of the fields it should.`);
+  out.push(
+    `**cryptoFieldAccuracy ${pct(score.accuracy)}** of ${score.n} stated fields; the synthetic arm stated ${pct(score.coverage)} of the fields it should.`,
+  );
   out.push('');
   out.push('## Crypto effects: TLS phase per key, chain, stapling and group');
   out.push('');
@@ -115,11 +162,19 @@ export function renderCryptoSection(samples: readonly Sample[]): string[] {
     }
     out.push(
       table(
-        ['browser', 'profile', ...e.servers.flatMap((id, i) => (i === 0 ? [`\`${id}\` ms (n)`] : [`\`${id}\` ms (n)`, 'Δ ms', 'Δ wire ms']))],
+        [
+          'browser',
+          'profile',
+          ...e.servers.flatMap((id, i) => (i === 0 ? [`\`${id}\` ms (n)`] : [`\`${id}\` ms (n)`, 'Δ ms', 'Δ wire ms'])),
+        ],
         e.rows.map((r) => [
           r.browser,
           `${r.profile} (${r.rttMs} ms)`,
-          ...r.cells.flatMap((c, i) => (i === 0 ? [`${f1(c.medianTls)} (${c.n})`] : [`${f1(c.medianTls)} (${c.n})`, signed(c.delta), signed(c.wireDelta)])),
+          ...r.cells.flatMap((c, i) =>
+            i === 0
+              ? [`${f1(c.medianTls)} (${c.n})`]
+              : [`${f1(c.medianTls)} (${c.n})`, signed(c.delta), signed(c.wireDelta)],
+          ),
         ]),
       ),
     );

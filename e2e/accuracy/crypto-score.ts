@@ -1,5 +1,5 @@
 /**
- * The crypto lens scored (issue 19): every crypto field a record states — cipher, group, signature scheme,
+ * The crypto lens scored: every crypto field a record states — cipher, group, signature scheme,
  * chain length and bytes, leaf key type and size, OCSP stapling, ECH — against what the server did. The
  * server's truth: cipher and group from its own log per connection (nginx `$ssl_cipher` / `$ssl_curve`;
  * the Node servers accept one group only); key, chain and stapling from its configuration
@@ -16,7 +16,17 @@ import type { ServerSpec } from '../lab/servers';
 import type { Sample } from './samples';
 import type { Truth } from './truth';
 
-export const CRYPTO_FIELDS = ['cipher', 'group', 'signatureScheme', 'certChainLength', 'certChainBytes', 'certKeyType', 'certKeyBits', 'ocspStapled', 'ech'] as const;
+export const CRYPTO_FIELDS = [
+  'cipher',
+  'group',
+  'signatureScheme',
+  'certChainLength',
+  'certChainBytes',
+  'certKeyType',
+  'certKeyBits',
+  'ocspStapled',
+  'ech',
+] as const;
 export type CryptoField = (typeof CRYPTO_FIELDS)[number];
 export type CryptoValues = Partial<Record<CryptoField, string | number | boolean | null>>;
 
@@ -68,8 +78,20 @@ const OPENSSL_TLS12: Record<string, string> = {
   'ECDHE-RSA-AES256-GCM-SHA384': 'TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384',
   'ECDHE-RSA-CHACHA20-POLY1305': 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256',
 };
-const GROUP_ALIASES: Record<string, string> = { prime256v1: 'p256', secp256r1: 'p256', p256: 'p256', secp384r1: 'p384', p384: 'p384', mlkem768x25519: 'x25519mlkem768' };
-const SCHEME_ALIASES: Record<string, string> = { ecdsap256sha256: 'ecdsasecp256r1sha256', rsapsssha256: 'rsapssrsaesha256', rsapsssha384: 'rsapssrsaesha384', rsapkcs1sha256: 'rsapkcs1sha256' };
+const GROUP_ALIASES: Record<string, string> = {
+  prime256v1: 'p256',
+  secp256r1: 'p256',
+  p256: 'p256',
+  secp384r1: 'p384',
+  p384: 'p384',
+  mlkem768x25519: 'x25519mlkem768',
+};
+const SCHEME_ALIASES: Record<string, string> = {
+  ecdsap256sha256: 'ecdsasecp256r1sha256',
+  rsapsssha256: 'rsapssrsaesha256',
+  rsapsssha384: 'rsapssrsaesha384',
+  rsapkcs1sha256: 'rsapkcs1sha256',
+};
 const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /** One spelling per value: OpenSSL and IANA cipher names, and the browsers' and OpenSSL's group and scheme names, compare equal. */
@@ -110,7 +132,12 @@ export interface CryptoScore {
 }
 
 export function scoreCrypto(samples: readonly Sample[]): CryptoScore {
-  const fields = Object.fromEntries(CRYPTO_FIELDS.map((f): [CryptoField, CryptoFieldScore] => [f, { n: 0, correct: 0, stated: 0, expected: 0, wrong: [] }])) as Record<CryptoField, CryptoFieldScore>;
+  const fields = Object.fromEntries(
+    CRYPTO_FIELDS.map((f): [CryptoField, CryptoFieldScore] => [
+      f,
+      { n: 0, correct: 0, stated: 0, expected: 0, wrong: [] },
+    ]),
+  ) as Record<CryptoField, CryptoFieldScore>;
   for (const s of samples) {
     if (!s.cryptoTruth || !s.cryptoClaimed) continue;
     for (const f of CRYPTO_FIELDS) {
@@ -125,7 +152,8 @@ export function scoreCrypto(samples: readonly Sample[]): CryptoScore {
       if (claim === undefined || claim === null) continue;
       score.n++;
       if (normalise(f, claim) === normalise(f, truth)) score.correct++;
-      else if (score.wrong.length < 5) score.wrong.push(`${s.server} ${s.browser} ${s.arm}: ${String(claim)} ≠ ${String(truth)}`);
+      else if (score.wrong.length < 5)
+        score.wrong.push(`${s.server} ${s.browser} ${s.arm}: ${String(claim)} ≠ ${String(truth)}`);
     }
   }
   const all = Object.values(fields);

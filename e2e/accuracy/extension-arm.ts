@@ -24,7 +24,6 @@ import { claimedCryptoOf, cryptoTruthOf } from './crypto-score';
 import { claimedOfRecord, classDerivationOf, expectedOf, type Sample } from './samples';
 import { connectionId, h3Truth, ProxyLog, readTruth, type ProxyLine, type TruthIndex } from './truth';
 
-
 export interface ExtensionArmOptions {
   browsers: Browser[];
   profiles: RttProfile[];
@@ -62,14 +61,21 @@ export interface ExtensionArmResult {
   browserVersions: Partial<Record<Browser, string>>;
 }
 
-
 /**
  * The browser side drives the extension package's test support, so it lives there
  * (extension/test/support/accuracy-arm.ts; that TypeScript project references this one) and is
  * imported by path at run time, which keeps the project graph acyclic.
  */
 export async function runExtensionArm(lab: RunningLab, o: ExtensionArmOptions): Promise<ExtensionArmResult> {
-  const path = resolve(fileURLToPath(new URL('.', import.meta.url)), '..', '..', 'extension', 'test', 'support', 'accuracy-arm.ts');
+  const path = resolve(
+    fileURLToPath(new URL('.', import.meta.url)),
+    '..',
+    '..',
+    'extension',
+    'test',
+    'support',
+    'accuracy-arm.ts',
+  );
   const mod = (await import(path)) as { runExtensionArm: typeof runExtensionArm };
   return mod.runExtensionArm(lab, o);
 }
@@ -77,7 +83,10 @@ export async function runExtensionArm(lab: RunningLab, o: ExtensionArmOptions): 
 const epochOf = (ts: unknown) => (typeof ts === 'number' ? ts : Date.parse(`${String(ts).replace(' ', 'T')}Z`));
 
 /** Joins the collector's rows to the visits, the proxy's connections and the servers' log lines. */
-export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: string; proxy: string }; crypto?: { chainBytes: Partial<Record<ServerId, number>> } }): Pick<MatrixResult, 'samples' | 'unjoined'> & { failedVisits: number } {
+export function joinExtensionRows(
+  arm: ExtensionArmResult,
+  lab: { logs: { dir: string; proxy: string }; crypto?: { chainBytes: Partial<Record<ServerId, number>> } },
+): Pick<MatrixResult, 'samples' | 'unjoined'> & { failedVisits: number } {
   const truth = readTruth(lab.logs.dir);
   const proxy = new ProxyLog(lab.logs.proxy);
   const samples: Sample[] = [];
@@ -89,12 +98,21 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
     const where = serverOfHost(host);
     const v = arm.visits.find((x) => !x.error && ts >= x.start && ts <= x.end);
     if (!where || !v) {
-      unjoined.push({ arm: 'extension', server: where?.server.id ?? '?', host: host || '(no site)', why: where ? 'no visit window holds its ts' : 'not a lab host' });
+      unjoined.push({
+        arm: 'extension',
+        server: where?.server.id ?? '?',
+        host: host || '(no site)',
+        why: where ? 'no visit window holds its ts' : 'not a lab host',
+      });
       continue;
     }
     const h3 = where.server.id === 'h3';
-    const opened = h3 ? h3Flows(truth, proxy, v.profile.sourceAddress, host, v.start, v.end) : proxy.opened(v.profile.sourceAddress, host, v.start, v.end);
-    const siblings = arm.rows.filter((x) => x.site === host && epochOf(x.ts) >= v.start && epochOf(x.ts) <= v.end).map((x) => epochOf(x.ts));
+    const opened = h3
+      ? h3Flows(truth, proxy, v.profile.sourceAddress, host, v.start, v.end)
+      : proxy.opened(v.profile.sourceAddress, host, v.start, v.end);
+    const siblings = arm.rows
+      .filter((x) => x.site === host && epochOf(x.ts) >= v.start && epochOf(x.ts) <= v.end)
+      .map((x) => epochOf(x.ts));
     const p = connectionOfRecord(ts, siblings, opened);
     if (typeof p === 'string') {
       unjoined.push({ arm: 'extension', server: where.server.id, host, why: p });
@@ -103,7 +121,12 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
     const logged = truth.lookup(where.server.id, { addr: p.source, port: p.upstreamLocalPort!, conn: null }, p.t);
     const t = logged && h3Truth(logged, p);
     if (!t) {
-      unjoined.push({ arm: 'extension', server: where.server.id, host, why: `no server log line for ${p.source}:${p.upstreamLocalPort}` });
+      unjoined.push({
+        arm: 'extension',
+        server: where.server.id,
+        host,
+        why: `no server log line for ${p.source}:${p.upstreamLocalPort}`,
+      });
       continue;
     }
     samples.push({
@@ -133,7 +156,14 @@ export function joinExtensionRows(arm: ExtensionArmResult, lab: { logs: { dir: s
  * host (QUIC hides it from a relay that does not decrypt), so the host comes from Caddy's access log:
  * the client ports it saw for the host's requests, each the upstream port of one relay flow.
  */
-function h3Flows(truth: TruthIndex, proxy: ProxyLog, source: string, host: string, fromMs: number, toMs: number): ProxyLine[] {
+function h3Flows(
+  truth: TruthIndex,
+  proxy: ProxyLog,
+  source: string,
+  host: string,
+  fromMs: number,
+  toMs: number,
+): ProxyLine[] {
   return truth.h3Connections(source, host, fromMs, toMs).flatMap((t) => proxy.lookup('udp', source, t.port, t.t) ?? []);
 }
 
@@ -153,7 +183,11 @@ export const START_MATCH_MS = 25;
  * takes the connection that started nearest its own start, when that is within START_MATCH_MS, every
  * other connection is START_MATCH_MS further, and no sibling record is nearer to it. Else: why not.
  */
-export function connectionOfRecord<P extends { t: number }>(ts: number, siblings: readonly number[], opened: readonly P[]): P | string {
+export function connectionOfRecord<P extends { t: number }>(
+  ts: number,
+  siblings: readonly number[],
+  opened: readonly P[],
+): P | string {
   const byStart = [...opened].sort((a, b) => a.t - b.t);
   const records = [...siblings].sort((a, b) => a - b);
   if (byStart.length === records.length) return byStart[records.indexOf(ts)]!;

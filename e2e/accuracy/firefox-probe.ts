@@ -13,7 +13,7 @@ import puppeteer from 'puppeteer-core';
 import { classifyHandshake, connectionKind, type ConnectionTiming } from '@tlsrum/shared/classify';
 import type { RunningLab } from '../lab/lab';
 import { hostOf } from '../lab/servers';
-import { readPageEntries, type PageEntry } from '../src/synth/page-entries';
+import { readPageEntries, type PageEntry } from '@tlsrum/synth/page-entries';
 import { connectionId, parseLabConn, readTruth, type LabConn } from './truth';
 
 export interface ZeroRttProbeRow {
@@ -68,7 +68,8 @@ export async function firefoxZeroRttProbe(lab: RunningLab, visits = 3): Promise<
         });
         await page.goto(lab.urls['t13-0rtt'], { waitUntil: 'load', timeout: 20_000 });
         await new Promise((r) => setTimeout(r, 300));
-        for (const entry of await readPageEntries(page)) seen.push({ visit: v, entry, conn: conns.get(entry.url) ?? null });
+        for (const entry of await readPageEntries(page))
+          seen.push({ visit: v, entry, conn: conns.get(entry.url) ?? null });
         await page.close();
         // nginx closes idle connections after 1 s: the next visit opens a new one with the ticket.
         await new Promise((r) => setTimeout(r, 1500));

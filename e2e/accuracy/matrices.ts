@@ -62,5 +62,11 @@ export const QUICK_MATRIX: MatrixSpec = {
   h3: { browsers: ['chromium', 'firefox'], runs: 2 },
   extension: { browsers: ['chromium'], runs: 1, servers: ['t12-noalpn', 't13-h2', 'h3'], rebuild: false },
   // Every crypto arm once per browser, cold (16 visits): the quick run scores their fields too.
-  crypto: { servers: CRYPTO_SERVER_IDS, profiles: [profileByName('continent')], modes: ['cold'], runs: 1, browsers: ['chromium', 'firefox'] },
+  crypto: {
+    servers: CRYPTO_SERVER_IDS,
+    profiles: [profileByName('continent')],
+    modes: ['cold'],
+    runs: 1,
+    browsers: ['chromium', 'firefox'],
+  },
 };

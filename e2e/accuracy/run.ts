@@ -4,13 +4,20 @@
  * and the proxy's logs (in Chromium also the `rum` arm: the extension's rules on the same entry); then,
  * when asked, the real extension in each browser (extension-arm.ts).
  */
-import { classificationFields, classifyHandshake, historyKey, profileClaims, tlsFromServerTiming, type SiteProfile } from '@tlsrum/shared/classify';
+import {
+  classificationFields,
+  classifyHandshake,
+  historyKey,
+  profileClaims,
+  tlsFromServerTiming,
+  type SiteProfile,
+} from '@tlsrum/shared/classify';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import { labProfiles, probeLabSites } from '../lab/site-profiles';
 import { serverOfHost, SERVERS, type ServerId } from '../lab/servers';
 import { labPath, type LabPath } from '../lab/synth-options';
-import { runSynthetic, type VisitResult } from '../src/synth/index';
+import { runSynthetic, type VisitResult } from '@tlsrum/synth';
 import { joinExtensionRows, runExtensionArm } from './extension-arm';
 import { claimedCryptoOf, cryptoTruthOf } from './crypto-score';
 import { claimedOfRecord, derivationWithTiming, expectedOf, type Arm, type Sample } from './samples';
@@ -72,65 +79,114 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
   const browserVersions: MatrixResult['browserVersions'] = {};
   // The lab sites are registered and probed before any visit, as a collector would have them.
   const probes = await probeLabSites(lab, o.servers);
-  for (const p of probes) if (p.outcome.result.errors.length) errors.push(`probe ${p.host}: ${p.outcome.result.errors.join('; ')}`);
+  for (const p of probes)
+    if (p.outcome.result.errors.length) errors.push(`probe ${p.host}: ${p.outcome.result.errors.join('; ')}`);
   const profiles = labProfiles(probes);
   o.onProgress?.(`probed ${probes.length} lab hostnames for their site profiles`);
   const tcpBrowsers = o.browsers ?? ['chromium'];
   const h3 = o.h3 ?? { browsers: tcpBrowsers, runs: o.runs };
-  for (const browser of [...new Set([...tcpBrowsers, ...h3.browsers])]) for (const profile of o.profiles) {
-    for (const mode of o.modes) {
-      const tcpServers = o.servers.filter((s) => s !== 'h3');
-      const batches: { urls: string[]; runs: number; path: LabPath }[] = [];
-      if (tcpServers.length && tcpBrowsers.includes(browser)) batches.push({ urls: tcpServers.map((s) => lab.urls[s]), runs: o.runs, path: labPath(lab, profile, 'tcp') });
-      if (o.servers.includes('h3') && lab.udp[profile.name] && h3.browsers.includes(browser)) batches.push({ urls: [lab.urls.h3], runs: h3.runs, path: labPath(lab, profile, 'quic') });
-      for (const b of batches) {
-        const t0 = Date.now();
-        const result = await runSynthetic({ urls: b.urls, browser, mode, runs: b.runs, ...b.path, visitTimeoutMs: 20_000 });
-        browserVersions[browser] = result.browser.version;
-        for (const v of result.visits) {
-          raw.push({ profile, mode, visit: v });
-          if (!v.ok) errors.push(`${profile.name} ${mode} ${v.url}: ${v.error}`);
+  for (const browser of [...new Set([...tcpBrowsers, ...h3.browsers])])
+    for (const profile of o.profiles) {
+      for (const mode of o.modes) {
+        const tcpServers = o.servers.filter((s) => s !== 'h3');
+        const batches: { urls: string[]; runs: number; path: LabPath }[] = [];
+        if (tcpServers.length && tcpBrowsers.includes(browser))
+          batches.push({ urls: tcpServers.map((s) => lab.urls[s]), runs: o.runs, path: labPath(lab, profile, 'tcp') });
+        if (o.servers.includes('h3') && lab.udp[profile.name] && h3.browsers.includes(browser))
+          batches.push({ urls: [lab.urls.h3], runs: h3.runs, path: labPath(lab, profile, 'quic') });
+        for (const b of batches) {
+          const t0 = Date.now();
+          const result = await runSynthetic({
+            urls: b.urls,
+            browser,
+            mode,
+            runs: b.runs,
+            ...b.path,
+            visitTimeoutMs: 20_000,
+          });
+          browserVersions[browser] = result.browser.version;
+          for (const v of result.visits) {
+            raw.push({ profile, mode, visit: v });
+            if (!v.ok) errors.push(`${profile.name} ${mode} ${v.url}: ${v.error}`);
+          }
+          o.onProgress?.(
+            `${browser.padEnd(8)} ${profile.name.padEnd(16)} ${mode.padEnd(4)} ${b.urls.length} url(s) ${result.visits.length} visits in ${Date.now() - t0} ms`,
+          );
         }
-        o.onProgress?.(`${browser.padEnd(8)} ${profile.name.padEnd(16)} ${mode.padEnd(4)} ${b.urls.length} url(s) ${result.visits.length} visits in ${Date.now() - t0} ms`);
       }
     }
-  }
   if (o.crypto?.servers.length) {
     const c = o.crypto;
-    for (const browser of c.browsers) for (const profile of c.profiles) for (const mode of c.modes) {
-      const t0 = Date.now();
-      let visits = 0;
-      // One pass over the servers per run, each pass starting one server later: the first visit after
-      // other work runs slower, and the effect table compares the servers with each other.
-      for (let run = 0; run < c.runs; run++) {
-        const order = c.servers.map((_, i) => c.servers[(i + run + c.profiles.indexOf(profile)) % c.servers.length]!);
-        const result = await runSynthetic({ urls: order.map((s) => lab.urls[s]), browser, mode, runs: 1, ...labPath(lab, profile, 'tcp'), visitTimeoutMs: 20_000 });
-        browserVersions[browser] ??= result.browser.version;
-        visits += result.visits.length;
-        for (const v of result.visits) {
-          raw.push({ profile, mode, visit: v });
-          if (!v.ok) errors.push(`${profile.name} ${mode} ${v.url}: ${v.error}`);
+    for (const browser of c.browsers)
+      for (const profile of c.profiles)
+        for (const mode of c.modes) {
+          const t0 = Date.now();
+          let visits = 0;
+          // One pass over the servers per run, each pass starting one server later: the first visit after
+          // other work runs slower, and the effect table compares the servers with each other.
+          for (let run = 0; run < c.runs; run++) {
+            const order = c.servers.map(
+              (_, i) => c.servers[(i + run + c.profiles.indexOf(profile)) % c.servers.length]!,
+            );
+            const result = await runSynthetic({
+              urls: order.map((s) => lab.urls[s]),
+              browser,
+              mode,
+              runs: 1,
+              ...labPath(lab, profile, 'tcp'),
+              visitTimeoutMs: 20_000,
+            });
+            browserVersions[browser] ??= result.browser.version;
+            visits += result.visits.length;
+            for (const v of result.visits) {
+              raw.push({ profile, mode, visit: v });
+              if (!v.ok) errors.push(`${profile.name} ${mode} ${v.url}: ${v.error}`);
+            }
+          }
+          o.onProgress?.(
+            `${browser.padEnd(8)} ${profile.name.padEnd(16)} ${mode.padEnd(4)} crypto: ${c.servers.length} url(s) ${visits} visits in ${Date.now() - t0} ms`,
+          );
         }
-      }
-      o.onProgress?.(`${browser.padEnd(8)} ${profile.name.padEnd(16)} ${mode.padEnd(4)} crypto: ${c.servers.length} url(s) ${visits} visits in ${Date.now() - t0} ms`);
-    }
   }
-  const ext = o.extension?.browsers.length && o.extension.servers.length ? await runExtensionArm(lab, { ...o.extension, probes, profiles: o.profiles, modes: o.modes, ...(o.onProgress ? { onProgress: o.onProgress } : {}) }) : null;
+  const ext =
+    o.extension?.browsers.length && o.extension.servers.length
+      ? await runExtensionArm(lab, {
+          ...o.extension,
+          probes,
+          profiles: o.profiles,
+          modes: o.modes,
+          ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+        })
+      : null;
   // Servers log a connection when it closes (stream) or per request: wait for idle connections to close.
   await new Promise((r) => setTimeout(r, 2500));
   const chromiumMajor = Number(/(\d+)\./.exec(browserVersions.chromium ?? '')?.[1] ?? 0);
   const joined = joinVisits(raw, lab, errors, { profiles, chromiumMajor });
   if (ext) {
-    Object.assign(browserVersions, Object.fromEntries(Object.entries(ext.browserVersions).filter(([b]) => !browserVersions[b as Browser])));
+    Object.assign(
+      browserVersions,
+      Object.fromEntries(Object.entries(ext.browserVersions).filter(([b]) => !browserVersions[b as Browser])),
+    );
     const e = joinExtensionRows(ext, lab);
     joined.samples.push(...e.samples);
     joined.unjoined.push(...e.unjoined);
     joined.counts.visits += ext.visits.length;
     joined.counts.failedVisits += e.failedVisits;
-    for (const v of ext.visits) if (v.error) errors.push(`extension ${v.browser} ${v.profile.name} ${v.mode} ${v.server}: ${v.error}`);
-    joined.extension = { records: ext.rows.length, joined: e.samples.length, visits: ext.visits.length, failedVisits: e.failedVisits };
+    for (const v of ext.visits)
+      if (v.error) errors.push(`extension ${v.browser} ${v.profile.name} ${v.mode} ${v.server}: ${v.error}`);
+    joined.extension = {
+      records: ext.rows.length,
+      joined: e.samples.length,
+      visits: ext.visits.length,
+      failedVisits: e.failedVisits,
+    };
   }
-  return { ...joined, browserVersion: browserVersions.chromium ?? '', browserVersions, siteProfiles: Object.fromEntries(profiles) };
+  return {
+    ...joined,
+    browserVersion: browserVersions.chromium ?? '',
+    browserVersions,
+    siteProfiles: Object.fromEntries(profiles),
+  };
 }
 
 /** What the rum arm classifies with besides the entry: the lab sites' profiles (every lab host is registered). */
@@ -139,7 +195,12 @@ export interface RumContext {
   chromiumMajor: number;
 }
 
-export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: string }; crypto?: { chainBytes: Partial<Record<ServerId, number>> } }, errors: string[] = [], rumContext: RumContext | null = null): Omit<MatrixResult, 'browserVersion' | 'browserVersions'> {
+export function joinVisits(
+  raw: RawVisit[],
+  lab: { logs: { dir: string; proxy: string }; crypto?: { chainBytes: Partial<Record<ServerId, number>> } },
+  errors: string[] = [],
+  rumContext: RumContext | null = null,
+): Omit<MatrixResult, 'browserVersion' | 'browserVersions'> {
   const truth = readTruth(lab.logs.dir);
   const proxy = new ProxyLog(lab.logs.proxy);
   const samples: Sample[] = [];
@@ -167,7 +228,12 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
       const lc = parseLabConn(c.responseHeaders['x-lab-conn']);
       const t = lc ? truth.lookup(serverId, lc, c.connectStartEpochMs) : null;
       if (!lc || !t) {
-        unjoined.push({ arm: 'synthetic', server: serverId, host: c.host, why: lc ? `no server log line for ${lc.addr}:${lc.port}` : 'no X-Lab-Conn header' });
+        unjoined.push({
+          arm: 'synthetic',
+          server: serverId,
+          host: c.host,
+          why: lc ? `no server log line for ${lc.addr}:${lc.port}` : 'no X-Lab-Conn header',
+        });
         continue;
       }
       const proxyLine = proxy.lookup(serverId === 'h3' ? 'udp' : 'tcp', lc.addr, lc.port, c.connectStartEpochMs);
@@ -189,7 +255,10 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
         cryptoTruth: cryptoTruthOf(where.server, truthH3, lab.crypto?.chainBytes[serverId] ?? null),
       };
       if (c.record) {
-        const claimed = claimedOfRecord(c.record, derivationWithTiming(c.record.handshakeClass, classifyHandshake({ timing: c.timing })));
+        const claimed = claimedOfRecord(
+          c.record,
+          derivationWithTiming(c.record.handshakeClass, classifyHandshake({ timing: c.timing })),
+        );
         samples.push({ ...base, arm: 'synthetic', claimed, cryptoClaimed: claimedCryptoOf(c.record) });
       }
       // The `rum` arm replays the extension's Chromium rules; in Firefox the extension arm is the real thing.
@@ -200,7 +269,10 @@ export function joinVisits(raw: RawVisit[], lab: { logs: { dir: string; proxy: s
       const rum = classifyHandshake({
         timing: c.timing,
         security: tlsFromServerTiming(c.serverTiming),
-        history: { msSincePriorHandshake: since != null ? Math.max(0, c.connectStartEpochMs - since) : null, tracked: true },
+        history: {
+          msSincePriorHandshake: since != null ? Math.max(0, c.connectStartEpochMs - since) : null,
+          tracked: true,
+        },
         profile: profileClaims(siteProfile, 'chromium', rumContext?.chromiumMajor ?? 0),
       });
       samples.push({ ...base, arm: 'rum', claimed: claimedOfRecord(classificationFields(rum), rum) });

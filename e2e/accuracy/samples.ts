@@ -95,13 +95,30 @@ export interface ClassDerivation {
  * a resumption history (which the record was classified with, and which the phases do not keep), else
  * it was known from the order of events — a request that left before `connectEnd` — `implied`.
  */
-export function classDerivationOf(c: Pick<HandshakeRecord, 'entryType' | 'tcp' | 'tls' | 'handshakeClass'> & { protocol: string }): ClassDerivation {
+export function classDerivationOf(
+  c: Pick<HandshakeRecord, 'entryType' | 'tcp' | 'tls' | 'handshakeClass'> & { protocol: string },
+): ClassDerivation {
   const connectEnd = c.tcp + c.tls;
-  const timing = { entryType: c.entryType, nextHopProtocol: c.protocol, startTime: 0, fetchStart: 0, domainLookupStart: 0, domainLookupEnd: 0, connectStart: 0, secureConnectionStart: c.tcp, connectEnd, requestStart: connectEnd, responseStart: connectEnd };
+  const timing = {
+    entryType: c.entryType,
+    nextHopProtocol: c.protocol,
+    startTime: 0,
+    fetchStart: 0,
+    domainLookupStart: 0,
+    domainLookupEnd: 0,
+    connectStart: 0,
+    secureConnectionStart: c.tcp,
+    connectEnd,
+    requestStart: connectEnd,
+    responseStart: connectEnd,
+  };
   const fromPhases = classifyHandshake({ timing });
   if (c.handshakeClass === '0rtt' && fromPhases.handshakeClass !== '0rtt') {
     // The answer's timing is not in the record either: assume the most favourable one.
-    const withHistory = classifyHandshake({ timing: { ...timing, responseStart: connectEnd + c.tcp }, history: { msSincePriorHandshake: 0 } });
+    const withHistory = classifyHandshake({
+      timing: { ...timing, responseStart: connectEnd + c.tcp },
+      history: { msSincePriorHandshake: 0 },
+    });
     return { handshakeClassSource: withHistory.handshakeClassSource === 'inferred' ? 'inferred' : 'implied' };
   }
   return { handshakeClassSource: fromPhases.handshakeClassSource, unknownReason: fromPhases.unknownReason };
@@ -111,7 +128,10 @@ export function classDerivationOf(c: Pick<HandshakeRecord, 'entryType' | 'tcp' |
  * How the class of a record was known, when its timing entry is at hand: the entry shows the order of
  * events, so a 0-RTT class that a history-less reading of it does not give came from the history rule.
  */
-export function derivationWithTiming(recordClass: HandshakeRecord['handshakeClass'], fromTiming: ClassDerivation & { handshakeClass: string }): ClassDerivation {
+export function derivationWithTiming(
+  recordClass: HandshakeRecord['handshakeClass'],
+  fromTiming: ClassDerivation & { handshakeClass: string },
+): ClassDerivation {
   if (recordClass === '0rtt' && fromTiming.handshakeClass !== '0rtt') return { handshakeClassSource: 'inferred' };
   return { handshakeClassSource: fromTiming.handshakeClassSource, unknownReason: fromTiming.unknownReason };
 }
@@ -121,7 +141,10 @@ export function derivationWithTiming(recordClass: HandshakeRecord['handshakeClas
  * `unknownReason` (not in the record) come from the classifier.
  */
 export function claimedOfRecord(
-  r: Pick<HandshakeRecord, 'tlsVersion' | 'tlsVersionSource' | 'resumed' | 'resumedSource' | 'handshakeClass' | 'protocol' | 'tcp' | 'tls'>,
+  r: Pick<
+    HandshakeRecord,
+    'tlsVersion' | 'tlsVersionSource' | 'resumed' | 'resumedSource' | 'handshakeClass' | 'protocol' | 'tcp' | 'tls'
+  >,
   derived: ClassDerivation,
 ): ClaimedFields {
   return {

@@ -134,7 +134,9 @@ export function wireSpan(proxy: ProxyLine | null, roundTrips: number): number | 
   const up = proxy?.up.arrived;
   const down = proxy?.down.arrived;
   if (!up?.length || !down) return null;
-  const chunks = [...up.map((t) => ({ up: true, t })), ...down.map((t) => ({ up: false, t }))].sort((a, b) => a.t - b.t);
+  const chunks = [...up.map((t) => ({ up: true, t })), ...down.map((t) => ({ up: false, t }))].sort(
+    (a, b) => a.t - b.t,
+  );
   const clientFlights: number[] = [];
   let previousUp: boolean | null = null;
   for (const c of chunks) {
@@ -184,14 +186,18 @@ export function uniqueConnections(samples: readonly Sample[]): Sample[] {
  * class (full or resumed) is the median TLS phase of the zero-delay profile in the same run (QUIC handshakes that stalled
  * on the server left out: that wait is a probe timeout, not CPU).
  */
-export function timing(samples: readonly Sample[], zeroProfile = 'local'): { rows: TimingRow[]; cpu: Record<string, number> } {
+export function timing(
+  samples: readonly Sample[],
+  zeroProfile = 'local',
+): { rows: TimingRow[]; cpu: Record<string, number> } {
   const unique = uniqueConnections(samples);
   const cpuSamples: Record<string, number[]> = {};
   // Per browser too: Chromium and Firefox spend different CPU on the same handshake. And per full vs
   // resumed (the server's truth): a resumption sends no certificate and signs nothing, so the client
   // verifies nothing — at zero delay it costs 1.2–2.3 ms where a full handshake costs 2.3–4.1 ms,
   // a difference that alone exceeds the 2 ms tolerance at 20 ms RTT when the two share one median.
-  const handshake = (s: Sample) => (s.expected.resumed === null ? 'resumption unknown' : s.expected.resumed ? 'resumed' : 'full');
+  const handshake = (s: Sample) =>
+    s.expected.resumed === null ? 'resumption unknown' : s.expected.resumed ? 'resumed' : 'full';
   const key = (s: Sample) => `${s.browser}|${s.server}|${s.expected.handshakeClass}|${handshake(s)}`;
   for (const s of unique) {
     if (s.profile !== zeroProfile || (s.claimed.protocol === 'h3' && quicStalled(s.proxy))) continue;
@@ -206,7 +212,10 @@ export function timing(samples: readonly Sample[], zeroProfile = 'local'): { row
     const first = (d: 'up' | 'down') => s.proxy?.[d].first;
     const up = first('up');
     const down = first('down');
-    const injected = up && down && up.length >= k && down.length >= k ? up.slice(0, k).reduce((a, b) => a + b, 0) + down.slice(0, k).reduce((a, b) => a + b, 0) : null;
+    const injected =
+      up && down && up.length >= k && down.length >= k
+        ? up.slice(0, k).reduce((a, b) => a + b, 0) + down.slice(0, k).reduce((a, b) => a + b, 0)
+        : null;
     const c = cpu[key(s)] ?? 0;
     const calibratedExpected = injected === null ? null : injected + c;
     const tol = tolerance(rawExpected);
@@ -300,7 +309,10 @@ export function summarise(samples: readonly Sample[]): Summary {
     timingWithinToleranceRaw: within(tcp, (r) => r.rawWithin),
     timingWithinToleranceH3: within(rows.filter((r) => r.quic)),
     h3Connections: new Set(samples.filter((s) => s.claimed.protocol === 'h3').map((s) => s.connection)).size,
-    h3TimingWithinTolerance: within(rows.filter((r) => r.quic), (r) => r.wireWithin),
+    h3TimingWithinTolerance: within(
+      rows.filter((r) => r.quic),
+      (r) => r.wireWithin,
+    ),
     cryptoFieldAccuracy: crypto.accuracy,
     cryptoFields: crypto.n,
     cryptoFieldCoverage: crypto.coverage,

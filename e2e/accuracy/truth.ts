@@ -101,7 +101,8 @@ export class TruthIndex {
     const out = new Map<number, Truth>();
     for (const [k, list] of this.byAddr) {
       if (!k.startsWith(`h3|${addr}:`)) continue;
-      for (const t of list) if (t.host === host && t.alpn === 'h3' && t.t >= fromMs && t.t <= toMs && !out.has(t.port)) out.set(t.port, t);
+      for (const t of list)
+        if (t.host === host && t.alpn === 'h3' && t.t >= fromMs && t.t <= toMs && !out.has(t.port)) out.set(t.port, t);
     }
     return [...out.values()];
   }
@@ -141,7 +142,13 @@ export function readTruth(logDir: string): TruthIndex {
     } else {
       for (const l of lines(join(logDir, `${s.id}.log`))) {
         const req = l.request as
-          | { remote_ip?: string; remote_port?: string; host?: string; proto?: string; tls?: { version?: number; resumed?: boolean; proto?: string } }
+          | {
+              remote_ip?: string;
+              remote_port?: string;
+              host?: string;
+              proto?: string;
+              tls?: { version?: number; resumed?: boolean; proto?: string };
+            }
           | undefined;
         if (!req?.remote_port) continue;
         // Caddy 2.6 logs an all-zero tls object for HTTP/3 requests: treat version 0 as "not logged".
@@ -154,7 +161,8 @@ export function readTruth(logDir: string): TruthIndex {
           conn: null,
           t: Number(l.ts) * 1000,
           // QUIC is TLS 1.3 by definition (RFC 9001); resumption and early data only the client knows.
-          tlsVersion: tls?.version === 772 ? '1.3' : tls?.version === 771 ? '1.2' : req.proto === 'HTTP/3.0' ? '1.3' : null,
+          tlsVersion:
+            tls?.version === 772 ? '1.3' : tls?.version === 771 ? '1.2' : req.proto === 'HTTP/3.0' ? '1.3' : null,
           resumed: typeof tls?.resumed === 'boolean' ? tls.resumed : null,
           earlyData: null,
           alpn: tls?.proto ?? (req.proto === 'HTTP/3.0' ? 'h3' : null),
@@ -218,7 +226,9 @@ export class ProxyLog {
 
   /** TCP connections opened from a source address to a host between two instants. */
   opened(source: string, host: string, fromMs: number, toMs: number): ProxyLine[] {
-    return this.all.filter((l) => l.transport !== 'udp' && l.source === source && l.host === host && l.t >= fromMs && l.t <= toMs);
+    return this.all.filter(
+      (l) => l.transport !== 'udp' && l.source === source && l.host === host && l.t >= fromMs && l.t <= toMs,
+    );
   }
 }
 

@@ -25,7 +25,13 @@ export function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /** Resolves once 127.0.0.1:`port` accepts a connection; throws if the child exits first or `ms` pass. */
-export async function waitListening(port: number, child: ChildProcess, what: string, errLog: () => string, ms = 10_000): Promise<void> {
+export async function waitListening(
+  port: number,
+  child: ChildProcess,
+  what: string,
+  errLog: () => string,
+  ms = 10_000,
+): Promise<void> {
   const deadline = Date.now() + ms;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${what} exited with code ${child.exitCode}: ${errLog()}`);
@@ -41,7 +47,11 @@ export async function waitListening(port: number, child: ChildProcess, what: str
 }
 
 /** Sends `signal`, then SIGKILL if the child is still running after `graceMs`; resolves once it has exited. */
-export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 5_000): Promise<void> {
+export async function stopChild(
+  child: ChildProcess,
+  signal: NodeJS.Signals = 'SIGTERM',
+  graceMs = 5_000,
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill(signal);
   if (!(await waitExit(child, graceMs))) {

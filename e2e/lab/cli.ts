@@ -23,8 +23,17 @@ if (cmd === 'start') {
   const lab = await startLab({ dir, quic: !args.includes('--no-quic') });
   console.log(`lab: running from ${lab.dir} (pid ${process.pid})`);
   for (const [id, url] of Object.entries(lab.urls)) console.log(`  ${id.padEnd(11)} ${url}`);
-  console.log(`  SOCKS5 proxies: ${Object.entries(lab.socks).map(([p, port]) => `${p}=127.0.0.1:${port}`).join(' ')}`);
-  if (Object.keys(lab.udp).length) console.log(`  QUIC relays:   ${Object.entries(lab.udp).map(([p, a]) => `${p}=${a}`).join(' ')}`);
+  console.log(
+    `  SOCKS5 proxies: ${Object.entries(lab.socks)
+      .map(([p, port]) => `${p}=127.0.0.1:${port}`)
+      .join(' ')}`,
+  );
+  if (Object.keys(lab.udp).length)
+    console.log(
+      `  QUIC relays:   ${Object.entries(lab.udp)
+        .map(([p, a]) => `${p}=${a}`)
+        .join(' ')}`,
+    );
   console.log(`  Chromium: --ignore-certificate-errors-spki-list=${lab.ca.leafSpki} ; CA: ${lab.ca.caCert}`);
   console.log(`  collector: GEOIP_OVERRIDES=${lab.logs.geoipOverrides}`);
   console.log('lab: Ctrl-C or `pnpm lab stop` stops everything');
@@ -51,7 +60,9 @@ if (cmd === 'start') {
   while (isAlive(st.supervisorPid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   const left = Object.entries(st.pids).filter(([, pid]) => isAlive(pid));
   if (isAlive(st.supervisorPid) || left.length) {
-    console.error(`lab: still running: ${[`supervisor ${st.supervisorPid}`, ...left.map(([n, p]) => `${n} ${p}`)].join(', ')}`);
+    console.error(
+      `lab: still running: ${[`supervisor ${st.supervisorPid}`, ...left.map(([n, p]) => `${n} ${p}`)].join(', ')}`,
+    );
     process.exit(1);
   }
   console.log('lab: stopped');

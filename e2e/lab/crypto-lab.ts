@@ -28,7 +28,9 @@ export interface CryptoFiles {
 /** DER bytes of every certificate in a PEM file. */
 export function pemChainBytes(pemFile: string): number[] {
   const pem = readFileSync(pemFile, 'utf8');
-  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)].map((m) => new X509Certificate(m[0]).raw.length);
+  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)].map(
+    (m) => new X509Certificate(m[0]).raw.length,
+  );
 }
 
 /** Leaves (and intermediates) for every crypto server, signed under the lab CA in `caDir`. */
@@ -41,12 +43,19 @@ export function issueCryptoCerts(caDir: string): Record<CryptoServerId, CryptoFi
     const c = s.crypto;
     // chain2: leaf ← int1 ← CA; chain3: leaf ← int2 ← int1 ← CA.
     const issuer = c.chainDepth === 3 ? 'int2' : c.chainDepth === 2 ? 'int1' : 'ca';
-    const leaf = issueLeaf(caDir, `leaf-${s.id}`, names, { key: c.keyType === 'rsa' ? `rsa:${c.keyBits}` : 'ec', issuer });
+    const leaf = issueLeaf(caDir, `leaf-${s.id}`, names, {
+      key: c.keyType === 'rsa' ? `rsa:${c.keyBits}` : 'ec',
+      issuer,
+    });
     const intermediates = c.chainDepth === 3 ? ['int2', 'int1'] : c.chainDepth === 2 ? ['int1'] : [];
     const chain = join(caDir, `chain-${s.id}.pem`);
-    writeFileSync(chain, [leaf.cert, ...intermediates.map((i) => join(caDir, `${i}.pem`))].map((f) => readFileSync(f, 'utf8')).join(''));
+    writeFileSync(
+      chain,
+      [leaf.cert, ...intermediates.map((i) => join(caDir, `${i}.pem`))].map((f) => readFileSync(f, 'utf8')).join(''),
+    );
     const bytes = pemChainBytes(chain);
-    if (bytes.length !== c.chainDepth) throw new Error(`${s.id}: chain has ${bytes.length} certificates, expected ${c.chainDepth}`);
+    if (bytes.length !== c.chainDepth)
+      throw new Error(`${s.id}: chain has ${bytes.length} certificates, expected ${c.chainDepth}`);
     out[s.id] = {
       chain,
       key: leaf.key,
@@ -59,7 +68,12 @@ export function issueCryptoCerts(caDir: string): Record<CryptoServerId, CryptoFi
 }
 
 /** nginx `server` blocks for the crypto servers nginx serves (the others run in node-tls-server.mjs). */
-export function renderCryptoNginxServers(dir: string, www: string, files: Record<CryptoServerId, CryptoFiles>, ports: Record<CryptoServerId, number>): string[] {
+export function renderCryptoNginxServers(
+  dir: string,
+  www: string,
+  files: Record<CryptoServerId, CryptoFiles>,
+  ports: Record<CryptoServerId, number>,
+): string[] {
   return CRYPTO_SERVERS.filter((s) => s.software === 'nginx').map((s) => {
     const f = files[s.id];
     const lines = [
@@ -105,7 +119,9 @@ export async function startNodeTlsServers(
   }));
   const config = join(dir, 'node-tls-servers.json');
   writeFileSync(config, JSON.stringify({ servers }, null, 2));
-  const child = spawn(node, [fileURLToPath(new URL('node-tls-server.mjs', import.meta.url)), config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(node, [fileURLToPath(new URL('node-tls-server.mjs', import.meta.url)), config], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const err = stderrTail(child);
   const ready = await new Promise<{ openssl: string }>((res, rej) => {
     const t = setTimeout(() => rej(new Error(`node TLS servers not ready within 10 s: ${err()}`)), 10_000);

@@ -31,12 +31,20 @@ function watched(rttMs: number, resolve: (host: string) => string | null) {
       return flightWatcher(truth);
     },
   };
-  const wrap = (p: RunningProxy): DelayProxy => ({ port: p.port, seen, connections: () => seen.length, close: () => p.close() });
+  const wrap = (p: RunningProxy): DelayProxy => ({
+    port: p.port,
+    seen,
+    connections: () => seen.length,
+    close: () => p.close(),
+  });
   return { opts, wrap };
 }
 
 /** SOCKS5 proxy: the CONNECT reply waits one RTT, then every chunk RTT/2 in each direction. */
-export async function startDelayProxy(rttMs: number, resolveHost: (host: string) => string | null): Promise<DelayProxy> {
+export async function startDelayProxy(
+  rttMs: number,
+  resolveHost: (host: string) => string | null,
+): Promise<DelayProxy> {
   const { opts, wrap } = watched(rttMs, resolveHost);
   return wrap(await startSocksProxy(opts));
 }

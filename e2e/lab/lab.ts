@@ -114,14 +114,17 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
   try {
     const cryptoNginx = {
       blocks: renderCryptoNginxServers(dir, www, cryptoFiles, cryptoPorts),
-      labServers: Object.fromEntries(CRYPTO_SERVERS.filter((s) => s.software === 'nginx').map((s) => [s.id, cryptoPorts[s.id]])),
+      labServers: Object.fromEntries(
+        CRYPTO_SERVERS.filter((s) => s.software === 'nginx').map((s) => [s.id, cryptoPorts[s.id]]),
+      ),
     };
     writeFileSync(join(dir, 'nginx.conf'), renderNginxConf(dir, www, ca, nginxPorts, cryptoNginx));
     const nginx = spawnNginx(dir, join(dir, 'nginx.conf'), join(dir, 'logs', 'nginx-error.log'));
     const nginxErr = stderrTail(nginx);
     children.push({ name: 'nginx', child: nginx });
     const nginxErrLog = () => nginxErr() + tail(join(dir, 'logs', 'nginx-error.log'));
-    for (const s of SERVERS.filter((x) => x.software === 'nginx' || x.software === 'nginx-stream')) await waitListening(ports[s.id], nginx, 'nginx', nginxErrLog);
+    for (const s of SERVERS.filter((x) => x.software === 'nginx' || x.software === 'nginx-stream'))
+      await waitListening(ports[s.id], nginx, 'nginx', nginxErrLog);
     const nodeTls = await startNodeTlsServers(node24, dir, www, cryptoFiles, cryptoPorts);
     children.push({ name: 'node-tls', child: nodeTls.child });
 
@@ -143,10 +146,14 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       ...(quic ? { quic: { targetPort: h3Port, relayAddresses } } : {}),
     };
     writeFileSync(join(dir, 'proxies.json'), JSON.stringify(proxiesCfg, null, 2));
-    const proxies = spawn(process.execPath, ['--import', 'tsx', join(HERE, 'proxies-main.ts'), join(dir, 'proxies.json')], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      cwd: HERE,
-    });
+    const proxies = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(HERE, 'proxies-main.ts'), join(dir, 'proxies.json')],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        cwd: HERE,
+      },
+    );
     children.push({ name: 'proxies', child: proxies });
     const proxiesErr = stderrTail(proxies);
     const ready = await new Promise<{ socks: Record<string, number>; udp: Record<string, string> }>((res, rej) => {
@@ -176,10 +183,17 @@ export async function startLab(opts: LabOptions = {}): Promise<RunningLab> {
       ca,
       profiles,
       logs: { dir: join(dir, 'logs'), proxy: proxyLog, geoipOverrides: geo },
-      urls: Object.fromEntries(SERVERS.map((s) => [s.id, `https://${hostOf('a', s.id)}:${ports[s.id]}${pagePath(s.id)}`])) as Record<ServerId, string>,
+      urls: Object.fromEntries(
+        SERVERS.map((s) => [s.id, `https://${hostOf('a', s.id)}:${ports[s.id]}${pagePath(s.id)}`]),
+      ) as Record<ServerId, string>,
       crypto: {
         // Every other server sends the lab leaf alone.
-        chainBytes: Object.fromEntries(SERVERS.map((s) => [s.id, s.id in cryptoFiles ? cryptoFiles[s.id as CryptoServerId].chainBytes : pemChainBytes(ca.leafCert)[0]!])) as Record<ServerId, number>,
+        chainBytes: Object.fromEntries(
+          SERVERS.map((s) => [
+            s.id,
+            s.id in cryptoFiles ? cryptoFiles[s.id as CryptoServerId].chainBytes : pemChainBytes(ca.leafCert)[0]!,
+          ]),
+        ) as Record<ServerId, number>,
         spkis: Object.values(cryptoFiles).map((f) => f.spki),
         nodeOpenssl: nodeTls.openssl,
       },

@@ -21,7 +21,9 @@ export const NGINX_BIN = '/usr/sbin/nginx';
 
 /** nginx in the foreground with `dir` as its prefix: it reads no system config and writes only inside `dir`. */
 export function spawnNginx(dir: string, conf: string, errorLog = join(dir, 'logs', 'error.log')): ChildProcess {
-  return spawn(NGINX_BIN, ['-p', dir, '-c', conf, '-e', errorLog, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return spawn(NGINX_BIN, ['-p', dir, '-c', conf, '-e', errorLog, '-g', 'daemon off;'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }
 
 /** The `http` block's temporary folders, inside `dir` (the defaults under /var/lib need root). */
@@ -63,11 +65,26 @@ interface HttpServer {
 }
 
 const HTTP_SERVERS: HttpServer[] = [
-  { id: 't12-h2', protocols: 'TLSv1.2', http2: true, extra: ['ssl_session_cache shared:t12h2:1m;', 'ssl_session_tickets on;'] },
-  { id: 't13-h2', protocols: 'TLSv1.3', http2: true, extra: ['ssl_session_cache shared:t13h2:1m;', 'ssl_session_tickets on;'] },
+  {
+    id: 't12-h2',
+    protocols: 'TLSv1.2',
+    http2: true,
+    extra: ['ssl_session_cache shared:t12h2:1m;', 'ssl_session_tickets on;'],
+  },
+  {
+    id: 't13-h2',
+    protocols: 'TLSv1.3',
+    http2: true,
+    extra: ['ssl_session_cache shared:t13h2:1m;', 'ssl_session_tickets on;'],
+  },
   // OpenSSL still resumes TLS 1.3 with stateful tickets when a session cache exists: turn both off.
   { id: 't13-notix', protocols: 'TLSv1.3', http2: true, extra: ['ssl_session_cache off;', 'ssl_session_tickets off;'] },
-  { id: 't13-0rtt', protocols: 'TLSv1.3', http2: true, extra: ['ssl_session_cache shared:t130rtt:1m;', 'ssl_session_tickets on;', 'ssl_early_data on;'] },
+  {
+    id: 't13-0rtt',
+    protocols: 'TLSv1.3',
+    http2: true,
+    extra: ['ssl_session_cache shared:t130rtt:1m;', 'ssl_session_tickets on;', 'ssl_early_data on;'],
+  },
 ];
 
 /** Headers every lab response carries; Timing-Allow-Origin and Server-Timing only on `b.` hosts. */
@@ -89,9 +106,19 @@ export interface ExtraNginxServers {
   labServers: Record<string, number>;
 }
 
-export function renderNginxConf(dir: string, www: string, ca: LabCa, ports: NginxPorts, extra: ExtraNginxServers = { blocks: [], labServers: {} }): string {
+export function renderNginxConf(
+  dir: string,
+  www: string,
+  ca: LabCa,
+  ports: NginxPorts,
+  extra: ExtraNginxServers = { blocks: [], labServers: {} },
+): string {
   const logs = `${dir}/logs`;
-  const tls = [`ssl_certificate ${ca.leafCert};`, `ssl_certificate_key ${ca.leafKey};`, 'ssl_ecdh_curve X25519:prime256v1;'];
+  const tls = [
+    `ssl_certificate ${ca.leafCert};`,
+    `ssl_certificate_key ${ca.leafKey};`,
+    'ssl_ecdh_curve X25519:prime256v1;',
+  ];
   const names = (id: ServerId) => ['a', 'b', 'c'].map((p) => hostOf(p as 'a', id)).join(' ');
   const httpServers = HTTP_SERVERS.map((s) =>
     [
@@ -151,7 +178,9 @@ ${[...HTTP_SERVERS.map((s) => `    ${ports[s.id]} ${s.id};`), `    ${ports.noalp
     server_name ${names('t12-noalpn')};
     access_log ${logs}/t12-noalpn-backend.log labjson;
     location / {
-${commonLocation(www, false).map((l) => `      ${l}`).join('\n')}
+${commonLocation(www, false)
+  .map((l) => `      ${l}`)
+  .join('\n')}
     }
   }
 

@@ -30,6 +30,9 @@ export function findNode24(): string | null {
 
 export function requireNode24(): string {
   const n = findNode24();
-  if (!n) throw new Error(`no Node ≥ 24 for the lab's post-quantum servers: run \`node scripts/ensure-system-deps.mjs\` (installs it into ${NODE24_DIR}) or set TLSRUM_NODE24`);
+  if (!n)
+    throw new Error(
+      `no Node ≥ 24 for the lab's post-quantum servers: run \`node scripts/ensure-system-deps.mjs\` (installs it into ${NODE24_DIR}) or set TLSRUM_NODE24`,
+    );
   return n;
 }

@@ -121,27 +121,51 @@ function serverBlock(id: ProbeServerId, port: number, f: Files, dir: string, tic
   const lines: string[] = [];
   const leaf = id === 't12-rsa4096' ? f.rsa : f.ec;
   lines.push(`listen 127.0.0.1:${port} ssl${spec.expect.alpn === 'h2' ? ' http2' : ''};`, `server_name ${spec.host};`);
-  lines.push(`ssl_certificate ${leaf.cert};`, `ssl_certificate_key ${leaf.key};`, `ssl_session_timeout ${TICKET_TIMEOUT_S}s;`);
+  lines.push(
+    `ssl_certificate ${leaf.cert};`,
+    `ssl_certificate_key ${leaf.key};`,
+    `ssl_session_timeout ${TICKET_TIMEOUT_S}s;`,
+  );
   switch (id) {
     case 't12-rsa4096':
       lines.push('ssl_protocols TLSv1.2;', 'ssl_session_cache off;', 'ssl_session_tickets off;');
       break;
     case 't13-ecdsa-ocsp':
-      lines.push('ssl_protocols TLSv1.3;', 'ssl_session_cache shared:ocsp:1m;', 'ssl_session_tickets on;', 'ssl_early_data on;');
+      lines.push(
+        'ssl_protocols TLSv1.3;',
+        'ssl_session_cache shared:ocsp:1m;',
+        'ssl_session_tickets on;',
+        'ssl_early_data on;',
+      );
       lines.push('ssl_stapling on;', `ssl_stapling_file ${f.ocsp};`, `add_header Alt-Svc '${H3_ALT_SVC}' always;`);
       break;
     case 'legacy-t10':
       // Debian's openssl.cnf sets MinProtocol TLSv1.2 and SECLEVEL=2; nginx's ssl_protocols and this cipher
       // string lower both for this server only.
-      lines.push('ssl_protocols TLSv1 TLSv1.1 TLSv1.2;', 'ssl_ciphers DEFAULT@SECLEVEL=0;', 'ssl_session_cache shared:legacy:1m;', 'ssl_session_tickets on;');
+      lines.push(
+        'ssl_protocols TLSv1 TLSv1.1 TLSv1.2;',
+        'ssl_ciphers DEFAULT@SECLEVEL=0;',
+        'ssl_session_cache shared:legacy:1m;',
+        'ssl_session_tickets on;',
+      );
       break;
     case 'toggle-tickets':
       lines.push('ssl_protocols TLSv1.2 TLSv1.3;');
       // OpenSSL still resumes TLS 1.3 with stateful tickets when a session cache exists: "off" turns both off.
-      lines.push(...(ticketsOn ? ['ssl_session_cache shared:toggle:1m;', 'ssl_session_tickets on;'] : ['ssl_session_cache off;', 'ssl_session_tickets off;']));
+      lines.push(
+        ...(ticketsOn
+          ? ['ssl_session_cache shared:toggle:1m;', 'ssl_session_tickets on;']
+          : ['ssl_session_cache off;', 'ssl_session_tickets off;']),
+      );
       break;
   }
-  return ['  server {', ...lines.map((l) => `    ${l}`), `    access_log ${dir}/logs/${id}.log;`, `    location / { return 200 "${id}\\n"; }`, '  }'].join('\n');
+  return [
+    '  server {',
+    ...lines.map((l) => `    ${l}`),
+    `    access_log ${dir}/logs/${id}.log;`,
+    `    location / { return 200 "${id}\\n"; }`,
+    '  }',
+  ].join('\n');
 }
 
 function renderConf(dir: string, ports: Record<ProbeServerId, number>, f: Files, ticketsOn: boolean): string {
@@ -176,7 +200,11 @@ export async function startProbeLab(dir: string): Promise<ProbeLab> {
   writeFileSync(conf, renderConf(dir, ports, files, true));
   const nginx = spawnNginx(dir, conf);
   const err = stderrTail(nginx);
-  const errLog = () => err() + (existsSync(join(dir, 'logs', 'error.log')) ? readFileSync(join(dir, 'logs', 'error.log'), 'utf8').slice(-2000) : '');
+  const errLog = () =>
+    err() +
+    (existsSync(join(dir, 'logs', 'error.log'))
+      ? readFileSync(join(dir, 'logs', 'error.log'), 'utf8').slice(-2000)
+      : '');
   try {
     for (const s of PROBE_SERVERS) await waitListening(ports[s.id], nginx, 'nginx (probe lab)', errLog);
   } catch (e) {

@@ -30,5 +30,8 @@ export function profileByName(name: string): RttProfile {
 
 /** Lines for the collector's GEOIP_OVERRIDES file. */
 export function geoipOverrides(profiles: readonly RttProfile[] = RTT_PROFILES): string {
-  return profiles.map((p) => `${p.sourceAddress}/32 ${p.country}   # lab profile ${p.name} (${p.rttMs} ms RTT)`).join('\n') + '\n';
+  return (
+    profiles.map((p) => `${p.sourceAddress}/32 ${p.country}   # lab profile ${p.name} (${p.rttMs} ms RTT)`).join('\n') +
+    '\n'
+  );
 }

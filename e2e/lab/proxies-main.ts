@@ -32,7 +32,13 @@ const closers: (() => Promise<void>)[] = [];
 const socks: Record<string, number> = {};
 const udp: Record<string, string> = {};
 for (const p of cfg.profiles) {
-  const proxy = await startSocksProxy({ profile: p.name, rttMs: p.rttMs, sourceAddress: p.sourceAddress, resolve, log });
+  const proxy = await startSocksProxy({
+    profile: p.name,
+    rttMs: p.rttMs,
+    sourceAddress: p.sourceAddress,
+    resolve,
+    log,
+  });
   socks[p.name] = proxy.port;
   closers.push(() => proxy.close());
   if (cfg.quic) {

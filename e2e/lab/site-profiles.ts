@@ -6,7 +6,7 @@
  * in `GET /v1/sites`); its rum arm builds the same profiles with the same pure builder.
  */
 import { readFileSync } from 'node:fs';
-import { probeWithIdentity, type ProbeOutcome } from '@tlsrum/collector/probe';
+import { probeWithIdentity, type ProbeOutcome } from '@tlsrum/probe';
 import { buildSiteProfile, type SiteProfile } from '@tlsrum/shared/classify';
 import type { LabState } from './lab';
 import { hostOf, type ServerId } from './servers';
@@ -22,7 +22,10 @@ const PROBED_PREFIXES = ['a', 'b'] as const;
 const CONCURRENCY = 4;
 
 /** Probes the measured hostnames of the given servers (their TCP side: Caddy's h2 for h3). */
-export async function probeLabSites(lab: Pick<LabState, 'ports' | 'ca'>, servers: readonly ServerId[]): Promise<LabProbe[]> {
+export async function probeLabSites(
+  lab: Pick<LabState, 'ports' | 'ca'>,
+  servers: readonly ServerId[],
+): Promise<LabProbe[]> {
   const hosts = servers.flatMap((s) => PROBED_PREFIXES.map((p) => ({ host: hostOf(p, s), port: lab.ports[s] })));
   const ca = [readFileSync(lab.ca.caCert, 'utf8')];
   const out: LabProbe[] = [];
@@ -30,7 +33,13 @@ export async function probeLabSites(lab: Pick<LabState, 'ports' | 'ca'>, servers
   const worker = async () => {
     for (let h = queue.shift(); h; h = queue.shift()) {
       const at = Date.now();
-      const outcome = await probeWithIdentity(`https://${h.host}:${h.port}/`, { runs: 1, ca, resolve: { [h.host]: '127.0.0.1' }, insecure: false, timeoutMs: 5000 });
+      const outcome = await probeWithIdentity(`https://${h.host}:${h.port}/`, {
+        runs: 1,
+        ca,
+        resolve: { [h.host]: '127.0.0.1' },
+        insecure: false,
+        timeoutMs: 5000,
+      });
       out.push({ host: h.host, at, outcome });
     }
   };
@@ -40,5 +49,15 @@ export async function probeLabSites(lab: Pick<LabState, 'ports' | 'ca'>, servers
 
 /** The profiles a collector builds from these probes alone (no records yet). */
 export function labProfiles(probes: readonly LabProbe[], now = Date.now()): Map<string, SiteProfile> {
-  return new Map(probes.map((p) => [p.host, buildSiteProfile({ hostname: p.host, probes: [{ at: p.at, result: p.outcome.result }], observations: { versions: {}, resumed: {} }, now })]));
+  return new Map(
+    probes.map((p) => [
+      p.host,
+      buildSiteProfile({
+        hostname: p.host,
+        probes: [{ at: p.at, result: p.outcome.result }],
+        observations: { versions: {}, resumed: {} },
+        now,
+      }),
+    ]),
+  );
 }

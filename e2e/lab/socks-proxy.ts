@@ -33,7 +33,11 @@ export async function startSocksProxy(opts: SocksProxyOptions, port = 0, host = 
 }
 
 /** A TCP server that tracks its sockets (both ends of every connection) so close() can end them all. */
-async function listen(port: number, host: string, accept: (client: Socket, sockets: Set<Socket>) => void): Promise<RunningProxy> {
+async function listen(
+  port: number,
+  host: string,
+  accept: (client: Socket, sockets: Set<Socket>) => void,
+): Promise<RunningProxy> {
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     sockets.add(client);
@@ -112,12 +116,22 @@ function handle(client: Socket, opts: SocksProxyOptions, sockets: Set<Socket>): 
  * sends no TLS early data through a proxy). The kernel answers the TCP handshake itself, so it is not
  * delayed: entries then show a near-zero TCP phase. Same per-direction delays and log as the proxy.
  */
-export async function startTcpRelay(opts: SocksProxyOptions & { host: string; targetPort: number }, port = 0, host = '127.0.0.1'): Promise<RunningProxy> {
+export async function startTcpRelay(
+  opts: SocksProxyOptions & { host: string; targetPort: number },
+  port = 0,
+  host = '127.0.0.1',
+): Promise<RunningProxy> {
   return listen(port, host, (client, sockets) => {
     client.setNoDelay(true);
     client.pause();
     const fail = () => void client.destroy();
-    connectUpstream(client, { host: opts.host, port: opts.targetPort, early: Buffer.alloc(0), socks: false }, opts, sockets, fail);
+    connectUpstream(
+      client,
+      { host: opts.host, port: opts.targetPort, early: Buffer.alloc(0), socks: false },
+      opts,
+      sockets,
+      fail,
+    );
   });
 }
 
@@ -160,7 +174,12 @@ function connectUpstream(
         upstreamLocalPort: upstreamLocalPort ?? null,
         connectHeldMs: Math.round(connectHeldMs * 100) / 100,
         up: { bytes: bytesUp, ...summarise(toServer.held), first: toServer.first, arrived: toServer.arrivedSince(t0) },
-        down: { bytes: bytesDown, ...summarise(toClient.held), first: toClient.first, arrived: toClient.arrivedSince(t0) },
+        down: {
+          bytes: bytesDown,
+          ...summarise(toClient.held),
+          first: toClient.first,
+          arrived: toClient.arrivedSince(t0),
+        },
         durationMs: Math.round(performance.now() - t0),
         end: reason,
       }),

@@ -3,7 +3,7 @@
  * delaying SOCKS proxy; HTTP/3 through its delaying UDP relay (QUIC does not go through SOCKS: the h3
  * origins resolve to the relay, which listens on Caddy's port on its own loopback address).
  */
-import type { SyntheticOptions } from '../src/synth/index';
+import type { SyntheticOptions } from '@tlsrum/synth';
 import type { RunningLab } from './lab';
 import type { RttProfile } from './profiles';
 import { hostOf, ORIGIN_PREFIXES } from './servers';
@@ -12,7 +12,8 @@ export type LabPath = Pick<SyntheticOptions, 'proxy' | 'hostResolver' | 'h3Origi
 
 export function labPath(lab: RunningLab, profile: RttProfile, transport: 'tcp' | 'quic'): LabPath {
   const trust = { spkiHashes: [lab.ca.leafSpki, ...lab.crypto.spkis], caCertPath: lab.ca.caCert };
-  if (transport === 'tcp') return { ...trust, proxy: `socks5://127.0.0.1:${lab.socks[profile.name]}`, hostResolver: {} };
+  if (transport === 'tcp')
+    return { ...trust, proxy: `socks5://127.0.0.1:${lab.socks[profile.name]}`, hostResolver: {} };
   const relay = lab.udp[profile.name];
   if (!relay) throw new Error(`the lab has no UDP relay for profile ${profile.name} (started without QUIC?)`);
   return {

@@ -121,8 +121,22 @@ export async function startUdpRelay(opts: UdpRelayOptions): Promise<{ port: numb
         // The server sees this port: joins the flow to Caddy's access log (request.remote_port).
         upstreamLocalPort: f.upstreamPort,
         gateHeldMs: f.gate.heldMs,
-        up: { packets: f.packetsUp, ...summarise(f.toServer.held), first: f.toServer.first, arrived: f.toServer.arrivedSince(f.t0), sizes: f.sizesUp, kinds: f.kindsUp },
-        down: { packets: f.packetsDown, ...summarise(f.toClient.held), first: f.toClient.first, arrived: f.toClient.arrivedSince(f.t0), sizes: f.sizesDown, kinds: f.kindsDown },
+        up: {
+          packets: f.packetsUp,
+          ...summarise(f.toServer.held),
+          first: f.toServer.first,
+          arrived: f.toServer.arrivedSince(f.t0),
+          sizes: f.sizesUp,
+          kinds: f.kindsUp,
+        },
+        down: {
+          packets: f.packetsDown,
+          ...summarise(f.toClient.held),
+          first: f.toClient.first,
+          arrived: f.toClient.arrivedSince(f.t0),
+          sizes: f.sizesDown,
+          kinds: f.kindsDown,
+        },
       }),
     );
   };

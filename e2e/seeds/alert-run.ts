@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '@tlsrum/collector/config';
 import type { HandshakeRecord } from '@tlsrum/shared';
-import type { AlertEvaluator } from '../../collector/src/alerts/evaluator';
+import type { AlertEvaluator } from '@tlsrum/collector/alerts/evaluator';
 import type { RunningLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import { hostOf } from '../lab/servers';
-import { sendRecords, toBatches } from '../src/synth/collector-client';
+import { sendRecords, toBatches } from '@tlsrum/synth/collector-client';
 import { runVisits } from './lab-runs';
 
 const WEEK_MS = 7 * 86_400_000;
@@ -42,18 +42,37 @@ const share = (rs: HandshakeRecord[]) => {
   return known.length ? known.filter((r) => r.resumed).length / known.length : null;
 };
 
-export async function resumptionAlertRun(lab: RunningLab, profile: RttProfile, o: { clients: number; runs: number; onProgress?: (l: string) => void }): Promise<AlertRun> {
+export async function resumptionAlertRun(
+  lab: RunningLab,
+  profile: RttProfile,
+  o: { clients: number; runs: number; onProgress?: (l: string) => void },
+): Promise<AlertRun> {
   const site = hostOf('a', 't13-h2');
   // A page with nothing but a same-origin image: every record of a visit belongs to the site.
-  writeFileSync(join(lab.dir, 'www', 'p', 'seed-site.html'), '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>seed site</title><img src="/r/a.gif" alt="">\n');
+  writeFileSync(
+    join(lab.dir, 'www', 'p', 'seed-site.html'),
+    '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>seed site</title><img src="/r/a.gif" alt="">\n',
+  );
   const urlOn = (server: 't13-h2' | 't13-notix') => `https://${site}:${lab.ports[server]}/p/seed-site.html`;
   const windows: Record<'baseline' | 'current', HandshakeRecord[]> = { baseline: [], current: [] };
-  for (const [w, server] of [['baseline', 't13-h2'], ['current', 't13-notix']] as const) {
+  for (const [w, server] of [
+    ['baseline', 't13-h2'],
+    ['current', 't13-notix'],
+  ] as const) {
     for (let c = 0; c < o.clients; c++) {
-      const { visits } = await runVisits(lab, { server, profile, mode: 'warm', runs: o.runs, url: urlOn(server), clientToken: `seed-${w}-client-${c}` });
+      const { visits } = await runVisits(lab, {
+        server,
+        profile,
+        mode: 'warm',
+        runs: o.runs,
+        url: urlOn(server),
+        clientToken: `seed-${w}-client-${c}`,
+      });
       windows[w].push(...visits.flatMap((v) => v.records));
     }
-    o.onProgress?.(`alert run: ${w} window, ${windows[w].length} records from ${o.clients} clients (${server} serving ${site})`);
+    o.onProgress?.(
+      `alert run: ${w} window, ${windows[w].length} records from ${o.clients} clients (${server} serving ${site})`,
+    );
   }
 
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-seeds-collector-'));
@@ -75,7 +94,12 @@ export async function resumptionAlertRun(lab: RunningLab, profile: RttProfile, o
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
     await app.storeStatus.whenReady;
-    const res = await app.inject({ method: 'POST', url: '/v1/sites', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { hostname: site } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { hostname: site },
+    });
     if (res.statusCode !== 201) throw new Error(`registering ${site}: ${res.statusCode} ${res.body}`);
     await app.sites.refresh();
     const now = Date.now();
@@ -89,7 +113,10 @@ export async function resumptionAlertRun(lab: RunningLab, profile: RttProfile, o
     // would reuse the session's last deduplication token and be dropped as a duplicate.) The batch was
     // sent a week ago too: its sentAt bounds its records' timestamps.
     const origin = { country: '', receivedAt: now - WEEK_MS, isRegisteredSite: (h: string) => app.sites.has(h) };
-    for (const batch of toBatches(windows.baseline.map((r) => ({ ...r, ts: r.ts - WEEK_MS })), agent)) {
+    for (const batch of toBatches(
+      windows.baseline.map((r) => ({ ...r, ts: r.ts - WEEK_MS })),
+      agent,
+    )) {
       await app.ingest.submit({ ...batch, sentAt: batch.sentAt - WEEK_MS }, origin);
     }
     await app.ingest.flush();
@@ -104,8 +131,16 @@ export async function resumptionAlertRun(lab: RunningLab, profile: RttProfile, o
       clients: o.clients,
       records: { baseline: windows.baseline.length, current: windows.current.length },
       resumedShare: { baseline: share(windows.baseline), current: share(windows.current) },
-      thresholds: { alpha: t.alpha, minSamples: t.minSamples, minClients: t.minClients, shareDrop: t.shareDrop, p75Rise: t.p75Rise },
-      checks: states.filter((x) => x.site === site).map((x) => ({ check: x.check, status: x.status, current: x.current, baseline: x.baseline, pValue: x.pValue })),
+      thresholds: {
+        alpha: t.alpha,
+        minSamples: t.minSamples,
+        minClients: t.minClients,
+        shareDrop: t.shareDrop,
+        p75Rise: t.p75Rise,
+      },
+      checks: states
+        .filter((x) => x.site === site)
+        .map((x) => ({ check: x.check, status: x.status, current: x.current, baseline: x.baseline, pValue: x.pValue })),
       events,
     };
   } finally {

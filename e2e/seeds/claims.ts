@@ -4,9 +4,7 @@
  * why the lab cannot (yet).
  */
 export type LabAnswer =
-  | { kind: 'measured'; key: MeasurementKey }
-  | { kind: 'pending'; why: string }
-  | { kind: 'not-testable'; why: string };
+  { kind: 'measured'; key: MeasurementKey } | { kind: 'pending'; why: string } | { kind: 'not-testable'; why: string };
 
 export type MeasurementKey =
   | 'tls13-vs-tls12'
@@ -98,7 +96,7 @@ export const CLAIMS: readonly Claim[] = [
     seedConditions: 'wrk at throughput (430 → 515 Mbit/s) on a LAN',
     lab: {
       kind: 'not-testable',
-      why: "a TTFB under a saturating load generator (wrk) is a throughput test; the lab times single visits, and load tests belong to bench/ (not run for this report). The handshake part is row 001-a",
+      why: 'a TTFB under a saturating load generator (wrk) is a throughput test; the lab times single visits, and load tests belong to bench/ (not run for this report). The handshake part is row 001-a',
     },
   },
   {

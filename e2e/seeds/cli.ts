@@ -45,7 +45,11 @@ const PLAN: { server: ServerId; profile: RttProfile; modes: ('cold' | 'warm')[];
   { server: 't13-h2', profile: lan, modes: ['cold', 'warm'], runs: 6 },
   // Crypto-lens servers (e2e/lab/crypto-servers.ts): key type and chain depth at the seeds' ≈ 40 ms, and
   // the key's CPU cost alone at 0 ms. Full handshakes only (cold).
-  ...(['ecdsa256', 'rsa2048', 'rsa4096', 'chain2', 'chain3'] as const).map((server) => ({ server, profile: regional, modes: ['cold' as const] })),
+  ...(['ecdsa256', 'rsa2048', 'rsa4096', 'chain2', 'chain3'] as const).map((server) => ({
+    server,
+    profile: regional,
+    modes: ['cold' as const],
+  })),
   ...(['ecdsa256', 'rsa4096'] as const).map((server) => ({ server, profile: lan, modes: ['cold' as const], runs: 6 })),
 ];
 const TLS12_CIPHER = 'ECDHE-ECDSA-AES256-GCM-SHA384';
@@ -67,7 +71,8 @@ try {
       const r = await runVisits(lab, { server: p.server, profile: p.profile, mode, runs: p.runs ?? RUNS });
       handshakes[key] = r.handshakes;
       browser ||= r.browserVersion;
-      if (p.profile === ping) pingRecords.push(...r.visits.flatMap((v) => v.records.filter((x) => x.entryType === 'navigation')));
+      if (p.profile === ping)
+        pingRecords.push(...r.visits.flatMap((v) => v.records.filter((x) => x.entryType === 'navigation')));
       log(`${key}: ${r.visits.length} visits, ${r.handshakes.length} page handshakes`);
     }
   }
@@ -77,13 +82,22 @@ try {
     tls12Cipher: TLS12_CIPHER,
     tls13Cipher: TLS13_CIPHER,
   };
-  log(`s_time: TLS 1.2 ${sTimeData.tls12.msPerHandshake.toFixed(2)} ms, TLS 1.3 ${sTimeData.tls13.msPerHandshake.toFixed(2)} ms per handshake`);
+  log(
+    `s_time: TLS 1.2 ${sTimeData.tls12.msPerHandshake.toFixed(2)} ms, TLS 1.3 ${sTimeData.tls13.msPerHandshake.toFixed(2)} ms per handshake`,
+  );
   const alert = await resumptionAlertRun(lab, ping, { clients: 5, runs: 8, onProgress: log });
   const data: SeedsData = { handshakes, pingRecords, sTime: sTimeData, alert, profiles: SEED_PROFILES };
   const table = rows(data);
   const save = flag('--save-data');
   if (save) writeFileSync(save, JSON.stringify(data));
-  const markdown = renderSeeds(table, data, { startedAt, durationS: (Date.now() - t0) / 1000, browser: `chromium ${browser}`, cores: cpus().length, loadBefore, loadAfter: loadavg() });
+  const markdown = renderSeeds(table, data, {
+    startedAt,
+    durationS: (Date.now() - t0) / 1000,
+    browser: `chromium ${browser}`,
+    cores: cpus().length,
+    loadBefore,
+    loadAfter: loadavg(),
+  });
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, markdown);
   log(`report written to ${out}`);

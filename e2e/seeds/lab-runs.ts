@@ -8,7 +8,7 @@ import type { RunningLab } from '../lab/lab';
 import { profileByName, type RttProfile } from '../lab/profiles';
 import type { ServerId } from '../lab/servers';
 import { labPath } from '../lab/synth-options';
-import { runSynthetic, type ConnectionObservation, type VisitResult } from '../src/synth/index';
+import { runSynthetic, type ConnectionObservation, type VisitResult } from '@tlsrum/synth';
 
 /** RTT profiles for the seeds' conditions, beside the lab's own (their source addresses are unused by those). */
 export const SEED_PROFILES = {
@@ -63,7 +63,10 @@ function handshakeOf(spec: RunSpec, v: VisitResult, c: ConnectionObservation): H
 }
 
 /** Visits one server through one profile; returns every visit and the page connection's handshake per visit. */
-export async function runVisits(lab: RunningLab, spec: RunSpec): Promise<{ visits: VisitResult[]; handshakes: Handshake[]; browserVersion: string }> {
+export async function runVisits(
+  lab: RunningLab,
+  spec: RunSpec,
+): Promise<{ visits: VisitResult[]; handshakes: Handshake[]; browserVersion: string }> {
   const result = await runSynthetic({
     urls: [spec.url ?? lab.urls[spec.server]],
     browser: 'chromium',
@@ -74,8 +77,13 @@ export async function runVisits(lab: RunningLab, spec: RunSpec): Promise<{ visit
     visitTimeoutMs: 20_000,
   });
   const failed = result.visits.filter((v) => !v.ok);
-  if (failed.length) throw new Error(`${spec.server} ${spec.profile.name} ${spec.mode}: ${failed.length} visit(s) failed: ${failed[0]!.error}`);
-  const handshakes = result.visits.flatMap((v) => v.connections.filter((c) => c.kind === 'new' && c.entryType === 'navigation').map((c) => handshakeOf(spec, v, c)));
+  if (failed.length)
+    throw new Error(
+      `${spec.server} ${spec.profile.name} ${spec.mode}: ${failed.length} visit(s) failed: ${failed[0]!.error}`,
+    );
+  const handshakes = result.visits.flatMap((v) =>
+    v.connections.filter((c) => c.kind === 'new' && c.entryType === 'navigation').map((c) => handshakeOf(spec, v, c)),
+  );
   return { visits: result.visits, handshakes, browserVersion: result.browser.version };
 }
 

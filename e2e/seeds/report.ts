@@ -29,15 +29,21 @@ export function renderSeeds(rows: readonly Row[], d: SeedsData, meta: SeedsMeta)
   }
   out.push('');
   out.push(
-    'Each headline claim of the papers and posts the project grew from (`shared/seeds/`), with the seed\'s figure, the lab\'s figure under the closest conditions the lab has (RTT profile, TLS version, key, browser: stated per row), and a verdict by the rule stated in the row. ' +
-      'The lab: real nginx 1.22 (OpenSSL 3.0) and Caddy 2.6 on loopback behind delaying proxies (e2e/lab/README.md), real Chromium through the synthetic runner; version and resumption are the browser\'s own (NetLog), medians over the page\'s own connection per visit. ' +
-      `RTT profiles: ${Object.values(d.profiles).map((p) => `${p.name} ${p.rttMs} ms`).join(', ')}.`,
+    "Each headline claim of the papers and posts the project grew from (`shared/seeds/`), with the seed's figure, the lab's figure under the closest conditions the lab has (RTT profile, TLS version, key, browser: stated per row), and a verdict by the rule stated in the row. " +
+      "The lab: real nginx 1.22 (OpenSSL 3.0) and Caddy 2.6 on loopback behind delaying proxies (e2e/lab/README.md), real Chromium through the synthetic runner; version and resumption are the browser's own (NetLog), medians over the page's own connection per visit. " +
+      `RTT profiles: ${Object.values(d.profiles)
+        .map((p) => `${p.name} ${p.rttMs} ms`)
+        .join(', ')}.`,
   );
   out.push('');
   const counts = rows.reduce<Record<string, number>>((m, r) => ((m[r.verdict] = (m[r.verdict] ?? 0) + 1), m), {});
-  out.push(`Verdicts: ${Object.entries(counts).map(([v, k]) => `${v} ${k}`).join(', ')} (of ${rows.length} claims).`);
+  out.push(
+    `Verdicts: ${Object.entries(counts)
+      .map(([v, k]) => `${v} ${k}`)
+      .join(', ')} (of ${rows.length} claims).`,
+  );
   out.push('');
-  out.push('| claim | seed | seed\'s figure (conditions) | lab\'s figure | lab\'s conditions | verdict | why |');
+  out.push("| claim | seed | seed's figure (conditions) | lab's figure | lab's conditions | verdict | why |");
   out.push('|---|---|---|---|---|---|---|');
   for (const r of rows) {
     out.push(
@@ -54,15 +60,22 @@ export function renderSeeds(rows: readonly Row[], d: SeedsData, meta: SeedsMeta)
   out.push('| check | status | a week earlier | now | p |');
   out.push('|---|---|---|---|---|');
   for (const c of d.alert.checks) {
-    const v = (x: number | null) => (x === null ? '–' : c.check.endsWith('_drop') ? `${(x * 100).toFixed(1)} %` : `${x.toFixed(1)} ms`);
-    out.push(`| ${c.check} | ${c.status} | ${v(c.baseline)} | ${v(c.current)} | ${c.pValue === null ? '–' : c.pValue.toExponential(1)} |`);
+    const v = (x: number | null) =>
+      x === null ? '–' : c.check.endsWith('_drop') ? `${(x * 100).toFixed(1)} %` : `${x.toFixed(1)} ms`;
+    out.push(
+      `| ${c.check} | ${c.status} | ${v(c.baseline)} | ${v(c.current)} | ${c.pValue === null ? '–' : c.pValue.toExponential(1)} |`,
+    );
   }
   out.push('');
-  out.push(`Events the engine emits (and would post to its webhook): ${d.alert.events.length ? d.alert.events.join('; ') : 'none'}.`);
+  out.push(
+    `Events the engine emits (and would post to its webhook): ${d.alert.events.length ? d.alert.events.join('; ') : 'none'}.`,
+  );
   out.push('');
   out.push('## Medians per run');
   out.push('');
-  out.push('| run (server / profile / mode) | handshakes | full | resumed | 0-RTT | TLS phase median ms | set-up median ms | first byte median ms |');
+  out.push(
+    '| run (server / profile / mode) | handshakes | full | resumed | 0-RTT | TLS phase median ms | set-up median ms | first byte median ms |',
+  );
   out.push('|---|---|---|---|---|---|---|---|');
   for (const [k, hs] of Object.entries(d.handshakes)) {
     const m = (xs: number[]) => {

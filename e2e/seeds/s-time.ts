@@ -34,5 +34,10 @@ export async function sTime(port: number, version: '1.2' | '1.3', cipher: string
   const { stdout } = await run('openssl', args, { timeout: (seconds + 20) * 1000 });
   const wall = (performance.now() - t0) / 1000;
   const { connections, userSeconds } = parseSTime(stdout);
-  return { connections, seconds: wall, msPerHandshake: (wall * 1000) / connections, clientCpuMs: (userSeconds * 1000) / connections };
+  return {
+    connections,
+    seconds: wall,
+    msPerHandshake: (wall * 1000) / connections,
+    clientCpuMs: (userSeconds * 1000) / connections,
+  };
 }

@@ -46,7 +46,8 @@ function savingVerdict(lab: number | null, seed: number): { verdict: Verdict; ru
   return { verdict: Math.abs(lab - seed) <= 0.2 * seed ? 'reproduced' : 'differs', rule };
 }
 
-const handshakesOf = (d: SeedsData, key: string, f: (h: Handshake) => boolean = () => true) => (d.handshakes[key] ?? []).filter(f);
+const handshakesOf = (d: SeedsData, key: string, f: (h: Handshake) => boolean = () => true) =>
+  (d.handshakes[key] ?? []).filter(f);
 const full = (h: Handshake) => !h.prime && h.resumed === false;
 const resumedNot0 = (h: Handshake) => !h.prime && h.resumed === true && !h.zeroRtt;
 const med = (hs: Handshake[], f: (h: Handshake) => number) => median(hs.map(f));
@@ -102,8 +103,14 @@ const MEASURES: Omit<Record<MeasurementKey, Measure>, keyof typeof CRYPTO_MEASUR
     const t12res = handshakesOf(d, `t12-noalpn/${p.name}/warm`, resumedNot0);
     const t13full = handshakesOf(d, `t13-h2/${p.name}/cold`, full);
     const t13res = handshakesOf(d, `t13-h2/${p.name}/warm`, resumedNot0);
-    const c12 = pctChange(med(t12full, (h) => h.connect), med(t12res, (h) => h.connect));
-    const c13 = pctChange(med(t13full, (h) => h.connect), med(t13res, (h) => h.connect));
+    const c12 = pctChange(
+      med(t12full, (h) => h.connect),
+      med(t12res, (h) => h.connect),
+    );
+    const c13 = pctChange(
+      med(t13full, (h) => h.connect),
+      med(t13res, (h) => h.connect),
+    );
     const v = relativeVerdict(c12, -37);
     return {
       labFigure: `TLS 1.2: set-up ${f1(med(t12full, (h) => h.connect))} → ${f1(med(t12res, (h) => h.connect))} ms (${pct(c12)}); TLS 1.3: ${f1(med(t13full, (h) => h.connect))} → ${f1(med(t13res, (h) => h.connect))} ms (${pct(c13)})`,
@@ -142,13 +149,24 @@ const MEASURES: Omit<Record<MeasurementKey, Measure>, keyof typeof CRYPTO_MEASUR
   },
   'tls13-saving-40ms': (d) => {
     const p = d.profiles.regional;
-    const saving = tlsSaving(handshakesOf(d, `t12-noalpn/${p.name}/cold`, full), handshakesOf(d, `t13-h2/${p.name}/cold`, full));
+    const saving = tlsSaving(
+      handshakesOf(d, `t12-noalpn/${p.name}/cold`, full),
+      handshakesOf(d, `t13-h2/${p.name}/cold`, full),
+    );
     const v = savingVerdict(saving, 40);
-    return { labFigure: `−${f1(saving)} ms (TLS phase, full handshakes)`, labConditions: `Chromium, ${p.rttMs} ms RTT, TLS 1.2 without ALPN (2 round trips) vs TLS 1.3 (1), page connection`, ...v, why: `${v.rule}: one round trip` };
+    return {
+      labFigure: `−${f1(saving)} ms (TLS phase, full handshakes)`,
+      labConditions: `Chromium, ${p.rttMs} ms RTT, TLS 1.2 without ALPN (2 round trips) vs TLS 1.3 (1), page connection`,
+      ...v,
+      why: `${v.rule}: one round trip`,
+    };
   },
   'resumption-saving-40ms': (d) => {
     const p = d.profiles.regional;
-    const saving = tlsSaving(handshakesOf(d, `t12-noalpn/${p.name}/cold`, full), handshakesOf(d, `t12-noalpn/${p.name}/warm`, resumedNot0));
+    const saving = tlsSaving(
+      handshakesOf(d, `t12-noalpn/${p.name}/cold`, full),
+      handshakesOf(d, `t12-noalpn/${p.name}/warm`, resumedNot0),
+    );
     const v = savingVerdict(saving, 40);
     return {
       labFigure: `−${f1(saving)} ms (TLS 1.2 TLS phase, full vs resumed by ticket)`,
@@ -213,13 +231,22 @@ const MEASURES: Omit<Record<MeasurementKey, Measure>, keyof typeof CRYPTO_MEASUR
       const s = r?.scenarios.find((x) => x.scenario === 'combined_handshake');
       if (!r || !s) return null;
       const setup = median(cs.map((c) => c.connect));
-      return { n: cs.length, ttfbShare: (s.saving.p50 / r.accounting.ttfb.p50) * 100, setupShare: setup ? (s.saving.p50 / setup) * 100 : null, saving: s.saving.p50, rtt: r.accounting.rttMs };
+      return {
+        n: cs.length,
+        ttfbShare: (s.saving.p50 / r.accounting.ttfb.p50) * 100,
+        setupShare: setup ? (s.saving.p50 / setup) * 100 : null,
+        saving: s.saving.p50,
+        rtt: r.accounting.rttMs,
+      };
     };
     const r12 = byVersion('1.2');
     const r13 = byVersion('1.3');
     const inRange = (x: number | null | undefined) => x !== null && x !== undefined && x >= 3.2 && x <= 14;
     const ok = inRange(r12?.setupShare) || inRange(r13?.setupShare);
-    const fmt = (r: typeof r12, label: string) => (r ? `${label}: −${f1(r.saving)} ms p50 = ${pct(-(r.setupShare ?? 0)).replace(/^\+/, '')} of the set-up, ${pct(-r.ttfbShare).replace(/^\+/, '')} of the time to first byte (n = ${r.n})` : `${label}: n/a`);
+    const fmt = (r: typeof r12, label: string) =>
+      r
+        ? `${label}: −${f1(r.saving)} ms p50 = ${pct(-(r.setupShare ?? 0)).replace(/^\+/, '')} of the set-up, ${pct(-r.ttfbShare).replace(/^\+/, '')} of the time to first byte (n = ${r.n})`
+        : `${label}: n/a`;
     return {
       labFigure: `${fmt(r12, 'TLS 1.2 (2-RTT)')}; ${fmt(r13, 'TLS 1.3')}`,
       labConditions: `what-if model (collector/src/whatif) scenario \`combined_handshake\` on Chromium records of full handshakes at ${p.rttMs} ms RTT (model RTT ${f1(r13?.rtt ?? r12?.rtt ?? null)} ms); set-up = TCP + TLS`,
@@ -232,12 +259,19 @@ const MEASURES: Omit<Record<MeasurementKey, Measure>, keyof typeof CRYPTO_MEASUR
 };
 
 /** The crypto-lens servers (e2e/lab/crypto-servers.ts): TLS 1.3 + h2, each differing from `ecdsa256` in one thing. */
-const CRYPTO_SERVERS_NOTE = 'nginx 1.22 / OpenSSL 3.0, TLS 1.3 + h2, X25519, crypto-lens servers differing in one thing each (e2e/lab/crypto-servers.ts)';
+const CRYPTO_SERVERS_NOTE =
+  'nginx 1.22 / OpenSSL 3.0, TLS 1.3 + h2, X25519, crypto-lens servers differing in one thing each (e2e/lab/crypto-servers.ts)';
 const tlsOf = (d: SeedsData, server: string, profile: string) => handshakesOf(d, `${server}/${profile}/cold`, full);
 /** A verdict by `rule`; when the lab differs, the rule and why. */
-const judged = (ok: boolean, rule: string, whyNot: string): Pick<Row, 'verdict' | 'why'> => ({ verdict: ok ? 'reproduced' : 'differs', why: ok ? rule : `${rule}. ${whyNot}` });
+const judged = (ok: boolean, rule: string, whyNot: string): Pick<Row, 'verdict' | 'why'> => ({
+  verdict: ok ? 'reproduced' : 'differs',
+  why: ok ? rule : `${rule}. ${whyNot}`,
+});
 
-const CRYPTO_MEASURES: Pick<Record<MeasurementKey, Measure>, 'rsa4096-vs-ecdsa' | 'chain-depth' | 'chain-trim-saving' | 'ecdsa-saving'> = {
+const CRYPTO_MEASURES: Pick<
+  Record<MeasurementKey, Measure>,
+  'rsa4096-vs-ecdsa' | 'chain-depth' | 'chain-trim-saving' | 'ecdsa-saving'
+> = {
   'rsa4096-vs-ecdsa': (d) => {
     const ratioAt = (p: { name: string }) => {
       const rsa = tlsOf(d, 'rsa4096', p.name);
@@ -253,19 +287,29 @@ const CRYPTO_MEASURES: Pick<Record<MeasurementKey, Measure>, 'rsa4096-vs-ecdsa' 
     return {
       labFigure: `${d.profiles.regional.rttMs} ms RTT: RSA-4096 ${f1(far.rsa)} ms vs ECDSA P-256 ${f1(far.ec)} ms (${far.ratio?.toFixed(2) ?? 'n/a'}×); 0 ms RTT (CPU only): ${f1(lan.rsa)} vs ${f1(lan.ec)} ms (${lan.ratio?.toFixed(2) ?? 'n/a'}×)`,
       labConditions: `Chromium, full handshakes (cold visits), TLS phase median of the page connection (${far.n} at ${d.profiles.regional.rttMs} ms, ${lan.n} at 0 ms); ${CRYPTO_SERVERS_NOTE}; servers \`rsa4096\` vs \`ecdsa256\``,
-      ...judged(ok, "rule: a ratio within 10 % of 2.3× at the seed's network conditions", 'An RSA-4096 signature costs the server a few milliseconds of CPU once per handshake and adds no round trip; against a 40 ms round trip that is a small share (the 0 ms ratio is the CPU alone)'),
+      ...judged(
+        ok,
+        "rule: a ratio within 10 % of 2.3× at the seed's network conditions",
+        'An RSA-4096 signature costs the server a few milliseconds of CPU once per handshake and adds no round trip; against a 40 ms round trip that is a small share (the 0 ms ratio is the CPU alone)',
+      ),
     };
   },
   'chain-depth': (d) => {
     const p = d.profiles.regional;
-    const m = (['ecdsa256', 'chain2', 'chain3'] as const).map((s) => ({ s, hs: tlsOf(d, s, p.name) })).map((x) => ({ ...x, med: med(x.hs, (h) => h.tls) }));
+    const m = (['ecdsa256', 'chain2', 'chain3'] as const)
+      .map((s) => ({ s, hs: tlsOf(d, s, p.name) }))
+      .map((x) => ({ ...x, med: med(x.hs, (h) => h.tls) }));
     const [c1, , c3] = m;
     const step = c1!.med !== null && c3!.med !== null ? (c3!.med - c1!.med) / 2 : null;
     const ok = step !== null && Math.abs(step - 912) <= 0.2 * 912;
     return {
       labFigure: `chain of 1 / 2 / 3 certificates: ${m.map((x) => f1(x.med)).join(' / ')} ms; ${step === null ? 'n/a' : `${step >= 0 ? '+' : '−'}${Math.abs(step).toFixed(1)}`} ms per intermediate`,
       labConditions: `Chromium, ${p.rttMs} ms RTT, full handshakes (cold visits), TLS phase median of the page connection (${m.map((x) => n(x.hs)).join(', ')}); ECDSA P-256 leaf and intermediates (≈ 400 bytes each); ${CRYPTO_SERVERS_NOTE}`,
-      ...judged(ok, "rule: within 20 % of the seed's 912 ms per intermediate", "An intermediate adds ≈ 400 bytes to the server's first flight and one signature check to the client; no round trip unless the flight outgrows TCP's initial window (≈ 14 kB). 912 ms is more than twenty round trips at the seed's own latencies: it cannot be per-certificate transfer or verification"),
+      ...judged(
+        ok,
+        "rule: within 20 % of the seed's 912 ms per intermediate",
+        "An intermediate adds ≈ 400 bytes to the server's first flight and one signature check to the client; no round trip unless the flight outgrows TCP's initial window (≈ 14 kB). 912 ms is more than twenty round trips at the seed's own latencies: it cannot be per-certificate transfer or verification",
+      ),
     };
   },
   'chain-trim-saving': (d) => {
@@ -294,8 +338,10 @@ const CRYPTO_MEASURES: Pick<Record<MeasurementKey, Measure>, 'rsa4096-vs-ecdsa' 
 
 export function rows(d: SeedsData): Row[] {
   return CLAIMS.map((claim) => {
-    if (claim.lab.kind === 'pending') return { claim, labFigure: '—', labConditions: '—', verdict: 'pending', why: claim.lab.why };
-    if (claim.lab.kind === 'not-testable') return { claim, labFigure: '—', labConditions: '—', verdict: 'not testable here', why: claim.lab.why };
+    if (claim.lab.kind === 'pending')
+      return { claim, labFigure: '—', labConditions: '—', verdict: 'pending', why: claim.lab.why };
+    if (claim.lab.kind === 'not-testable')
+      return { claim, labFigure: '—', labConditions: '—', verdict: 'not testable here', why: claim.lab.why };
     return { claim, ...{ ...MEASURES, ...CRYPTO_MEASURES }[claim.lab.key](d) };
   });
 }

@@ -41,11 +41,19 @@ describe('accuracy (quick matrix)', () => {
     const extensionVisits = ext.servers.length * QUICK_MATRIX.profiles.length * (ext.runs * 2 + 1);
     // The crypto-lens servers' cells of their own: one pass per run, each warm pass with its priming visit.
     const c = QUICK_MATRIX.crypto!;
-    const cryptoVisits = c.servers.length * c.profiles.length * c.browsers.length * c.modes.reduce((n, m) => n + c.runs * (m === 'warm' ? 2 : 1), 0);
+    const cryptoVisits =
+      c.servers.length *
+      c.profiles.length *
+      c.browsers.length *
+      c.modes.reduce((n, m) => n + c.runs * (m === 'warm' ? 2 : 1), 0);
     const visits = result.counts.visits - extensionVisits - cryptoVisits;
     const tcpServers = QUICK_MATRIX.servers.filter((s) => s !== 'h3').length;
     const { h3 } = QUICK_MATRIX;
-    expect(visits).toBe(QUICK_MATRIX.profiles.length * (tcpServers * QUICK_MATRIX.browsers.length * (QUICK_MATRIX.runs * 2 + 1) + h3.browsers.length * (h3.runs * 2 + 1)));
+    expect(visits).toBe(
+      QUICK_MATRIX.profiles.length *
+        (tcpServers * QUICK_MATRIX.browsers.length * (QUICK_MATRIX.runs * 2 + 1) +
+          h3.browsers.length * (h3.runs * 2 + 1)),
+    );
     const connections = new Set(result.samples.filter((s) => s.arm !== 'extension').map((s) => s.connection)).size;
     expect(connections).toBeGreaterThanOrEqual(visits);
     expect(result.counts.opaque).toBeGreaterThan(0);
@@ -75,7 +83,9 @@ describe('accuracy (quick matrix)', () => {
     const h3 = result.samples.filter((s) => s.server === 'h3');
     const connections = new Set(h3.map((s) => s.connection));
     expect(connections.size).toBeGreaterThanOrEqual(10);
-    expect(new Set(h3.map((s) => `${s.arm} ${s.browser}`))).toEqual(new Set(['synthetic chromium', 'rum chromium', 'synthetic firefox', 'extension chromium']));
+    expect(new Set(h3.map((s) => `${s.arm} ${s.browser}`))).toEqual(
+      new Set(['synthetic chromium', 'rum chromium', 'synthetic firefox', 'extension chromium']),
+    );
     for (const s of h3) {
       expect(s.claimed, s.connection).toMatchObject({ protocol: 'h3', tlsVersion: '1.3' });
       expect(s.truth.from).toBe('wire-h3');
@@ -83,16 +93,29 @@ describe('accuracy (quick matrix)', () => {
       // Both browsers' ClientHello (post-quantum key share) spans two Initial datagrams; the relay held
       // the second until Caddy had answered the first, so no ClientHello had to be sent again.
       expect(kinds.slice(0, 2), s.connection).toEqual(['I', 'I']);
-      expect(quicStalled(s.proxy), `${s.connection} ${s.expected.handshakeClass} up ${JSON.stringify([s.proxy?.up.kinds, s.proxy?.up.arrived])} down ${JSON.stringify([s.proxy?.down.kinds, s.proxy?.down.arrived])}`).toBe(false);
+      expect(
+        quicStalled(s.proxy),
+        `${s.connection} ${s.expected.handshakeClass} up ${JSON.stringify([s.proxy?.up.kinds, s.proxy?.up.arrived])} down ${JSON.stringify([s.proxy?.down.kinds, s.proxy?.down.arrived])}`,
+      ).toBe(false);
       // The client's Finished went out with its first 1-RTT packet: the span the TLS phase is scored on.
       expect(quicWireSpan(s.proxy), s.connection).toBeGreaterThan(s.rttMs);
       // Early data on the wire ⇔ the record says 0-RTT (Chromium: requestStart < connectEnd, implied;
       // Firefox: no TLS phase after a handshake with the host, inferred).
       expect(s.claimed.handshakeClass === '0rtt', s.connection).toBe(s.truth.earlyData === true);
-      if (s.claimed.handshakeClass === '0rtt') expect(s.claimed.handshakeClassSource, s.connection).toBe(s.browser === 'chromium' ? 'implied' : 'inferred');
+      if (s.claimed.handshakeClass === '0rtt')
+        expect(s.claimed.handshakeClassSource, s.connection).toBe(s.browser === 'chromium' ? 'implied' : 'inferred');
     }
     // Warm Chromium visits resume with 0-RTT (the NetLog's accepted 0-RTT is the synthetic record's resumption).
-    expect(h3.some((s) => s.browser === 'chromium' && s.arm === 'synthetic' && s.expected.handshakeClass === '0rtt' && s.claimed.resumed === true && s.claimed.resumedSource === 'observed')).toBe(true);
+    expect(
+      h3.some(
+        (s) =>
+          s.browser === 'chromium' &&
+          s.arm === 'synthetic' &&
+          s.expected.handshakeClass === '0rtt' &&
+          s.claimed.resumed === true &&
+          s.claimed.resumedSource === 'observed',
+      ),
+    ).toBe(true);
   });
 
   it('has the ground truths the matrix is for: 2-RTT TLS 1.2, resumptions, and a server that never resumes', () => {
@@ -137,26 +160,43 @@ describe('accuracy (quick matrix)', () => {
     expect(implied.accuracy).toBeGreaterThanOrEqual(0.99);
     expect(summary.h3Connections).toBeGreaterThanOrEqual(10);
     expect(summary).toHaveProperty('h3TimingWithinTolerance');
-    expect(Object.keys(summary).slice(0, 6)).toEqual(['connections', 'tlsVersionAccuracy', 'resumedAccuracy', 'classAccuracy', 'timingWithinTolerance', 'unknownShare']);
+    expect(Object.keys(summary).slice(0, 6)).toEqual([
+      'connections',
+      'tlsVersionAccuracy',
+      'resumedAccuracy',
+      'classAccuracy',
+      'timingWithinTolerance',
+      'unknownShare',
+    ]);
     for (const f of ['tlsVersion', 'resumed', 'handshakeClass']) expect(markdown).toContain(`### ${f}`);
     expect(markdown).toContain('What cannot be told apart');
     expect(summary.cryptoFieldAccuracy).toBe(1);
     expect(markdown).toContain('## Crypto effects');
     expect(markdown).toContain('Chromium without Server-Timing');
-    for (const k of ['coverageChromiumTlsVersion', 'coverageChromiumResumed', 'siteProfileAccuracy']) expect(summary, k).toHaveProperty(k);
+    for (const k of ['coverageChromiumTlsVersion', 'coverageChromiumResumed', 'siteProfileAccuracy'])
+      expect(summary, k).toHaveProperty(k);
   });
 
   it('crypto lens: every crypto arm in both browsers, its records stating what the server is', () => {
     const c = QUICK_MATRIX.crypto!;
     for (const spec of CRYPTO_SERVERS) {
       for (const browser of c.browsers) {
-        const full = result.samples.filter((s) => s.arm === 'synthetic' && s.server === spec.id && s.browser === browser && s.truth.resumed === false);
+        const full = result.samples.filter(
+          (s) => s.arm === 'synthetic' && s.server === spec.id && s.browser === browser && s.truth.resumed === false,
+        );
         expect(full.length, `${spec.id} ${browser}`).toBeGreaterThan(0);
         for (const s of full) {
           const claimed = s.cryptoClaimed!;
-          expect(claimed, `${spec.id} ${browser}`).toMatchObject({ certKeyType: spec.crypto.keyType, certKeyBits: spec.crypto.keyBits, certChainLength: spec.crypto.chainDepth, certChainBytes: lab.crypto.chainBytes[spec.id] });
+          expect(claimed, `${spec.id} ${browser}`).toMatchObject({
+            certKeyType: spec.crypto.keyType,
+            certKeyBits: spec.crypto.keyBits,
+            certChainLength: spec.crypto.chainDepth,
+            certChainBytes: lab.crypto.chainBytes[spec.id],
+          });
           // The group: the one the server accepts, else what nginx's OpenSSL 3.0 picks from the browser's shares.
-          expect(normalise('group', claimed.group as string), `${spec.id} ${browser}`).toBe(normalise('group', spec.crypto.groups.length === 1 ? spec.crypto.groups[0]! : 'X25519'));
+          expect(normalise('group', claimed.group as string), `${spec.id} ${browser}`).toBe(
+            normalise('group', spec.crypto.groups.length === 1 ? spec.crypto.groups[0]! : 'X25519'),
+          );
           if (browser === 'chromium') expect(claimed.ocspStapled, `${spec.id} chromium`).toBe(spec.crypto.ocspStapled);
         }
       }

@@ -18,8 +18,10 @@ const der = (pemFile: string): Uint8Array => new Uint8Array(new X509Certificate(
 function oracle(cert: Uint8Array): { type: string; bits: number | null } {
   const key = new X509Certificate(cert).publicKey;
   const d = key.asymmetricKeyDetails ?? {};
-  if (key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss') return { type: 'rsa', bits: d.modulusLength ?? null };
-  if (key.asymmetricKeyType === 'ec') return { type: 'ecdsa', bits: { prime256v1: 256, secp384r1: 384, secp521r1: 521 }[d.namedCurve ?? ''] ?? null };
+  if (key.asymmetricKeyType === 'rsa' || key.asymmetricKeyType === 'rsa-pss')
+    return { type: 'rsa', bits: d.modulusLength ?? null };
+  if (key.asymmetricKeyType === 'ec')
+    return { type: 'ecdsa', bits: { prime256v1: 256, secp384r1: 384, secp521r1: 521 }[d.namedCurve ?? ''] ?? null };
   if (key.asymmetricKeyType === 'ed25519') return { type: 'ed25519', bits: 256 };
   return { type: 'other', bits: null };
 }
@@ -35,7 +37,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** A self-signed certificate with a key openssl makes from `genpkey` arguments. */
 function selfSigned(name: string, genpkey: string[]): Uint8Array {
   execFileSync('openssl', ['genpkey', ...genpkey, '-out', `${name}.key`], { cwd: dir, stdio: 'ignore' });
-  execFileSync('openssl', ['req', '-x509', '-new', '-key', `${name}.key`, '-subj', `/CN=${name}`, '-days', '2', '-out', `${name}.pem`], { cwd: dir, stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    ['req', '-x509', '-new', '-key', `${name}.key`, '-subj', `/CN=${name}`, '-days', '2', '-out', `${name}.pem`],
+    { cwd: dir, stdio: 'ignore' },
+  );
   return der(join(dir, `${name}.pem`));
 }
 

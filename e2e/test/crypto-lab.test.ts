@@ -45,11 +45,19 @@ s.on('connect', () => {
 });
 `;
 
-function node24Request(port: number, host: string, curve?: string): { group?: string; labConn?: string; error?: string } {
-  const out = execFileSync(requireNode24(), ['--input-type=module', '-e', CLIENT, String(port), host, lab.ca.caCert, ...(curve ? [curve] : [])], {
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
+function node24Request(
+  port: number,
+  host: string,
+  curve?: string,
+): { group?: string; labConn?: string; error?: string } {
+  const out = execFileSync(
+    requireNode24(),
+    ['--input-type=module', '-e', CLIENT, String(port), host, lab.ca.caCert, ...(curve ? [curve] : [])],
+    {
+      encoding: 'utf8',
+      timeout: 20_000,
+    },
+  );
   return JSON.parse(out.trim().split('\n').pop()!) as { group?: string; labConn?: string; error?: string };
 }
 
@@ -59,8 +67,18 @@ describe('crypto lab: key-exchange arms (Node ≥ 24 servers)', () => {
     expect(r.group).toBe('X25519MLKEM768');
     const [addr, port, conn] = r.labConn!.split(' ');
     await new Promise((res) => setTimeout(res, 200));
-    const t = readTruth(lab.logs.dir).lookup('pq-hybrid', { addr: addr!, port: Number(port), conn: Number(conn) }, Date.now());
-    expect(t).toMatchObject({ server: 'pq-hybrid', tlsVersion: '1.3', group: 'X25519MLKEM768', alpn: 'h2', from: 'node' });
+    const t = readTruth(lab.logs.dir).lookup(
+      'pq-hybrid',
+      { addr: addr!, port: Number(port), conn: Number(conn) },
+      Date.now(),
+    );
+    expect(t).toMatchObject({
+      server: 'pq-hybrid',
+      tlsVersion: '1.3',
+      group: 'X25519MLKEM768',
+      alpn: 'h2',
+      from: 'node',
+    });
     expect(t?.cipher).toMatch(/^TLS_/);
   });
 
@@ -73,7 +91,9 @@ describe('crypto lab: key-exchange arms (Node ≥ 24 servers)', () => {
     expect(r.group).toBe('X25519');
     const [addr, port, conn] = r.labConn!.split(' ');
     await new Promise((res) => setTimeout(res, 200));
-    expect(readTruth(lab.logs.dir).lookup('pq-x25519', { addr: addr!, port: Number(port), conn: Number(conn) }, Date.now())).toMatchObject({ group: 'X25519', from: 'node' });
+    expect(
+      readTruth(lab.logs.dir).lookup('pq-x25519', { addr: addr!, port: Number(port), conn: Number(conn) }, Date.now()),
+    ).toMatchObject({ group: 'X25519', from: 'node' });
   });
 
   it('the nginx crypto servers log their group per connection', async () => {
@@ -82,6 +102,8 @@ describe('crypto lab: key-exchange arms (Node ≥ 24 servers)', () => {
     expect(r.group).toBe('X25519');
     const [addr, port, conn] = r.labConn!.split(' ');
     await new Promise((res) => setTimeout(res, 200));
-    expect(readTruth(lab.logs.dir).lookup('rsa4096', { addr: addr!, port: Number(port), conn: Number(conn) }, Date.now())).toMatchObject({ group: 'X25519', from: 'nginx-http' });
+    expect(
+      readTruth(lab.logs.dir).lookup('rsa4096', { addr: addr!, port: Number(port), conn: Number(conn) }, Date.now()),
+    ).toMatchObject({ group: 'X25519', from: 'nginx-http' });
   });
 });

@@ -82,7 +82,6 @@ describe('at', () => {
     expect(fired).toBe(true);
   });
 
-
   it('never fires before the due time, even for a fractional one, and can be cancelled', async () => {
     let fired: number | null = null;
     at(performance.now() + 7.3, () => (fired = performance.now()));

@@ -15,12 +15,16 @@ describe('connectionOfRecord', () => {
   });
 
   it('a connection no record measured: the record takes the one that started clearly nearest', () => {
-    expect(connectionOfRecord(1_001, [1_001], [conn(1_000, 'measured'), conn(1_180, 'other pool')])).toMatchObject({ id: 'measured' });
+    expect(connectionOfRecord(1_001, [1_001], [conn(1_000, 'measured'), conn(1_180, 'other pool')])).toMatchObject({
+      id: 'measured',
+    });
   });
 
   it('no join when the nearest is too far, not clearly nearest, or nearer to another record', () => {
     expect(connectionOfRecord(1_000, [1_000], [conn(1_100, 'a'), conn(1_400, 'b')])).toMatch(/none clearly nearest/);
     expect(connectionOfRecord(1_000, [1_000], [conn(1_002, 'a'), conn(1_010, 'b')])).toMatch(/none clearly nearest/);
-    expect(connectionOfRecord(1_010, [1_010, 1_001], [conn(1_000, 'a'), conn(1_100, 'b'), conn(1_400, 'c')])).toMatch(/none clearly nearest/);
+    expect(connectionOfRecord(1_010, [1_010, 1_001], [conn(1_000, 'a'), conn(1_100, 'b'), conn(1_400, 'c')])).toMatch(
+      /none clearly nearest/,
+    );
   });
 });

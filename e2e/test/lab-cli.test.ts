@@ -35,7 +35,10 @@ const listening = (port: number) =>
 
 function run(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((res) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'lab/cli.ts', ...args], { cwd: e2e, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['--import', 'tsx', 'lab/cli.ts', ...args], {
+      cwd: e2e,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -47,7 +50,10 @@ function run(args: string[]): Promise<{ status: number | null; stdout: string; s
 describe('pnpm lab', () => {
   it('starts and stops cleanly twice in a row', async () => {
     for (let round = 0; round < 2; round++) {
-      const lab = spawn(process.execPath, ['--import', 'tsx', 'lab/cli.ts', 'start', '--dir', dir], { cwd: e2e, stdio: ['ignore', 'pipe', 'pipe'] });
+      const lab = spawn(process.execPath, ['--import', 'tsx', 'lab/cli.ts', 'start', '--dir', dir], {
+        cwd: e2e,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       lab.stdout.on('data', (b: Buffer) => (out += b.toString()));
       lab.stderr.on('data', (b: Buffer) => (out += b.toString()));
@@ -74,8 +80,10 @@ describe('pnpm lab', () => {
       expect(stop.stdout + stop.stderr).toContain('lab: stopped');
       expect(stop.status).toBe(0);
       expect(await exited).toBe(0);
-      for (const [name, pid] of Object.entries(state.pids)) expect({ name, alive: alive(pid) }).toEqual({ name, alive: false });
-      for (const port of [...Object.values(state.ports), ...Object.values(state.socks)]) expect(await listening(port)).toBe(false);
+      for (const [name, pid] of Object.entries(state.pids))
+        expect({ name, alive: alive(pid) }).toEqual({ name, alive: false });
+      for (const port of [...Object.values(state.ports), ...Object.values(state.socks)])
+        expect(await listening(port)).toBe(false);
     }
     const again = await run(['stop', '--dir', dir]);
     expect(again.stdout).toContain('not running');

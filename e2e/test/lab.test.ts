@@ -18,20 +18,29 @@ const dir = mkdtempSync(join(tmpdir(), 'tlsrum-lab-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function handshake(port: number, host: string, ca: string, session?: Buffer) {
-  return new Promise<{ alpn: string | false | null; version: string | null; reused: boolean; session?: Buffer }>((res, rej) => {
-    let session2: Buffer | undefined;
-    const s = tlsConnect({ host: '127.0.0.1', port, servername: host, ca: readFileSync(ca), ALPNProtocols: ['h2', 'http/1.1'], ...(session ? { session } : {}) });
-    s.on('session', (b: Buffer) => (session2 = b));
-    s.once('secureConnect', () => {
-      const out = { alpn: s.alpnProtocol, version: s.getProtocol(), reused: s.isSessionReused() };
-      // TLS 1.3 tickets arrive after the handshake: wait briefly for one.
-      setTimeout(() => {
-        s.end();
-        res({ ...out, ...(session2 ? { session: session2 } : {}) });
-      }, 100);
-    });
-    s.once('error', rej);
-  });
+  return new Promise<{ alpn: string | false | null; version: string | null; reused: boolean; session?: Buffer }>(
+    (res, rej) => {
+      let session2: Buffer | undefined;
+      const s = tlsConnect({
+        host: '127.0.0.1',
+        port,
+        servername: host,
+        ca: readFileSync(ca),
+        ALPNProtocols: ['h2', 'http/1.1'],
+        ...(session ? { session } : {}),
+      });
+      s.on('session', (b: Buffer) => (session2 = b));
+      s.once('secureConnect', () => {
+        const out = { alpn: s.alpnProtocol, version: s.getProtocol(), reused: s.isSessionReused() };
+        // TLS 1.3 tickets arrive after the handshake: wait briefly for one.
+        setTimeout(() => {
+          s.end();
+          res({ ...out, ...(session2 ? { session: session2 } : {}) });
+        }, 100);
+      });
+      s.once('error', rej);
+    },
+  );
 }
 
 /** SOCKS5 CONNECT by name through the lab proxy; resolves with the time the CONNECT reply took. */
@@ -61,17 +70,28 @@ function socksConnect(proxyPort: number, host: string, port: number) {
 }
 
 async function checkLab(lab: RunningLab) {
-  const expected: Record<Exclude<ServerId, 'h3' | CryptoServerId>, { alpn: string | false | null; version: string; resumes: boolean }> = {
+  const expected: Record<
+    Exclude<ServerId, 'h3' | CryptoServerId>,
+    { alpn: string | false | null; version: string; resumes: boolean }
+  > = {
     't12-noalpn': { alpn: false, version: 'TLSv1.2', resumes: true },
     't12-h2': { alpn: 'h2', version: 'TLSv1.2', resumes: true },
     't13-h2': { alpn: 'h2', version: 'TLSv1.3', resumes: true },
     't13-notix': { alpn: 'h2', version: 'TLSv1.3', resumes: false },
     't13-0rtt': { alpn: 'h2', version: 'TLSv1.3', resumes: true },
   };
-  for (const [id, want] of Object.entries(expected) as [Exclude<ServerId, 'h3' | CryptoServerId>, (typeof expected)['t12-h2']][]) {
+  for (const [id, want] of Object.entries(expected) as [
+    Exclude<ServerId, 'h3' | CryptoServerId>,
+    (typeof expected)['t12-h2'],
+  ][]) {
     const host = hostOf('a', id);
     const first = await handshake(lab.ports[id], host, lab.ca.caCert);
-    expect({ id, alpn: first.alpn, version: first.version, reused: first.reused }).toEqual({ id, alpn: want.alpn, version: want.version, reused: false });
+    expect({ id, alpn: first.alpn, version: first.version, reused: first.reused }).toEqual({
+      id,
+      alpn: want.alpn,
+      version: want.version,
+      reused: false,
+    });
     if (want.resumes) expect({ id, session: !!first.session }).toEqual({ id, session: true });
     const second = await handshake(lab.ports[id], host, lab.ca.caCert, first.session);
     expect({ id, reused: second.reused }).toEqual({ id, reused: want.resumes });
@@ -85,7 +105,10 @@ async function checkLab(lab: RunningLab) {
   const ms = await socksConnect(lab.socks.metro!, hostOf('a', 't13-h2'), lab.ports['t13-h2']);
   expect(ms).toBeGreaterThanOrEqual(metro.rttMs - 0.5);
   await new Promise((r) => setTimeout(r, 200));
-  const lines = readFileSync(lab.logs.proxy, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const lines = readFileSync(lab.logs.proxy, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   const line = lines.find((l) => l.profile === 'metro' && l.host === hostOf('a', 't13-h2'));
   expect(line).toMatchObject({ rttMs: 20, source: metro.sourceAddress });
   expect(line.connectHeldMs).toBeGreaterThanOrEqual(20);
@@ -110,8 +133,10 @@ describe('lab', () => {
     } finally {
       await lab.stop();
     }
-    for (const [name, pid] of Object.entries(lab.pids)) expect({ name, alive: isAlive(pid) }).toEqual({ name, alive: false });
-    for (const port of [...Object.values(lab.ports), ...Object.values(lab.socks)]) expect(await refused(port)).toBe(true);
+    for (const [name, pid] of Object.entries(lab.pids))
+      expect({ name, alive: isAlive(pid) }).toEqual({ name, alive: false });
+    for (const port of [...Object.values(lab.ports), ...Object.values(lab.socks)])
+      expect(await refused(port)).toBe(true);
     // The only crash nginx ever had here was a worker SIGSEGV: make sure none happened.
     expect(readFileSync(join(dir, 'logs', 'nginx-error.log'), 'utf8')).not.toMatch(/signal \d+/);
   });

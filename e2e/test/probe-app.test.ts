@@ -35,7 +35,11 @@ let readToken: string;
 let webhook: HttpServer;
 let stall: TcpServer;
 const stalled: Socket[] = [];
-const events: { event: string; summary: string; alert: { site: string; hostname?: string; check: string; window: string; since: number | null } }[] = [];
+const events: {
+  event: string;
+  summary: string;
+  alert: { site: string; hostname?: string; check: string; window: string; since: number | null };
+}[] = [];
 
 async function until<T>(what: string, get: () => T | Promise<T>, ok: (v: T) => boolean, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
@@ -85,10 +89,20 @@ beforeAll(async () => {
   });
   app = await buildApp(config);
   await app.storeStatus.whenReady;
-  const reg = await app.inject({ method: 'POST', url: '/v1/sites', headers: { authorization: `Bearer ${ADMIN}` }, payload: { hostname: SITE } });
+  const reg = await app.inject({
+    method: 'POST',
+    url: '/v1/sites',
+    headers: { authorization: `Bearer ${ADMIN}` },
+    payload: { hostname: SITE },
+  });
   expect(reg.statusCode).toBe(201);
   readToken = reg.json().readToken;
-  const extra = await app.inject({ method: 'POST', url: `/v1/sites/${SITE}/probe-targets`, headers: { authorization: `Bearer ${ADMIN}` }, payload: { hostname: STATIC } });
+  const extra = await app.inject({
+    method: 'POST',
+    url: `/v1/sites/${SITE}/probe-targets`,
+    headers: { authorization: `Bearer ${ADMIN}` },
+    payload: { hostname: STATIC },
+  });
   expect(extra.statusCode).toBe(201);
 }, 120_000);
 
@@ -101,11 +115,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const probesOf = async (token: string, site = SITE) => app.inject({ method: 'GET', url: `/v1/sites/${site}/probes`, headers: { authorization: `Bearer ${token}` } });
+const probesOf = async (token: string, site = SITE) =>
+  app.inject({ method: 'GET', url: `/v1/sites/${site}/probes`, headers: { authorization: `Bearer ${token}` } });
 
 describe('scheduled probing in the collector', () => {
   it('the scheduler probes the site and its extra hostname; the site token reads history and latest profile', async () => {
-    await until('two probed hostnames', async () => (await probesOf(readToken)).json().latest?.length ?? 0, (n) => n === 2);
+    await until(
+      'two probed hostnames',
+      async () => (await probesOf(readToken)).json().latest?.length ?? 0,
+      (n) => n === 2,
+    );
     const body = (await probesOf(readToken)).json();
     expect(body.hostnames).toEqual([SITE, STATIC]);
     expect(body.intervalMs).toBe(1500);
@@ -113,7 +132,9 @@ describe('scheduled probing in the collector', () => {
     const latest = Object.fromEntries(body.latest.map((l: { hostname: string }) => [l.hostname, l]));
     expect(latest[SITE].result.resumption).toMatchObject({ '1.2': true, '1.3': true });
     expect(latest[STATIC].result.ocsp.stapled).toBe(true);
-    expect(latest[STATIC].findings.map((f: { text: string }) => f.text)).toContain('The certificate status (OCSP) is stapled: browsers need not ask the certificate authority.');
+    expect(latest[STATIC].findings.map((f: { text: string }) => f.text)).toContain(
+      'The certificate status (OCSP) is stapled: browsers need not ask the certificate authority.',
+    );
     expect(app.probes.cycles).toBeGreaterThanOrEqual(1);
   });
 
@@ -122,46 +143,97 @@ describe('scheduled probing in the collector', () => {
     expect((await probesOf(ADMIN)).statusCode).toBe(200);
     expect((await probesOf(ADMIN, 'unregistered.probe.test')).statusCode).toBe(404);
     expect((await probesOf(readToken, 'other.probe.test')).statusCode).toBe(403);
-    const bad = await app.inject({ method: 'GET', url: `/v1/sites/${SITE}/probes?from=10&to=5`, headers: { authorization: `Bearer ${readToken}` } });
+    const bad = await app.inject({
+      method: 'GET',
+      url: `/v1/sites/${SITE}/probes?from=10&to=5`,
+      headers: { authorization: `Bearer ${readToken}` },
+    });
     expect(bad.statusCode).toBe(400);
   });
 
   it('tickets turned off on the lab server: probe_resumption_lost fires on the next probe (webhook, /v1/alerts, /metrics)', async () => {
     const before = app.probes.cycles;
     await lab.setTickets(false);
-    const fired = await until('the firing event', () => events.find((e) => e.event === 'firing' && e.alert.check === 'probe_resumption_lost'), (e) => e !== undefined);
+    const fired = await until(
+      'the firing event',
+      () => events.find((e) => e.event === 'firing' && e.alert.check === 'probe_resumption_lost'),
+      (e) => e !== undefined,
+    );
     // The cycle running while nginx reloaded may have probed the old configuration: the alert comes from a later one.
     expect(app.probes.cycles).toBeGreaterThan(before);
-    expect(fired!.summary).toBe(`FIRING — ${SITE}: session resumption stopped working: returning visitors now pay for a full handshake`);
+    expect(fired!.summary).toBe(
+      `FIRING — ${SITE}: session resumption stopped working: returning visitors now pay for a full handshake`,
+    );
     expect(fired!.alert).toMatchObject({ site: SITE, hostname: SITE, window: 'probe' });
-    const alerts = (await app.inject({ method: 'GET', url: '/v1/alerts?status=firing', headers: { authorization: `Bearer ${readToken}` } })).json().alerts;
+    const alerts = (
+      await app.inject({
+        method: 'GET',
+        url: '/v1/alerts?status=firing',
+        headers: { authorization: `Bearer ${readToken}` },
+      })
+    ).json().alerts;
     expect(alerts.map((a: { check: string }) => a.check)).toEqual(['probe_resumption_lost']);
-    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
-    expect(metrics).toContain(`tlsrum_probe_alert_firing{site="${SITE}",hostname="${SITE}",check="probe_resumption_lost"} 1`);
-    expect(metrics).toContain(`tlsrum_probe_alert_firing{site="${SITE}",hostname="${STATIC}",check="probe_resumption_lost"} 0`);
+    const metrics = (
+      await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN}` } })
+    ).body;
+    expect(metrics).toContain(
+      `tlsrum_probe_alert_firing{site="${SITE}",hostname="${SITE}",check="probe_resumption_lost"} 1`,
+    );
+    expect(metrics).toContain(
+      `tlsrum_probe_alert_firing{site="${SITE}",hostname="${STATIC}",check="probe_resumption_lost"} 0`,
+    );
     const changes = (await probesOf(readToken)).json().changes;
-    expect(changes).toContainEqual(expect.objectContaining({ hostname: SITE, fact: 'TLS 1.3 resumption', from: 'on', to: 'off', at: fired!.alert.since }));
+    expect(changes).toContainEqual(
+      expect.objectContaining({
+        hostname: SITE,
+        fact: 'TLS 1.3 resumption',
+        from: 'on',
+        to: 'off',
+        at: fired!.alert.since,
+      }),
+    );
     // The extra hostname's configuration did not change: nothing fires for it.
     expect(events.filter((e) => e.event === 'firing').map((e) => e.alert.check)).toEqual(['probe_resumption_lost']);
 
     await lab.setTickets(true);
-    await until('the resolved event', () => events.find((e) => e.event === 'resolved' && e.alert.check === 'probe_resumption_lost'), (e) => e !== undefined);
+    await until(
+      'the resolved event',
+      () => events.find((e) => e.event === 'resolved' && e.alert.check === 'probe_resumption_lost'),
+      (e) => e !== undefined,
+    );
   });
 
   it('ingest is not blocked while a probe hangs on a server that never answers', async () => {
-    const extra = await app.inject({ method: 'POST', url: `/v1/sites/${SITE}/probe-targets`, headers: { authorization: `Bearer ${ADMIN}` }, payload: { hostname: STALL } });
+    const extra = await app.inject({
+      method: 'POST',
+      url: `/v1/sites/${SITE}/probe-targets`,
+      headers: { authorization: `Bearer ${ADMIN}` },
+      payload: { hostname: STALL },
+    });
     expect(extra.statusCode).toBe(201);
     // Wait until a probe is stuck in the stalled handshake.
-    await until('a stalled probe connection', () => stalled.length, (n) => n > 0);
+    await until(
+      'a stalled probe connection',
+      () => stalled.length,
+      (n) => n > 0,
+    );
     const cyclesAtStall = app.probes.cycles;
     const batchId = randomUUID();
     const records = [{ ...(example.records[0] as HandshakeRecord), site: SITE, ts: Date.now() }];
-    const res = await app.inject({ method: 'POST', url: '/v1/handshakes', payload: { ...example, batchId, sentAt: Date.now(), records } });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/v1/handshakes',
+      payload: { ...example, batchId, sentAt: Date.now(), records },
+    });
     expect(res.statusCode).toBe(202);
     const stored = await until(
       'the record in the store',
       async () => {
-        const rs = await app.store.query.query({ query: 'SELECT count() AS n FROM handshakes WHERE batchId = {id:UUID}', query_params: { id: batchId }, format: 'JSONEachRow' });
+        const rs = await app.store.query.query({
+          query: 'SELECT count() AS n FROM handshakes WHERE batchId = {id:UUID}',
+          query_params: { id: batchId },
+          format: 'JSONEachRow',
+        });
         return Number((await rs.json<{ n: number }>())[0]!.n);
       },
       (n) => n === 1,
@@ -170,7 +242,13 @@ describe('scheduled probing in the collector', () => {
     // Stored while that probe cycle was still waiting on the silent server.
     expect(app.probes.cycles).toBe(cyclesAtStall);
     // The stalled hostname is then stored as a failed probe with its reason, not lost.
-    const body = await until('the stalled probe result', async () => (await probesOf(readToken)).json().latest as { hostname: string; result: ProbeResult }[], (l) => l.some((p) => p.hostname === STALL));
-    expect(body.find((p) => p.hostname === STALL)!.result.errors[0]).toBe(`tls: no answer within ${PROBE_TIMEOUT_MS} ms`);
+    const body = await until(
+      'the stalled probe result',
+      async () => (await probesOf(readToken)).json().latest as { hostname: string; result: ProbeResult }[],
+      (l) => l.some((p) => p.hostname === STALL),
+    );
+    expect(body.find((p) => p.hostname === STALL)!.result.errors[0]).toBe(
+      `tls: no answer within ${PROBE_TIMEOUT_MS} ms`,
+    );
   });
 });

@@ -13,7 +13,7 @@ import { X509Certificate } from 'node:crypto';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeResult } from '@tlsrum/shared';
-import { main } from '@tlsrum/collector/probe/cli';
+import { main } from '@tlsrum/probe/cli';
 import { PROBE_SERVERS, startProbeLab, type ProbeLab } from '../lab/probe-servers';
 import { freePort } from '../lab/ports';
 
@@ -47,7 +47,11 @@ afterAll(async () => {
 async function probeJson(url: string, extra: string[] = []): Promise<{ code: number; result: ProbeResult }> {
   let out = '';
   const resolve = Object.entries(lab.resolve).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]);
-  const code = await main([url, '--json', '--runs', '2', '--timeout', '5000', ...resolve, ...extra], (s) => (out += s), () => {});
+  const code = await main(
+    [url, '--json', '--runs', '2', '--timeout', '5000', ...resolve, ...extra],
+    (s) => (out += s),
+    () => {},
+  );
   const result = JSON.parse(out) as ProbeResult;
   expect([...Value.Errors(ProbeResult, result)]).toEqual([]);
   return { code, result };
@@ -69,7 +73,10 @@ describe('probe against the probe lab nginx', () => {
       // Debian's nginx (OpenSSL 3.0) cannot do X25519MLKEM768 even when the probe offers it.
       expect(r.tls.negotiated.group).toBe('X25519');
       expect(r.pq.supported).toBe(PQ_TESTABLE ? false : null);
-      const leafPem = readFileSync(spec.id === 't12-rsa4096' ? join(lab.ca.dir, 'rsa4096.pem') : lab.ecdsaLeaf.cert, 'utf8');
+      const leafPem = readFileSync(
+        spec.id === 't12-rsa4096' ? join(lab.ca.dir, 'rsa4096.pem') : lab.ecdsaLeaf.cert,
+        'utf8',
+      );
       const leaf = new X509Certificate(leafPem);
       expect(r.cert.chainLength).toBe(1);
       expect(r.cert.chainBytes).toBe(leaf.raw.length);
@@ -87,7 +94,11 @@ describe('probe against the probe lab nginx', () => {
   it('readable output: phase table, then one sentence per finding', async () => {
     let out = '';
     const resolve = Object.entries(lab.resolve).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]);
-    const code = await main([lab.url('t12-rsa4096'), '--runs', '1', '--ca', lab.ca.caCert, ...resolve], (s) => (out += s), () => {});
+    const code = await main(
+      [lab.url('t12-rsa4096'), '--runs', '1', '--ca', lab.ca.caCert, ...resolve],
+      (s) => (out += s),
+      () => {},
+    );
     expect(code).toBe(0);
     expect(out).toMatch(/tls handshake\s+\d+\.\d ms/);
     expect(out).toMatch(/time to 1st byte\s+\d+\.\d ms/);
@@ -106,7 +117,11 @@ describe('probe against the probe lab nginx', () => {
   it('several URLs give an array, in order', async () => {
     let out = '';
     const resolve = Object.entries(lab.resolve).flatMap(([h, a]) => ['--resolve', `${h}=${a}`]);
-    const code = await main([lab.url('legacy-t10'), lab.url('t13-ecdsa-ocsp'), '--json', '--runs', '1', '--ca', lab.ca.caCert, ...resolve], (s) => (out += s), () => {});
+    const code = await main(
+      [lab.url('legacy-t10'), lab.url('t13-ecdsa-ocsp'), '--json', '--runs', '1', '--ca', lab.ca.caCert, ...resolve],
+      (s) => (out += s),
+      () => {},
+    );
     const arr = JSON.parse(out) as ProbeResult[];
     expect(code).toBe(0);
     expect(arr.map((r) => r.host)).toEqual(['legacy.probe.test', 'ocsp.probe.test']);
@@ -135,7 +150,9 @@ describe('probe: bad input gives a clear finding, never a crash', () => {
   it('untrusted certificate (lab CA not given): an error naming the reason, every other fact still measured', async () => {
     const { code, result } = await probeJson(lab.url('t13-ecdsa-ocsp'));
     expect(code).toBe(1);
-    expect(result.errors).toEqual([expect.stringMatching(/^certificate: the certificate is issued by an authority this client does not trust/)]);
+    expect(result.errors).toEqual([
+      expect.stringMatching(/^certificate: the certificate is issued by an authority this client does not trust/),
+    ]);
     expect(result.tls.versions['1.3']).toBe(true);
     expect(result.ocsp.stapled).toBe(true);
   });
@@ -153,7 +170,19 @@ describe('probe: bad input gives a clear finding, never a crash', () => {
     expect(result.errors).toEqual(['certificate: the certificate has expired']);
     expect(result.cert.leaf!.daysToExpiry).toBeLessThan(0);
     let out = '';
-    await main([`https://expired.probe.test:${port}/`, '--runs', '1', '--ca', lab.ca.caCert, '--resolve', 'expired.probe.test=127.0.0.1'], (s) => (out += s), () => {});
+    await main(
+      [
+        `https://expired.probe.test:${port}/`,
+        '--runs',
+        '1',
+        '--ca',
+        lab.ca.caCert,
+        '--resolve',
+        'expired.probe.test=127.0.0.1',
+      ],
+      (s) => (out += s),
+      () => {},
+    );
     expect(out).toMatch(/The certificate expired \d+ day\(s\) ago/);
   });
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeResult } from '@tlsrum/shared';
-import { main } from '@tlsrum/collector/probe/cli';
+import { main } from '@tlsrum/probe/cli';
 import { startLab, type RunningLab } from '../lab/lab';
 import { RTT_PROFILES } from '../lab/profiles';
 import { cryptoOf } from '../lab/crypto-servers';
@@ -35,7 +35,16 @@ describe('probe: every main lab server as declared', () => {
       const host = hostOf('a', spec.id);
       let out = '';
       const code = await main(
-        [`https://${host}:${lab.ports[spec.id]}/`, '--json', '--runs', '1', '--ca', lab.ca.caCert, '--resolve', `${host}=127.0.0.1`],
+        [
+          `https://${host}:${lab.ports[spec.id]}/`,
+          '--json',
+          '--runs',
+          '1',
+          '--ca',
+          lab.ca.caCert,
+          '--resolve',
+          `${host}=127.0.0.1`,
+        ],
         (s) => (out += s),
         () => {},
       );
@@ -49,7 +58,8 @@ describe('probe: every main lab server as declared', () => {
       expect(r.resumption[spec.tlsVersion]).toBe(spec.resumption);
       // The probe reads 0-RTT from TLS-over-TCP tickets. Caddy's early data is QUIC's (Go's TLS never allows it
       // over TCP), which the probe cannot reach: Node has no QUIC client (docs/probe.md, blind spots).
-      if (spec.tlsVersion === '1.3') expect(r.earlyData.allowed).toBe(spec.transport === 'tcp' ? spec.earlyData : false);
+      if (spec.tlsVersion === '1.3')
+        expect(r.earlyData.allowed).toBe(spec.transport === 'tcp' ? spec.earlyData : false);
       else expect(r.earlyData.allowed).toBeNull();
       expect(r.h3.advertised).toBe(spec.transport === 'quic');
       const c = cryptoOf(spec);
@@ -60,7 +70,8 @@ describe('probe: every main lab server as declared', () => {
       if (spec.transport === 'tcp') expect(r.ocsp.stapled).toBe(c.ocspStapled);
       // The server's own group when it accepts one only; else OpenSSL 3.0's pick among X25519 and P-256.
       if (spec.crypto?.groups.length === 1) expect(r.tls.negotiated.group).toBe(spec.crypto.groups[0]);
-      if (spec.crypto?.arm === 'group') expect(r.pq.supported).toBe(PQ_CAPABLE ? spec.crypto.groups.includes('X25519MLKEM768') : null);
+      if (spec.crypto?.arm === 'group')
+        expect(r.pq.supported).toBe(PQ_CAPABLE ? spec.crypto.groups.includes('X25519MLKEM768') : null);
     });
   }
 });

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { Value } from 'typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeResult } from '@tlsrum/shared';
-import { evaluateProbeChecks } from '@tlsrum/collector/probe/changes';
-import { ProbeScheduler } from '@tlsrum/collector/probe/scheduler';
-import { listProbes } from '@tlsrum/collector/probe/store';
+import { evaluateProbeChecks } from '@tlsrum/collector/probes/changes';
+import { ProbeScheduler } from '@tlsrum/collector/probes/scheduler';
+import { listProbes } from '@tlsrum/collector/probes/store';
 import { openStore, type Store } from '@tlsrum/collector/store/clients';
 import { migrate } from '@tlsrum/collector/store/migrate';
 import { PROBE_SERVERS, startProbeLab, type ProbeLab } from '../lab/probe-servers';
@@ -38,7 +38,13 @@ beforeAll(async () => {
       { site: SITE, hostname: STATIC },
     ],
     urlOf: (h) => `https://${h}:${portOf(h)}/`,
-    probeOptions: { ca: [readFileSync(lab.ca.caCert, 'utf8')], resolve: lab.resolve },
+    probeOptions: { ca: [readFileSync(lab.ca.caCert, 'utf8')] },
+    // The lab's servers are on loopback: allow-listed explicitly, as PROBE_CONNECT_TO does in the collector.
+    policy: {
+      allow: new Map([SITE, STATIC].map((h) => [h, { address: lab.resolve[h]!, port: portOf(h) }])),
+      dnsServers: [],
+      timeoutMs: 5000,
+    },
   });
 }, 120_000);
 
@@ -49,7 +55,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const history = async (hostname: string) => (await listProbes(store.query, SITE, 0, Date.now() + 1000)).filter((p) => p.hostname === hostname);
+const history = async (hostname: string) =>
+  (await listProbes(store.query, SITE, 0, Date.now() + 1000)).filter((p) => p.hostname === hostname);
 
 describe('probe scheduler and change checks against the lab', () => {
   it('a cycle probes every registered hostname and stores the contract JSON with the certificate identity', async () => {
@@ -78,7 +85,9 @@ describe('probe scheduler and change checks against the lab', () => {
     const lost = checks.find((c) => c.check === 'probe_resumption_lost')!;
     expect(lost.status).toBe('firing');
     expect(lost.since).toBe(second!.at);
-    expect(lost.summary).toBe(`${SITE}: session resumption stopped working: returning visitors now pay for a full handshake`);
+    expect(lost.summary).toBe(
+      `${SITE}: session resumption stopped working: returning visitors now pay for a full handshake`,
+    );
     // Nothing else about the server changed.
     expect(checks.filter((c) => c.status === 'firing').map((c) => c.check)).toEqual(['probe_resumption_lost']);
     // The static host is unaffected.
@@ -88,9 +97,13 @@ describe('probe scheduler and change checks against the lab', () => {
   it('still off at the next probe: still firing since the first; tickets back on: resolved', async () => {
     const firstOff = (await history(SITE))[1]!.at;
     await scheduler.runCycle();
-    expect(evaluateProbeChecks(SITE, await history(SITE)).find((c) => c.check === 'probe_resumption_lost')).toMatchObject({ status: 'firing', since: firstOff });
+    expect(
+      evaluateProbeChecks(SITE, await history(SITE)).find((c) => c.check === 'probe_resumption_lost'),
+    ).toMatchObject({ status: 'firing', since: firstOff });
     await lab.setTickets(true);
     await scheduler.runCycle();
-    expect(evaluateProbeChecks(SITE, await history(SITE)).find((c) => c.check === 'probe_resumption_lost')).toMatchObject({ status: 'ok', since: null });
+    expect(
+      evaluateProbeChecks(SITE, await history(SITE)).find((c) => c.check === 'probe_resumption_lost'),
+    ).toMatchObject({ status: 'ok', since: null });
   });
 });

@@ -18,7 +18,11 @@ describe('quicPacketKinds: what a datagram carries, from plaintext headers', () 
     expect(carriesInitial(d)).toBe(true);
   });
   it('coalesced packets in order: Initial (with a token), Handshake, then a 1-RTT packet to the end', () => {
-    const d = Buffer.concat([longPacket(0, 40, Buffer.from('tok')), longPacket(2, 60), Buffer.from([0x41, 9, 9, 9, 9])]);
+    const d = Buffer.concat([
+      longPacket(0, 40, Buffer.from('tok')),
+      longPacket(2, 60),
+      Buffer.from([0x41, 9, 9, 9, 9]),
+    ]);
     expect(quicPacketKinds(d)).toBe('IH1');
   });
   it('0-RTT packets, and zero bytes after the last packet are padding, not a packet', () => {

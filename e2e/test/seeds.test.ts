@@ -8,9 +8,27 @@ import type { Handshake } from '../seeds/lab-runs';
 import { parseSTime } from '../seeds/s-time';
 import { rows, type SeedsData } from '../seeds/verdicts';
 
-const hs = (server: string, profile: string, mode: 'cold' | 'warm', tls: number[], o: Partial<Handshake> = {}): [string, Handshake[]] => [
+const hs = (
+  server: string,
+  profile: string,
+  mode: 'cold' | 'warm',
+  tls: number[],
+  o: Partial<Handshake> = {},
+): [string, Handshake[]] => [
   `${server}/${profile}/${mode}`,
-  tls.map((t, i) => ({ server: server as Handshake['server'], profile, mode, prime: mode === 'warm' && i === 0, resumed: mode === 'warm' && i > 0, zeroRtt: false, tls: t, connect: t + 40, firstByte: t + 80, tlsVersion: null, ...o })),
+  tls.map((t, i) => ({
+    server: server as Handshake['server'],
+    profile,
+    mode,
+    prime: mode === 'warm' && i === 0,
+    resumed: mode === 'warm' && i > 0,
+    zeroRtt: false,
+    tls: t,
+    connect: t + 40,
+    firstByte: t + 80,
+    tlsVersion: null,
+    ...o,
+  })),
 ];
 
 function data(): SeedsData {
@@ -28,15 +46,34 @@ function data(): SeedsData {
       hs('rsa4096', 'local', 'cold', [7, 7.5, 8]),
     ]),
     pingRecords: [],
-    sTime: { tls12: { connections: 1000, seconds: 4, msPerHandshake: 4, clientCpuMs: 1 }, tls13: { connections: 1100, seconds: 4, msPerHandshake: 3.6, clientCpuMs: 0.9 }, tls12Cipher: 'x', tls13Cipher: 'y' },
-    alert: { site: 'a.t13-h2.lab.test', clients: 5, records: { baseline: 45, current: 45 }, resumedShare: { baseline: 0.9, current: 0 }, thresholds: { alpha: 1e-4, minSamples: 36, minClients: 5, shareDrop: 0.1, p75Rise: 0.2 }, checks: [{ check: 'resumption_drop', status: 'firing', current: 0, baseline: 0.9, pValue: 1e-20 }], events: [] },
-    profiles: { lan: { name: 'local', rttMs: 0 }, ping: { name: 'ping-11.6', rttMs: 11.6 }, regional: { name: 'regional-40', rttMs: 40 }, far: { name: 'intercontinental', rttMs: 150 } },
+    sTime: {
+      tls12: { connections: 1000, seconds: 4, msPerHandshake: 4, clientCpuMs: 1 },
+      tls13: { connections: 1100, seconds: 4, msPerHandshake: 3.6, clientCpuMs: 0.9 },
+      tls12Cipher: 'x',
+      tls13Cipher: 'y',
+    },
+    alert: {
+      site: 'a.t13-h2.lab.test',
+      clients: 5,
+      records: { baseline: 45, current: 45 },
+      resumedShare: { baseline: 0.9, current: 0 },
+      thresholds: { alpha: 1e-4, minSamples: 36, minClients: 5, shareDrop: 0.1, p75Rise: 0.2 },
+      checks: [{ check: 'resumption_drop', status: 'firing', current: 0, baseline: 0.9, pValue: 1e-20 }],
+      events: [],
+    },
+    profiles: {
+      lan: { name: 'local', rttMs: 0 },
+      ping: { name: 'ping-11.6', rttMs: 11.6 },
+      regional: { name: 'regional-40', rttMs: 40 },
+      far: { name: 'intercontinental', rttMs: 150 },
+    },
   };
 }
 
 describe('seeds report', () => {
   it('parses openssl s_time', () => {
-    const out = 'Collecting connection statistics for 4 seconds\n1234 connections in 3.70s; 333.51 connections/user sec, bytes read 0\n1234 connections in 4 real seconds, 0 bytes read per connection\n';
+    const out =
+      'Collecting connection statistics for 4 seconds\n1234 connections in 3.70s; 333.51 connections/user sec, bytes read 0\n1234 connections in 4 real seconds, 0 bytes read per connection\n';
     expect(parseSTime(out)).toEqual({ connections: 1234, userSeconds: 3.7 });
     expect(() => parseSTime('connect: Connection refused')).toThrow(/no "N connections in/);
   });
@@ -63,7 +100,10 @@ describe('seeds report', () => {
     // trimming 3 → 2 saves 1 ms (seed 10); ECDSA saves 4 ms against RSA-2048 (seed 5: within 20 %).
     expect(r['000-e']).toMatchObject({ verdict: 'differs', labFigure: expect.stringContaining('1.19×') });
     expect(r['000-e']!.labFigure).toContain('(3.00×)');
-    expect(r['000-f']).toMatchObject({ verdict: 'differs', labFigure: expect.stringContaining('+1.0 ms per intermediate') });
+    expect(r['000-f']).toMatchObject({
+      verdict: 'differs',
+      labFigure: expect.stringContaining('+1.0 ms per intermediate'),
+    });
     expect(r['002-d']).toMatchObject({ verdict: 'differs', labFigure: expect.stringContaining('−1.0 ms') });
     expect(r['002-e']).toMatchObject({ verdict: 'reproduced', labFigure: expect.stringContaining('−4.0 ms') });
     // Runs that did not happen give no figure, and say so.

@@ -33,7 +33,10 @@ const ports = { nginx: 0, caddy: 0 };
 async function waitForPort(port: number): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise<boolean>((done) => {
-      const s = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, servername: HOST }, () => (s.end(), done(true)));
+      const s = connect(
+        { host: '127.0.0.1', port, rejectUnauthorized: false, servername: HOST },
+        () => (s.end(), done(true)),
+      );
       s.on('error', () => done(false));
     });
     if (ok) return;
@@ -105,15 +108,30 @@ function request(port: number, session: Buffer | null): Promise<Exchange> {
   return new Promise((done, fail) => {
     let ticket: Buffer | null = null;
     let text = '';
-    const socket: TLSSocket = connect({ host: '127.0.0.1', port, servername: HOST, ca: readFileSync(ca.caCert), ALPNProtocols: ['http/1.1'], ...(session ? { session } : {}) }, () => {
-      socket.write(`GET / HTTP/1.1\r\nHost: ${HOST}\r\nConnection: close\r\n\r\n`);
-    });
+    const socket: TLSSocket = connect(
+      {
+        host: '127.0.0.1',
+        port,
+        servername: HOST,
+        ca: readFileSync(ca.caCert),
+        ALPNProtocols: ['http/1.1'],
+        ...(session ? { session } : {}),
+      },
+      () => {
+        socket.write(`GET / HTTP/1.1\r\nHost: ${HOST}\r\nConnection: close\r\n\r\n`);
+      },
+    );
     socket.on('session', (s: Buffer) => (ticket = s));
     socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
     socket.on('error', fail);
     socket.on('end', () => {
       const header = /^server-timing:\s*(.+?)\r$/im.exec(text);
-      done({ version: socket.getProtocol(), reused: socket.isSessionReused(), serverTiming: header ? header[1]! : null, session: ticket });
+      done({
+        version: socket.getProtocol(),
+        reused: socket.isSessionReused(),
+        serverTiming: header ? header[1]! : null,
+        session: ticket,
+      });
     });
   });
 }
@@ -129,10 +147,18 @@ describe.each(['nginx', 'caddy'] as const)('docs/server-timing.md in %s', (serve
   it('a full handshake, then a resumed one: tlsrum reads the version and the resumption from what the server sends', async () => {
     const first = await request(ports[server], null);
     expect(first).toMatchObject({ version: 'TLSv1.3', reused: false });
-    expect(parseTlsServerTiming(tlsDescription(first.serverTiming)), first.serverTiming ?? 'no header').toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: false });
+    expect(parseTlsServerTiming(tlsDescription(first.serverTiming)), first.serverTiming ?? 'no header').toEqual({
+      evidence: 'server-timing',
+      tlsVersion: '1.3',
+      resumed: false,
+    });
     expect(first.session).not.toBeNull();
     const second = await request(ports[server], first.session);
     expect(second).toMatchObject({ version: 'TLSv1.3', reused: true });
-    expect(parseTlsServerTiming(tlsDescription(second.serverTiming)), second.serverTiming ?? 'no header').toEqual({ source: 'server-timing', tlsVersion: '1.3', resumed: true });
+    expect(parseTlsServerTiming(tlsDescription(second.serverTiming)), second.serverTiming ?? 'no header').toEqual({
+      evidence: 'server-timing',
+      tlsVersion: '1.3',
+      resumed: true,
+    });
   });
 });

@@ -49,7 +49,12 @@ async function measure(lab: RunningLab, proxyPort: number) {
   const connectStart = performance.now();
   const tunnel = await socks(proxyPort, host, lab.ports['t12-noalpn']);
   const secureConnectionStart = performance.now();
-  const tls = tlsConnect({ socket: tunnel, servername: host, ca: readFileSync(lab.ca.caCert), ALPNProtocols: ['http/1.1'] });
+  const tls = tlsConnect({
+    socket: tunnel,
+    servername: host,
+    ca: readFileSync(lab.ca.caCert),
+    ALPNProtocols: ['http/1.1'],
+  });
   await new Promise<void>((res, rej) => {
     tls.once('secureConnect', res);
     tls.once('error', rej);

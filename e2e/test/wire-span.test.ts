@@ -38,7 +38,11 @@ describe('wireSpan', () => {
 });
 
 describe('quicWireSpan', () => {
-  const quic = (arrived: number[], kinds: string[]): ProxyLine => ({ ...line(arrived, []), transport: 'udp', up: { n: arrived.length, mean: 40, min: 40, max: 40, arrived, kinds } });
+  const quic = (arrived: number[], kinds: string[]): ProxyLine => ({
+    ...line(arrived, []),
+    transport: 'udp',
+    up: { n: arrived.length, mean: 40, min: 40, max: 40, arrived, kinds },
+  });
   it("Chromium at 80 ms (as logged): the first Initial to the datagram with the client's Finished and first 1-RTT packet", () => {
     expect(quicWireSpan(quic([0.63, 0.97, 87.39, 87.52, 88.29], ['I', 'I', 'IH', 'H1', '1']))).toBe(86.89);
   });

@@ -27,7 +27,15 @@ function common(target: Target, outDir: string): InlineConfig {
     logLevel: 'warn',
     base: './',
     define: { __TARGET__: JSON.stringify(target), __VERSION__: JSON.stringify(pkg.version) },
-    build: { outDir, emptyOutDir: false, target: 'es2022', minify: true, sourcemap: false, modulePreload: false, reportCompressedSize: false },
+    build: {
+      outDir,
+      emptyOutDir: false,
+      target: 'es2022',
+      minify: true,
+      sourcemap: false,
+      modulePreload: false,
+      reportCompressedSize: false,
+    },
   };
 }
 

@@ -18,7 +18,13 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connectionTimingOf, DUMP_TIMING_ENTRIES, serverTimingOf, type ConnectionTiming, type TimingEntriesDump } from '@tlsrum/shared/classify';
+import {
+  connectionTimingOf,
+  DUMP_TIMING_ENTRIES,
+  serverTimingOf,
+  type ConnectionTiming,
+  type TimingEntriesDump,
+} from '@tlsrum/shared/classify';
 import type { HandshakeClass } from '@tlsrum/shared/constants';
 import { launch, type BrowserName } from '../test/support/browsers';
 import { makeCerts, startNginx, tempLabDir, type ServerSpec } from '../test/support/lab';
@@ -29,7 +35,8 @@ const outDir = resolve(root, '../shared/test/fixtures');
 const RTT = Number(process.argv[2] ?? 200);
 
 /** A page that is done when loaded; no sub-resources, no favicon request. */
-const PAGE = '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>done</title></head><body>fixture</body></html>';
+const PAGE =
+  '<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>done</title></head><body>fixture</body></html>';
 
 type Server = ServerSpec;
 
@@ -37,15 +44,54 @@ type Server = ServerSpec;
  * Visited first and not recorded: a fresh browser's first TLS connection also pays one-off start-up
  * work (certificate verifier, NSS database), seen as +300 ms on a cold TLS 1.2 handshake in Chromium.
  */
-const WARMUP: Server = { host: 'warmup.lab.test', protocols: 'TLSv1.3', http2: true, tao: false, serverTiming: false, keepalive: '1s', files: { 'index.html': PAGE } };
+const WARMUP: Server = {
+  host: 'warmup.lab.test',
+  protocols: 'TLSv1.3',
+  http2: true,
+  tao: false,
+  serverTiming: false,
+  keepalive: '1s',
+  files: { 'index.html': PAGE },
+};
 
 const SERVERS: Server[] = [
   // TLS 1.2 over HTTP/1.1 only: full 2 RTT without False Start, 1 RTT with it or resumed.
-  { host: 'tls12.lab.test', protocols: 'TLSv1.2', http2: false, tao: false, serverTiming: true, earlyDataTiming: true, keepalive: '1s', files: { 'index.html': PAGE } },
+  {
+    host: 'tls12.lab.test',
+    protocols: 'TLSv1.2',
+    http2: false,
+    tao: false,
+    serverTiming: true,
+    earlyDataTiming: true,
+    keepalive: '1s',
+    files: { 'index.html': PAGE },
+  },
   // TLS 1.3 with only P-384: browsers send no key share for it → HelloRetryRequest, 2 RTT like full TLS 1.2.
-  { host: 'hrr.lab.test', protocols: 'TLSv1.3', http2: true, tao: false, serverTiming: true, earlyDataTiming: true, ecdhCurve: 'secp384r1', tickets: false, sessionCache: false, keepalive: '1s', files: { 'index.html': PAGE } },
+  {
+    host: 'hrr.lab.test',
+    protocols: 'TLSv1.3',
+    http2: true,
+    tao: false,
+    serverTiming: true,
+    earlyDataTiming: true,
+    ecdhCurve: 'secp384r1',
+    tickets: false,
+    sessionCache: false,
+    keepalive: '1s',
+    files: { 'index.html': PAGE },
+  },
   // TLS 1.3 with h2, tickets and early data: full 1 RTT, resumed 1 RTT, 0-RTT when the browser sends early data.
-  { host: 'tls13.lab.test', protocols: 'TLSv1.3', http2: true, tao: false, serverTiming: true, earlyDataTiming: true, earlyData: true, keepalive: '1s', files: { 'index.html': PAGE } },
+  {
+    host: 'tls13.lab.test',
+    protocols: 'TLSv1.3',
+    http2: true,
+    tao: false,
+    serverTiming: true,
+    earlyDataTiming: true,
+    earlyData: true,
+    keepalive: '1s',
+    files: { 'index.html': PAGE },
+  },
 ];
 
 export interface Fixture {
@@ -68,7 +114,13 @@ export interface Fixture {
 
 function expectedClass(truth: Fixture['truth'], rttMs: number | null): HandshakeClass | null {
   if (rttMs === null) return 'unknown'; // loopback: no usable RTT estimate
-  return truth.roundTrips === 0 ? '0rtt' : truth.roundTrips === 1 ? '1rtt' : truth.roundTrips === 2 ? 'full-2rtt' : null;
+  return truth.roundTrips === 0
+    ? '0rtt'
+    : truth.roundTrips === 1
+      ? '1rtt'
+      : truth.roundTrips === 2
+        ? 'full-2rtt'
+        : null;
 }
 
 async function record(
@@ -80,9 +132,13 @@ async function record(
   certs: ReturnType<typeof makeCerts>,
   servers: Server[] = SERVERS,
 ): Promise<Fixture[]> {
-  const proxy = path === 'proxy' && rttMs !== null ? await startDelayProxy(rttMs, (h) => (h.endsWith('.lab.test') || h === '127.0.0.1' ? '127.0.0.1' : null)) : null;
+  const proxy =
+    path === 'proxy' && rttMs !== null
+      ? await startDelayProxy(rttMs, (h) => (h.endsWith('.lab.test') || h === '127.0.0.1' ? '127.0.0.1' : null))
+      : null;
   const relays = new Map<string, DelayProxy>();
-  if (path === 'relay' && rttMs !== null) for (const s of servers) relays.set(s.host, await startDelayRelay(rttMs, s.host, nginx.ports[s.host]!));
+  if (path === 'relay' && rttMs !== null)
+    for (const s of servers) relays.set(s.host, await startDelayRelay(rttMs, s.host, nginx.ports[s.host]!));
   const b = await launch(name, {
     profileDir: join(labDir, `profile-${name}-${path}`),
     certs,
@@ -106,7 +162,9 @@ async function record(
         const wire = proxy ?? relays.get(s.host) ?? null;
         const before = wire?.seen.length ?? 0;
         const relay = relays.get(s.host);
-        await page.goto(relay ? `https://${s.host}:${relay.port}/index.html` : nginx.url(s.host, '/index.html'), { waitUntil: 'load' });
+        await page.goto(relay ? `https://${s.host}:${relay.port}/index.html` : nginx.url(s.host, '/index.html'), {
+          waitUntil: 'load',
+        });
         // The page hands over its entries' JSON; the shared reader makes them timings (as in the extension).
         const dump = (await page.evaluate(DUMP_TIMING_ENTRIES)) as TimingEntriesDump;
         await page.close();
@@ -116,7 +174,8 @@ async function record(
         const serverTiming = serverTimingOf(raw);
         const tls = serverTiming.find((m) => m.name === 'tls')?.description.split(' ') ?? [];
         const conns = wire ? wire.seen.slice(before).filter((c) => c.host === s.host || c.host === '127.0.0.1') : [];
-        if (wire && conns.length !== 1) console.warn(`${name} ${s.host} ${visit}: ${conns.length} connections through the proxy`);
+        if (wire && conns.length !== 1)
+          console.warn(`${name} ${s.host} ${visit}: ${conns.length} connections through the proxy`);
         const truth = {
           tlsVersion: tls[0] === 'TLSv1.3' ? ('1.3' as const) : tls[0] === 'TLSv1.2' ? ('1.2' as const) : null,
           resumed: tls[1] === 'r',
@@ -148,7 +207,10 @@ async function record(
 
 const lab = tempLabDir('tlsrum-fixtures-');
 try {
-  const certs = makeCerts(join(lab.dir, 'certs'), [WARMUP, ...SERVERS].map((s) => s.host));
+  const certs = makeCerts(
+    join(lab.dir, 'certs'),
+    [WARMUP, ...SERVERS].map((s) => s.host),
+  );
   const nginx = await startNginx(join(lab.dir, 'nginx'), certs, [WARMUP, ...SERVERS]);
   try {
     mkdirSync(outDir, { recursive: true });
@@ -158,15 +220,30 @@ try {
         ...(await record(name, 'proxy', RTT, lab.dir, nginx, certs)),
         ...(await record(name, 'loopback', null, lab.dir, nginx, certs)),
         // Firefox's TCP early data, which it does not send through a proxy.
-        ...(name === 'firefox' ? await record(name, 'relay', RTT, lab.dir, nginx, certs, SERVERS.filter((s) => s.earlyData)) : []),
+        ...(name === 'firefox'
+          ? await record(
+              name,
+              'relay',
+              RTT,
+              lab.dir,
+              nginx,
+              certs,
+              SERVERS.filter((s) => s.earlyData),
+            )
+          : []),
       ];
       const file = join(outDir, `${name}.json`);
-      writeFileSync(file, `${JSON.stringify({ recordedAt: new Date().toISOString(), rttMs: RTT, fixtures }, null, 1)}\n`);
+      writeFileSync(
+        file,
+        `${JSON.stringify({ recordedAt: new Date().toISOString(), rttMs: RTT, fixtures }, null, 1)}\n`,
+      );
       for (const f of fixtures) {
         const t = f.timing;
         const tcp = t.secureConnectionStart - t.connectStart;
         const tlsMs = t.connectEnd - t.secureConnectionStart;
-        console.log(`${f.id.padEnd(36)} ${t.nextHopProtocol.padEnd(8)} truth ${f.truth.tlsVersion} resumed=${f.truth.resumed} ed=${f.truth.earlyData} rt=${f.truth.roundTrips}  tcp ${tcp.toFixed(1)} tls ${tlsMs.toFixed(1)} req-ce ${(t.requestStart - t.connectEnd).toFixed(1)} → expect ${f.expectedClass}`);
+        console.log(
+          `${f.id.padEnd(36)} ${t.nextHopProtocol.padEnd(8)} truth ${f.truth.tlsVersion} resumed=${f.truth.resumed} ed=${f.truth.earlyData} rt=${f.truth.roundTrips}  tcp ${tcp.toFixed(1)} tls ${tlsMs.toFixed(1)} req-ce ${(t.requestStart - t.connectEnd).toFixed(1)} → expect ${f.expectedClass}`,
+        );
       }
       console.log(`wrote ${file}`);
     }

@@ -17,15 +17,12 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'puppeteer-core';
 import { build } from 'vite';
 import { buildApp } from '@tlsrum/collector';
-import { loadConfig } from '../../collector/src/config';
-import { generateDemoData } from '../../collector/src/demo/generate';
-import { SITES } from '../../collector/src/demo/profiles';
-import { newReadToken } from '../../collector/src/auth';
-import { probeWithIdentity } from '../../collector/src/probe/probe';
-import { insertProbes } from '../../collector/src/probe/store';
-// Declares app.alerts and app.profiles (module augmentation).
-import type {} from '../../collector/src/plugins/alerts';
-import type {} from '../../collector/src/plugins/profiles';
+import { loadConfig } from '@tlsrum/collector/config';
+import { generateDemoData } from '@tlsrum/collector/demo';
+import { SITES } from '@tlsrum/collector/demo/profiles';
+import { newReadToken } from '@tlsrum/collector/auth';
+import { probeWithIdentity } from '@tlsrum/probe';
+import { insertProbes } from '@tlsrum/collector/probes/store';
 import { extensionPage, launchChromium } from '../test/support/browsers';
 import { makeCerts, startNginx, tempLabDir } from '../test/support/lab';
 import { HOSTS, LAB_SERVERS, pageUrl, secondPageUrl, visit } from '../test/support/pages';
@@ -39,7 +36,12 @@ const step = (what: string) => console.log(`screenshots: ${what}`);
 
 async function collectorWithDemoData(work: string) {
   const dashboardDir = join(work, 'dashboard');
-  await build({ root: join(root, 'dashboard'), configFile: join(root, 'dashboard/vite.config.ts'), logLevel: 'warn', build: { outDir: dashboardDir, emptyOutDir: true } });
+  await build({
+    root: join(root, 'dashboard'),
+    configFile: join(root, 'dashboard/vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: dashboardDir, emptyOutDir: true },
+  });
   const config = loadConfig({
     DATA_DIR: join(work, 'data'),
     DASHBOARD_DIR: dashboardDir,
@@ -97,7 +99,13 @@ async function main(): Promise<void> {
       site: host,
       hostname: host,
       at: Date.now(),
-      outcome: await probeWithIdentity(nginx.url(host, '/'), { runs: 1, ca, resolve: { [host]: '127.0.0.1' }, insecure: false, timeoutMs: 5000 }),
+      outcome: await probeWithIdentity(nginx.url(host, '/'), {
+        runs: 1,
+        ca,
+        resolve: { [host]: '127.0.0.1' },
+        insecure: false,
+        timeoutMs: 5000,
+      }),
     })),
   );
   await insertProbes(collector.app.store.query, probed);
@@ -123,7 +131,10 @@ async function main(): Promise<void> {
     step('onboarding.png');
     await onboarding.screenshot({ path: join(shots, 'onboarding.png'), fullPage: true });
     await onboarding.click('#agree');
-    await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), POLL);
+    await onboarding.waitForFunction(
+      () => document.getElementById('status')!.textContent!.includes('Measuring is on'),
+      POLL,
+    );
 
     // Measuring: a few lab pages visited.
     await visit(b, pageUrl(nginx.url));
@@ -143,7 +154,10 @@ async function main(): Promise<void> {
     await options.setViewport({ width: 900, height: 800 });
     await options.type('#exclude-host', 'intranet.example');
     await options.click('#exclude-form button[type=submit]');
-    await options.waitForFunction(() => document.getElementById('status')!.textContent!.includes('no longer measured'), POLL);
+    await options.waitForFunction(
+      () => document.getElementById('status')!.textContent!.includes('no longer measured'),
+      POLL,
+    );
     await options.click('#test');
     await options.waitForFunction(() => document.getElementById('about')!.textContent!.includes('Connected'), POLL);
     step('options.png');
@@ -155,17 +169,31 @@ async function main(): Promise<void> {
     await page.bringToFront();
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
-    await page.waitForFunction(() => [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'), POLL);
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'),
+      POLL,
+    );
     await new Promise((r) => setTimeout(r, 1_500)); // charts animate in
     step('dashboard.png');
     await page.screenshot({ path: join(root, 'docs/dashboard.png'), fullPage: true });
     await page.type('input[name=token]', collector.tokens['app.example.io']!);
     await page.click('#apply-token');
-    await page.waitForFunction(() => document.getElementById('scope')!.textContent === 'Site app.example.io', POLL).catch(async (err: Error) => {
-      const seen = await page.evaluate(() => [document.getElementById('scope')!.textContent, document.getElementById('notice')!.textContent, location.href]);
-      throw new Error(`${err.message}; the page shows ${JSON.stringify(seen)}`);
-    });
-    await page.waitForFunction(() => [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'), POLL);
+    await page
+      .waitForFunction(() => document.getElementById('scope')!.textContent === 'Site app.example.io', POLL)
+      .catch(async (err: Error) => {
+        const seen = await page.evaluate(() => [
+          document.getElementById('scope')!.textContent,
+          document.getElementById('notice')!.textContent,
+          location.href,
+        ]);
+        throw new Error(`${err.message}; the page shows ${JSON.stringify(seen)}`);
+      });
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'),
+      POLL,
+    );
     await new Promise((r) => setTimeout(r, 1_500));
     await page.screenshot({ path: join(root, 'docs/dashboard-site.png'), fullPage: true });
     // The Cryptography panel, every site together (a fresh context: no read token).
@@ -174,7 +202,10 @@ async function main(): Promise<void> {
     const all = await ctx.newPage();
     await all.setViewport({ width: 1280, height: 900 });
     await all.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
-    await all.waitForFunction(() => (document.getElementById('crypto') as HTMLElement | null)?.dataset.state === 'ready', POLL);
+    await all.waitForFunction(
+      () => (document.getElementById('crypto') as HTMLElement | null)?.dataset.state === 'ready',
+      POLL,
+    );
     await new Promise((r) => setTimeout(r, 1_500));
     await (await all.$('#crypto'))!.screenshot({ path: join(root, 'docs/dashboard-crypto.png') });
     await ctx.close();

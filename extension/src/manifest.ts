@@ -24,7 +24,12 @@ export function manifestFor(target: Target, version: string): Record<string, unk
     description: '__MSG_extDescription__',
     default_locale: 'en',
     icons: iconPaths('on'),
-    permissions: ['storage', 'alarms', 'scripting', ...(target === 'firefox' ? ['webRequest', 'webRequestBlocking'] : [])],
+    permissions: [
+      'storage',
+      'alarms',
+      'scripting',
+      ...(target === 'firefox' ? ['webRequest', 'webRequestBlocking'] : []),
+    ],
     host_permissions: ['https://*/*', ...LOOPBACK_COLLECTORS],
     optional_host_permissions: ['http://*/*'],
     // Off until the user agrees; the background switches the icon with the state (action-icon.ts).

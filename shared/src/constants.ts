@@ -11,8 +11,7 @@ export const MIN_TS = 1_577_836_800_000;
 export const MAX_TS = 4_102_444_800_000;
 
 /** Lower-case LDH hostname (IDNA A-labels), no trailing dot, no port. */
-export const HOSTNAME_PATTERN =
-  '^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
+export const HOSTNAME_PATTERN = '^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$';
 const HOSTNAME_RE = new RegExp(HOSTNAME_PATTERN);
 /** True for a hostname the schema accepts as `site` (at most 253 characters). */
 export function isValidHostname(host: string): boolean {
@@ -33,7 +32,14 @@ export const TLS_VERSIONS = ['1.2', '1.3'] as const;
  * - inferred: a likely reading of timings or history, not a fact;
  * - unknown: nothing tells (the value is null).
  */
-export const EVIDENCE_SOURCES = ['observed', 'server-timing', 'implied', 'site-profile', 'inferred', 'unknown'] as const;
+export const EVIDENCE_SOURCES = [
+  'observed',
+  'server-timing',
+  'implied',
+  'site-profile',
+  'inferred',
+  'unknown',
+] as const;
 export const HANDSHAKE_CLASSES = ['full-2rtt', '1rtt', '0rtt', 'unknown'] as const;
 export const BROWSERS = ['chrome', 'chromium', 'edge', 'firefox', 'safari', 'other'] as const;
 export const OSES = ['windows', 'macos', 'linux', 'android', 'ios', 'chromeos', 'other'] as const;

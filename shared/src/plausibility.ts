@@ -162,7 +162,10 @@ export const PLAUSIBILITY_RULES: readonly PlausibilityRule[] = [
     requirement: `rttHint must be null, or (Chromium-based browsers only) a multiple of ${RTT_HINT_STEP_MS} ms up to ${RTT_HINT_MAX_MS} ms`,
     holds: (r) =>
       r.rttHint == null ||
-      (r.browser !== 'firefox' && r.browser !== 'safari' && r.rttHint % RTT_HINT_STEP_MS === 0 && r.rttHint <= RTT_HINT_MAX_MS),
+      (r.browser !== 'firefox' &&
+        r.browser !== 'safari' &&
+        r.rttHint % RTT_HINT_STEP_MS === 0 &&
+        r.rttHint <= RTT_HINT_MAX_MS),
   },
 ];
 

@@ -12,7 +12,12 @@ import type { ProbeResult } from './probe';
 import { securityFields } from './classify/record-fields';
 import type { HandshakeRecord } from './schema';
 
-export type ProbeCryptoFacts = Partial<Pick<HandshakeRecord, 'group' | 'cipher' | 'certKeyType' | 'certKeyBits' | 'certChainLength' | 'certChainBytes' | 'ocspStapled'>>;
+export type ProbeCryptoFacts = Partial<
+  Pick<
+    HandshakeRecord,
+    'group' | 'cipher' | 'certKeyType' | 'certKeyBits' | 'certChainLength' | 'certChainBytes' | 'ocspStapled'
+  >
+>;
 
 /** The record fields a probe result supports; null when the probe did not reach the server's certificate. */
 export function cryptoFactsFromProbe(p: ProbeResult): ProbeCryptoFacts | null {
@@ -21,7 +26,7 @@ export function cryptoFactsFromProbe(p: ProbeResult): ProbeCryptoFacts | null {
   const group = p.pq.supported === true ? 'X25519MLKEM768' : p.pq.supported === false ? p.tls.negotiated.group : null;
   // The same bounds as a client's report: a value the schema would refuse is left out.
   return securityFields({
-    source: 'observed',
+    evidence: 'observed',
     ...(group ? { group } : {}),
     ...(p.tls.negotiated.cipher ? { cipher: p.tls.negotiated.cipher } : {}),
     certKeyType: leaf.keyType,

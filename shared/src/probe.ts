@@ -20,8 +20,12 @@ export const LEAF_KEY_TYPES = CERT_KEY_TYPES;
 export const ProbeLeaf = Type.Object(
   {
     keyType: Type.Enum([...LEAF_KEY_TYPES]),
-    keyBits: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'RSA modulus bits, EC curve bits (P-256 → 256), Ed25519 → 256' }),
-    signatureAlgorithm: Type.String({ description: 'of the leaf certificate, e.g. ecdsa-with-SHA256, sha256WithRSAEncryption' }),
+    keyBits: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'RSA modulus bits, EC curve bits (P-256 → 256), Ed25519 → 256',
+    }),
+    signatureAlgorithm: Type.String({
+      description: 'of the leaf certificate, e.g. ecdsa-with-SHA256, sha256WithRSAEncryption',
+    }),
     issuer: Type.String({ description: "issuer's common name (else its whole distinguished name)" }),
     daysToExpiry: Type.Integer({ description: 'whole days until notAfter; negative once expired' }),
   },
@@ -59,7 +63,10 @@ export const ProbeResult = Type.Object(
       },
       { additionalProperties: false },
     ),
-    pq: Type.Object({ supported: Flag('X25519MLKEM768 negotiated; null when the probing OpenSSL cannot offer it') }, { additionalProperties: false }),
+    pq: Type.Object(
+      { supported: Flag('X25519MLKEM768 negotiated; null when the probing OpenSSL cannot offer it') },
+      { additionalProperties: false },
+    ),
     cert: Type.Object(
       {
         chainLength: Type.Integer({ minimum: 0, description: 'certificates the server sent' }),
@@ -68,18 +75,29 @@ export const ProbeResult = Type.Object(
       },
       { additionalProperties: false },
     ),
-    ocsp: Type.Object({ stapled: Flag('a stapled OCSP response came with the handshake') }, { additionalProperties: false }),
+    ocsp: Type.Object(
+      { stapled: Flag('a stapled OCSP response came with the handshake') },
+      { additionalProperties: false },
+    ),
     resumption: Type.Object(
       {
         '1.2': Flag('a second connection offering the first one’s session resumed it'),
         '1.3': Flag('a second connection offering the first one’s ticket resumed it'),
-        ticketLifetimeS: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "the ticket's lifetime hint, seconds" }),
+        ticketLifetimeS: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+          description: "the ticket's lifetime hint, seconds",
+        }),
       },
       { additionalProperties: false },
     ),
-    earlyData: Type.Object({ allowed: Flag('the TLS 1.3 ticket allows 0-RTT early data (max_early_data > 0)') }, { additionalProperties: false }),
+    earlyData: Type.Object(
+      { allowed: Flag('the TLS 1.3 ticket allows 0-RTT early data (max_early_data > 0)') },
+      { additionalProperties: false },
+    ),
     h3: Type.Object(
-      { advertised: Type.Boolean({ description: 'Alt-Svc offers h3' }), altSvc: Text('the Alt-Svc header as received') },
+      {
+        advertised: Type.Boolean({ description: 'Alt-Svc offers h3' }),
+        altSvc: Text('the Alt-Svc header as received'),
+      },
       { additionalProperties: false },
     ),
     errors: Type.Array(Type.String(), { description: 'what could not be measured or failed, each "stage: reason"' }),

@@ -47,7 +47,7 @@ export function punycodeDecode(input: string): string | null {
   let n = INITIAL_N;
   let bias = INITIAL_BIAS;
   let i = 0;
-  for (let pos = basicEnd > 0 ? basicEnd + 1 : 0; pos < input.length; ) {
+  for (let pos = basicEnd > 0 ? basicEnd + 1 : 0; pos < input.length;) {
     const oldI = i;
     for (let w = 1, k = BASE; ; k += BASE) {
       if (pos >= input.length) return null;
@@ -71,13 +71,16 @@ export function punycodeDecode(input: string): string | null {
 /** `label` (lower-case Unicode) as Punycode, without the `xn--` prefix. */
 export function punycodeEncode(label: string): string {
   const cps = Array.from(label, (c) => c.codePointAt(0)!);
-  let out = cps.filter((c) => c < 0x80).map((c) => String.fromCharCode(c)).join('');
+  let out = cps
+    .filter((c) => c < 0x80)
+    .map((c) => String.fromCharCode(c))
+    .join('');
   const basic = out.length;
   if (basic > 0) out += '-';
   let n = INITIAL_N;
   let bias = INITIAL_BIAS;
   let delta = 0;
-  for (let h = basic; h < cps.length; ) {
+  for (let h = basic; h < cps.length;) {
     const m = Math.min(...cps.filter((c) => c >= n));
     delta += (m - n) * (h + 1);
     n = m;

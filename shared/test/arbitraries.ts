@@ -48,14 +48,18 @@ export const labelArb = fc
 // The last label may not be a number: digits, or 0x + hex, which URL parsers (WHATWG "ends in a number")
 // read as an IPv4 address ("0xa" → 0.0.0.10), so such a name is never a site.
 export const hostnameArb = fc
-  .tuple(fc.array(labelArb, { minLength: 0, maxLength: 4 }), labelArb.filter((l) => !/^(\d+|0x[0-9a-f]*)$/i.test(l)))
+  .tuple(
+    fc.array(labelArb, { minLength: 0, maxLength: 4 }),
+    labelArb.filter((l) => !/^(\d+|0x[0-9a-f]*)$/i.test(l)),
+  )
   .map(([labels, tld]) => [...labels, tld].join('.'))
   .filter((h) => h.length <= 253);
 
 /** A phase duration in the schema's bounds at its 0.1 ms resolution. */
 export const phaseArb = fc.integer({ min: 0, max: MAX_PHASE_MS * 10 }).map((n) => n / 10);
 
-const tokenArb = (min: number, max: number, chars: string) => fc.string({ unit: fc.constantFrom(...chars), minLength: min, maxLength: max });
+const tokenArb = (min: number, max: number, chars: string) =>
+  fc.string({ unit: fc.constantFrom(...chars), minLength: min, maxLength: max });
 const TOKEN_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-';
 
 /**
@@ -111,8 +115,26 @@ export function anyRecordArb(now = Date.now()): fc.Arbitrary<HandshakeRecord> {
     // Optional fields are sometimes absent.
     {
       requiredKeys: [
-        'ts', 'site', 'entryType', 'protocol', 'transport', 'tlsVersion', 'tlsVersionSource', 'resumed', 'resumedSource',
-        'handshakeClass', 'dns', 'tcp', 'tls', 'connect', 'ttfb', 'browser', 'browserMajor', 'os', 'source', 'clientToken',
+        'ts',
+        'site',
+        'entryType',
+        'protocol',
+        'transport',
+        'tlsVersion',
+        'tlsVersionSource',
+        'resumed',
+        'resumedSource',
+        'handshakeClass',
+        'dns',
+        'tcp',
+        'tls',
+        'connect',
+        'ttfb',
+        'browser',
+        'browserMajor',
+        'os',
+        'source',
+        'clientToken',
       ],
     },
   ) as fc.Arbitrary<HandshakeRecord>;
@@ -128,14 +150,20 @@ export function batchArb(opts: { now?: number; maxRecords?: number } = {}): fc.A
     batchId: uuidArb,
     sentAt: fc.integer({ min: now - 3_600_000, max: now }),
     agent: fc.record({ name: tokenArb(1, 64, TOKEN_CHARS + '.@/'), version: tokenArb(1, 32, TOKEN_CHARS + '.+') }),
-    records: fc.array(recordArb(now), { minLength: 1, maxLength: Math.min(opts.maxRecords ?? 20, MAX_RECORDS_PER_BATCH) }),
+    records: fc.array(recordArb(now), {
+      minLength: 1,
+      maxLength: Math.min(opts.maxRecords ?? 20, MAX_RECORDS_PER_BATCH),
+    }),
   });
 }
 
 /** Any numbers a browser might report, including NaN, ±Infinity, negatives and disorder. */
 export const timingArb: fc.Arbitrary<ConnectionTiming> = fc.record({
   entryType: fc.constantFrom(...ENTRY_TYPES),
-  nextHopProtocol: fc.oneof(fc.constantFrom('h2', 'h3', 'http/1.1', 'h3-29', '', 'HTTP/1.0', 'quic'), fc.string({ maxLength: 12 })),
+  nextHopProtocol: fc.oneof(
+    fc.constantFrom('h2', 'h3', 'http/1.1', 'h3-29', '', 'HTTP/1.0', 'quic'),
+    fc.string({ maxLength: 12 }),
+  ),
   startTime: fc.double(),
   fetchStart: fc.double(),
   domainLookupStart: fc.double(),
@@ -159,7 +187,9 @@ export interface TimingTruth {
  * TLS `tlsRoundTrips` RTTs plus up to `cpuMs` of server CPU time; early data sends the request before
  * connectEnd.
  */
-export function newTlsTimingArb(opts: { minRttMs?: number; maxRttMs?: number; cpuMs?: number } = {}): fc.Arbitrary<TimingTruth> {
+export function newTlsTimingArb(
+  opts: { minRttMs?: number; maxRttMs?: number; cpuMs?: number } = {},
+): fc.Arbitrary<TimingTruth> {
   const { minRttMs = 12, maxRttMs = 600, cpuMs = 2 } = opts;
   return fc
     .record({
@@ -205,7 +235,7 @@ export function newTlsTimingArb(opts: { minRttMs?: number; maxRttMs?: number; cp
 /** Security information as Firefox, CDP or a Server-Timing header might give it. */
 export const securityInfoArb: fc.Arbitrary<SecurityInfo> = fc.record(
   {
-    source: fc.constantFrom('observed', 'server-timing') as fc.Arbitrary<'observed' | 'server-timing'>,
+    evidence: fc.constantFrom('observed', 'server-timing') as fc.Arbitrary<'observed' | 'server-timing'>,
     tlsVersion: fc.option(fc.constantFrom(...TLS_VERSIONS), { nil: null }),
     resumed: fc.option(fc.boolean(), { nil: null }),
     cipher: tokenArb(1, 40, TOKEN_CHARS),
@@ -219,7 +249,7 @@ export const securityInfoArb: fc.Arbitrary<SecurityInfo> = fc.record(
     ech: fc.boolean(),
     reportsKeyExchange: fc.boolean(),
   },
-  { requiredKeys: ['source'] },
+  { requiredKeys: ['evidence'] },
 );
 
 /**

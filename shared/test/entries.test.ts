@@ -9,7 +9,10 @@ import { resourceEntry } from './arbitraries';
 
 const entry = resourceEntry({
   name: 'https://static.example.com/app.js?user=42',
-  serverTiming: [{ name: 'db', description: 'users' }, { name: 'tls', description: 'TLSv1.3 r' }],
+  serverTiming: [
+    { name: 'db', description: 'users' },
+    { name: 'tls', description: 'TLSv1.3 r' },
+  ],
 });
 
 describe('connectionTimingOf', () => {
@@ -40,7 +43,11 @@ describe('Server-Timing', () => {
 describe('httpsHost', () => {
   it('is the hostname new URL gives, for any https URL as a browser serialises it', () => {
     const serialised = fc
-      .tuple(fc.webUrl({ validSchemes: ['https'], withQueryParameters: true, withFragments: true }), fc.option(fc.integer({ min: 1, max: 65535 })), fc.boolean())
+      .tuple(
+        fc.webUrl({ validSchemes: ['https'], withQueryParameters: true, withFragments: true }),
+        fc.option(fc.integer({ min: 1, max: 65535 })),
+        fc.boolean(),
+      )
       .map(([u, port, userinfo]) => {
         const url = new URL(u);
         if (port !== null) url.port = String(port);

@@ -25,7 +25,11 @@ interface Fixture {
 }
 
 const load = (browser: string) =>
-  (JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `${browser}.json`), 'utf8')) as { fixtures: Fixture[] }).fixtures;
+  (
+    JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `${browser}.json`), 'utf8')) as {
+      fixtures: Fixture[];
+    }
+  ).fixtures;
 
 /**
  * The classes each browser's recording shows. Firefox has no 0-RTT fixture: through the proxy it sent no
@@ -41,7 +45,11 @@ const COVERED: Record<string, HandshakeClass[]> = {
 const RTT_TOLERANCE = 0.25;
 /** A warm visit followed a cold one to the same server: the client had a recent handshake with it. */
 const historyOf = (f: Fixture) => (f.visit === 'warm' ? { msSincePriorHandshake: 1_000 } : null);
-const tcpHeld = (f: Fixture) => f.path === 'proxy' && f.rttMs !== null && f.expectedClass !== null && Math.abs(f.timing.secureConnectionStart - f.timing.connectStart - f.rttMs) <= RTT_TOLERANCE * f.rttMs;
+const tcpHeld = (f: Fixture) =>
+  f.path === 'proxy' &&
+  f.rttMs !== null &&
+  f.expectedClass !== null &&
+  Math.abs(f.timing.secureConnectionStart - f.timing.connectStart - f.rttMs) <= RTT_TOLERANCE * f.rttMs;
 
 describe.each(Object.keys(COVERED))('recorded %s fixtures', (browser) => {
   const fixtures = load(browser);
@@ -60,18 +68,31 @@ describe.each(Object.keys(COVERED))('recorded %s fixtures', (browser) => {
   });
 
   it('recognises each class it covers', () => {
-    const hits = new Set(fixtures.filter((f) => classifyHandshake({ timing: f.timing, history: historyOf(f) }).handshakeClass === f.expectedClass).map((f) => f.expectedClass));
+    const hits = new Set(
+      fixtures
+        .filter(
+          (f) => classifyHandshake({ timing: f.timing, history: historyOf(f) }).handshakeClass === f.expectedClass,
+        )
+        .map((f) => f.expectedClass),
+    );
     expect([...hits].sort()).toEqual([...COVERED[browser]!].sort());
   });
 
   it('claims 0-RTT only where nginx saw early data', () => {
-    for (const f of fixtures) if (classifyHandshake({ timing: f.timing, history: historyOf(f) }).handshakeClass === '0rtt') expect(f.truth.earlyData, f.id).toBe(true);
+    for (const f of fixtures)
+      if (classifyHandshake({ timing: f.timing, history: historyOf(f) }).handshakeClass === '0rtt')
+        expect(f.truth.earlyData, f.id).toBe(true);
   });
 
   it("with the site's Server-Timing: version and resumption equal nginx's, as server-timing", () => {
     for (const f of fixtures) {
       const c = classifyHandshake({ timing: f.timing, security: tlsFromServerTiming(f.serverTiming) });
-      expect(c, f.id).toMatchObject({ tlsVersion: f.truth.tlsVersion, tlsVersionSource: 'server-timing', resumed: f.truth.resumed, resumedSource: 'server-timing' });
+      expect(c, f.id).toMatchObject({
+        tlsVersion: f.truth.tlsVersion,
+        tlsVersionSource: 'server-timing',
+        resumed: f.truth.resumed,
+        resumedSource: 'server-timing',
+      });
     }
   });
 
@@ -96,7 +117,13 @@ describe('Firefox TCP early data (relay fixtures)', () => {
       // the TCP phase is one RTT and the < ¼ RTT rule reads it as 0-RTT.
       expect(classifyHandshake({ timing: f.timing, history: historyOf(f) }).handshakeClass, f.id).toBe('unknown');
       // (the early request and its answer cross that path once more: the answer a round trip later)
-      const onARealPath = { ...f.timing, secureConnectionStart: f.timing.secureConnectionStart + f.rttMs!, connectEnd: f.timing.connectEnd + f.rttMs!, requestStart: f.timing.requestStart + f.rttMs!, responseStart: f.timing.responseStart + 2 * f.rttMs! };
+      const onARealPath = {
+        ...f.timing,
+        secureConnectionStart: f.timing.secureConnectionStart + f.rttMs!,
+        connectEnd: f.timing.connectEnd + f.rttMs!,
+        requestStart: f.timing.requestStart + f.rttMs!,
+        responseStart: f.timing.responseStart + 2 * f.rttMs!,
+      };
       expect(classifyHandshake({ timing: onARealPath, history: historyOf(f) }).handshakeClass, f.id).toBe('0rtt');
     }
   });

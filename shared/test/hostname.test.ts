@@ -19,9 +19,25 @@ describe('normalizeHostname', () => {
   });
 
   it.each([
-    '', '.', 'example.com/path', 'example.com?q=1', 'example.com#x', 'example.com:443', 'user@example.com',
-    'exa mple.com', 'a..b', '-a.com', 'a_b.com', 'exa%41mple.com', 'ex\\ample.com', '192.0.2.1', '[::1]',
-    'xn--zz.com', 'example.com／a', `${'a'.repeat(64)}.com`, `${'a.'.repeat(127)}com`,
+    '',
+    '.',
+    'example.com/path',
+    'example.com?q=1',
+    'example.com#x',
+    'example.com:443',
+    'user@example.com',
+    'exa mple.com',
+    'a..b',
+    '-a.com',
+    'a_b.com',
+    'exa%41mple.com',
+    'ex\\ample.com',
+    '192.0.2.1',
+    '[::1]',
+    'xn--zz.com',
+    'example.com／a',
+    `${'a'.repeat(64)}.com`,
+    `${'a.'.repeat(127)}com`,
   ])('refuses %j', (raw) => {
     expect(normalizeHostname(raw, domainToASCII)).toBeNull();
   });
@@ -46,7 +62,10 @@ describe('punycode', () => {
     ['bücher', 'bcher-kva'],
     ['mañana', 'maana-pta'],
     ['ü', 'tda'],
-    ['\u0644\u064a\u0647\u0645\u0627\u0628\u062a\u0643\u0644\u0645\u0648\u0634\u0639\u0631\u0628\u064a\u061f', 'egbpdaj6bu4bxfgehfvwxn'],
+    [
+      '\u0644\u064a\u0647\u0645\u0627\u0628\u062a\u0643\u0644\u0645\u0648\u0634\u0639\u0631\u0628\u064a\u061f',
+      'egbpdaj6bu4bxfgehfvwxn',
+    ],
     ['\u4ed6\u4eec\u4e3a\u4ec0\u4e48\u4e0d\u8bf4\u4e2d\u6587', 'ihqwcrb4cv8a8dqg056pqjye'],
     ['\u3072\u3068\u3064\u5c4b\u6839\u306e\u4e0b2', '2-u9tlzr9756bt3uc0v'],
   ])('%s ↔ %s', (unicode, encoded) => {

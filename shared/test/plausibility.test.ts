@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { measuredFields, type ConnectionTiming } from '../src/classify/index';
-import { checkPlausibility, FLAG_RULES, flagNames, plausibilityMask, PHASE_SUM_TOLERANCE_MS, PLAUSIBILITY_RULES, TOKENS_PER_ADDRESS_FLAG } from '../src/plausibility';
+import {
+  checkPlausibility,
+  FLAG_RULES,
+  flagNames,
+  plausibilityMask,
+  PHASE_SUM_TOLERANCE_MS,
+  PLAUSIBILITY_RULES,
+  TOKENS_PER_ADDRESS_FLAG,
+} from '../src/plausibility';
 import type { HandshakeRecord } from '../src/schema';
 import { newTlsTimingArb } from './arbitraries';
 
@@ -19,10 +27,18 @@ interface Fixture {
   serverTiming: { name: string; description: string }[];
 }
 const load = (browser: string) =>
-  (JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `${browser}.json`), 'utf8')) as { recordedAt: string; fixtures: Fixture[] });
+  JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `${browser}.json`), 'utf8')) as {
+    recordedAt: string;
+    fixtures: Fixture[];
+  };
 
 /** The record the extension would send for a fixture, measured `ageMs` before the batch's sentAt. */
-function honestRecord(browser: 'chromium' | 'firefox', f: Fixture, recordedAt: number, withServerTiming: boolean): HandshakeRecord {
+function honestRecord(
+  browser: 'chromium' | 'firefox',
+  f: Fixture,
+  recordedAt: number,
+  withServerTiming: boolean,
+): HandshakeRecord {
   const { fields } = measuredFields({
     timing: f.timing,
     connectStartEpochMs: recordedAt + f.timing.connectStart,
@@ -32,7 +48,13 @@ function honestRecord(browser: 'chromium' | 'firefox', f: Fixture, recordedAt: n
   });
   // Chromium exposes navigator.connection.rtt (25 ms steps); Firefox does not.
   const rttHint = browser === 'chromium' ? 200 : null;
-  return { ...fields, effectiveType: browser === 'chromium' ? '4g' : null, rttHint, source: 'rum', clientToken: 'client-token-1' };
+  return {
+    ...fields,
+    effectiveType: browser === 'chromium' ? '4g' : null,
+    rttHint,
+    source: 'rum',
+    clientToken: 'client-token-1',
+  };
 }
 
 describe.each(['chromium', 'firefox'] as const)('honest %s records from the recorded fixtures', (browser) => {
@@ -89,12 +111,25 @@ describe('crafted implausible records', () => {
   const { recordedAt, fixtures } = load('chromium');
   const at = Date.parse(recordedAt);
   // chromium-rtt200-tls13-cold: tcp 237.6, tls 202.2, connect 439.8, class 1rtt.
-  const base = honestRecord('chromium', fixtures.find((f) => f.id === 'chromium-rtt200-tls13-cold')!, at, false);
+  const base = honestRecord(
+    'chromium',
+    fixtures.find((f) => f.id === 'chromium-rtt200-tls13-cold')!,
+    at,
+    false,
+  );
   const sentAt = base.ts + 60_000;
-  const h3 = { ...base, protocol: 'h3', transport: 'quic', tcp: 0, tls: 202.2, connect: 202.2, handshakeClass: '1rtt' } as const;
+  const h3 = {
+    ...base,
+    protocol: 'h3',
+    transport: 'quic',
+    tcp: 0,
+    tls: 202.2,
+    connect: 202.2,
+    handshakeClass: '1rtt',
+  } as const;
 
   const cases: [string, Partial<HandshakeRecord>, number?][] = [
-    // The flood of issue 23: a 5-second TLS phase glued onto an ordinary connection…
+    // The flood test's flooder (collector/test/app/flood.test.ts): a 5-second TLS phase glued onto an ordinary connection…
     ['tls-within-connect', { tls: 5000 }],
     // …with a connect to match: 21 round trips of TLS are no 1-RTT handshake (a flooder who also says
     // `unknown` passes every rule: the per-client cap, not plausibility, bounds that one).
@@ -131,7 +166,9 @@ describe('crafted implausible records', () => {
   it.each(cases)('%s catches %j', (rule, change, batchSentAt) => {
     const result = checkPlausibility({ ...base, ...change } as HandshakeRecord, { sentAt: batchSentAt ?? sentAt });
     // What the collector stores: the same mask, computed without the names.
-    expect(plausibilityMask({ ...base, ...change } as HandshakeRecord, { sentAt: batchSentAt ?? sentAt })).toBe(result.mask);
+    expect(plausibilityMask({ ...base, ...change } as HandshakeRecord, { sentAt: batchSentAt ?? sentAt })).toBe(
+      result.mask,
+    );
     const verdict = PLAUSIBILITY_RULES.find((r) => r.name === rule)!.verdict;
     if (verdict === 'reject') expect(result.rejectedBy?.name).toBe(rule);
     else {
@@ -146,14 +183,25 @@ describe('crafted implausible records', () => {
   });
 
   it('a clamped connect (60 s) may be below the sum of its clamped parts', () => {
-    expect(checkPlausibility({ ...base, tcp: 60_000, tls: 12, connect: 60_000, handshakeClass: 'unknown' }, { sentAt }).rejectedBy).toBeNull();
+    expect(
+      checkPlausibility({ ...base, tcp: 60_000, tls: 12, connect: 60_000, handshakeClass: 'unknown' }, { sentAt })
+        .rejectedBy,
+    ).toBeNull();
   });
 
   it('each flag rule has its own bit', () => {
     // Bits 0–6 for the rules, bit 7 for the collector's tokens-per-address flag: one UInt8 column.
     expect(FLAG_RULES.length).toBeLessThanOrEqual(7);
     expect(flagNames(TOKENS_PER_ADDRESS_FLAG.mask | 1)).toEqual([FLAG_RULES[0]!.name, 'tokens-per-address']);
-    const all = checkPlausibility({ ...base, handshakeClass: 'unknown', browserMajor: 400, rttHint: 4000 }, { sentAt: base.ts - 2 * 3_600_000 });
-    expect(flagNames(all.mask)).toEqual(['class-matches-round-trips', 'ts-within-batch-window', 'browser-version-known', 'rtt-hint-plausible']);
+    const all = checkPlausibility(
+      { ...base, handshakeClass: 'unknown', browserMajor: 400, rttHint: 4000 },
+      { sentAt: base.ts - 2 * 3_600_000 },
+    );
+    expect(flagNames(all.mask)).toEqual([
+      'class-matches-round-trips',
+      'ts-within-batch-window',
+      'browser-version-known',
+      'rtt-hint-plausible',
+    ]);
   });
 });

@@ -31,17 +31,33 @@ interface Fixture {
   truth: { tlsVersion: '1.2' | '1.3'; resumed: boolean; earlyData: boolean };
   timing: ConnectionTiming;
 }
-const load = (browser: string) => (JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `${browser}.json`), 'utf8')) as { fixtures: Fixture[] }).fixtures;
+const load = (browser: string) =>
+  (
+    JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', `${browser}.json`), 'utf8')) as {
+      fixtures: Fixture[];
+    }
+  ).fixtures;
 
 const NOW = Date.UTC(2026, 10, 24, 6, 0);
 
 /** A probe result as `pnpm probe --json` gives it, for the given server facts. */
-function probe(over: { v12: boolean; v13: boolean; r12?: boolean | null; r13?: boolean | null; lifetime?: number | null; early?: boolean | null; h3?: boolean }): ProbeResult {
+function probe(over: {
+  v12: boolean;
+  v13: boolean;
+  r12?: boolean | null;
+  r13?: boolean | null;
+  lifetime?: number | null;
+  early?: boolean | null;
+  h3?: boolean;
+}): ProbeResult {
   return {
     url: 'https://a.lab.test/',
     host: 'a.lab.test',
     phases: { dns: 0, tcp: 1, tls: 2, ttfb: 1 },
-    tls: { versions: { '1.0': false, '1.1': false, '1.2': over.v12, '1.3': over.v13 }, negotiated: { version: over.v13 ? '1.3' : '1.2', cipher: 'x', group: 'X25519', alpn: 'h2' } },
+    tls: {
+      versions: { '1.0': false, '1.1': false, '1.2': over.v12, '1.3': over.v13 },
+      negotiated: { version: over.v13 ? '1.3' : '1.2', cipher: 'x', group: 'X25519', alpn: 'h2' },
+    },
     pq: { supported: null },
     cert: { chainLength: 2, chainBytes: 2000, leaf: null },
     ocsp: { stapled: false },
@@ -53,7 +69,8 @@ function probe(over: { v12: boolean; v13: boolean; r12?: boolean | null; r13?: b
 }
 
 const NONE: ProfileObservations = { versions: {}, resumed: {} };
-const profileOf = (result: ProbeResult, observations = NONE, at = NOW - 60_000) => buildSiteProfile({ hostname: 'a.lab.test', probes: [{ at, result }], observations, now: NOW });
+const profileOf = (result: ProbeResult, observations = NONE, at = NOW - 60_000) =>
+  buildSiteProfile({ hostname: 'a.lab.test', probes: [{ at, result }], observations, now: NOW });
 
 /** The fixtures' three nginx servers as the probe sees them (resumption: nginx's log on the warm visits). */
 function serverProbe(f: Fixture): ProbeResult {
@@ -66,36 +83,83 @@ const historyOf = (f: Fixture) => (f.visit === 'warm' ? { msSincePriorHandshake:
 
 describe('buildSiteProfile', () => {
   it('claims what a fresh probe and the reported records agree on', () => {
-    const p = profileOf(probe({ v12: true, v13: true, r12: true, r13: true, lifetime: 7200, early: false, h3: true }), { versions: { '1.3': 40 }, resumed: { '1.3': { yes: 10, no: 30 } } });
-    expect(p).toMatchObject({ maxVersion: '1.3', versions: { '1.2': true, '1.3': true }, resumption: { '1.2': true, '1.3': true }, ticketLifetimeS: 7200, earlyData: false, h3: true, disagreements: [] });
+    const p = profileOf(probe({ v12: true, v13: true, r12: true, r13: true, lifetime: 7200, early: false, h3: true }), {
+      versions: { '1.3': 40 },
+      resumed: { '1.3': { yes: 10, no: 30 } },
+    });
+    expect(p).toMatchObject({
+      maxVersion: '1.3',
+      versions: { '1.2': true, '1.3': true },
+      resumption: { '1.2': true, '1.3': true },
+      ticketLifetimeS: 7200,
+      earlyData: false,
+      h3: true,
+      disagreements: [],
+    });
     expect(p.confidence).toEqual({ probes: 1, observations: 40, agreement: 1, ageS: 60 });
   });
 
   it('records on TLS 1.2 from servers that accept 1.3: some edges differ, the profile says so and claims nothing', () => {
-    const p = profileOf(probe({ v12: true, v13: true, r13: true }), { versions: { '1.3': 90, '1.2': 10 }, resumed: {} });
+    const p = profileOf(probe({ v12: true, v13: true, r13: true }), {
+      versions: { '1.3': 90, '1.2': 10 },
+      resumed: {},
+    });
     expect(p.disagreements).toHaveLength(1);
     expect(p.disagreements[0]).toMatch(/records negotiated TLS 1.2 although the servers accept TLS 1.3/);
     expect(p.disagreements[0]).not.toMatch(/\d+ of \d+|\d+ records/);
-    expect(p).toMatchObject({ maxVersion: null, versions: { '1.2': null, '1.3': null }, resumption: { '1.2': null, '1.3': null }, ticketLifetimeS: null });
+    expect(p).toMatchObject({
+      maxVersion: null,
+      versions: { '1.2': null, '1.3': null },
+      resumption: { '1.2': null, '1.3': null },
+      ticketLifetimeS: null,
+    });
     expect(p.confidence.agreement).toBe(0);
     expect(profileClaims(p, 'chrome', 156)).toBeNull();
   });
 
   it('probes of two edges that disagree, or records resumed on a server probed without resumption: claims nothing', () => {
-    const twoEdges = buildSiteProfile({ hostname: 'a', probes: [{ at: NOW - 1000, result: probe({ v12: true, v13: true }) }, { at: NOW - 2000, result: probe({ v12: true, v13: false }) }], observations: NONE, now: NOW });
+    const twoEdges = buildSiteProfile({
+      hostname: 'a',
+      probes: [
+        { at: NOW - 1000, result: probe({ v12: true, v13: true }) },
+        { at: NOW - 2000, result: probe({ v12: true, v13: false }) },
+      ],
+      observations: NONE,
+      now: NOW,
+    });
     expect(twoEdges.disagreements[0]).toMatch(/disagree on TLS 1.3/);
     expect(twoEdges.maxVersion).toBeNull();
-    const resumedAnyway = profileOf(probe({ v12: false, v13: true, r13: false }), { versions: { '1.3': 5 }, resumed: { '1.3': { yes: 2, no: 3 } } });
+    const resumedAnyway = profileOf(probe({ v12: false, v13: true, r13: false }), {
+      versions: { '1.3': 5 },
+      resumed: { '1.3': { yes: 2, no: 3 } },
+    });
     expect(resumedAnyway.disagreements[0]).toMatch(/resumption off, yet records resumed/);
     expect(profileClaims(resumedAnyway, 'chrome', 156)).toBeNull();
   });
 
   it('a stale probe counts for nothing; without one only many unanimous records make a version claim', () => {
-    expect(profileOf(probe({ v12: true, v13: true }), NONE, NOW - PROFILE_MAX_PROBE_AGE_MS - 1)).toMatchObject({ maxVersion: null, confidence: { probes: 0, ageS: null } });
-    const few = buildSiteProfile({ hostname: 'a', probes: [], observations: { versions: { '1.3': PROFILE_MIN_OBSERVATIONS - 1 }, resumed: {} }, now: NOW });
+    expect(profileOf(probe({ v12: true, v13: true }), NONE, NOW - PROFILE_MAX_PROBE_AGE_MS - 1)).toMatchObject({
+      maxVersion: null,
+      confidence: { probes: 0, ageS: null },
+    });
+    const few = buildSiteProfile({
+      hostname: 'a',
+      probes: [],
+      observations: { versions: { '1.3': PROFILE_MIN_OBSERVATIONS - 1 }, resumed: {} },
+      now: NOW,
+    });
     expect(few.maxVersion).toBeNull();
-    const many = buildSiteProfile({ hostname: 'a', probes: [], observations: { versions: { '1.3': PROFILE_MIN_OBSERVATIONS } , resumed: {} }, now: NOW });
-    expect(many).toMatchObject({ maxVersion: '1.3', versions: { '1.2': null, '1.3': true }, resumption: { '1.2': null, '1.3': null } });
+    const many = buildSiteProfile({
+      hostname: 'a',
+      probes: [],
+      observations: { versions: { '1.3': PROFILE_MIN_OBSERVATIONS }, resumed: {} },
+      now: NOW,
+    });
+    expect(many).toMatchObject({
+      maxVersion: '1.3',
+      versions: { '1.2': null, '1.3': true },
+      resumption: { '1.2': null, '1.3': null },
+    });
   });
 });
 
@@ -123,7 +187,10 @@ describe('profileClaims', () => {
 
 describe.each(['chromium', 'firefox'])('recorded %s fixtures with the server’s profile', (browser) => {
   const fixtures = load(browser);
-  const env = { browser: (browser === 'firefox' ? 'firefox' : 'chromium') as 'firefox' | 'chromium', browserMajor: browser === 'firefox' ? 153 : 156 };
+  const env = {
+    browser: (browser === 'firefox' ? 'firefox' : 'chromium') as 'firefox' | 'chromium',
+    browserMajor: browser === 'firefox' ? 153 : 156,
+  };
 
   it('timings + profile: every version known and equal to nginx’s; resumption never contradicts nginx', () => {
     for (const f of fixtures) {
@@ -139,35 +206,77 @@ describe.each(['chromium', 'firefox'])('recorded %s fixtures with the server’s
 
   it('never overrides what the browser observed or the site reported', () => {
     for (const f of fixtures) {
-      const wrong = profileClaims(profileOf(probe({ v12: f.truth.tlsVersion !== '1.2', v13: f.truth.tlsVersion === '1.2', r12: false, r13: false })), env.browser, env.browserMajor);
-      const observed = classifyHandshake({ timing: f.timing, profile: wrong, security: { source: 'observed', tlsVersion: f.truth.tlsVersion, resumed: f.truth.resumed } });
-      expect(observed, f.id).toMatchObject({ tlsVersion: f.truth.tlsVersion, tlsVersionSource: 'observed', resumed: f.truth.resumed, resumedSource: 'observed' });
-      const st = classifyHandshake({ timing: f.timing, profile: wrong, security: { source: 'server-timing', tlsVersion: f.truth.tlsVersion, resumed: f.truth.resumed } });
+      const wrong = profileClaims(
+        profileOf(
+          probe({ v12: f.truth.tlsVersion !== '1.2', v13: f.truth.tlsVersion === '1.2', r12: false, r13: false }),
+        ),
+        env.browser,
+        env.browserMajor,
+      );
+      const observed = classifyHandshake({
+        timing: f.timing,
+        profile: wrong,
+        security: { evidence: 'observed', tlsVersion: f.truth.tlsVersion, resumed: f.truth.resumed },
+      });
+      expect(observed, f.id).toMatchObject({
+        tlsVersion: f.truth.tlsVersion,
+        tlsVersionSource: 'observed',
+        resumed: f.truth.resumed,
+        resumedSource: 'observed',
+      });
+      const st = classifyHandshake({
+        timing: f.timing,
+        profile: wrong,
+        security: { evidence: 'server-timing', tlsVersion: f.truth.tlsVersion, resumed: f.truth.resumed },
+      });
       expect(st, f.id).toMatchObject({ tlsVersionSource: 'server-timing', resumedSource: 'server-timing' });
     }
   });
 
   it('the history rule uses the profile’s ticket lifetime', () => {
     const f = fixtures.find((x) => x.id.includes('tls12-warm'))!;
-    const short = profileClaims(profileOf(probe({ v12: true, v13: false, r12: true, lifetime: 1 })), env.browser, env.browserMajor);
-    const long = profileClaims(profileOf(probe({ v12: true, v13: false, r12: true, lifetime: 3600 })), env.browser, env.browserMajor);
+    const short = profileClaims(
+      profileOf(probe({ v12: true, v13: false, r12: true, lifetime: 1 })),
+      env.browser,
+      env.browserMajor,
+    );
+    const long = profileClaims(
+      profileOf(probe({ v12: true, v13: false, r12: true, lifetime: 3600 })),
+      env.browser,
+      env.browserMajor,
+    );
     const afterTenMinutes = { msSincePriorHandshake: 600_000 };
     expect(classifyHandshake({ timing: f.timing, history: afterTenMinutes, profile: short }).resumed).toBeNull();
-    expect(classifyHandshake({ timing: f.timing, history: afterTenMinutes, profile: long })).toMatchObject({ resumed: true, resumedSource: 'inferred' });
+    expect(classifyHandshake({ timing: f.timing, history: afterTenMinutes, profile: long })).toMatchObject({
+      resumed: true,
+      resumedSource: 'inferred',
+    });
     // The default lifetime (5 min) would not have counted it.
     expect(classifyHandshake({ timing: f.timing, history: afterTenMinutes }).resumed).toBeNull();
     // A tracked history: a handshake older than the site's ticket lifetime, or none, left no usable ticket.
-    expect(classifyHandshake({ timing: f.timing, history: { ...afterTenMinutes, tracked: true }, profile: short })).toMatchObject({ resumed: false, resumedSource: 'inferred' });
-    expect(classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null, tracked: true }, profile: long })).toMatchObject({ resumed: false, resumedSource: 'inferred' });
+    expect(
+      classifyHandshake({ timing: f.timing, history: { ...afterTenMinutes, tracked: true }, profile: short }),
+    ).toMatchObject({ resumed: false, resumedSource: 'inferred' });
+    expect(
+      classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null, tracked: true }, profile: long }),
+    ).toMatchObject({ resumed: false, resumedSource: 'inferred' });
     // Without a profile (no real lifetime) or an untracked history: no such claim.
-    expect(classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null, tracked: true } }).resumed).toBeNull();
-    expect(classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null }, profile: long }).resumed).toBeNull();
+    expect(
+      classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null, tracked: true } }).resumed,
+    ).toBeNull();
+    expect(
+      classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null }, profile: long }).resumed,
+    ).toBeNull();
   });
 
   it('a tracked history with the profile: every cold visit’s resumption known, and right', () => {
     for (const f of fixtures.filter((x) => x.visit === 'cold')) {
       const claims = profileClaims(profileOf(serverProbe(f)), env.browser, env.browserMajor);
-      const c = classifyHandshake({ timing: f.timing, history: { msSincePriorHandshake: null, tracked: true }, profile: claims });
+      const c = classifyHandshake({
+        timing: f.timing,
+        history: { msSincePriorHandshake: null, tracked: true },
+        profile: claims,
+      });
       expect(c.resumed, f.id).toBe(false);
       expect(f.truth.resumed, f.id).toBe(false);
     }
@@ -177,10 +286,22 @@ describe.each(['chromium', 'firefox'])('recorded %s fixtures with the server’s
 describe('measuredFields with a profile', () => {
   const f = load('chromium').find((x) => x.id === 'chromium-rtt200-tls13-cold')!;
   const profile: SiteProfile = profileOf(probe({ v12: true, v13: true, r12: false, r13: false }));
-  const base = { timing: f.timing, connectStartEpochMs: NOW, env: { browser: 'chrome' as const, browserMajor: 156, os: 'linux' as const } };
+  const base = {
+    timing: f.timing,
+    connectStartEpochMs: NOW,
+    env: { browser: 'chrome' as const, browserMajor: 156, os: 'linux' as const },
+  };
   it('applies to a registered site only', () => {
-    expect(measuredFields({ ...base, site: 'a.lab.test', profile }).fields).toMatchObject({ tlsVersion: '1.3', tlsVersionSource: 'site-profile', resumed: false, resumedSource: 'site-profile' });
-    expect(measuredFields({ ...base, site: null, profile }).fields).toMatchObject({ tlsVersion: null, tlsVersionSource: 'unknown' });
+    expect(measuredFields({ ...base, site: 'a.lab.test', profile }).fields).toMatchObject({
+      tlsVersion: '1.3',
+      tlsVersionSource: 'site-profile',
+      resumed: false,
+      resumedSource: 'site-profile',
+    });
+    expect(measuredFields({ ...base, site: null, profile }).fields).toMatchObject({
+      tlsVersion: null,
+      tlsVersionSource: 'unknown',
+    });
   });
 });
 
@@ -205,7 +326,10 @@ describe('applyProfileToRecord (ingest of records built without the profile)', (
       const env = { browser: 'chromium' as const, browserMajor: 156, os: 'linux' as const };
       const base = { timing: f.timing, connectStartEpochMs: NOW, site: 'a.lab.test', env };
       const without = measuredFields(base).fields;
-      const withProfile = measuredFields({ ...base, profile: profileOf(probe({ v12: true, v13: true, r12: false, r13: false })) }).fields;
+      const withProfile = measuredFields({
+        ...base,
+        profile: profileOf(probe({ v12: true, v13: true, r12: false, r13: false })),
+      }).fields;
       const enriched = applyProfileToRecord(without, claims);
       // Only a class the profile rules out (inferred 0-RTT on a server without early data) needs the timings.
       if (withProfile.handshakeClass === without.handshakeClass) {
@@ -214,15 +338,51 @@ describe('applyProfileToRecord (ingest of records built without the profile)', (
     }
   });
   it('never touches observed, server-timing or implied fields, QUIC records, or a record without claims', () => {
-    const r = { transport: 'tcp' as const, handshakeClass: '1rtt' as const, tlsVersion: '1.2' as const, tlsVersionSource: 'observed' as const, resumed: true, resumedSource: 'server-timing' as const };
+    const r = {
+      transport: 'tcp' as const,
+      handshakeClass: '1rtt' as const,
+      tlsVersion: '1.2' as const,
+      tlsVersionSource: 'observed' as const,
+      resumed: true,
+      resumedSource: 'server-timing' as const,
+    };
     expect(applyProfileToRecord(r, claims)).toBe(r);
-    const quic = { ...r, transport: 'quic' as const, tlsVersion: '1.3' as const, tlsVersionSource: 'implied' as const, resumed: null, resumedSource: 'unknown' as const };
+    const quic = {
+      ...r,
+      transport: 'quic' as const,
+      tlsVersion: '1.3' as const,
+      tlsVersionSource: 'implied' as const,
+      resumed: null,
+      resumedSource: 'unknown' as const,
+    };
     expect(applyProfileToRecord(quic, claims)).toBe(quic);
-    const unknown = { ...r, tlsVersion: null, tlsVersionSource: 'unknown' as const, resumed: null, resumedSource: 'unknown' as const };
+    const unknown = {
+      ...r,
+      tlsVersion: null,
+      tlsVersionSource: 'unknown' as const,
+      resumed: null,
+      resumedSource: 'unknown' as const,
+    };
     expect(applyProfileToRecord(unknown, null)).toBe(unknown);
-    expect(applyProfileToRecord(unknown, claims)).toEqual({ ...unknown, tlsVersion: '1.3', tlsVersionSource: 'site-profile', resumed: false, resumedSource: 'site-profile' });
-    expect(applyProfileToRecord({ ...unknown, handshakeClass: '0rtt' as const, resumed: true, resumedSource: 'inferred' as const }, claims).resumed).toBe(true);
+    expect(applyProfileToRecord(unknown, claims)).toEqual({
+      ...unknown,
+      tlsVersion: '1.3',
+      tlsVersionSource: 'site-profile',
+      resumed: false,
+      resumedSource: 'site-profile',
+    });
+    expect(
+      applyProfileToRecord(
+        { ...unknown, handshakeClass: '0rtt' as const, resumed: true, resumedSource: 'inferred' as const },
+        claims,
+      ).resumed,
+    ).toBe(true);
   });
 });
 
-const pick = (r: { tlsVersion: unknown; tlsVersionSource: unknown; resumed: unknown; resumedSource: unknown }) => ({ tlsVersion: r.tlsVersion, tlsVersionSource: r.tlsVersionSource, resumed: r.resumed, resumedSource: r.resumedSource });
+const pick = (r: { tlsVersion: unknown; tlsVersionSource: unknown; resumed: unknown; resumedSource: unknown }) => ({
+  tlsVersion: r.tlsVersion,
+  tlsVersionSource: r.tlsVersionSource,
+  resumed: r.resumed,
+  resumedSource: r.resumedSource,
+});

@@ -12,8 +12,6 @@ import type { Alert } from '@tlsrum/shared/query/schemas';
 import { twoProportionGreater } from './stats';
 import type { WindowPair, WindowStats } from './window-query';
 
-
-
 export interface Thresholds {
   /** Significance level of each one-sided test. */
   alpha: number;
@@ -42,18 +40,27 @@ const SHARE: Record<'resumption_drop' | 'tls13_drop' | 'h3_drop', (w: WindowStat
 
 /** Records per window, null for a window under the client threshold (a small cell's count is never shown). */
 function samplesOf(pair: WindowPair, nCur: number, nBase: number, t: Thresholds): CheckResult['samples'] {
-  return { current: pair.current.clients >= t.minClients ? nCur : null, baseline: pair.baseline.clients >= t.minClients ? nBase : null };
+  return {
+    current: pair.current.clients >= t.minClients ? nCur : null,
+    baseline: pair.baseline.clients >= t.minClients ? nBase : null,
+  };
 }
 
 function enough(pair: WindowPair, nCur: number, nBase: number, t: Thresholds): boolean {
-  return nCur >= t.minSamples && nBase >= t.minSamples && pair.current.clients >= t.minClients && pair.baseline.clients >= t.minClients;
+  return (
+    nCur >= t.minSamples &&
+    nBase >= t.minSamples &&
+    pair.current.clients >= t.minClients &&
+    pair.baseline.clients >= t.minClients
+  );
 }
 
 function shareCheck(check: keyof typeof SHARE, pair: WindowPair, t: Thresholds): CheckResult {
   const [xc, nc] = SHARE[check](pair.current);
   const [xb, nb] = SHARE[check](pair.baseline);
   const samples = samplesOf(pair, nc, nb, t);
-  if (!enough(pair, nc, nb, t)) return { check, status: 'insufficient_data', current: null, baseline: null, change: null, pValue: null, samples };
+  if (!enough(pair, nc, nb, t))
+    return { check, status: 'insufficient_data', current: null, baseline: null, change: null, pValue: null, samples };
   const current = xc / nc;
   const baseline = xb / nb;
   // H1: the baseline share is greater than the current one (a drop).
@@ -68,16 +75,27 @@ function p75Check(check: 'tls_p75_rise' | 'connect_p75_rise', pair: WindowPair, 
   const nc = pair.current.records;
   const nb = pair.baseline.records;
   const samples = samplesOf(pair, nc, nb, t);
-  if (!enough(pair, nc, nb, t)) return { check, status: 'insufficient_data', current: null, baseline: null, change: null, pValue: null, samples };
+  if (!enough(pair, nc, nb, t))
+    return { check, status: 'insufficient_data', current: null, baseline: null, change: null, pValue: null, samples };
   const current = pair.current[`${key}P75`];
   const baseline = pair.baseline[`${key}P75`];
   // H1: more of the current window lies above the pooled p75 than of the baseline window.
   const { p } = twoProportionGreater(pair.current[`${key}AbovePooled`], nc, pair.baseline[`${key}AbovePooled`], nb);
   const change = baseline > 0 ? current / baseline - 1 : current > 0 ? Infinity : 0;
   const firing = change >= t.p75Rise && p < t.alpha;
-  return { check, status: firing ? 'firing' : 'ok', current, baseline, change: Number.isFinite(change) ? change : null, pValue: p, samples };
+  return {
+    check,
+    status: firing ? 'firing' : 'ok',
+    current,
+    baseline,
+    change: Number.isFinite(change) ? change : null,
+    pValue: p,
+    samples,
+  };
 }
 
 export function evaluateChecks(pair: WindowPair, t: Thresholds): CheckResult[] {
-  return CHECKS.map((c) => (c === 'tls_p75_rise' || c === 'connect_p75_rise' ? p75Check(c, pair, t) : shareCheck(c, pair, t)));
+  return CHECKS.map((c) =>
+    c === 'tls_p75_rise' || c === 'connect_p75_rise' ? p75Check(c, pair, t) : shareCheck(c, pair, t),
+  );
 }

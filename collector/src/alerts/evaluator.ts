@@ -6,9 +6,9 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { CHECK_LABELS, PROBE_WINDOW, type CheckName } from '@tlsrum/shared/query';
 import type { Alert } from '@tlsrum/shared/query/schemas';
-import type { ProbeCheckResult } from '../probe/changes';
+import type { ProbeCheckResult } from '../probes/changes';
 import { evaluateChecks } from './checks';
-import type { Config } from '../config';
+import type { Config } from '../platform/config';
 import { queryWindowPair } from './window-query';
 import type { Webhook } from './webhook';
 
@@ -166,7 +166,11 @@ export class AlertEvaluator {
   }
 
   private emit(event: AlertEvent['event'], alert: AlertState): void {
-    const e: AlertEvent = { event, alert, summary: `${event === 'firing' ? 'FIRING' : 'resolved'} — ${describe(alert)}` };
+    const e: AlertEvent = {
+      event,
+      alert,
+      summary: `${event === 'firing' ? 'FIRING' : 'resolved'} — ${describe(alert)}`,
+    };
     this.o.onEvent?.(e);
     void this.o.webhook?.send({ source: 'tlsrum', ...e });
   }
@@ -176,6 +180,12 @@ export class AlertEvaluator {
     const rank = { firing: 0, ok: 1, insufficient_data: 2 } as const;
     return [...this.states.values(), ...this.probeStates.values()]
       .filter((s) => site === null || s.site === site)
-      .sort((a, b) => rank[a.status] - rank[b.status] || a.site.localeCompare(b.site) || a.window.localeCompare(b.window) || a.check.localeCompare(b.check));
+      .sort(
+        (a, b) =>
+          rank[a.status] - rank[b.status] ||
+          a.site.localeCompare(b.site) ||
+          a.window.localeCompare(b.window) ||
+          a.check.localeCompare(b.check),
+      );
   }
 }

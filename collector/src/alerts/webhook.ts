@@ -49,6 +49,8 @@ export class Webhook {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'user-agent': 'tlsrum-alerts' },
           body,
+          // The configured URL only: a redirect (to an internal address, say) is a failed delivery.
+          redirect: 'error',
           signal: AbortSignal.timeout(this.o.timeoutMs),
         });
         await res.arrayBuffer().catch(() => undefined);

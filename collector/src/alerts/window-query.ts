@@ -4,8 +4,8 @@
  * percentiles (both windows together) feed the quantile test in stats.ts.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { RAW_CLIENTS } from '../queries/clients';
-import { cappedPerCell } from '../queries/counted';
+import { RAW_CLIENTS } from '../query/clients';
+import { cappedPerCell } from '../query/counted';
 
 export interface WindowStats {
   records: number;
@@ -38,7 +38,7 @@ export interface WindowPairQuery {
   baseline: { from: number; to: number };
   /** Restrict to one record source ('rum', 'synthetic'), or null for every source. */
   source: string | null;
-  /** Records of one client token counted per window and day at most (queries/counted.ts; 0: no cap). */
+  /** Records of one client token counted per window and day at most (query/counted.ts; 0: no cap). */
   clientCap: number;
 }
 
@@ -94,10 +94,15 @@ SELECT
 FROM ${counted(cap)}
 GROUP BY window`;
 
-type Row = Record<keyof WindowStats | 'resumedYes', number | string> & { window: 'current' | 'baseline'; pooledTlsP75: number; pooledConnectP75: number };
+type Row = Record<keyof WindowStats | 'resumedYes', number | string> & {
+  window: 'current' | 'baseline';
+  pooledTlsP75: number;
+  pooledConnectP75: number;
+};
 
 export async function queryWindowPair(client: ClickHouseClient, q: WindowPairQuery): Promise<WindowPair> {
-  if (q.current.from < q.baseline.to) throw new RangeError('the baseline window must end before the current one starts');
+  if (q.current.from < q.baseline.to)
+    throw new RangeError('the baseline window must end before the current one starts');
   const rs = await client.query({
     query: sql(q.clientCap),
     query_params: {

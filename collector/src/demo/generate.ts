@@ -13,7 +13,7 @@
  * TCP knows the version only from a site's Server-Timing or its profile, so the unknown shares are those
  * a real Chromium-majority population shows.
  *
- * Crypto (issue 19): each site has a certificate key, chain and stapling, and offers the post-quantum
+ * Crypto: each site has a certificate key, chain and stapling, and offers the post-quantum
  * hybrid group or not (profiles.ts). The server's signature costs CPU time by key (RSA-4096 ≈ 6 ms, RSA-2048
  * ≈ 1 ms, ECDSA ≈ 0.1 ms), the chain ≈ 0.15 ms per kB, the hybrid group's larger key share ≈ 0.3 ms plus a
  * split ClientHello on 5 % of connections (+ ½ RTT), and an unstapled certificate sends 5 % of Firefox's
@@ -23,9 +23,9 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ColumnName } from '../ingest/columns';
-import { COUNTRIES, DEMO_AGENT, SITES, type CountryProfile, type SiteProfile } from './profiles';
+import { COUNTRIES, DEMO_AGENT, SITES, type CountryProfile, type DemoSite } from './profiles';
 
-export { SITES, type SiteProfile };
+export { SITES, type DemoSite };
 
 export interface DemoOptions {
   records: number;
@@ -34,7 +34,7 @@ export interface DemoOptions {
   end?: number;
   seed?: number;
   countries?: CountryProfile[];
-  sites?: SiteProfile[];
+  sites?: DemoSite[];
   /** Rows per INSERT (memory stays bounded). */
   chunk?: number;
   onProgress?: (done: number, total: number) => void;
@@ -49,7 +49,8 @@ const cumulative = (ws: number[]) => {
 /** A uniform number in [0, 1) from the seed, the row (or the client) and a salt: fixed SQL, no input. */
 const u = (salt: number, of = 'number') => `(cityHash64({seed:UInt64}, ${of}, ${salt}) % 1000003) / 1000003.0`;
 /** A standard normal from two uniforms (Box–Muller). */
-const normal = (a: number, b: number, of = 'number') => `(sqrt(-2 * log(${u(a, of)} + 1e-9)) * cos(2 * pi() * ${u(b, of)}))`;
+const normal = (a: number, b: number, of = 'number') =>
+  `(sqrt(-2 * log(${u(a, of)} + 1e-9)) * cos(2 * pi() * ${u(b, of)}))`;
 
 /**
  * The stored value of each column the demo fills, as SQL over the generated row (the subqueries below).
@@ -79,7 +80,8 @@ const DEMO_VALUES = {
   // Firefox reports no group on a TLS 1.2 session resumed by ticket; the probe's is the site's own choice.
   keyExchangeGroup:
     "multiIf(observedCrypto, if(tlsVersion = '1.2' AND resumedTrue, '', if(pqUsed, 'X25519MLKEM768', 'X25519')), probeCrypto, if(sitePq, 'X25519MLKEM768', 'X25519'), '')",
-  signatureScheme: "if(observedCrypto, if(keyType = 'rsa', 'rsa_pss_rsae_sha256', concat('ecdsa_secp', toString(keyBits), 'r1_sha', toString(keyBits))), '')",
+  signatureScheme:
+    "if(observedCrypto, if(keyType = 'rsa', 'rsa_pss_rsae_sha256', concat('ecdsa_secp', toString(keyBits), 'r1_sha', toString(keyBits))), '')",
   certChainLength: 'if(observedCrypto OR probeCrypto, toNullable(toUInt8(chainLen)), NULL)',
   certKeyType: "if(observedCrypto OR probeCrypto, keyType, '')",
   certKeyBits: 'if(observedCrypto OR probeCrypto, toNullable(toUInt16(keyBits)), NULL)',
@@ -199,7 +201,7 @@ FROM
  * whose edges differ (some TCP connections on TLS 1.2, some on 1.3) has a disputed profile, which claims
  * nothing; an unregistered site has none.
  */
-export function hasUnanimousProfile(s: SiteProfile): boolean {
+export function hasUnanimousProfile(s: DemoSite): boolean {
   return s.hostname !== '' && (s.tls13 === 0 || s.tls13 === 1);
 }
 
@@ -241,7 +243,10 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
     agentVersion: DEMO_AGENT.version,
   };
   const columns = await (
-    await client.query({ query: "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes'", format: 'JSONEachRow' })
+    await client.query({
+      query: "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes'",
+      format: 'JSONEachRow',
+    })
   ).json<{ name: string }>();
   const sql = insertSql(new Set(columns.map((c) => c.name)));
   for (let first = 0; first < opts.records; first += chunk) {

@@ -6,23 +6,42 @@
  */
 import { Type } from 'typebox';
 import { buildApp } from '../app';
-import { ConfigError, loadConfig } from '../config';
-import { parseEnv } from '../env-schema';
-import { newReadToken } from '../auth';
+import { ConfigError, loadConfig } from '../platform/config';
+import { nullable, parseEnv } from '../platform/env-schema';
+import { MONTH_PATTERN, parseMonth } from '../datasets/month';
+import { newReadToken } from '../sites/auth';
 import { generateDemoData, hasDemoData } from './generate';
 import { SITES } from './profiles';
 
 /** The demo's own variable, read like the collector's (env-schema.ts). */
 const DemoSchema = Type.Object({
-  records: Type.Integer({ env: 'DEMO_RECORDS', default: 1_200_000, minimum: 1000, maximum: 100_000_000, description: 'records generated on the first run' }),
+  records: Type.Integer({
+    env: 'DEMO_RECORDS',
+    default: 1_200_000,
+    minimum: 1000,
+    maximum: 100_000_000,
+    description: 'records generated on the first run',
+  }),
+  month: nullable(Type.String({ pattern: MONTH_PATTERN, expected: 'a month, YYYY-MM' }), {
+    env: 'DEMO_MONTH',
+    description:
+      'generate that whole UTC month instead of the last 30 days (a month to export as an open dataset: docs/dataset.md)',
+  }),
 });
 
 async function main(): Promise<void> {
-  let config, records;
+  let config, records, month;
   try {
-    // The demo sites are fictional hostnames: scheduled TLS probes stay off unless asked for.
-    config = loadConfig({ PROBE_INTERVAL_MS: '0', ...process.env, DATA_DIR: process.env.DATA_DIR || './data-demo' });
-    ({ records } = parseEnv(DemoSchema, process.env));
+    // The demo sites are fictional hostnames: scheduled TLS probes stay off unless asked for; so does the
+    // monthly dataset, which would otherwise publish a month the demo is still generating
+    // (`pnpm collector dataset` exports one: docs/dataset.md).
+    config = loadConfig({
+      PROBE_INTERVAL_MS: '0',
+      DATASET_MONTHLY_EXPORT: 'false',
+      ...process.env,
+      DATA_DIR: process.env.DATA_DIR || './data-demo',
+    });
+    ({ records, month } = parseEnv(DemoSchema, process.env));
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`tlsrum demo: configuration error: ${err.message}`);
@@ -34,10 +53,14 @@ async function main(): Promise<void> {
   const app = await buildApp(config);
   await app.storeStatus.whenReady;
   if (!(await hasDemoData(app.store.query))) {
-    console.log(`tlsrum demo: generating ${records.toLocaleString('en')} records over 30 days into ${config.dataDir} (first run only)…`);
+    console.log(
+      `tlsrum demo: generating ${records.toLocaleString('en')} records over ${month ?? '30 days'} into ${config.dataDir} (first run only)…`,
+    );
     const started = Date.now();
+    const range = month ? parseMonth(month) : null;
     await generateDemoData(app.store.ingest, {
       records,
+      ...(range ? { end: range.to, days: (range.to - range.from) / 86_400_000 } : {}),
       onProgress: (done, total) => process.stdout.write(`\r  ${Math.round((done / total) * 100)} %`),
     });
     console.log(`\r  done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -49,12 +72,18 @@ async function main(): Promise<void> {
     }
   }
 
-  const shutdown = () => void app.close().then(() => process.exit(0), () => process.exit(1));
+  const shutdown = () =>
+    void app.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);
   await app.listen({ host: config.host, port: config.port });
   const port = (app.server.address() as { port: number }).port;
-  console.log(`tlsrum demo: dashboard on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/  (API docs at /docs)`);
+  console.log(
+    `tlsrum demo: dashboard on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/  (API docs at /docs)`,
+  );
 }
 
 main().catch((err) => {

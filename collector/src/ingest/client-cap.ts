@@ -2,13 +2,18 @@
  * The per-client cap, decided as records arrive: of each client token, UTC day and site, the records after
  * the first K are marked `capped`. The row is stored like any other (K can change, and an operator can see
  * what was marked); the figures of whole days leave it out — the rollups' views and the raw table's daily
- * cells alike (queries/counted.ts) — so every cell of a site's daily figures holds at most K records of
+ * cells alike (query/counted.ts) — so every cell of a site's daily figures holds at most K records of
  * one client a day, and both paths count the same rows. Deciding it here rather than in each query keeps
- * the cap's query cost to one column (BENCHMARKS.md, 2026-11-24 "The per-client cap decided at ingest").
+ * the cap's query cost to one column (docs/decisions/0002-per-client-cap-at-ingest.md).
  *
  * Approximate where it cannot see, and said so in docs/integrity.md: the counts live in this process
- * (several collectors each allow K), at most `maxEntries` keys (least recently seen forgotten first), and
- * K is the one configured when the record arrived. A restart does not start over: `seedClientCap` adds
+ * (several collectors each allow K) and K is the one configured when the record arrived. Memory is
+ * bounded without letting anyone flush a heavy client's count: keys still under K live in an LRU of
+ * `maxEntries` (a forgotten one starts over, so a light client may count up to K again), while a key
+ * that reached K moves to a set of its own (at most `maxEntries` too) that forgets nothing of the days
+ * still open — evicting it would give its client K more records. Only when that set is full of open
+ * days' keys does a key at K stay in the LRU, as every key did before. Flagged records (any plausibility or
+ * token-budget bit) never reach this counter (ingest/columns.ts): junk cannot fill it. A restart does not start over: `seedClientCap` adds
  * the stored records of the days still open that arrived before the process started. A key holds the
  * token as a keyed hash under a random per-process secret (no token is held in the clear), the day and
  * the site.
@@ -16,7 +21,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { MAX_CLOCK_SKEW_MS } from './submit';
+import { MAX_CLOCK_SKEW_MS } from './steps';
 import { LruMap } from './lru-map';
 
 export interface ClientCapOptions {
@@ -25,17 +30,43 @@ export interface ClientCapOptions {
   maxEntries: number;
 }
 
-/** 200 000 keys (a 22-character token hash, the day and the site: ≈ 50 characters, ≤ 290 with the longest hostname) and a number: ≈ 25–80 MB at most. */
+/** 200 000 keys (a 22-character token hash, the day and the site: ≈ 50 characters, ≤ 290 with the longest hostname) and a number: ≈ 25–80 MB at most, for the keys under K and as much for those at K (CLIENT_CAP_KEYS). */
 export const CLIENT_CAP_ENTRIES = 200_000;
 
 const DAY_MS = 86_400_000;
 
 export class ClientCapCounter {
   private readonly counts: LruMap<string, number>;
+  /** Keys that reached K, with their UTC day (days since the epoch): never forgotten while the day is open. */
+  private readonly full = new Map<string, number>();
   private readonly secret = randomBytes(32);
 
   constructor(private readonly o: ClientCapOptions) {
     this.counts = new LruMap(o.maxEntries);
+  }
+
+  /** Counts `n` records of a key; true when the key is (now) beyond K. */
+  private add(key: string, day: number, n: number): boolean {
+    if (this.full.has(key)) return true;
+    const count = (this.counts.get(key) ?? 0) + n;
+    if (count < this.o.perCell) {
+      this.counts.set(key, count);
+      return false;
+    }
+    // At K: the key moves to the set that forgets nothing of open days; if that set is full of them, it
+    // stays in the LRU (as every key did before there was such a set).
+    if (this.full.size >= this.o.maxEntries) this.forgetClosedDays();
+    if (this.full.size < this.o.maxEntries) {
+      this.counts.delete(key);
+      this.full.set(key, day);
+    } else this.counts.set(key, count);
+    return count > this.o.perCell;
+  }
+
+  /** Drops the keys of days on which no record can arrive any more (ingest/route.ts: ts within 24 h). */
+  private forgetClosedDays(): void {
+    const firstOpen = Math.floor((Date.now() - OPEN_MS) / DAY_MS);
+    for (const [key, day] of this.full) if (day < firstOpen) this.full.delete(key);
   }
 
   /** Counts the record; true when it is beyond the first `perCell` of its client, UTC day and site. */
@@ -53,10 +84,8 @@ export class ClientCapCounter {
     if (this.o.perCell <= 0) return () => false;
     const tokenKeys = new Map<string, string>();
     return (r, site) => {
-      const key = this.key(this.tokenKey(r.clientToken, tokenKeys), Math.floor(r.ts / DAY_MS), site);
-      const n = (this.counts.get(key) ?? 0) + 1;
-      this.counts.set(key, n);
-      return n > this.o.perCell;
+      const day = Math.floor(r.ts / DAY_MS);
+      return this.add(this.key(this.tokenKey(r.clientToken, tokenKeys), day, site), day, 1);
     };
   }
 
@@ -67,15 +96,14 @@ export class ClientCapCounter {
   seed(counts: readonly StoredCount[]): void {
     if (this.o.perCell <= 0) return;
     const tokenKeys = new Map<string, string>();
-    for (const c of [...counts].sort((a, b) => a.n - b.n)) {
-      const key = this.key(this.tokenKey(c.clientToken, tokenKeys), c.day, c.site);
-      this.counts.set(key, (this.counts.get(key) ?? 0) + c.n);
-    }
+    for (const c of [...counts].sort((a, b) => a.n - b.n))
+      this.add(this.key(this.tokenKey(c.clientToken, tokenKeys), c.day, c.site), c.day, c.n);
   }
 
   private tokenKey(token: string, memo: Map<string, string>): string {
     let t = memo.get(token);
-    if (t === undefined) memo.set(token, (t = createHmac('sha256', this.secret).update(token).digest('base64url').slice(0, 22)));
+    if (t === undefined)
+      memo.set(token, (t = createHmac('sha256', this.secret).update(token).digest('base64url').slice(0, 22)));
     return t;
   }
 
@@ -83,8 +111,9 @@ export class ClientCapCounter {
     return `${token}\u0000${day}\u0000${site}`;
   }
 
+  /** Keys held: under K and at K. */
   get size(): number {
-    return this.counts.size;
+    return this.counts.size + this.full.size;
   }
 }
 
@@ -104,7 +133,12 @@ const OPEN_MS = MAX_CLOCK_SKEW_MS + 3_600_000;
  * previous processes' records: `receivedAt` is stored), the largest counts first, at most half the
  * counter's keys (the other half is for the records arriving now). Returns the keys seeded.
  */
-export async function seedClientCap(counter: ClientCapCounter, client: ClickHouseClient, startedAt: number, maxKeys: number): Promise<number> {
+export async function seedClientCap(
+  counter: ClientCapCounter,
+  client: ClickHouseClient,
+  startedAt: number,
+  maxKeys: number,
+): Promise<number> {
   const rows = await (
     await client.query({
       query: `
@@ -114,7 +148,11 @@ export async function seedClientCap(counter: ClientCapCounter, client: ClickHous
         GROUP BY clientToken, day, site
         ORDER BY n DESC
         LIMIT {limit:UInt32}`,
-      query_params: { from: Math.floor((startedAt - OPEN_MS) / DAY_MS) * DAY_MS, startedAt: Math.floor(startedAt / 1000), limit: Math.floor(maxKeys / 2) },
+      query_params: {
+        from: Math.floor((startedAt - OPEN_MS) / DAY_MS) * DAY_MS,
+        startedAt: Math.floor(startedAt / 1000),
+        limit: Math.floor(maxKeys / 2),
+      },
       format: 'JSONEachRow',
     })
   ).json<StoredCount>();

@@ -8,8 +8,15 @@
  * A column's position only matters for this release's writes: every spool segment records the columns
  * its rows carry, so segments written by an older release replay with their own list.
  */
-import { plausibilityMask, roundPhase, TOKENS_PER_ADDRESS_FLAG, type HandshakeBatch, type HandshakeRecord, type ProbeCryptoFacts } from '@tlsrum/shared';
-import { UNKNOWN_COUNTRY } from '../geo/country';
+import {
+  plausibilityMask,
+  roundPhase,
+  TOKENS_PER_ADDRESS_FLAG,
+  type HandshakeBatch,
+  type HandshakeRecord,
+  type ProbeCryptoFacts,
+} from '@tlsrum/shared';
+import { UNKNOWN_COUNTRY } from './country';
 
 /** What a record meets at the collector: the batch it came in, the request's country and clock, the site list. */
 export interface RowContext {
@@ -51,7 +58,11 @@ export interface Column<T> {
   field: keyof HandshakeRecord | null;
   value: (r: HandshakeRecord, ctx: RowContext) => T;
 }
-const col = <T>(kind: Kind<T>, field: keyof HandshakeRecord | null, value: (r: HandshakeRecord, ctx: RowContext) => T): Column<T> => ({
+const col = <T>(
+  kind: Kind<T>,
+  field: keyof HandshakeRecord | null,
+  value: (r: HandshakeRecord, ctx: RowContext) => T,
+): Column<T> => ({
   kind,
   field,
   value,
@@ -84,10 +95,18 @@ export const COLUMNS = {
   cipher: col(STRING, 'cipher', (r, c) => r.cipher ?? fromProbe(r, c)?.cipher ?? ''),
   keyExchangeGroup: col(STRING, 'group', (r, c) => r.group ?? fromProbe(r, c)?.group ?? ''),
   signatureScheme: col(STRING, 'signatureScheme', (r) => r.signatureScheme ?? ''),
-  certChainLength: col(NULLABLE_NUMBER, 'certChainLength', (r, c) => r.certChainLength ?? fromProbe(r, c)?.certChainLength ?? null),
+  certChainLength: col(
+    NULLABLE_NUMBER,
+    'certChainLength',
+    (r, c) => r.certChainLength ?? fromProbe(r, c)?.certChainLength ?? null,
+  ),
   certKeyType: col(STRING, 'certKeyType', (r, c) => r.certKeyType ?? fromProbe(r, c)?.certKeyType ?? ''),
   certKeyBits: col(NULLABLE_NUMBER, 'certKeyBits', (r, c) => r.certKeyBits ?? fromProbe(r, c)?.certKeyBits ?? null),
-  certChainBytes: col(NULLABLE_NUMBER, 'certChainBytes', (r, c) => r.certChainBytes ?? fromProbe(r, c)?.certChainBytes ?? null),
+  certChainBytes: col(
+    NULLABLE_NUMBER,
+    'certChainBytes',
+    (r, c) => r.certChainBytes ?? fromProbe(r, c)?.certChainBytes ?? null,
+  ),
   ocspStapled: col(NULLABLE_BOOL, 'ocspStapled', (r, c) => r.ocspStapled ?? fromProbe(r, c)?.ocspStapled ?? null),
   ech: col(NULLABLE_BOOL, 'ech', (r) => r.ech ?? null),
   cryptoSource: col(STRING, null, (r, c) => (hasCryptoFacts(r) ? 'observed' : fromProbe(r, c) ? 'probe' : '')),
@@ -101,18 +120,28 @@ export const COLUMNS = {
   agentVersion: col(STRING, null, (_, c) => c.batch.agent.version),
   clientToken: col(STRING, 'clientToken', (r) => r.clientToken),
   // The flag rules the record fails (shared/src/plausibility.ts) and the tokens-per-address flag, as a
-  // bit mask; any bit set keeps the row out of every figure (queries/counted.ts, the rollup's view).
-  implausible: col(
-    NUMBER,
-    null,
-    (r, c) => plausibilityMask(r, { sentAt: c.batch.sentAt ?? r.ts }) | (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0),
-  ),
+  // bit mask; any bit set keeps the row out of every figure (query/counted.ts, the rollup's view).
+  implausible: col(NUMBER, null, (r, c) => flagsOf(r, c)),
   // Beyond the first K of its client token, UTC day and site (ingest/client-cap.ts): left out of every
-  // figure of whole days (the rollups' views, the raw table's daily cells: queries/counted.ts).
+  // figure of whole days (the rollups' views, the raw table's daily cells: query/counted.ts). A flagged
+  // record counts in no figure, so it neither counts toward nor takes a key of the cap's memory: junk
+  // cannot push a heavy client's count out of it.
   capped: col(NUMBER, null, (r, c) =>
-    c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '') ? 1 : 0,
+    flagsOf(r, c) === 0 && c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '') ? 1 : 0,
   ),
 };
+
+/** Each record's flag bits, computed once per record and context (the token budget counts as it answers). */
+const flagMemo = new WeakMap<HandshakeRecord, { c: RowContext; mask: number }>();
+function flagsOf(r: HandshakeRecord, c: RowContext): number {
+  const memo = flagMemo.get(r);
+  if (memo && memo.c === c) return memo.mask;
+  const mask =
+    plausibilityMask(r, { sentAt: c.batch.sentAt ?? r.ts }) |
+    (c.overTokenBudget?.(r) ? TOKENS_PER_ADDRESS_FLAG.mask : 0);
+  flagMemo.set(r, { c, mask });
+  return mask;
+}
 
 /** The site's probe facts for a record that reports no crypto fact itself; null otherwise. */
 function fromProbe(r: HandshakeRecord, c: RowContext): ProbeCryptoFacts | null {
@@ -122,7 +151,13 @@ function fromProbe(r: HandshakeRecord, c: RowContext): ProbeCryptoFacts | null {
 
 /** True when the client reported any crypto fact of the connection itself. */
 function hasCryptoFacts(r: HandshakeRecord): boolean {
-  return r.group !== undefined || r.cipher !== undefined || r.certKeyType !== undefined || r.certChainLength !== undefined || r.signatureScheme !== undefined;
+  return (
+    r.group !== undefined ||
+    r.cipher !== undefined ||
+    r.certKeyType !== undefined ||
+    r.certChainLength !== undefined ||
+    r.signatureScheme !== undefined
+  );
 }
 
 export type ColumnName = keyof typeof COLUMNS;
@@ -140,4 +175,5 @@ export const COLUMN_LIST: ReadonlyArray<{ name: ColumnName } & Column<unknown>> 
 }));
 
 // Generated code names columns as properties: only plain identifiers may appear in it.
-for (const { name } of COLUMN_LIST) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`column name "${name}" is not an identifier`);
+for (const { name } of COLUMN_LIST)
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`column name "${name}" is not an identifier`);

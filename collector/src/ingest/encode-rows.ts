@@ -61,7 +61,12 @@ function fieldCode(kind: (typeof COLUMN_LIST)[number]['kind']['name'], v: string
  * fields with one regex over their concatenation and writes them as they are; only a row that fails
  * the check pays for escaping each field. `valueOf` is the expression for column i's value.
  */
-function encoderSource(columns: typeof COLUMN_LIST, params: string, prelude: string[], valueOf: (i: number) => string): string {
+function encoderSource(
+  columns: typeof COLUMN_LIST,
+  params: string,
+  prelude: string[],
+  valueOf: (i: number) => string,
+): string {
   const strings = columns.flatMap((c, i) =>
     c.kind.name === 'string' ? [valueOf(i)] : c.kind.name === 'nullableString' ? [`(${valueOf(i)} ?? '')`] : [],
   );
@@ -99,7 +104,7 @@ export const encodeRowTsv = tsvEncoder(INSERT_COLUMNS);
 /**
  * A record straight to its TabSeparated line (= `encodeRowTsv(toRow(r, ctx))`): each column's registry
  * `value` into a local, then the line, without the intermediate row object — one allocation fewer per
- * ingested record, which the ingest profile showed as garbage-collector time (BENCHMARKS.md).
+ * ingested record, which bench:ingest's profile showed as garbage-collector time.
  */
 export const encodeRecordTsv: (r: HandshakeRecord, ctx: RowContext) => string = compile(
   encoderSource(

@@ -18,9 +18,9 @@
  * every later one back until the spool fills and ingest answers 503. Other errors are retried forever.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { QuarantineReason } from './quarantine';
-import { Spool, type SealedSegment } from './spool';
-import { contentOf, type SegmentContent } from './spool-format';
+import type { QuarantineReason } from './spool/quarantine';
+import { Spool, type SealedSegment } from './spool/spool';
+import { contentOf, type SegmentContent } from './spool/format';
 import { errorText } from './store-errors';
 
 export interface FlusherOptions {

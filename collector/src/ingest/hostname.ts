@@ -4,7 +4,7 @@
  */
 import { domainToASCII } from 'node:url';
 import { normalizeHostname } from '@tlsrum/shared';
-import { httpError } from '../plugins/error-handler';
+import { httpError } from '../platform/http/error-handler';
 
 export const normalizeSite = (raw: string): string | null => normalizeHostname(raw, domainToASCII);
 
@@ -25,7 +25,11 @@ export function normalizeBatchSites(body: unknown, maxRecords: number): void {
     if (typeof site !== 'string' || site.length > 1024) return;
     let normal = seen.get(site);
     if (normal === undefined) seen.set(site, (normal = normalizeSite(site)));
-    if (normal === null) throw httpError(400, `body/records/${i}/site must be a hostname (letters, digits, hyphens, dots; no address, port or path)`);
+    if (normal === null)
+      throw httpError(
+        400,
+        `body/records/${i}/site must be a hostname (letters, digits, hyphens, dots; no address, port or path)`,
+      );
     (r as { site: string }).site = normal;
   });
 }

@@ -2,23 +2,26 @@
  * Ingest from the route's point of view: duplicate check → rows encoded (columns.ts, TabSeparated) →
  * spool append (durable) → 202, with the flusher moving segments into the store behind it.
  *
- * TabSeparated: the store parses it several times faster than JSONEachRow (BENCHMARKS.md, insert-format).
+ * TabSeparated: the store parses it several times faster than JSONEachRow (docs/decisions/0003-tabseparated-inserts.md).
  * Each segment's header records the columns (spool-format.ts), so a later release replays it as written.
  *
  * Duplicates: a batch id is remembered from the moment its append starts. A copy that arrives while
  * the first is still being written waits for that write and shares its outcome, so five concurrent
  * copies are written once and none is answered 202 before the data is on disk.
  */
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { HandshakeBatch } from '@tlsrum/shared';
 import { INSERT_COLUMNS, type RowContext } from './columns';
 import { encodeRecordTsv } from './encode-rows';
 import { Flusher } from './flusher';
-import { countQuarantined, REPLAY_POLL_MS, type QuarantineReason } from './quarantine';
-import { RecentBatches } from './recent-batches';
-import { Spool, SpoolFullError, type SealedSegment } from './spool';
-import type { SegmentContent, SegmentLayout } from './spool-format';
+import { countQuarantined, REPLAY_POLL_MS, type QuarantineReason } from './spool/quarantine';
+import { RecentBatches } from './spool/recent-batches';
+import { Spool, SpoolFullError, type SealedSegment } from './spool/spool';
+import type { SegmentContent, SegmentLayout } from './spool/format';
 import { isContentError } from './store-errors';
+
+const DAY_MS = 86_400_000;
 
 /** What this release writes: TabSeparated rows with every registry column. */
 export const CURRENT_LAYOUT: SegmentLayout = { format: 'TabSeparated', columns: INSERT_COLUMNS };
@@ -53,7 +56,13 @@ export class IngestPipeline {
   readonly flusher: Flusher;
   readonly recent: RecentBatches;
   private readonly inflight = new Map<string, Promise<void>>();
-  readonly recovered: { segments: number; rows: number; tornBytes: number; quarantined: string[]; replayErrors: string[] };
+  readonly recovered: {
+    segments: number;
+    rows: number;
+    tornBytes: number;
+    quarantined: string[];
+    replayErrors: string[];
+  };
   private readonly replayTimer: NodeJS.Timeout;
 
   constructor(private readonly opts: PipelineOptions) {
@@ -117,8 +126,23 @@ export class IngestPipeline {
       return { status: 'duplicate' };
     }
     const ctx: RowContext = { batch, ...origin };
+    // A batch id must not tie a client's days together: tokens rotate at UTC midnight, so a batch whose
+    // records span two UTC days and hold two tokens (an older extension's queue, sent after midnight) is
+    // split — the rows of its first token keep its id (the spool and the duplicate check know the batch
+    // by it), every other token's rows get a fresh random id. Tokens of one day are one day's: linkable
+    // within it, as the promise allows (the extension sends one token per batch anyway).
+    const first = batch.records[0]?.clientToken;
+    const day0 = Math.floor((batch.records[0]?.ts ?? 0) / DAY_MS);
+    const split = batch.records.some((r) => Math.floor(r.ts / DAY_MS) !== day0);
+    const others = new Map<string, RowContext>();
+    const contextOf = (token: string): RowContext => {
+      if (!split || token === first) return ctx;
+      let c = others.get(token);
+      if (!c) others.set(token, (c = { ...ctx, batch: { ...batch, batchId: randomUUID() } }));
+      return c;
+    };
     let rows = '';
-    for (const r of batch.records) rows += encodeRecordTsv(r, ctx);
+    for (const r of batch.records) rows += encodeRecordTsv(r, contextOf(r.clientToken));
     const rowCount = batch.records.length;
     const frame = Spool.frame(id, rows, rowCount);
     if (!this.spool.accepts(rowCount, frame.length)) throw new SpoolFullError('spool is full');

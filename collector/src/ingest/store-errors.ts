@@ -8,7 +8,7 @@
  * Recognised by the ClickHouse error name (`type` on the client's ClickHouseError, or the `(NAME)` a
  * server message carries), not by the message text, which changes between releases.
  */
-import { SpoolFormatError } from './spool-format';
+import { SpoolFormatError } from './spool/format';
 
 const CONTENT_ERRORS = new Set([
   'ATTEMPT_TO_READ_AFTER_EOF',

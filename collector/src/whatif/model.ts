@@ -31,16 +31,18 @@ export interface Connection {
   /**
    * The connection's own crypto facts (the field split: Firefox and the synthetic runner observe them,
    * Chromium records of a registered site carry the site's probe's from ingest): each known one is used
-   * in place of the site profile's (fieldProfile). Absent or null fields: unknown.
+   * in place of the site probe's (connectionCertFacts). Absent or null fields: unknown.
    */
-  crypto?: Partial<SiteProfile>;
+  crypto?: Partial<CertFacts>;
 }
 
 /**
- * The site's TLS configuration as its latest probe saw it (probe/, `site_probes`): the three profile
- * scenarios change something the field data cannot see, so they need it. Null: no probe yet (or every site).
+ * The certificate facts the three profile scenarios need (stapling, leaf key, chain): the site's as its latest
+ * probe saw them (probe/, `site_probes`), or a connection's own. Not the record's site profile (shared
+ * classify/site-profile.ts). The scenarios change something the field data cannot see, so they need it.
+ * Null: no probe yet (or every site).
  */
-export interface SiteProfile {
+export interface CertFacts {
   ocspStapled: boolean | null;
   leafKeyType: 'rsa' | 'ecdsa' | 'ed25519' | 'other' | null;
   leafKeyBits: number | null;
@@ -70,7 +72,13 @@ export const ASSUMPTIONS: Record<ScenarioName, string> = {
 };
 
 /** Server signing time per full handshake by leaf key, ms (openssl speed on the lab machine, see ASSUMPTIONS.ecdsa_leaf). */
-export const SIGN_MS: Record<string, number> = { 'rsa-2048': 0.3, 'rsa-3072': 2.1, 'rsa-4096': 4.3, 'ecdsa-256': 0.02, 'ecdsa-384': 0.9 };
+export const SIGN_MS: Record<string, number> = {
+  'rsa-2048': 0.3,
+  'rsa-3072': 2.1,
+  'rsa-4096': 4.3,
+  'ecdsa-256': 0.02,
+  'ecdsa-384': 0.9,
+};
 export const INITCWND_BYTES = 10 * 1460;
 export const QUIC_AMPLIFICATION_BYTES = 3 * 1200;
 export const OTHER_HANDSHAKE_BYTES = 1200;
@@ -90,10 +98,11 @@ export function flightRoundTrips(transport: Connection['transport'], chainBytes:
  * The configuration a connection met: its own record's facts where it has them (the field split), the
  * site's probe profile for the rest; null when neither says anything.
  */
-export function fieldProfile(c: Connection, site: SiteProfile | null): SiteProfile | null {
+export function connectionCertFacts(c: Connection, site: CertFacts | null): CertFacts | null {
   const own = c.crypto;
   if (!own && !site) return null;
-  const pick = <K extends keyof SiteProfile>(k: K, fallback: SiteProfile[K]): SiteProfile[K] => (own?.[k] ?? site?.[k] ?? fallback) as SiteProfile[K];
+  const pick = <K extends keyof CertFacts>(k: K, fallback: CertFacts[K]): CertFacts[K] =>
+    (own?.[k] ?? site?.[k] ?? fallback) as CertFacts[K];
   // The chain's count and bytes come together, from one source.
   const chain = own?.chainLength != null && own.chainBytes != null ? own : site;
   return {
@@ -109,14 +118,16 @@ export function fieldProfile(c: Connection, site: SiteProfile | null): SiteProfi
 export function profileSaving(
   s: 'ocsp_stapled' | 'ecdsa_leaf' | 'shorter_chain',
   c: Connection,
-  site: SiteProfile | null,
+  site: CertFacts | null,
 ): { rounds: number; cpuMs: number } {
   const none = { rounds: 0, cpuMs: 0 };
-  const p = fieldProfile(c, site);
+  const p = connectionCertFacts(c, site);
   if (!p) return none;
   switch (s) {
     case 'ocsp_stapled':
-      return p.ocspStapled === false && !c.repeat && OCSP_ONLINE_BROWSERS.has(c.browser ?? '') ? { rounds: OCSP_FETCH_ROUND_TRIPS, cpuMs: 0 } : none;
+      return p.ocspStapled === false && !c.repeat && OCSP_ONLINE_BROWSERS.has(c.browser ?? '')
+        ? { rounds: OCSP_FETCH_ROUND_TRIPS, cpuMs: 0 }
+        : none;
     case 'ecdsa_leaf': {
       if (p.leafKeyType !== 'rsa' || !isFull(c)) return none;
       const today = SIGN_MS[`rsa-${p.leafKeyBits}`] ?? SIGN_MS['rsa-2048']!;
@@ -184,7 +195,9 @@ export function regionModel(conns: readonly Connection[]): RegionModel {
   const regionRtt = median(conns.filter((c) => c.transport === 'tcp' && c.tcp >= MIN_RTT_MS).map((c) => c.tcp));
   const quic = conns.filter((c) => c.transport === 'quic' && c.handshakeClass !== '0rtt');
   const quicRoundTrips =
-    regionRtt && quic.length >= MIN_QUIC_SAMPLES ? Math.max(1, Math.round((median(quic.map((c) => c.tls / regionRtt))! ) * 10) / 10) : null;
+    regionRtt && quic.length >= MIN_QUIC_SAMPLES
+      ? Math.max(1, Math.round(median(quic.map((c) => c.tls / regionRtt))! * 10) / 10)
+      : null;
   return { regionRtt, quicRoundTrips };
 }
 
@@ -249,7 +262,11 @@ const r2 = (x: number) => Math.round(x * 100) / 100;
  * modelled with its own region's RTT and QUIC cost (`regionOf`; one region when omitted). Connections of
  * a region without any usable RTT are left out. Null when none is left.
  */
-export function analyse(all: readonly Connection[], regionOf: (c: Connection) => string = () => '', profile: SiteProfile | null = null): RegionResult | null {
+export function analyse(
+  all: readonly Connection[],
+  regionOf: (c: Connection) => string = () => '',
+  profile: CertFacts | null = null,
+): RegionResult | null {
   const groups = new Map<string, Connection[]>();
   for (const c of all) {
     const k = regionOf(c);
@@ -275,7 +292,13 @@ export function analyse(all: readonly Connection[], regionOf: (c: Connection) =>
   const tlsByClass = Object.fromEntries(
     HANDSHAKE_CLASSES.map((k) => {
       const idx = conns.map((c, i) => (c.handshakeClass === k ? i : -1)).filter((i) => i >= 0);
-      return [k, { share: r2(idx.length / conns.length), roundTrips: idx.length ? r2(mean(idx.map((i) => tlsRounds[i]!))) : null }];
+      return [
+        k,
+        {
+          share: r2(idx.length / conns.length),
+          roundTrips: idx.length ? r2(mean(idx.map((i) => tlsRounds[i]!))) : null,
+        },
+      ];
     }),
   ) as Accounting['tlsByClass'];
   // A DNS lookup is one round trip to the resolver (not the server's RTT): counted when it happened.
@@ -285,35 +308,51 @@ export function analyse(all: readonly Connection[], regionOf: (c: Connection) =>
   const accounting: Accounting = {
     connections: conns.length,
     rttMs: Math.round(median(rtts)! * 10) / 10,
-    roundTrips: { dns: r2(dnsRounds), tcp: r2(tcpRounds), tls: r2(tlsMean), total: r2(dnsRounds + tcpRounds + tlsMean) },
+    roundTrips: {
+      dns: r2(dnsRounds),
+      tcp: r2(tcpRounds),
+      tls: r2(tlsMean),
+      total: r2(dnsRounds + tcpRounds + tlsMean),
+    },
     tlsByClass,
     repeatShare: r2(mean(conns.map((c) => (c.repeat ? 1 : 0)))),
-    meanMs: { dns: r2(mean(conns.map((c) => c.dns))), tcp: r2(mean(conns.map((c) => c.tcp))), tls: r2(mean(conns.map((c) => c.tls))) },
+    meanMs: {
+      dns: r2(mean(conns.map((c) => c.dns))),
+      tcp: r2(mean(conns.map((c) => c.tcp))),
+      tls: r2(mean(conns.map((c) => c.tls))),
+    },
     ttfb: quantiles(today),
   };
   // The profile scenarios need the site's probe profile or connections that carry their own crypto facts.
   const knowsCrypto = profile !== null || conns.some((c) => c.crypto !== undefined);
-  const scenarios = SCENARIOS.filter((s) => knowsCrypto || !PROFILE_SCENARIOS.has(s)).map((s): ScenarioResult => {
-    let affected = 0;
-    let saved = 0;
-    const after = conns.map((c, i) => {
-      const rtt = rtts[i]!;
-      const { rounds, cpuMs } = PROFILE_SCENARIOS.has(s)
-        ? profileSaving(s as Parameters<typeof profileSaving>[0], c, profile)
-        : { rounds: roundTripsToday(c, rtt) - roundTripsIn(s, c, rtt, models[i]!), cpuMs: 0 };
-      if (rounds > 0 || cpuMs > 0) affected++;
-      if (rounds > 0) saved += rounds;
-      return Math.max(0, today[i]! - Math.max(0, rounds) * rtt - cpuMs);
-    });
-    const ttfb = quantiles(after);
-    return {
-      scenario: s,
-      ttfb,
-      saving: { p50: r2(accounting.ttfb.p50 - ttfb.p50), p75: r2(accounting.ttfb.p75 - ttfb.p75) },
-      affected: r2(affected / conns.length),
-      roundTripsSaved: r2(saved / conns.length),
-      assumption: ASSUMPTIONS[s],
-    };
-  }).sort((a, b) => b.saving.p75 - a.saving.p75 || b.saving.p50 - a.saving.p50 || SCENARIOS.indexOf(a.scenario) - SCENARIOS.indexOf(b.scenario));
+  const scenarios = SCENARIOS.filter((s) => knowsCrypto || !PROFILE_SCENARIOS.has(s))
+    .map((s): ScenarioResult => {
+      let affected = 0;
+      let saved = 0;
+      const after = conns.map((c, i) => {
+        const rtt = rtts[i]!;
+        const { rounds, cpuMs } = PROFILE_SCENARIOS.has(s)
+          ? profileSaving(s as Parameters<typeof profileSaving>[0], c, profile)
+          : { rounds: roundTripsToday(c, rtt) - roundTripsIn(s, c, rtt, models[i]!), cpuMs: 0 };
+        if (rounds > 0 || cpuMs > 0) affected++;
+        if (rounds > 0) saved += rounds;
+        return Math.max(0, today[i]! - Math.max(0, rounds) * rtt - cpuMs);
+      });
+      const ttfb = quantiles(after);
+      return {
+        scenario: s,
+        ttfb,
+        saving: { p50: r2(accounting.ttfb.p50 - ttfb.p50), p75: r2(accounting.ttfb.p75 - ttfb.p75) },
+        affected: r2(affected / conns.length),
+        roundTripsSaved: r2(saved / conns.length),
+        assumption: ASSUMPTIONS[s],
+      };
+    })
+    .sort(
+      (a, b) =>
+        b.saving.p75 - a.saving.p75 ||
+        b.saving.p50 - a.saving.p50 ||
+        SCENARIOS.indexOf(a.scenario) - SCENARIOS.indexOf(b.scenario),
+    );
   return { accounting, scenarios, quicRoundTrips: single ? single.quicRoundTrips : null };
 }

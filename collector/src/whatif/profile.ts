@@ -1,20 +1,23 @@
 /**
- * The site's latest probe as the what-if's profile scenarios need it (model.ts SiteProfile): only the
+ * The site's latest probe as the what-if's profile scenarios need it (model.ts CertFacts): only the
  * site's own hostname counts (extra hostnames serve other resources), and only a probe that reached it.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
-import { latestProbe } from '../probe/store';
-import type { SiteProfile } from './model';
+import { latestProbe } from '../probes/store';
+import type { CertFacts } from './model';
 
 export type ProfileUsed = NonNullable<WhatIfAnswer['probe']>;
 
-export async function siteProfile(client: ClickHouseClient, site: string | null): Promise<{ profile: SiteProfile; used: ProfileUsed } | null> {
+export async function probeCertFacts(
+  client: ClickHouseClient,
+  site: string | null,
+): Promise<{ profile: CertFacts; used: ProfileUsed } | null> {
   if (site === null) return null;
   const p = await latestProbe(client, site, site);
   const leaf = p?.result.cert.leaf;
   if (!p || !leaf) return null;
-  const profile: SiteProfile = {
+  const profile: CertFacts = {
     ocspStapled: p.result.ocsp.stapled,
     leafKeyType: leaf.keyType,
     leafKeyBits: leaf.keyBits,

@@ -7,11 +7,11 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { CERT_KEY_TYPES, HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
 import { VALUE_FILTERS } from '@tlsrum/shared/query';
-import type { ValueFilters } from '../queries/cells';
-import { RAW_CLIENTS } from '../queries/clients';
-import { dimensionSql, filterDimension } from '../queries/dimensions';
+import type { ValueFilters } from '../query/cells';
+import { RAW_CLIENTS } from '../query/clients';
+import { dimensionSql, filterDimension } from '../query/dimensions';
 import type { Connection } from './model';
-import { countedRows } from '../queries/counted';
+import { countedRows } from '../query/counted';
 
 export interface WhatIfQuery {
   site: string | null;
@@ -20,6 +20,8 @@ export interface WhatIfQuery {
   filters: ValueFilters;
   ticketLifetimeMs: number;
   limit: number;
+  /** The k-sites rule (query/cells.ts): MIN_SITES_PER_CELL without a token, else 1 (off). */
+  minSites?: number;
 }
 
 export interface RegionConnection extends Connection {
@@ -51,19 +53,45 @@ ORDER BY ts DESC
 LIMIT {limit:UInt32}`;
 
 const clientsSql = `
-SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections
-FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, `country, ${RAW_CLIENTS}`)}
+SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections, uniqExactIf(site, site != '') AS sites
+FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, `country, site, ${RAW_CLIENTS}`)}
 GROUP BY country`;
 
-type Row = [string, number, number, number, number, number, string, string | null, string, boolean | null, number | boolean, string, string, number | null, number | null, number | null, boolean | null];
+type Row = [
+  string,
+  number,
+  number,
+  number,
+  number,
+  number,
+  string,
+  string | null,
+  string,
+  boolean | null,
+  number | boolean,
+  string,
+  string,
+  number | null,
+  number | null,
+  number | null,
+  boolean | null,
+];
 
 const KEY_TYPES: readonly string[] = CERT_KEY_TYPES;
 
 /** A connection's own crypto facts (the field split), or undefined when its record has none. */
-function cryptoOf(keyType: string, keyBits: number | null, chainLength: number | null, chainBytes: number | null, stapled: boolean | null): Connection['crypto'] {
+function cryptoOf(
+  keyType: string,
+  keyBits: number | null,
+  chainLength: number | null,
+  chainBytes: number | null,
+  stapled: boolean | null,
+): Connection['crypto'] {
   const crypto: NonNullable<Connection['crypto']> = {};
-  if (KEY_TYPES.includes(keyType)) Object.assign(crypto, { leafKeyType: keyType, leafKeyBits: keyBits === null ? null : Number(keyBits) });
-  if (chainLength !== null && chainBytes !== null) Object.assign(crypto, { chainLength: Number(chainLength), chainBytes: Number(chainBytes) });
+  if (KEY_TYPES.includes(keyType))
+    Object.assign(crypto, { leafKeyType: keyType, leafKeyBits: keyBits === null ? null : Number(keyBits) });
+  if (chainLength !== null && chainBytes !== null)
+    Object.assign(crypto, { chainLength: Number(chainLength), chainBytes: Number(chainBytes) });
   if (stapled !== null) crypto.ocspStapled = Boolean(stapled);
   return Object.keys(crypto).length ? crypto : undefined;
 }
@@ -83,29 +111,59 @@ function params(q: WhatIfQuery) {
 export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery): Promise<RegionConnection[]> {
   const rs = await client.query({ query: sql, query_params: params(q), format: 'JSONCompactEachRow' });
   const rows = await rs.json<Row>();
-  return rows.map(([country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser, keyType, keyBits, chainLength, chainBytes, stapled]) => ({
-    country,
-    dns: Number(dns),
-    tcp: Number(tcp),
-    tls: Number(tls),
-    connect: Number(connect),
-    ttfb: Number(ttfb),
-    transport: transport === 'quic' ? 'quic' : 'tcp',
-    tlsVersion: tlsVersion === '1.2' || tlsVersion === '1.3' ? tlsVersion : null,
-    handshakeClass: (HANDSHAKE_CLASSES as readonly string[]).includes(handshakeClass) ? (handshakeClass as HandshakeClass) : 'unknown',
-    resumed: resumed === null ? null : Boolean(resumed),
-    repeat: Boolean(Number(repeat)),
-    browser,
-    ...(() => {
-      const crypto = cryptoOf(keyType, keyBits, chainLength, chainBytes, stapled);
-      return crypto ? { crypto } : {};
-    })(),
-  }));
+  return rows.map(
+    ([
+      country,
+      dns,
+      tcp,
+      tls,
+      connect,
+      ttfb,
+      transport,
+      tlsVersion,
+      handshakeClass,
+      resumed,
+      repeat,
+      browser,
+      keyType,
+      keyBits,
+      chainLength,
+      chainBytes,
+      stapled,
+    ]) => ({
+      country,
+      dns: Number(dns),
+      tcp: Number(tcp),
+      tls: Number(tls),
+      connect: Number(connect),
+      ttfb: Number(ttfb),
+      transport: transport === 'quic' ? 'quic' : 'tcp',
+      tlsVersion: tlsVersion === '1.2' || tlsVersion === '1.3' ? tlsVersion : null,
+      handshakeClass: (HANDSHAKE_CLASSES as readonly string[]).includes(handshakeClass)
+        ? (handshakeClass as HandshakeClass)
+        : 'unknown',
+      resumed: resumed === null ? null : Boolean(resumed),
+      repeat: Boolean(Number(repeat)),
+      browser,
+      ...(() => {
+        const crypto = cryptoOf(keyType, keyBits, chainLength, chainBytes, stapled);
+        return crypto ? { crypto } : {};
+      })(),
+    }),
+  );
 }
 
 /** Distinct clients and connections per country over the whole range (for small-cell suppression). */
-export async function queryRegionClients(client: ClickHouseClient, q: WhatIfQuery): Promise<Map<string, { clients: number; connections: number }>> {
+export async function queryRegionClients(
+  client: ClickHouseClient,
+  q: WhatIfQuery,
+): Promise<Map<string, { clients: number; connections: number; sites: number }>> {
   const rs = await client.query({ query: clientsSql, query_params: params(q), format: 'JSONEachRow' });
-  const rows = await rs.json<{ country: string; clients: number; connections: number }>();
-  return new Map(rows.map((r) => [r.country, { clients: Number(r.clients), connections: Number(r.connections) }]));
+  const rows = await rs.json<{ country: string; clients: number; connections: number; sites: number }>();
+  return new Map(
+    rows.map((r) => [
+      r.country,
+      { clients: Number(r.clients), connections: Number(r.connections), sites: Number(r.sites) },
+    ]),
+  );
 }

@@ -5,22 +5,39 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
+import { fewSites } from '../query/cells';
 import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS } from './model';
-import { siteProfile } from './profile';
+import { probeCertFacts } from './profile';
 import { queryConnections, queryRegionClients, type WhatIfQuery } from './query';
 
 export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClients: number): Promise<WhatIfAnswer> {
-  const [conns, clients, probe] = await Promise.all([queryConnections(client, q), queryRegionClients(client, q), siteProfile(client, q.site)]);
+  const [conns, clients, probe] = await Promise.all([
+    queryConnections(client, q),
+    queryRegionClients(client, q),
+    probeCertFacts(client, q.site),
+  ]);
   const profile = probe?.profile ?? null;
   const total = [...clients.values()].reduce((a, r) => a + r.connections, 0);
-  const allowed = new Set([...clients].filter(([, r]) => r.clients >= minClients).map(([c]) => c));
+  // Without a token, a region of fewer registered sites than MIN_SITES_PER_CELL is suppressed too (cells.ts).
+  const minSites = q.site === null ? (q.minSites ?? 1) : 1;
+  const allowed = new Set(
+    [...clients].filter(([, r]) => r.clients >= minClients && !fewSites(r.sites, minSites)).map(([c]) => c),
+  );
   const shown = conns.filter((c) => allowed.has(c.country));
   const totalClients = [...clients.values()].reduce((a, r) => a + r.clients, 0);
   const regions: WhatIfAnswer['regions'] = [...clients]
     .sort((a, b) => b[1].connections - a[1].connections || a[0].localeCompare(b[0]))
     .map(([country, r]) =>
       allowed.has(country)
-        ? { country, connections: r.connections, result: analyse(shown.filter((c) => c.country === country), undefined, profile) }
+        ? {
+            country,
+            connections: r.connections,
+            result: analyse(
+              shown.filter((c) => c.country === country),
+              undefined,
+              profile,
+            ),
+          }
         : { country, suppressed: true as const },
     );
   // The whole site counts only regions that are shown, so no suppressed cell can be recovered by difference.

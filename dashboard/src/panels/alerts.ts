@@ -3,8 +3,8 @@
  * same window a week earlier), firing ones first. Alerts are per site: they need the site's read token.
  */
 import { CHECK_LABELS, CHECK_STATUS_LABELS, PROBE_CHECK_LABELS } from '@tlsrum/shared/query';
-import type { AlertsAnswer } from '../api';
-import { createPanel } from '../panel';
+import { api, type AlertsAnswer } from '../api';
+import { createPanel, type DashboardPanel } from '../panel';
 import { ms, pct, pValueText } from '../format';
 import { fillTable } from '../table';
 
@@ -14,13 +14,15 @@ const HEAD = ['status', 'site', 'window', 'check', 'now', 'a week ago', 'change'
 const LABELS = { ...CHECK_LABELS, ...PROBE_CHECK_LABELS };
 const isShare = (check: string) => check.endsWith('_drop');
 const value = (check: string, v: number | null) => (v === null ? '—' : isShare(check) ? pct(v) : ms(v));
-const change = (check: string, v: number | null) => (v === null ? '—' : `${v > 0 ? '+' : ''}${Math.round(v * 100)} ${isShare(check) ? 'pt' : '%'}`);
+const change = (check: string, v: number | null) =>
+  v === null ? '—' : `${v > 0 ? '+' : ''}${Math.round(v * 100)} ${isShare(check) ? 'pt' : '%'}`;
 
-export function alertsPanel(parent: HTMLElement) {
+export function alertsPanel(parent: HTMLElement): DashboardPanel<AlertsAnswer> {
   const panel = createPanel(parent, {
     id: 'alerts',
     title: 'Regression alerts',
-    description: 'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test. Window "probe": a change the scheduled TLS probe saw.',
+    description:
+      'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test. Window "probe": a change the scheduled TLS probe saw.',
     link: { text: 'How the checks work (docs/alerts.md)', href: './guide/alerts.md' },
     charts: [],
     table: { className: 'alerts-table', below: true },
@@ -28,7 +30,13 @@ export function alertsPanel(parent: HTMLElement) {
   });
   return {
     panel,
-    render(answer: AlertsAnswer) {
+    drawsRecords: false,
+    // Alerts are per site: without a site and a token there is nothing this viewer may see.
+    load: ({ filters, params, token, signal }) =>
+      filters.site || token
+        ? api.alerts({ site: params.site }, token, signal)
+        : { skip: 'Alerts are per site: choose a site and enter its read token to see them.' },
+    render(answer) {
       if (answer.alerts.length === 0) return false;
       const firing = answer.alerts.filter((a) => a.status === 'firing').length;
       fillTable(

@@ -3,14 +3,25 @@
  * and h3 × full, resumed and 0-RTT, with the record counts and how the resumption state is known
  * (observed or reported by the server, vs inferred from timings) beside them.
  */
-import type { Answer, Cell } from '../api';
-import { axisChart, createPanel } from '../panel';
-import { clientsText, drawnStackModes, FEW_CLIENTS_NOTE, int, label, ms, PALETTE, pct, quantileColumns, sortByStackMode } from '../format';
+import { api, type Answer, type Cell } from '../api';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
+import {
+  clientsText,
+  drawnStackModes,
+  FEW_CLIENTS_NOTE,
+  int,
+  label,
+  ms,
+  PALETTE,
+  pct,
+  quantileColumns,
+  sortByStackMode,
+} from '../format';
 import { fillTable, suppressedRow } from '../table';
 
 const HEAD = ['group', 'records', 'clients', 'tls p75', 'connect p75', 'resumption observed', 'inferred'];
 
-export function comparePanel(parent: HTMLElement) {
+export function comparePanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'compare',
     title: 'TLS 1.2 vs TLS 1.3 vs HTTP/3, full vs resumed vs 0-RTT',
@@ -25,7 +36,11 @@ export function comparePanel(parent: HTMLElement) {
   });
   return {
     panel,
-    render(answer: Answer) {
+    drawsRecords: true,
+    load: ({ params, token, signal }) => api.query('compare', { ...params, dimensions: 'stack,mode' }, token, signal),
+    render(answer, ctx) {
+      // A read token scopes every answer to its site, even when no site is chosen: say which data this is.
+      ctx.onSite(answer.site);
       const all = sortByStackMode(answer.cells);
       const shown = drawnStackModes(all);
       if (shown.length === 0) return false;
@@ -37,7 +52,11 @@ export function comparePanel(parent: HTMLElement) {
           grid: { left: 50, right: 10, top: 50, bottom: 80 },
           xAxis: { type: 'category', data: cats, axisLabel: { rotate: 35, interval: 0 } },
           yAxis: { type: 'value', name: metric === 'tls' ? 'TLS handshake, ms' : 'TCP + TLS set-up, ms', nameGap: 12 },
-          series: (['p50', 'p75', 'p95'] as const).map((p) => ({ name: p, type: 'bar', data: shown.map((c) => c[metric]![p]) })),
+          series: (['p50', 'p75', 'p95'] as const).map((p) => ({
+            name: p,
+            type: 'bar',
+            data: shown.map((c) => c[metric]![p]),
+          })),
         });
       });
       const describe = (c: Cell) =>
@@ -50,7 +69,15 @@ export function comparePanel(parent: HTMLElement) {
           c.suppressed
             ? { cells: suppressedRow(label(c), HEAD.length), title: 'suppressed' }
             : {
-                cells: [label(c), int(c.records), clientsText(c), ms(c.tls?.p75), ms(c.connect?.p75), pct(c.evidence?.evidenced), pct(c.evidence?.inferred)],
+                cells: [
+                  label(c),
+                  int(c.records),
+                  clientsText(c),
+                  ms(c.tls?.p75),
+                  ms(c.connect?.p75),
+                  pct(c.evidence?.evidenced),
+                  pct(c.evidence?.inferred),
+                ],
                 title: describe(c),
               },
         ),

@@ -4,24 +4,34 @@
  * site's own visitors, and what changed when. Written for a site owner: one sentence per item, the
  * assumptions one click away. Per site: needs the site's read token.
  */
-import { PROBE_CHECKLIST } from '@tlsrum/shared/probe-checklist';
+import { CHECKLIST, type ConfigCheck, type Verdict } from '@tlsrum/probe/checks';
+import type { ProbeResult } from '@tlsrum/shared/probe';
 import { SCENARIO_LABELS } from '@tlsrum/shared/query';
-import type { ProbesAnswer, WhatIfAnswer } from '../api';
-import { createPanel } from '../panel';
+import { api, type ProbesAnswer, type WhatIfAnswer } from '../api';
+import { createPanel, type DashboardPanel } from '../panel';
 import { ms } from '../format';
 import { fillTable } from '../table';
 
-const MARK = { true: '✓', false: '✗', null: '?' } as const;
+const MARK = { pass: '✓', fail: '✗', unknown: '?' } as const;
+// The row's class and the downloaded rows' `ok` column keep their true / false / null spelling.
+const OK = { pass: 'true', fail: 'false', unknown: 'null' } as const;
+const verdict = (item: ConfigCheck, r: ProbeResult): Verdict => item.read(r).status;
 const when = (t: number) => new Date(t).toISOString().slice(0, 16).replace('T', ' ');
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: string, className?: string): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: string,
+  className?: string,
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   if (text !== undefined) e.textContent = text;
   if (className) e.className = className;
   return e;
 }
 
-export function configurationPanel(parent: HTMLElement) {
+export function configurationPanel(
+  parent: HTMLElement,
+): DashboardPanel<{ probes: ProbesAnswer; whatif: WhatIfAnswer | null }> {
   const panel = createPanel(parent, {
     id: 'config',
     title: 'Configuration',
@@ -33,11 +43,20 @@ export function configurationPanel(parent: HTMLElement) {
   });
   return {
     panel,
-    render(probes: ProbesAnswer, whatif: WhatIfAnswer | null) {
+    drawsRecords: false,
+    // The probe profile is per site; its recommendations are priced by the page's what-if answer.
+    load: ({ filters, token, signal, whatif }) =>
+      filters.site
+        ? api
+            .probes(filters.site, token, signal)
+            .then(async (probes) => ({ probes, whatif: await whatif.catch(() => null) }))
+        : { skip: 'The configuration is per site: choose a site (and enter its read token) to see its TLS set-up.' },
+    render({ probes, whatif }) {
       if (probes.latest.length === 0) return false;
       const main = probes.latest.find((l) => l.hostname === probes.site) ?? probes.latest[0]!;
       const holder = el('div', undefined, 'config-body');
-      const every = probes.intervalMs > 0 ? `every ${Math.round(probes.intervalMs / 60_000)} min` : 'scheduled probing is off';
+      const every =
+        probes.intervalMs > 0 ? `every ${Math.round(probes.intervalMs / 60_000)} min` : 'scheduled probing is off';
       holder.append(el('p', `Last probe of ${main.hostname}: ${when(main.at)} UTC (${every}).`, 'config-when'));
 
       // Checklist: one row per item, one column per probed hostname.
@@ -46,20 +65,23 @@ export function configurationPanel(parent: HTMLElement) {
         table,
         'Checklist',
         ['', ...probes.latest.map((l) => l.hostname)],
-        PROBE_CHECKLIST.map((item) => ({
-          cells: [item.label, ...probes.latest.map((l) => MARK[String(item.check(l.result)) as keyof typeof MARK])],
-          className: `check-${item.check(main.result)}`,
+        CHECKLIST.map((item) => ({
+          cells: [item.label, ...probes.latest.map((l) => MARK[verdict(item, l.result)])],
+          className: `check-${OK[verdict(item, main.result)]}`,
         })),
       );
       holder.append(table);
 
       // Recommendations: the items the site's own hostname misses, priced by the what-if scenarios.
       const overall = whatif?.overall ?? null;
-      const missing = PROBE_CHECKLIST.filter((i) => i.check(main.result) === false);
+      const missing = CHECKLIST.filter((i) => verdict(i, main.result) === 'fail');
       const recs = el('div', undefined, 'config-recs');
       recs.append(el('h3', missing.length ? 'Recommendations' : 'Nothing to recommend: every item is on.'));
       const ranked = missing
-        .map((item) => ({ item, s: item.scenario ? overall?.scenarios.find((x) => x.scenario === item.scenario) : undefined }))
+        .map((item) => ({
+          item,
+          s: item.scenario ? overall?.scenarios.find((x) => x.scenario === item.scenario) : undefined,
+        }))
         .sort((a, b) => (b.s?.saving.p75 ?? -1) - (a.s?.saving.p75 ?? -1));
       for (const { item, s } of ranked) {
         const p = el('div', undefined, 'config-rec');
@@ -70,7 +92,12 @@ export function configurationPanel(parent: HTMLElement) {
               ? `Estimated saving for your visitors: ${ms(s.saving.p75)} at p75 (${ms(s.saving.p50)} at p50), ${Math.round(s.affected * 100)} % of new connections faster.`
               : `No measurable saving for your visitors in this range (${Math.round(s.affected * 100)} % of connections affected).`
             : 'No saving estimate: too little field data in this range.';
-        p.append(el('p', item.advice), el('p', saving, 'config-saving'));
+        p.append(
+          el('p', item.advice),
+          el('p', `nginx: ${item.fix.nginx}`, 'config-fix'),
+          el('p', `Caddy: ${item.fix.caddy}`, 'config-fix'),
+          el('p', saving, 'config-saving'),
+        );
         if (s) {
           const d = el('details');
           d.append(el('summary', `How "${SCENARIO_LABELS[s.scenario]}" is estimated`), el('p', s.assumption));
@@ -94,8 +121,13 @@ export function configurationPanel(parent: HTMLElement) {
       panel.table.replaceChildren(holder);
 
       panel.setRows(
-        PROBE_CHECKLIST.flatMap((item) =>
-          probes.latest.map((l) => ({ hostname: l.hostname, probed_at: new Date(l.at).toISOString(), item: item.id, ok: String(item.check(l.result)) })),
+        CHECKLIST.flatMap((item) =>
+          probes.latest.map((l) => ({
+            hostname: l.hostname,
+            probed_at: new Date(l.at).toISOString(),
+            item: item.id,
+            ok: OK[verdict(item, l.result)],
+          })),
         ),
       );
       return true;

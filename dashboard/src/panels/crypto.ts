@@ -5,8 +5,8 @@
  * Each chart has one plain line for a non-expert and the precise definition one click away.
  */
 import { DIMENSIONS } from '@tlsrum/shared/query';
-import type { Answer, Cell } from '../api';
-import { axisChart, createPanel } from '../panel';
+import { api, type Answer, type Cell } from '../api';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { clientsText, int, ms, PALETTE, pct } from '../format';
 import { fillTable, suppressedRow } from '../table';
 
@@ -64,7 +64,7 @@ const shown = (a: Answer, d: string) =>
     .sort((x, y) => (y.records ?? 0) - (x.records ?? 0))
     .slice(0, MAX_BARS);
 
-export function cryptoPanel(parent: HTMLElement) {
+export function cryptoPanel(parent: HTMLElement): DashboardPanel<CryptoAnswers> {
   const parts = [...CRYPTO_SPLITS, 'pq', 'coverage'] as const;
   const panel = createPanel(parent, {
     id: 'crypto',
@@ -100,7 +100,20 @@ export function cryptoPanel(parent: HTMLElement) {
 
   return {
     panel,
-    render(a: CryptoAnswers): boolean {
+    drawsRecords: true,
+    load: async ({ params, token, signal }) => {
+      const [splits, pq, coverage] = await Promise.all([
+        Promise.all(CRYPTO_SPLITS.map((d) => api.query('compare', { ...params, dimensions: d }, token, signal))),
+        api.query('timeseries', { ...params, dimensions: 'pq' }, token, signal),
+        api.query('compare', { ...params, dimensions: 'browser,cryptoSource' }, token, signal),
+      ]);
+      return {
+        splits: Object.fromEntries(CRYPTO_SPLITS.map((d, i) => [d, splits[i]!])) as CryptoAnswers['splits'],
+        pq,
+        coverage,
+      };
+    },
+    render(a) {
       const anyKnown = CRYPTO_SPLITS.some((d) => shown(a.splits[d], d).length > 0);
       if (!anyKnown) return false;
       CRYPTO_SPLITS.forEach((d, i) => {
@@ -110,9 +123,22 @@ export function cryptoPanel(parent: HTMLElement) {
           color: PALETTE,
           grid: { left: 50, right: 10, top: 52, bottom: 70 },
           // Cipher suite names are long: the axis shows them without the common TLS_ and _WITH_ parts.
-          xAxis: { type: 'category', data: cells.map((c) => c.key[d]), axisLabel: { rotate: 25, interval: 0, fontSize: 10, formatter: (v: string) => v.replace(/^TLS_/, '').replace('_WITH_', ' ') } },
+          xAxis: {
+            type: 'category',
+            data: cells.map((c) => c.key[d]),
+            axisLabel: {
+              rotate: 25,
+              interval: 0,
+              fontSize: 10,
+              formatter: (v: string) => v.replace(/^TLS_/, '').replace('_WITH_', ' '),
+            },
+          },
           yAxis: { type: 'value', name: 'TLS handshake, ms', nameGap: 10 },
-          series: (['p50', 'p75'] as const).map((p) => ({ name: p === 'p50' ? 'median (p50)' : 'p75', type: 'bar', data: cells.map((c) => c.tls?.[p]) })),
+          series: (['p50', 'p75'] as const).map((p) => ({
+            name: p === 'p50' ? 'median (p50)' : 'p75',
+            type: 'bar',
+            data: cells.map((c) => c.tls?.[p]),
+          })),
         });
       });
 
@@ -124,13 +150,24 @@ export function cryptoPanel(parent: HTMLElement) {
         e[c.key.pq] += c.records ?? 0;
         byT.set(c.t, e);
       }
-      const pqPoints = [...byT].sort(([x], [y]) => x - y).map(([t, e]) => [t, e.hybrid / (e.hybrid + e.classical)] as const);
+      const pqPoints = [...byT]
+        .sort(([x], [y]) => x - y)
+        .map(([t, e]) => [t, e.hybrid / (e.hybrid + e.classical)] as const);
       panel.draw(CRYPTO_SPLITS.length, {
         ...axisChart(pct),
         grid: { left: 44, right: 12, top: 36, bottom: 36 },
         xAxis: { type: 'time' },
         yAxis: { type: 'value', min: 0, max: 1, axisLabel: { formatter: (v: number) => `${Math.round(v * 100)}%` } },
-        series: [{ name: 'post-quantum hybrid', type: 'line', areaStyle: {}, showSymbol: false, color: '#59a14f', data: pqPoints }],
+        series: [
+          {
+            name: 'post-quantum hybrid',
+            type: 'line',
+            areaStyle: {},
+            showSymbol: false,
+            color: '#59a14f',
+            data: pqPoints,
+          },
+        ],
       });
 
       // Coverage: per browser, the share of records whose facts were observed, came from a probe, or none.
@@ -168,7 +205,10 @@ export function cryptoPanel(parent: HTMLElement) {
           const name = `${DIMENSIONS[d].label}: ${c.key[d]}`;
           return c.suppressed
             ? { cells: suppressedRow(name, head.length), title: 'suppressed' }
-            : { cells: [name, int(c.records), clientsText(c), ms(c.tls?.p50), ms(c.tls?.p75)], title: `${name}: ${int(c.records)} records, TLS p50 ${ms(c.tls?.p50)}, p75 ${ms(c.tls?.p75)}` };
+            : {
+                cells: [name, int(c.records), clientsText(c), ms(c.tls?.p50), ms(c.tls?.p75)],
+                title: `${name}: ${int(c.records)} records, TLS p50 ${ms(c.tls?.p50)}, p75 ${ms(c.tls?.p75)}`,
+              };
         });
       fillTable(panel.table, 'TLS handshake time per cryptographic choice', head, CRYPTO_SPLITS.flatMap(rowsOf));
 
@@ -186,9 +226,19 @@ export function cryptoPanel(parent: HTMLElement) {
             share: null,
           })),
         ),
-        ...pqPoints.map(([t, share]) => ({ part: 'pq_share', value: 'hybrid', time: new Date(t).toISOString(), share: Math.round(share * 10_000) / 10_000 })),
+        ...pqPoints.map(([t, share]) => ({
+          part: 'pq_share',
+          value: 'hybrid',
+          time: new Date(t).toISOString(),
+          share: Math.round(share * 10_000) / 10_000,
+        })),
         ...names.flatMap((n) =>
-          SOURCES.map(([k]) => ({ part: 'coverage', value: `${n}/${k}`, records: browsers.get(n)![k] ?? 0, share: Math.round(((browsers.get(n)![k] ?? 0) / total(browsers.get(n)!)) * 10_000) / 10_000 })),
+          SOURCES.map(([k]) => ({
+            part: 'coverage',
+            value: `${n}/${k}`,
+            records: browsers.get(n)![k] ?? 0,
+            share: Math.round(((browsers.get(n)![k] ?? 0) / total(browsers.get(n)!)) * 10_000) / 10_000,
+          })),
         ),
       ]);
       return true;

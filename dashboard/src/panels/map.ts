@@ -2,27 +2,49 @@
  * Region: a world choropleth of the p75 handshake (or set-up) time per country, with the protocol,
  * TLS version and resumption mix on hover, and the same numbers as a table beside it.
  */
-import type { Answer, Cell } from '../api';
-import { createPanel } from '../panel';
+import { api, type Answer, type Cell } from '../api';
+import { createPanel, type DashboardPanel } from '../panel';
 import { clientsText, FEW_CLIENTS_NOTE, int, ms, pct, quantileColumns } from '../format';
 import { countryName } from '../countries';
 import { fillTable, suppressedRow } from '../table';
+import type * as WorldModule from '../world';
 
-export function mapPanel(parent: HTMLElement) {
+type World = typeof WorldModule;
+
+export function mapPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'map',
     title: 'Where handshakes cost most',
-    description: 'p75 per country (from the client address, which is not kept). Hover a country for its protocol and resumption mix.',
+    description:
+      'p75 per country (from the client address, which is not kept). Hover a country for its protocol and resumption mix.',
     charts: [{ label: 'World map: p75 time per country', className: 'map' }],
     table: { className: 'map-table' },
     wide: true,
   });
-  // Fetched while the first queries run; the other panels draw without waiting for it.
-  const world = import('../world');
+  // Fetched while the first queries run; the other panels draw without waiting for it. A failed fetch is
+  // forgotten, so the panel's retry fetches it again instead of failing until the page is reloaded.
+  let world: Promise<World> | null = null;
+  const loadWorld = () =>
+    (world ??= import('../world')
+      .catch((err: unknown) => {
+        // Browsers remember a failed module fetch for the page's life: ask for the same file under another URL.
+        const url = /https?:\/\/\S+?\.js/.exec(err instanceof Error ? err.message : '')?.[0];
+        if (!url) throw err;
+        return import(/* @vite-ignore */ `${url}?retry=${Date.now()}`) as Promise<World>;
+      })
+      .catch((err: unknown) => {
+        world = null;
+        throw err;
+      }));
+  void loadWorld();
   return {
     panel,
-    async render(answer: Answer, metric: 'tls' | 'connect') {
-      const { MAP_NAME } = await world;
+    drawsRecords: true,
+    load: ({ params, token, signal }) => api.query('map', params, token, signal),
+    async render(answer, ctx) {
+      ctx.onCountries(answer);
+      const metric = ctx.filters.metric as 'tls' | 'connect';
+      const { MAP_NAME } = await loadWorld();
       const cells = answer.cells.filter((c) => c.key.country !== 'ZZ');
       const shown = cells.filter((c): c is Cell & { records: number } => !c.suppressed);
       if (shown.length === 0) return false;
@@ -78,7 +100,14 @@ export function mapPanel(parent: HTMLElement) {
             c.suppressed
               ? suppressedRow(countryName(c.key.country!), head.length)
               : {
-                  cells: [countryName(c.key.country!), `${int(c.records)}${c.fewClients ? ' (few)' : ''}`, ms(c[metric]!.p75), pct(c.mix!.protocol.h3), pct(c.mix!.tlsVersion['1.3']), pct(c.mix!.mode.resumed)],
+                  cells: [
+                    countryName(c.key.country!),
+                    `${int(c.records)}${c.fewClients ? ' (few)' : ''}`,
+                    ms(c[metric]!.p75),
+                    pct(c.mix!.protocol.h3),
+                    pct(c.mix!.tlsVersion['1.3']),
+                    pct(c.mix!.mode.resumed),
+                  ],
                   ...(c.fewClients ? { title: FEW_CLIENTS_NOTE } : {}),
                 },
           ),

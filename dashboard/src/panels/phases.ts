@@ -1,6 +1,6 @@
 /** Phase breakdown: median DNS, TCP, TLS and time to first byte per protocol stack and mode. */
-import type { Answer } from '../api';
-import { axisChart, createPanel } from '../panel';
+import { api, type Answer } from '../api';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { drawnStackModes, label, ms, quantileColumns, sortByStackMode } from '../format';
 
 const PHASES = [
@@ -10,16 +10,19 @@ const PHASES = [
   ['ttfb', 'time to first byte', '#76b7b2'],
 ] as const;
 
-export function phasesPanel(parent: HTMLElement) {
+export function phasesPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'phases',
     title: 'Where the time goes',
-    description: 'Median of each phase of a new connection, stacked (medians do not add up exactly to the median total).',
+    description:
+      'Median of each phase of a new connection, stacked (medians do not add up exactly to the median total).',
     charts: [{ label: 'Stacked bar chart: median DNS, TCP, TLS and time to first byte per group', className: 'tall' }],
   });
   return {
     panel,
-    render(answer: Answer) {
+    drawsRecords: true,
+    load: ({ params, token, signal }) => api.query('phases', { ...params, dimensions: 'stack,mode' }, token, signal),
+    render(answer) {
       const cells = drawnStackModes(answer.cells);
       if (cells.length === 0) return false;
       panel.draw(0, {
@@ -27,7 +30,13 @@ export function phasesPanel(parent: HTMLElement) {
         grid: { left: 110, right: 16, top: 40, bottom: 30 },
         xAxis: { type: 'value', name: 'ms' },
         yAxis: { type: 'category', data: cells.map(label), inverse: true },
-        series: PHASES.map(([k, name, color]) => ({ name, type: 'bar', stack: 'total', color, data: cells.map((c) => c[k]!.p50) })),
+        series: PHASES.map(([k, name, color]) => ({
+          name,
+          type: 'bar',
+          stack: 'total',
+          color,
+          data: cells.map((c) => c[k]!.p50),
+        })),
       });
       panel.setRows(
         sortByStackMode(answer.cells).map((c) => ({
@@ -35,7 +44,10 @@ export function phasesPanel(parent: HTMLElement) {
           mode: c.key.mode,
           suppressed: c.suppressed ?? false,
           records: c.records,
-          ...Object.assign({}, ...(['dns', 'tcp', 'tls', 'connect', 'ttfb'] as const).map((k) => quantileColumns(k, c[k]))),
+          ...Object.assign(
+            {},
+            ...(['dns', 'tcp', 'tls', 'connect', 'ttfb'] as const).map((k) => quantileColumns(k, c[k])),
+          ),
         })),
       );
       return true;

@@ -1,6 +1,6 @@
 /** Protocol and resumption share over time (stacked, per bucket). */
-import type { Answer } from '../api';
-import { axisChart, createPanel } from '../panel';
+import { api, type Answer } from '../api';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { pct } from '../format';
 
 const PROTOCOLS = [
@@ -15,17 +15,23 @@ const MODES = [
   ['unknown', 'unknown', '#bab0ac'],
 ] as const;
 
-export function sharesPanel(parent: HTMLElement) {
+export function sharesPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'shares',
     title: 'Protocol and resumption share',
-    description: 'Share of new connections by protocol, and by handshake mode (resumption state unknown where no evidence exists).',
-    charts: [{ label: 'Stacked area chart: share of connections by protocol over time' }, { label: 'Stacked area chart: share of connections by handshake mode over time' }],
+    description:
+      'Share of new connections by protocol, and by handshake mode (resumption state unknown where no evidence exists).',
+    charts: [
+      { label: 'Stacked area chart: share of connections by protocol over time' },
+      { label: 'Stacked area chart: share of connections by handshake mode over time' },
+    ],
     wide: true,
   });
   return {
     panel,
-    render(answer: Answer) {
+    drawsRecords: true,
+    load: ({ params, token, signal }) => api.query('timeseries', params, token, signal),
+    render(answer) {
       const cells = answer.cells.filter((c) => !c.suppressed);
       if (cells.length === 0) return false;
       const chart = (i: number, mix: 'protocol' | 'mode', keys: readonly (readonly [string, string, string])[]) =>

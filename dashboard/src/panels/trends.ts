@@ -1,9 +1,9 @@
 /** Trends: p75 per protocol stack over time (hourly for a day, daily beyond). */
-import type { Answer } from '../api';
-import { axisChart, createPanel } from '../panel';
+import { api, type Answer } from '../api';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { ms, PALETTE, quantileColumns, STACKS } from '../format';
 
-export function trendsPanel(parent: HTMLElement) {
+export function trendsPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'trends',
     title: 'Trends',
@@ -12,7 +12,10 @@ export function trendsPanel(parent: HTMLElement) {
   });
   return {
     panel,
-    render(answer: Answer, metric: 'tls' | 'connect') {
+    drawsRecords: true,
+    load: ({ params, token, signal }) => api.query('timeseries', { ...params, dimensions: 'stack' }, token, signal),
+    render(answer, ctx) {
+      const metric = ctx.filters.metric as 'tls' | 'connect';
       const cells = answer.cells.filter((c) => !c.suppressed && STACKS.includes(c.key.stack ?? ''));
       if (cells.length === 0) return false;
       const series = STACKS.map((stack) => ({

@@ -4,27 +4,33 @@
  */
 import { SCENARIO_LABELS } from '@tlsrum/shared/query';
 import type { WhatIfAnswer, WhatIfResult } from '../api';
-import { axisChart, createPanel } from '../panel';
+import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { countryName } from '../countries';
 import { ms, pct } from '../format';
 import { fillTable } from '../table';
 
-export function whatIfPanel(parent: HTMLElement) {
+export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
   const panel = createPanel(parent, {
     id: 'whatif',
     title: 'What would save the most time',
     description:
       'Estimated p50 / p75 time to first byte of new connections if each change were made, from this traffic’s own handshakes and RTTs (each connection saves the round trips removed × its RTT). Ranked by p75 saving.',
     link: { text: 'How it is estimated (docs/whatif.md)', href: './guide/whatif.md' },
-    charts: [{ label: 'Bar chart: p50 and p75 time-to-first-byte savings per scenario, largest first', className: 'tall' }],
+    charts: [
+      { label: 'Bar chart: p50 and p75 time-to-first-byte savings per scenario, largest first', className: 'tall' },
+    ],
     // Full width below the chart: the accounting rows are long.
     table: { className: 'whatif-table', below: true },
     wide: true,
   });
   return {
     panel,
-    /** `period`: the range in words ("Last 7 days"), as the range selector says it. */
-    render(answer: WhatIfAnswer, country: string, period: string) {
+    drawsRecords: true,
+    load: (ctx) => ctx.whatif,
+    render(answer, ctx) {
+      const country = ctx.filters.country;
+      // The range in words ("Last 7 days"), as the range selector says it.
+      const period = ctx.rangeLabel;
       const region = country ? answer.regions.find((r) => r.country === country) : null;
       const result: WhatIfResult | null | undefined = country ? region?.result : answer.overall;
       if (!result) return false;
@@ -46,18 +52,24 @@ export function whatIfPanel(parent: HTMLElement) {
         ],
       });
       const a = result.accounting;
-      const where = country ? countryName(country) : answer.site ?? 'all sites';
+      const where = country ? countryName(country) : (answer.site ?? 'all sites');
       const classes = Object.entries(a.tlsByClass)
         .filter(([, v]) => v.share > 0)
         .map(([k, v]) => `${k} ${pct(v.share)}`)
         .join(', ');
       fillTable(panel.table, `${period}, ${where}: ${a.connections.toLocaleString('en')} new connections`, null, [
         ['RTT (median)', ms(a.rttMs ?? undefined)],
-        ['round trips / connection', `${a.roundTrips.total} (DNS ${a.roundTrips.dns}, TCP ${a.roundTrips.tcp}, TLS ${a.roundTrips.tls})`],
+        [
+          'round trips / connection',
+          `${a.roundTrips.total} (DNS ${a.roundTrips.dns}, TCP ${a.roundTrips.tcp}, TLS ${a.roundTrips.tls})`,
+        ],
         ['TLS handshakes', classes],
         ['repeat connections', pct(a.repeatShare)],
         ['TTFB p50 / p75', `${ms(a.ttfb.p50)} / ${ms(a.ttfb.p75)}`],
-        ...scenarios.map((s) => [name(s.scenario), `${ms(s.ttfb.p50)} / ${ms(s.ttfb.p75)} (${pct(s.affected)} of connections)`]),
+        ...scenarios.map((s) => [
+          name(s.scenario),
+          `${ms(s.ttfb.p50)} / ${ms(s.ttfb.p75)} (${pct(s.affected)} of connections)`,
+        ]),
       ]);
       if (idle.length) {
         const none = document.createElement('p');
@@ -67,7 +79,10 @@ export function whatIfPanel(parent: HTMLElement) {
       }
       const details = document.createElement('details');
       details.innerHTML = '<summary>Assumptions</summary><ul></ul>';
-      for (const text of [...answer.assumptions.general, ...result.scenarios.map((s) => `${name(s.scenario)}: ${s.assumption}`)]) {
+      for (const text of [
+        ...answer.assumptions.general,
+        ...result.scenarios.map((s) => `${name(s.scenario)}: ${s.assumption}`),
+      ]) {
         details.querySelector('ul')!.append(Object.assign(document.createElement('li'), { textContent: text }));
       }
       panel.table.append(details);

@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
-import { runSynthetic, type SyntheticOptions, type VisitResult } from '../../src/synth/index';
+import { runSynthetic, type SyntheticOptions, type VisitResult } from '@tlsrum/synth';
 import { startNginx } from './nginx';
 import { labOptions, useTestServer } from './setup';
 import { pemChainBytes } from '../../lab/crypto-lab';
@@ -22,12 +22,22 @@ function serverSays(v: VisitResult, host: string) {
   const h = c?.responseHeaders['x-tls'];
   if (!c || !h) return null;
   const [proto, reused, conn] = h.split(' ');
-  return { c, version: proto === 'TLSv1.3' ? '1.3' : proto === 'TLSv1.2' ? '1.2' : null, resumed: reused === 'r', conn: Number(conn) };
+  return {
+    c,
+    version: proto === 'TLSv1.3' ? '1.3' : proto === 'TLSv1.2' ? '1.2' : null,
+    resumed: reused === 'r',
+    conn: Number(conn),
+  };
 }
 
 describe('synthetic runner, Chromium', () => {
   it('cold visits: full handshakes, exact TLS 1.3 details, TAO-less cross-origin counted but not measured', async () => {
-    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t13}/page?secret=1`], mode: 'cold', runs: 2 });
+    const r = await runSynthetic({
+      ...base(),
+      urls: [`https://a.synth.test:${lab.server.t13}/page?secret=1`],
+      mode: 'cold',
+      runs: 2,
+    });
     expect(r.failedVisits).toBe(0);
     expect(r.browser.name).toBe('chromium');
     expect(r.browser.major).toBeGreaterThan(100);
@@ -72,9 +82,18 @@ describe('synthetic runner, Chromium', () => {
   });
 
   it('warm visits: a new connection each time that resumes (NetLog is_resumed = nginx $ssl_session_reused)', async () => {
-    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t13}/page`], mode: 'warm', runs: 2 });
+    const r = await runSynthetic({
+      ...base(),
+      urls: [`https://a.synth.test:${lab.server.t13}/page`],
+      mode: 'warm',
+      runs: 2,
+    });
     expect(r.failedVisits).toBe(0);
-    expect(r.visits.map((v) => [v.run, v.prime])).toEqual([[-1, true], [0, false], [1, false]]);
+    expect(r.visits.map((v) => [v.run, v.prime])).toEqual([
+      [-1, true],
+      [0, false],
+      [1, false],
+    ]);
     const conns = new Set<number>();
     for (const v of r.visits) {
       const truth = serverSays(v, 'a.synth.test')!;
@@ -89,7 +108,12 @@ describe('synthetic runner, Chromium', () => {
   });
 
   it('TLS 1.2: the version and the one cipher suite nginx allows, resumed on warm visits', async () => {
-    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t12}/page`], mode: 'warm', runs: 1 });
+    const r = await runSynthetic({
+      ...base(),
+      urls: [`https://a.synth.test:${lab.server.t12}/page`],
+      mode: 'warm',
+      runs: 1,
+    });
     expect(r.failedVisits).toBe(0);
     const [prime, warm] = r.visits;
     for (const v of [prime!, warm!]) {
@@ -117,7 +141,13 @@ describe('synthetic runner, Chromium', () => {
       log: () => {},
     });
     try {
-      const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${lab.server.t13}/page`], mode: 'warm', runs: 1, proxy: `socks5://127.0.0.1:${proxy.port}` });
+      const r = await runSynthetic({
+        ...base(),
+        urls: [`https://a.synth.test:${lab.server.t13}/page`],
+        mode: 'warm',
+        runs: 1,
+        proxy: `socks5://127.0.0.1:${proxy.port}`,
+      });
       expect(r.failedVisits).toBe(0);
       for (const v of r.visits) {
         const truth = serverSays(v, 'a.synth.test')!;
@@ -135,7 +165,13 @@ describe('synthetic runner, Chromium', () => {
 
   it('an unreachable URL is a failed visit with a clear reason, not an exception', async () => {
     const closed = await freePort();
-    const r = await runSynthetic({ ...base(), urls: [`https://a.synth.test:${closed}/`], mode: 'cold', runs: 1, visitTimeoutMs: 10_000 });
+    const r = await runSynthetic({
+      ...base(),
+      urls: [`https://a.synth.test:${closed}/`],
+      mode: 'cold',
+      runs: 1,
+      visitTimeoutMs: 10_000,
+    });
     expect(r.failedVisits).toBe(1);
     expect(r.visits[0]!.ok).toBe(false);
     expect(r.visits[0]!.error).toMatch(/unreachable: ERR_CONNECTION_REFUSED/);
@@ -146,7 +182,21 @@ describe('synthetic runner, Chromium', () => {
     // openssl s_server sends exactly the certificate it is given (the leaf, no chain), like most servers
     // configured with a leaf signed by an internal CA. Listing the CA's SPKI cannot match it.
     const port = await freePort();
-    const server = spawn('openssl', ['s_server', '-accept', `127.0.0.1:${port}`, '-cert', lab.certs.leafPem, '-key', lab.certs.leafKey, '-www', '-quiet'], { stdio: 'ignore' });
+    const server = spawn(
+      'openssl',
+      [
+        's_server',
+        '-accept',
+        `127.0.0.1:${port}`,
+        '-cert',
+        lab.certs.leafPem,
+        '-key',
+        lab.certs.leafKey,
+        '-www',
+        '-quiet',
+      ],
+      { stdio: 'ignore' },
+    );
     try {
       await waitForPort(port);
       const url = `https://a.synth.test:${port}/`;
@@ -159,7 +209,9 @@ describe('synthetic runner, Chromium', () => {
       // Without --ca the same visit fails, and the reason says what to pass.
       const without = await runSynthetic({ ...base(), caCertPath: undefined, urls: [url], mode: 'cold', runs: 1 });
       expect(without.failedVisits).toBe(1);
-      expect(without.visits[0]!.error).toMatch(/ERR_CERT_AUTHORITY_INVALID \(certificate not trusted: pass --ca with the CA certificate that signed it/);
+      expect(without.visits[0]!.error).toMatch(
+        /ERR_CERT_AUTHORITY_INVALID \(certificate not trusted: pass --ca with the CA certificate that signed it/,
+      );
     } finally {
       server.kill();
     }

@@ -10,15 +10,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
-import { main } from '../../src/synth/cli';
-import { CSV_COLUMNS } from '../../src/synth/output';
+import { main } from '@tlsrum/synth/cli';
+import { CSV_COLUMNS } from '@tlsrum/synth/output';
 import { startNginx } from './nginx';
 import { useTestServer } from './setup';
 import { freePort } from '../../lab/ports';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../..');
 const TSX = join(ROOT, 'e2e/node_modules/.bin/tsx');
-const CLI = join(ROOT, 'e2e/src/synth/cli.ts');
+const CLI = join(ROOT, 'synth/src/cli.ts');
 
 const lab = useTestServer(startNginx);
 let out: string;
@@ -30,7 +30,11 @@ afterAll(() => {
   if (out) rmSync(out, { recursive: true, force: true });
 });
 
-function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((res, rej) => {
     const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -61,7 +65,16 @@ async function startCollector() {
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-synth-collector-'));
   const child = spawn(TSX, [join(ROOT, 'collector/src/server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, MIN_CLIENTS_PER_CELL: '1', CLIENT_RECORDS_PER_CELL_DAY: '0', LOG_LEVEL: 'warn', PROBE_INTERVAL_MS: '0' },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      MIN_CLIENTS_PER_CELL: '1',
+      CLIENT_RECORDS_PER_CELL_DAY: '0',
+      LOG_LEVEL: 'warn',
+      PROBE_INTERVAL_MS: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
@@ -97,10 +110,23 @@ describe('pnpm synth (CLI)', () => {
     const collector = await startCollector();
     try {
       const file = join(out, 'r.ndjson');
-      const r = await synthProcess(`https://a.synth.test:${lab.server.t13}/page?q=private`, '--mode', 'warm', '--runs', '2', '--out', file, '--collector', collector.url);
+      const r = await synthProcess(
+        `https://a.synth.test:${lab.server.t13}/page?q=private`,
+        '--mode',
+        'warm',
+        '--runs',
+        '2',
+        '--out',
+        file,
+        '--collector',
+        collector.url,
+      );
       expect(r.stderr).toMatch(/3 visits \(0 failed\)/);
       expect(r.code, r.stderr).toBe(0);
-      const records = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as HandshakeRecord);
+      const records = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as HandshakeRecord);
       // Per visit: the page's connection (a.) and the TAO resource's (c.); b. has no TAO.
       expect(records).toHaveLength(6);
       for (const rec of records) expect(Value.Check(HandshakeRecord, rec)).toBe(true);
@@ -127,7 +153,8 @@ describe('pnpm synth (CLI)', () => {
     const [header, ...rows] = readFileSync(file, 'utf8').trim().split('\n');
     expect(header).toBe(CSV_COLUMNS.join(','));
     expect(rows).toHaveLength(2);
-    const col = (row: string, name: string) => row.split(',')[CSV_COLUMNS.indexOf(name as (typeof CSV_COLUMNS)[number])];
+    const col = (row: string, name: string) =>
+      row.split(',')[CSV_COLUMNS.indexOf(name as (typeof CSV_COLUMNS)[number])];
     const nav = rows.find((row) => col(row, 'entryType') === 'navigation')!;
     expect(col(nav, 'tlsVersion')).toBe('1.2');
     expect(col(nav, 'cipher')).toBe('TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256');
@@ -140,19 +167,31 @@ describe('pnpm synth (CLI)', () => {
     const file = join(out, 'u.ndjson');
     const r = await synth(`https://a.synth.test:${closed}/`, '--out', file, '--timeout', '10000');
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/visit failed: a\.synth\.test \(run 1\): unreachable: ERR_CONNECTION_REFUSED \(nothing listens on that port\)/);
+    expect(r.stderr).toMatch(
+      /visit failed: a\.synth\.test \(run 1\): unreachable: ERR_CONNECTION_REFUSED \(nothing listens on that port\)/,
+    );
     expect(readFileSync(file, 'utf8')).toBe('');
   });
 
   it('exits 3 with an install hint when the browser is missing', async () => {
-    const r = await synth(`https://a.synth.test:${lab.server.t13}/`, '--out', join(out, 'm.ndjson'), '--executable', '/nonexistent/chromium');
+    const r = await synth(
+      `https://a.synth.test:${lab.server.t13}/`,
+      '--out',
+      join(out, 'm.ndjson'),
+      '--executable',
+      '/nonexistent/chromium',
+    );
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/chromium not found at \/nonexistent\/chromium: install it/);
   });
 
   it('exits 2 on bad usage', async () => {
-    expect((await synth('http://a.synth.test/', '--out', join(out, 'x.ndjson'))).stderr).toMatch(/only https:\/\/ URLs/);
+    expect((await synth('http://a.synth.test/', '--out', join(out, 'x.ndjson'))).stderr).toMatch(
+      /only https:\/\/ URLs/,
+    );
     expect((await synth(`https://a.synth.test:${lab.server.t13}/`)).code).toBe(2);
-    expect((await synth(`https://a.synth.test:${lab.server.t13}/`, '--out', join(out, 'x.txt'))).stderr).toMatch(/--out must end in/);
+    expect((await synth(`https://a.synth.test:${lab.server.t13}/`, '--out', join(out, 'x.txt'))).stderr).toMatch(
+      /--out must end in/,
+    );
   });
 });

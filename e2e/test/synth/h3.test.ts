@@ -3,7 +3,7 @@
  * NetLog; TLS 1.3 is observed, and a warm visit's accepted 0-RTT proves resumption.
  */
 import { describe, expect, it } from 'vitest';
-import { runSynthetic } from '../../src/synth/index';
+import { runSynthetic } from '@tlsrum/synth';
 import { startCaddy } from './caddy';
 import { labOptions, useTestServer } from './setup';
 
@@ -23,7 +23,12 @@ describe('synthetic runner, Chromium over HTTP/3', () => {
       const c = v.connections.find((x) => x.entryType === 'navigation')!;
       expect(c.kind).toBe('new');
       expect(c.netlog?.transport).toBe('quic');
-      expect(c.record).toMatchObject({ protocol: 'h3', transport: 'quic', tlsVersion: '1.3', tlsVersionSource: 'observed' });
+      expect(c.record).toMatchObject({
+        protocol: 'h3',
+        transport: 'quic',
+        tlsVersion: '1.3',
+        tlsVersionSource: 'observed',
+      });
       expect(c.record!.cipher).toMatch(/^TLS_(AES_(128|256)_GCM_SHA(256|384)|CHACHA20_POLY1305_SHA256)$/);
     }
     const prime = r.visits[0]!.connections[0]!;

@@ -89,7 +89,9 @@ ${server(c, 'TLSv1.3', ['ssl_session_cache shared:c:1m;'])}
     t12,
     accessLog: () => {
       try {
-        return readFileSync(join(dir, 'logs', 'access.log'), 'utf8').split('\n').filter(Boolean);
+        return readFileSync(join(dir, 'logs', 'access.log'), 'utf8')
+          .split('\n')
+          .filter(Boolean);
       } catch {
         return [];
       }

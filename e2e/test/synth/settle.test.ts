@@ -4,12 +4,16 @@
  */
 import puppeteer from 'puppeteer-core';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_EXECUTABLES } from '../../src/synth/options';
-import { openSettleSession, settle } from '../../src/synth/settle';
+import { DEFAULT_EXECUTABLES } from '@tlsrum/synth/options';
+import { openSettleSession, settle } from '@tlsrum/synth/settle';
 
 describe('settle (Chromium)', () => {
   it('does not return while a page keeps the browser busy, and then reports idle', async () => {
-    const browser = await puppeteer.launch({ executablePath: DEFAULT_EXECUTABLES.chromium, headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    const browser = await puppeteer.launch({
+      executablePath: DEFAULT_EXECUTABLES.chromium,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run'],
+    });
     try {
       const session = await openSettleSession(browser);
       expect(session).not.toBeNull();

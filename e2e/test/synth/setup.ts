@@ -4,10 +4,12 @@
  */
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import type { SyntheticOptions } from '../../src/synth/index';
+import type { SyntheticOptions } from '@tlsrum/synth';
 import { makeTestCerts, type TestCerts } from './certs';
 
-export function useTestServer<S extends { stop(): Promise<void> }>(start: (certs: TestCerts) => Promise<S>): { certs: TestCerts; server: S } {
+export function useTestServer<S extends { stop(): Promise<void> }>(
+  start: (certs: TestCerts) => Promise<S>,
+): { certs: TestCerts; server: S } {
   const lab = {} as { certs: TestCerts; server: S };
   beforeAll(async () => {
     lab.certs = makeTestCerts();
@@ -22,4 +24,8 @@ export function useTestServer<S extends { stop(): Promise<void> }>(start: (certs
 
 /** The test names on loopback, nothing else reachable, the test CA trusted. */
 export const labOptions = (certs: TestCerts) =>
-  ({ hostResolver: { '*.synth.test': '127.0.0.1' }, blockOtherHosts: true, caCertPath: certs.caPem }) satisfies Partial<SyntheticOptions>;
+  ({
+    hostResolver: { '*.synth.test': '127.0.0.1' },
+    blockOtherHosts: true,
+    caCertPath: certs.caPem,
+  }) satisfies Partial<SyntheticOptions>;

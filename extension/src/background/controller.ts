@@ -4,16 +4,42 @@
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
 import { DEFAULT_TICKET_LIFETIME_MS, historyKey, type SiteProfile } from '@tlsrum/shared/classify';
-import type { About, AboutReply, FieldPercentiles, Measurement, Message, NetworkHints, PageCounts, Replies, State } from '../messages';
+import type {
+  About,
+  AboutReply,
+  FieldPercentiles,
+  Measurement,
+  Message,
+  NetworkHints,
+  PageCounts,
+  Replies,
+  State,
+} from '../messages';
 import { api, VERSION } from '../lib/browser';
 import { currentClientToken } from '../lib/client-token';
 import { newConnectionsOf } from '@tlsrum/shared/classify';
-import { AGENT_NAME, FETCH_TIMEOUT_MS, FLUSH_PERIOD_MINUTES, MAX_HISTORY_HOSTS, MAX_HISTORY_MS, MAX_RECENT, PAUSE_MS } from '../lib/constants';
+import {
+  AGENT_NAME,
+  FETCH_TIMEOUT_MS,
+  FLUSH_PERIOD_MINUTES,
+  MAX_HISTORY_HOSTS,
+  MAX_HISTORY_MS,
+  MAX_RECENT,
+  PAUSE_MS,
+} from '../lib/constants';
 import { detectEnvironment, type Environment } from '@tlsrum/shared/environment';
 import { Outbox } from '../lib/outbox';
 import { fieldFromCompare } from '../lib/field';
 import { buildRecord } from '../lib/record';
-import { isCollecting, isPaused, loadSettings, normaliseCollectorUrl, normaliseHost, saveSettings, type Settings } from '../lib/settings';
+import {
+  isCollecting,
+  isPaused,
+  loadSettings,
+  normaliseCollectorUrl,
+  normaliseHost,
+  saveSettings,
+  type Settings,
+} from '../lib/settings';
 import { Mutex, readKey, type KeyValueArea } from '../lib/storage';
 import { migrateStorage } from '../lib/migrate';
 import { t } from '../lib/i18n';
@@ -70,7 +96,8 @@ export class Controller {
     await syncContentScript(s);
     await showState(s);
     if (s.optedIn) {
-      if (!(await api.alarms.get(ALARM_FLUSH))) await api.alarms.create(ALARM_FLUSH, { periodInMinutes: FLUSH_PERIOD_MINUTES });
+      if (!(await api.alarms.get(ALARM_FLUSH)))
+        await api.alarms.create(ALARM_FLUSH, { periodInMinutes: FLUSH_PERIOD_MINUTES });
       if (isPaused(s)) await api.alarms.create(ALARM_RESUME, { when: s.pausedUntil });
     } else {
       await api.alarms.clearAll();
@@ -100,7 +127,10 @@ export class Controller {
       case 'get-about':
         return this.about(message.url);
       case 'pause':
-        return this.update((s) => ({ ...s, pausedUntil: Date.now() + Math.min(Math.max(message.minutes, 1) * 60_000, 24 * PAUSE_MS) }));
+        return this.update((s) => ({
+          ...s,
+          pausedUntil: Date.now() + Math.min(Math.max(message.minutes, 1) * 60_000, 24 * PAUSE_MS),
+        }));
       case 'resume':
         return this.update((s) => ({ ...s, pausedUntil: 0 }));
       case 'set-excluded': {
@@ -108,11 +138,20 @@ export class Controller {
         if (!host) throw new Error(`not a hostname: "${message.host}"`);
         await this.update((s) => ({
           ...s,
-          excludedHosts: message.excluded ? [...new Set([...s.excludedHosts, host])].sort() : s.excludedHosts.filter((h) => h !== host),
+          excludedHosts: message.excluded
+            ? [...new Set([...s.excludedHosts, host])].sort()
+            : s.excludedHosts.filter((h) => h !== host),
         }));
         // Excluding a site also withdraws what was measured there and not sent yet.
         const dropped = message.excluded ? await this.outbox.dropSite(host) : 0;
-        if (dropped) await this.mutex.run(async () => this.area.set({ recent: (await readKey<Recent>(this.area, 'recent', [])).filter((r) => r.host !== host && r.record.site !== host) }));
+        if (dropped)
+          await this.mutex.run(async () =>
+            this.area.set({
+              recent: (await readKey<Recent>(this.area, 'recent', [])).filter(
+                (r) => r.host !== host && r.record.site !== host,
+              ),
+            }),
+          );
         return { state: await this.state(), dropped };
       }
       case 'set-collector': {
@@ -129,14 +168,21 @@ export class Controller {
   }
 
   private async setOptIn(optedIn: boolean): Promise<Replies['set-opt-in']> {
-    const state = await this.update((s) => ({ ...s, optedIn, consent: optedIn ? { at: Date.now(), collectorUrl: s.collectorUrl } : null, pausedUntil: 0 }));
+    const state = await this.update((s) => ({
+      ...s,
+      optedIn,
+      consent: optedIn ? { at: Date.now(), collectorUrl: s.collectorUrl } : null,
+      pausedUntil: 0,
+    }));
     let deleted = 0;
     if (optedIn) {
       void this.sites.get(state.settings.collectorUrl, { refresh: true }).catch(() => undefined);
     } else {
       // Consent withdrawn: nothing that waits is sent, and nothing measured is kept.
       deleted = await this.outbox.clear();
-      await this.mutex.run(() => this.area.set({ recent: [], history: {}, counts: { opaque: 0, reused: 0, skipped: 0, measured: 0 } }));
+      await this.mutex.run(() =>
+        this.area.set({ recent: [], history: {}, counts: { opaque: 0, reused: 0, skipped: 0, measured: 0 } }),
+      );
     }
     return { state: await this.state(), deleted };
   }
@@ -160,7 +206,9 @@ export class Controller {
       queuePages: [...(q.pending?.pages ?? []), ...q.pages],
       queue: {
         records: [...(q.pending?.records ?? []), ...q.records],
-        pending: q.pending ? { batchId: q.pending.batchId, records: q.pending.records.length, attempt: q.attempt } : null,
+        pending: q.pending
+          ? { batchId: q.pending.batchId, records: q.pending.records.length, attempt: q.attempt }
+          : null,
         dropped: q.dropped,
         rejected: q.rejected,
         expired: q.expired,
@@ -174,7 +222,9 @@ export class Controller {
   }
 
   private environment(): Environment {
-    const nav = navigator as Navigator & { userAgentData?: { brands?: { brand: string; version: string }[]; platform?: string } };
+    const nav = navigator as Navigator & {
+      userAgentData?: { brands?: { brand: string; version: string }[]; platform?: string };
+    };
     this.env ??= detectEnvironment(nav.userAgent, nav.userAgentData);
     return this.env;
   }
@@ -222,7 +272,11 @@ export class Controller {
       total.reused += nonNegative(counts?.reused);
       total.skipped += nonNegative(counts?.skipped);
       total.measured += out.length;
-      await this.area.set({ history: pruneHistory(history, profiles.values()), recent: recent.slice(0, MAX_RECENT), counts: total });
+      await this.area.set({
+        history: pruneHistory(history, profiles.values()),
+        recent: recent.slice(0, MAX_RECENT),
+        counts: total,
+      });
       return out;
     });
     if (records.length === 0) return { accepted: 0 };
@@ -239,7 +293,13 @@ export class Controller {
    */
   private async field(host: string | null): Promise<FieldPercentiles> {
     const settings = await this.settings();
-    const none = (note: string): FieldPercentiles => ({ available: false, byClass: {}, scope: 'all', site: null, note });
+    const none = (note: string): FieldPercentiles => ({
+      available: false,
+      byClass: {},
+      scope: 'all',
+      site: null,
+      note,
+    });
     if (!settings.optedIn) return none('measuring is off');
     const base = `${settings.collectorUrl}/v1/compare?dimensions=handshakeClass&source=rum`;
     const registered = host ? (await this.sites.get(settings.collectorUrl)).has(host) : false;
@@ -266,11 +326,14 @@ export class Controller {
     const res = await this.fetchJson(`${base}/v1/about`);
     if (!res.ok) return { ok: false, url: base, error: res.status === 404 ? t('aboutNotCollector', base) : res.error };
     const about = res.body as Partial<About> | null;
-    if (!about || typeof about.retentionDays !== 'number') return { ok: false, url: base, error: t('aboutNotCollector', base) };
+    if (!about || typeof about.retentionDays !== 'number')
+      return { ok: false, url: base, error: t('aboutNotCollector', base) };
     return { ok: true, url: base, about: about as About };
   }
 
-  private async fetchJson(url: string): Promise<{ ok: true; body: unknown } | { ok: false; status: number; error: string }> {
+  private async fetchJson(
+    url: string,
+  ): Promise<{ ok: true; body: unknown } | { ok: false; status: number; error: string }> {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), FETCH_TIMEOUT_MS);
     const origin = url.slice(0, url.indexOf('/v1/'));
@@ -279,7 +342,8 @@ export class Controller {
       if (!res.ok) return { ok: false, status: res.status, error: t('collectorAnsweredStatus', origin, res.status) };
       return { ok: true, body: await res.json() };
     } catch (err) {
-      if (controller.signal.aborted) return { ok: false, status: 0, error: t('collectorTimeout', origin, FETCH_TIMEOUT_MS / 1000) };
+      if (controller.signal.aborted)
+        return { ok: false, status: 0, error: t('collectorTimeout', origin, FETCH_TIMEOUT_MS / 1000) };
       if (err instanceof SyntaxError) return { ok: false, status: 0, error: t('aboutNotCollector', origin) };
       return { ok: false, status: 0, error: t('collectorUnreachable', origin) };
     } finally {

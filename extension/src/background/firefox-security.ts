@@ -25,13 +25,20 @@ export interface FirefoxSecurityInfo {
 }
 
 /** The certificate facts of a chain whose every DER came along; none when one is missing or malformed. */
-export function certificateFacts(certs: FirefoxSecurityInfo['certificates']): Pick<SecurityInfo, 'certChainLength' | 'certChainBytes' | 'certKeyType' | 'certKeyBits'> {
+export function certificateFacts(
+  certs: FirefoxSecurityInfo['certificates'],
+): Pick<SecurityInfo, 'certChainLength' | 'certChainBytes' | 'certKeyType' | 'certKeyBits'> {
   if (!Array.isArray(certs) || certs.length === 0 || !certs.every((c) => Array.isArray(c?.rawDER))) return {};
   try {
     const ders = certs.map((c) => Uint8Array.from(c.rawDER!));
     const sent = chainAsSent(ders);
     const key = leafKey(ders[0]!);
-    return { certChainLength: sent.length, certChainBytes: sent.bytes, certKeyType: key.type, ...(key.bits !== null ? { certKeyBits: key.bits } : {}) };
+    return {
+      certChainLength: sent.length,
+      certChainBytes: sent.bytes,
+      certKeyType: key.type,
+      ...(key.bits !== null ? { certKeyBits: key.bits } : {}),
+    };
   } catch {
     return {};
   }
@@ -50,7 +57,7 @@ export function fromFirefox(info: FirefoxSecurityInfo): SecurityInfo | null {
   if (info.state !== 'secure' && info.state !== 'weak') return null;
   const version = info.protocolVersion === 'TLSv1.3' ? '1.3' : info.protocolVersion === 'TLSv1.2' ? '1.2' : null;
   return {
-    source: 'observed',
+    evidence: 'observed',
     tlsVersion: version,
     ...(info.cipherSuite ? { cipher: info.cipherSuite } : {}),
     group: info.keaGroupName ?? null,
@@ -92,7 +99,10 @@ export class SecurityInfoCache {
   }
 }
 
-type GetSecurityInfo = (requestId: string, options: { certificateChain?: boolean; rawDER?: boolean }) => Promise<FirefoxSecurityInfo>;
+type GetSecurityInfo = (
+  requestId: string,
+  options: { certificateChain?: boolean; rawDER?: boolean },
+) => Promise<FirefoxSecurityInfo>;
 
 /**
  * Registers the listener at the top level of the background script, so that Firefox wakes the event

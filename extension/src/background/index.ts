@@ -26,9 +26,13 @@ api.runtime.onInstalled.addListener((details) => {
   if (details.reason === 'install') void api.tabs.create({ url: api.runtime.getURL('onboarding/index.html') });
 });
 
-api.runtime.onStartup.addListener(() => void controller.sync().catch((err) => console.error('tlsrum: sync failed', err)));
+api.runtime.onStartup.addListener(
+  () => void controller.sync().catch((err) => console.error('tlsrum: sync failed', err)),
+);
 
-api.alarms.onAlarm.addListener((alarm) => void controller.onAlarm(alarm.name).catch((err) => console.error('tlsrum: alarm failed', err)));
+api.alarms.onAlarm.addListener(
+  (alarm) => void controller.onAlarm(alarm.name).catch((err) => console.error('tlsrum: alarm failed', err)),
+);
 
 api.runtime.onMessage.addListener((message: Message, sender, sendResponse) => {
   if (sender.id !== api.runtime.id || !message || typeof message !== 'object') return false;

@@ -44,7 +44,8 @@ export class RegisteredSites {
   async withProfiles(collectorUrl: string, { refresh = false } = {}): Promise<SiteList> {
     const cached = await readKey<CachedSites | null>(this.area, 'sites', null);
     const usable = cached && cached.collectorUrl === collectorUrl;
-    if (usable && !refresh && this.now() - cached.fetchedAt < SITES_TTL_MS) return listOf(cached.sites, cached.profiles);
+    if (usable && !refresh && this.now() - cached.fetchedAt < SITES_TTL_MS)
+      return listOf(cached.sites, cached.profiles);
     this.inflight ??= this.fetchList(collectorUrl, usable ? cached : null).finally(() => (this.inflight = null));
     return this.inflight;
   }
@@ -56,8 +57,11 @@ export class RegisteredSites {
       const res = await this.fetcher(`${collectorUrl}/v1/sites`, { signal: controller.signal, credentials: 'omit' });
       if (!res.ok) throw new Error(`status ${res.status}`);
       const body = (await res.json()) as { sites?: unknown; profiles?: unknown };
-      const sites = Array.isArray(body.sites) ? body.sites.filter((s): s is string => typeof s === 'string' && isValidHostname(s)) : [];
-      const received = typeof body.profiles === 'object' && body.profiles !== null ? (body.profiles as Record<string, unknown>) : {};
+      const sites = Array.isArray(body.sites)
+        ? body.sites.filter((s): s is string => typeof s === 'string' && isValidHostname(s))
+        : [];
+      const received =
+        typeof body.profiles === 'object' && body.profiles !== null ? (body.profiles as Record<string, unknown>) : {};
       const profiles: Record<string, SiteProfile> = {};
       for (const site of sites) {
         const p = asSiteProfile(received[site], site);

@@ -48,7 +48,9 @@ function collect(): void {
       const message: Message = { type: 'measurements', timeOrigin: performance.timeOrigin, entries };
       entries = [];
       // The background may be restarting or the extension updated: losing one page's entries is fine.
-      void extensionApi().runtime.sendMessage(message).catch(() => undefined);
+      void extensionApi()
+        .runtime.sendMessage(message)
+        .catch(() => undefined);
     } catch {
       /* never into the page */
     }

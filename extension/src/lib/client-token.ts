@@ -11,7 +11,10 @@ interface StoredToken {
 
 export function randomToken(bytes = 16): string {
   const raw = crypto.getRandomValues(new Uint8Array(bytes));
-  return btoa(String.fromCharCode(...raw)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(String.fromCharCode(...raw))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 export async function currentClientToken(area: KeyValueArea, now = Date.now()): Promise<string> {

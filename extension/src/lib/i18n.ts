@@ -13,6 +13,7 @@ export function t(key: string, ...subs: (string | number)[]): string {
 
 export function localize(root: ParentNode = document): void {
   for (const el of root.querySelectorAll<HTMLElement>('[data-i18n]')) el.textContent = t(el.dataset.i18n!);
-  for (const el of root.querySelectorAll<HTMLElement>('[data-i18n-placeholder]')) el.setAttribute('placeholder', t(el.dataset.i18nPlaceholder!));
+  for (const el of root.querySelectorAll<HTMLElement>('[data-i18n-placeholder]'))
+    el.setAttribute('placeholder', t(el.dataset.i18nPlaceholder!));
   for (const el of root.querySelectorAll<HTMLElement>('[data-i18n-title]')) el.title = t(el.dataset.i18nTitle!);
 }

@@ -3,7 +3,9 @@ import type { HandshakeRecord } from '@tlsrum/shared';
 import { t } from './i18n';
 
 export function setupLabel(c: HandshakeRecord['handshakeClass']): string {
-  return t(c === 'full-2rtt' ? 'classFull' : c === '1rtt' ? 'classOneRtt' : c === '0rtt' ? 'classZeroRtt' : 'notVisible');
+  return t(
+    c === 'full-2rtt' ? 'classFull' : c === '1rtt' ? 'classOneRtt' : c === '0rtt' ? 'classZeroRtt' : 'notVisible',
+  );
 }
 
 /** The version, and when it came from the site's profile rather than this connection, that it did. */

@@ -37,7 +37,10 @@ export function settingsV1toV2(v1: V1Settings): Stored {
   const hosts = Array.isArray(excludedHosts) ? excludedHosts.filter((h): h is string => typeof h === 'string') : [];
   return {
     ...rest,
-    consent: v1.optedIn && typeof optedInAt === 'number' ? { at: optedInAt, collectorUrl: v1.collectorUrl ?? DEFAULT_SETTINGS.collectorUrl } : null,
+    consent:
+      v1.optedIn && typeof optedInAt === 'number'
+        ? { at: optedInAt, collectorUrl: v1.collectorUrl ?? DEFAULT_SETTINGS.collectorUrl }
+        : null,
     // v1 stored what was typed; v2 keeps valid, lower-case, unique hostnames only.
     excludedHosts: [...new Set(hosts.map(normaliseHost).filter((h): h is string => h !== null))].sort(),
   };
@@ -59,7 +62,10 @@ export function outboxV1toV2(v1: V1Outbox): Stored {
 export async function migrateStorage(area: KeyValueArea): Promise<number> {
   const version = (await area.get(VERSION_KEY))[VERSION_KEY];
   let v = typeof version === 'number' ? version : 1;
-  if (v > STORAGE_VERSION) throw new Error(`storage version ${v} is newer than this extension (${STORAGE_VERSION}): a downgrade is not supported`);
+  if (v > STORAGE_VERSION)
+    throw new Error(
+      `storage version ${v} is newer than this extension (${STORAGE_VERSION}): a downgrade is not supported`,
+    );
   if (v === 1) {
     const { settings } = await area.get('settings');
     const { [OUTBOX_KEY]: outbox } = await area.get(OUTBOX_KEY);

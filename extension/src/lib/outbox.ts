@@ -8,6 +8,8 @@
  * - `pending`: the batch being sent. It keeps its `batchId` until the collector answers 2xx, so a
  *   batch whose answer was lost is resent with the same id and the collector stores it once.
  * - failures back off exponentially with jitter; 429/503 `Retry-After` is honoured.
+ * - a batch carries the records of one client token: the token rotates at UTC midnight, and a batch
+ *   holding yesterday's and today's records would tie the two tokens together by its id.
  */
 import type { Agent, HandshakeBatch, HandshakeRecord } from '@tlsrum/shared';
 import { SCHEMA_VERSION } from '@tlsrum/shared/constants';
@@ -90,10 +92,30 @@ export interface FlushResult {
   error: string | null;
 }
 
-type Outcome = { kind: 'accepted' } | { kind: 'retry'; delayMs: number | null; error: string } | { kind: 'rejected'; status: number; error: string };
+type Outcome =
+  | { kind: 'accepted' }
+  | { kind: 'retry'; delayMs: number | null; error: string }
+  | { kind: 'rejected'; status: number; error: string };
 
 /** Batches sent per flush at most: a huge backlog drains over several alarms, not in one burst. */
 const MAX_BATCHES_PER_FLUSH = 10;
+
+/**
+ * Removes from the queue and returns up to `max` records of the first record's client token (their
+ * order kept); the records of other tokens wait for their own batches.
+ */
+function takeOneClient(
+  s: Pick<OutboxState, 'records' | 'pages'>,
+  max: number,
+): Pick<PendingBatch, 'records' | 'pages'> {
+  const token = s.records[0]?.clientToken;
+  const taken = new Set<number>();
+  for (let i = 0; i < s.records.length && taken.size < max; i++) if (s.records[i]!.clientToken === token) taken.add(i);
+  const out = { records: s.records.filter((_, i) => taken.has(i)), pages: s.pages.filter((_, i) => taken.has(i)) };
+  s.records = s.records.filter((_, i) => !taken.has(i));
+  s.pages = s.pages.filter((_, i) => !taken.has(i));
+  return out;
+}
 
 export class Outbox {
   private readonly mutex = new Mutex();
@@ -155,7 +177,7 @@ export class Outbox {
             await this.write(s);
             return { sent, ok: true, deferred: false, error: null };
           }
-          s.pending = { batchId: this.o.uuid(), sentAt: now, records: s.records.splice(0, this.o.maxBatch), pages: s.pages.splice(0, this.o.maxBatch) };
+          s.pending = { batchId: this.o.uuid(), sentAt: now, ...takeOneClient(s, this.o.maxBatch) };
           // Persist the batch (and its id) before sending: if we are stopped mid-request, the next
           // flush resends this very batch.
           await this.write(s);
@@ -176,7 +198,12 @@ export class Outbox {
             const half = Math.ceil(pending.records.length / 2);
             s.records.unshift(...pending.records.slice(half));
             s.pages.unshift(...pending.pages.slice(half));
-            s.pending = { batchId: this.o.uuid(), sentAt: now, records: pending.records.slice(0, half), pages: pending.pages.slice(0, half) };
+            s.pending = {
+              batchId: this.o.uuid(),
+              sentAt: now,
+              records: pending.records.slice(0, half),
+              pages: pending.pages.slice(0, half),
+            };
           } else {
             s.rejected += pending.records.length;
             s.pending = null;
@@ -223,7 +250,9 @@ export class Outbox {
       if (s.pending) {
         const p = s.pending;
         const keepP = p.records.map((r, i) => !ofSite(r, p.pages[i]));
-        s.pending = keepP.some(Boolean) ? { ...p, records: p.records.filter((_, i) => keepP[i]), pages: p.pages.filter((_, i) => keepP[i]) } : null;
+        s.pending = keepP.some(Boolean)
+          ? { ...p, records: p.records.filter((_, i) => keepP[i]), pages: p.pages.filter((_, i) => keepP[i]) }
+          : null;
         if (!s.pending) Object.assign(s, { attempt: 0, nextAttemptAt: 0, lastError: null });
       }
       const dropped = before - s.records.length - (s.pending?.records.length ?? 0);
@@ -260,10 +289,13 @@ export class Outbox {
       if (res.status === 429 || res.status === 503) {
         return { kind: 'retry', delayMs: retryAfterMs(res.headers.get('retry-after'), this.o.now()), error };
       }
-      if (res.status >= 400 && res.status < 500 && res.status !== 408) return { kind: 'rejected', status: res.status, error };
+      if (res.status >= 400 && res.status < 500 && res.status !== 408)
+        return { kind: 'rejected', status: res.status, error };
       return { kind: 'retry', delayMs: null, error };
     } catch (err) {
-      const error = controller.signal.aborted ? 'collector did not answer in time' : `collector unreachable: ${(err as Error).message}`;
+      const error = controller.signal.aborted
+        ? 'collector did not answer in time'
+        : `collector unreachable: ${(err as Error).message}`;
       return { kind: 'retry', delayMs: null, error };
     } finally {
       clearTimeout(timer);
@@ -275,7 +307,9 @@ export class Outbox {
     const records = [...(s.records ?? [])];
     // pages[] always as long as records[] (storage/migrate.ts fills it for older queues).
     const pages = records.map((_, i) => s.pages?.[i] ?? null);
-    const pending = s.pending ? { ...s.pending, pages: s.pending.records.map((_, i) => s.pending!.pages?.[i] ?? null) } : null;
+    const pending = s.pending
+      ? { ...s.pending, pages: s.pending.records.map((_, i) => s.pending!.pages?.[i] ?? null) }
+      : null;
     return { ...EMPTY_OUTBOX, ...s, records, pages, pending };
   }
 

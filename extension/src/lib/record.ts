@@ -27,7 +27,10 @@ export interface RecordContext {
   profile?: SiteProfile | null;
 }
 
-export function buildRecord(m: Measurement, ctx: RecordContext): { record: HandshakeRecord; classification: Classification } {
+export function buildRecord(
+  m: Measurement,
+  ctx: RecordContext,
+): { record: HandshakeRecord; classification: Classification } {
   const { fields, classification } = measuredFields({
     timing: m.timing,
     connectStartEpochMs: m.startEpochMs,

@@ -47,7 +47,8 @@ export function normaliseCollectorUrl(input: string): string {
   } catch {
     throw new Error(`not a URL: "${input}"`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('the collector URL must start with http:// or https://');
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new Error('the collector URL must start with http:// or https://');
   if (u.username || u.password) throw new Error('the collector URL must not contain credentials');
   if (u.search || u.hash) throw new Error('the collector URL must not contain a query or fragment');
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;

@@ -12,7 +12,11 @@ type Quantiles = { p50: number; p75: number; p95?: number };
  * between (0 ms, 0 %), (p50, 50 %), (p75, 75 %), (p95, 95 %); above p95 it approaches 100 % slowly.
  */
 export function fieldRank(ms: number, q: Quantiles): number {
-  const points: [number, number][] = [[0, 0], [q.p50, 50], [q.p75, 75]];
+  const points: [number, number][] = [
+    [0, 0],
+    [q.p50, 50],
+    [q.p75, 75],
+  ];
   if (typeof q.p95 === 'number' && q.p95 > q.p75) points.push([q.p95, 95]);
   for (let i = 1; i < points.length; i++) {
     const [x0, y0] = points[i - 1]!;
@@ -34,11 +38,19 @@ export interface Verdict {
 export function verdictOf(records: HandshakeRecord[], field: FieldPercentiles, since: number): Verdict {
   const today = records.filter((r) => r.ts >= since);
   const times = today.map((r) => r.tls).sort((a, b) => a - b);
-  const medianMs = times.length ? (times.length % 2 ? times[(times.length - 1) / 2]! : (times[times.length / 2 - 1]! + times[times.length / 2]!) / 2) : null;
+  const medianMs = times.length
+    ? times.length % 2
+      ? times[(times.length - 1) / 2]!
+      : (times[times.length / 2 - 1]! + times[times.length / 2]!) / 2
+    : null;
   const ranks = today.flatMap((r) => {
     const q = field.byClass[r.handshakeClass];
     return q ? [fieldRank(r.tls, q)] : [];
   });
   const meanRank = ranks.length ? ranks.reduce((a, b) => a + b, 0) / ranks.length : null;
-  return { count: today.length, medianMs, quickerThanOutOf10: meanRank === null ? null : Math.round((100 - meanRank) / 10) };
+  return {
+    count: today.length,
+    medianMs,
+    quickerThanOutOf10: meanRank === null ? null : Math.round((100 - meanRank) / 10),
+  };
 }

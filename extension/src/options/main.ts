@@ -77,7 +77,10 @@ $('test').addEventListener('click', async () => {
     about.textContent = t('opTesting', url);
     const reply = await ask({ type: 'get-about', url });
     renderAbout(about, reply);
-    if (reply.ok) about.prepend(Object.assign(document.createElement('p'), { className: 'done', textContent: t('opConnected', reply.url) }));
+    if (reply.ok)
+      about.prepend(
+        Object.assign(document.createElement('p'), { className: 'done', textContent: t('opConnected', reply.url) }),
+      );
   } catch (err) {
     about.className = 'about error';
     about.textContent = (err as Error).message;
@@ -102,7 +105,10 @@ $('exclude-form').addEventListener('submit', async (e) => {
   show(dropped ? t('popExcluded', host, dropped) : t('popExcludedNone', host));
 });
 
-$('turn-on').addEventListener('click', () => void api.tabs.create({ url: api.runtime.getURL('onboarding/index.html') }));
+$('turn-on').addEventListener(
+  'click',
+  () => void api.tabs.create({ url: api.runtime.getURL('onboarding/index.html') }),
+);
 $('resume').addEventListener('click', async () => {
   render(await ask({ type: 'resume' }));
   show(t('popResumedMsg'));

@@ -54,7 +54,12 @@ function siteCell(host: string | null, r: HandshakeRecord): Node {
 function render(s: State): void {
   const on = s.settings.optedIn;
   const state = !on ? 'off' : s.paused ? 'paused' : 'on';
-  $('state').textContent = state === 'on' ? t('popStateOn') : state === 'paused' ? t('popStatePaused', time(s.settings.pausedUntil)) : t('popStateOff');
+  $('state').textContent =
+    state === 'on'
+      ? t('popStateOn')
+      : state === 'paused'
+        ? t('popStatePaused', time(s.settings.pausedUntil))
+        : t('popStateOff');
   $('state').dataset.state = state;
   $<HTMLImageElement>('state-icon').src = `../icons/${state}-32.png`;
   $('off-view').hidden = on;
@@ -70,9 +75,17 @@ function render(s: State): void {
 
   const f = field ?? { available: false, byClass: {}, scope: 'all', site: null };
   const midnight = new Date().setHours(0, 0, 0, 0);
-  const v = verdictOf(s.recent.map((r) => r.record), f, midnight);
+  const v = verdictOf(
+    s.recent.map((r) => r.record),
+    f,
+    midnight,
+  );
   $('verdict').textContent =
-    v.medianMs === null ? t('popVerdictNone') : v.quickerThanOutOf10 !== null ? t('popVerdict', Math.round(v.medianMs), v.quickerThanOutOf10) : t('popVerdictNoField', Math.round(v.medianMs), v.count);
+    v.medianMs === null
+      ? t('popVerdictNone')
+      : v.quickerThanOutOf10 !== null
+        ? t('popVerdict', Math.round(v.medianMs), v.quickerThanOutOf10)
+        : t('popVerdictNoField', Math.round(v.medianMs), v.count);
   $('field-note').textContent = !field
     ? ''
     : !field.available
@@ -86,7 +99,16 @@ function render(s: State): void {
   $('recent').replaceChildren(
     ...s.recent.slice(0, 10).map(({ host, record: r }) => {
       const q = f.byClass[r.handshakeClass];
-      return row([siteCell(host, r), setupLabel(r.handshakeClass), versionLabel(r.tlsVersion, r.tlsVersionSource), ms(r.tls), q ? ms(q.p50) : '—'], [3, 4]);
+      return row(
+        [
+          siteCell(host, r),
+          setupLabel(r.handshakeClass),
+          versionLabel(r.tlsVersion, r.tlsVersionSource),
+          ms(r.tls),
+          q ? ms(q.p50) : '—',
+        ],
+        [3, 4],
+      );
     }),
   );
 
@@ -97,7 +119,11 @@ function render(s: State): void {
   $('queue-empty').hidden = q.records.length > 0;
   $('json').hidden = q.records.length === 0;
   $('queue-rows').replaceChildren(
-    ...q.records.slice(0, 50).map((r) => row([time(r.ts), siteCell(null, r), protocolLabel(r.protocol), setupLabel(r.handshakeClass), ms(r.tls)], [4])),
+    ...q.records
+      .slice(0, 50)
+      .map((r) =>
+        row([time(r.ts), siteCell(null, r), protocolLabel(r.protocol), setupLabel(r.handshakeClass), ms(r.tls)], [4]),
+      ),
   );
   $('queue').textContent = JSON.stringify(q.records, null, 1);
   $('queue-info').textContent = [
@@ -126,26 +152,32 @@ $('turn-on').addEventListener('click', () => {
   void api.tabs.create({ url: api.runtime.getURL('onboarding/index.html') });
   window.close();
 });
-$('turn-off').addEventListener('click', () =>
-  void run(async () => {
-    const { state, deleted } = await ask({ type: 'set-opt-in', optedIn: false });
-    say(t('popTurnedOff', deleted));
-    return state;
-  }),
+$('turn-off').addEventListener(
+  'click',
+  () =>
+    void run(async () => {
+      const { state, deleted } = await ask({ type: 'set-opt-in', optedIn: false });
+      say(t('popTurnedOff', deleted));
+      return state;
+    }),
 );
-$('pause').addEventListener('click', () =>
-  void run(async () => {
-    const s = await ask({ type: 'pause', minutes: 60 });
-    say(t('popPausedMsg', time(s.settings.pausedUntil)));
-    return s;
-  }),
+$('pause').addEventListener(
+  'click',
+  () =>
+    void run(async () => {
+      const s = await ask({ type: 'pause', minutes: 60 });
+      say(t('popPausedMsg', time(s.settings.pausedUntil)));
+      return s;
+    }),
 );
-$('resume').addEventListener('click', () =>
-  void run(async () => {
-    const s = await ask({ type: 'resume' });
-    say(t('popResumedMsg'));
-    return s;
-  }),
+$('resume').addEventListener(
+  'click',
+  () =>
+    void run(async () => {
+      const s = await ask({ type: 'resume' });
+      say(t('popResumedMsg'));
+      return s;
+    }),
 );
 $('exclude').addEventListener('click', () => {
   const host = tabHost;
@@ -157,11 +189,13 @@ $('exclude').addEventListener('click', () => {
     return state;
   });
 });
-$('send').addEventListener('click', () =>
-  void run(async () => {
-    const r = await ask({ type: 'flush' });
-    say(r.ok ? t('popSent', r.sent) : t('popNotSent', r.error ?? t('popWillRetry')), !r.ok);
-  }),
+$('send').addEventListener(
+  'click',
+  () =>
+    void run(async () => {
+      const r = await ask({ type: 'flush' });
+      say(r.ok ? t('popSent', r.sent) : t('popNotSent', r.error ?? t('popWillRetry')), !r.ok);
+    }),
 );
 
 void (async () => {

@@ -48,7 +48,11 @@ export interface LaunchOptions {
 export async function launchChromium(o: LaunchOptions): Promise<LaunchedBrowser> {
   // Preconnect and prediction would open connections before the fetch that uses them.
   mkdirSync(join(o.profileDir, 'Default'), { recursive: true });
-  if (!o.preloading) writeFileSync(join(o.profileDir, 'Default', 'Preferences'), JSON.stringify({ net: { network_prediction_options: 2 } }));
+  if (!o.preloading)
+    writeFileSync(
+      join(o.profileDir, 'Default', 'Preferences'),
+      JSON.stringify({ net: { network_prediction_options: 2 } }),
+    );
   const args = [
     '--no-sandbox',
     '--disable-gpu',
@@ -60,7 +64,11 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedBrowser>
     `--host-resolver-rules=${o.hosts.map((h) => `MAP ${h} ${o.quic?.hosts.includes(h) ? o.quic.address : '127.0.0.1'}`).join(',')}`,
     `--ignore-certificate-errors-spki-list=${o.certs.spki.join(',')}`,
   ];
-  if (o.quic) args.push('--enable-quic', `--origin-to-force-quic-on=${o.quic.hosts.map((h) => `${h}:${o.quic!.port}`).join(',')}`);
+  if (o.quic)
+    args.push(
+      '--enable-quic',
+      `--origin-to-force-quic-on=${o.quic.hosts.map((h) => `${h}:${o.quic!.port}`).join(',')}`,
+    );
   if (o.socksPort) args.push(`--proxy-server=socks5://127.0.0.1:${o.socksPort}`);
   args.push(...(o.chromiumArgs ?? []));
   const browser = await puppeteer.launch({
@@ -73,7 +81,10 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedBrowser>
   });
   let extensionOrigin: string | null = null;
   if (o.extensionDir) {
-    const worker = await browser.waitForTarget((t) => t.type() === 'service_worker' && t.url().endsWith('/background.js'), { timeout: 20_000 });
+    const worker = await browser.waitForTarget(
+      (t) => t.type() === 'service_worker' && t.url().endsWith('/background.js'),
+      { timeout: 20_000 },
+    );
     // Node gives non-special schemes the origin "null": build it from the host.
     extensionOrigin = `chrome-extension://${new URL(worker.url()).host}`;
   }
@@ -155,13 +166,21 @@ export async function extensionPage(b: LaunchedBrowser, path: string): Promise<P
   // reports such tabs' URL as about:blank, so pages are recognised by their own location.
   const anchor = await findPage(b, (href) => href.startsWith(`${b.extensionOrigin}/`));
   const before = new Set(await b.browser.pages());
-  await anchor.evaluate((u) => (globalThis as unknown as { browser: typeof chrome }).browser.tabs.create({ url: u }).then(() => undefined), url);
+  await anchor.evaluate(
+    (u) => (globalThis as unknown as { browser: typeof chrome }).browser.tabs.create({ url: u }).then(() => undefined),
+    url,
+  );
   const page = await findPage(b, (href) => href === url, before);
   await page.waitForFunction(() => document.readyState === 'complete');
   return page;
 }
 
-async function findPage(b: LaunchedBrowser, match: (href: string) => boolean, exclude = new Set<Page>(), timeoutMs = 20_000): Promise<Page> {
+async function findPage(
+  b: LaunchedBrowser,
+  match: (href: string) => boolean,
+  exclude = new Set<Page>(),
+  timeoutMs = 20_000,
+): Promise<Page> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const seen: string[] = [];

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { buildApp } from '@tlsrum/collector';
 
 type FastifyInstance = Awaited<ReturnType<typeof buildApp>>;
-import { loadConfig } from '../../../collector/src/config';
+import { loadConfig } from '@tlsrum/collector/config';
 
 export const ADMIN_TOKEN = 'extension-test-admin-token';
 
@@ -32,7 +32,15 @@ export async function startCollector(): Promise<TestCollector> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-ext-collector-'));
   // No scheduled probes: the registered lab names resolve only inside the browsers, so a probe would ask the
   // system resolver (tests talk to loopback only). The accuracy arm stores the lab sites' probe results itself.
-  const config = loadConfig({ DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ADMIN_TOKEN, MIN_CLIENTS_PER_CELL: '1', PROBE_INTERVAL_MS: '0' });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ADMIN_TOKEN,
+    MIN_CLIENTS_PER_CELL: '1',
+    PROBE_INTERVAL_MS: '0',
+  });
   const app = await buildApp(config);
   const requests: { method: string; url: string }[] = [];
   app.addHook('onRequest', async (request) => {
@@ -76,11 +84,21 @@ export async function startCollector(): Promise<TestCollector> {
     url: `http://127.0.0.1:${port}`,
     requests,
     registerSite: async (hostname) => {
-      let res = await app.inject({ method: 'POST', url: '/v1/sites', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { hostname } });
+      let res = await app.inject({
+        method: 'POST',
+        url: '/v1/sites',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        payload: { hostname },
+      });
       // Under load (2 shared cores) the collector may shed a request with 503 right after start.
       for (let i = 0; i < 20 && res.statusCode === 503; i++) {
         await new Promise((r) => setTimeout(r, 500));
-        res = await app.inject({ method: 'POST', url: '/v1/sites', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { hostname } });
+        res = await app.inject({
+          method: 'POST',
+          url: '/v1/sites',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+          payload: { hostname },
+        });
         requests.splice(requests.length - 1, 1);
       }
       if (res.statusCode !== 201) throw new Error(`register ${hostname}: ${res.statusCode} ${res.body}`);

@@ -8,9 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stderrTail, stopChild, waitListening } from '../../../e2e/lab/children';
-import { nginxTempPaths, spawnNginx } from '../../../e2e/lab/nginx-conf';
-import { freePort } from '../../../e2e/lab/ports';
+import { stderrTail, stopChild, waitListening } from '@tlsrum/e2e/lab/children';
+import { nginxTempPaths, spawnNginx } from '@tlsrum/e2e/lab/nginx-conf';
+import { freePort } from '@tlsrum/e2e/lab/ports';
 
 export interface Certs {
   dir: string;
@@ -21,22 +21,89 @@ export interface Certs {
   certOf: (host: string) => string;
 }
 
-const openssl = (args: string[], cwd: string) => execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+const openssl = (args: string[], cwd: string) =>
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 
 export function makeCerts(dir: string, hosts: string[]): Certs {
   mkdirSync(dir, { recursive: true });
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3',
-    '-subj', '/CN=tlsrum test CA', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '3',
+      '-subj',
+      '/CN=tlsrum test CA',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
   const spki: string[] = [];
   for (const host of hosts) {
-    openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${host}.key`, '-out', `${host}.csr`, '-subj', `/CN=${host}`], dir);
-    writeFileSync(join(dir, `${host}.ext`), `subjectAltName=DNS:${host}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`);
-    openssl(['x509', '-req', '-in', `${host}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', `${host}.pem`, '-days', '3', '-extfile', `${host}.ext`], dir);
+    openssl(
+      [
+        'req',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        `${host}.key`,
+        '-out',
+        `${host}.csr`,
+        '-subj',
+        `/CN=${host}`,
+      ],
+      dir,
+    );
+    writeFileSync(
+      join(dir, `${host}.ext`),
+      `subjectAltName=DNS:${host}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`,
+    );
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${host}.csr`,
+        '-CA',
+        'ca.pem',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-out',
+        `${host}.pem`,
+        '-days',
+        '3',
+        '-extfile',
+        `${host}.ext`,
+      ],
+      dir,
+    );
     const pub = openssl(['x509', '-in', `${host}.pem`, '-pubkey', '-noout'], dir);
     const der = execFileSync('openssl', ['pkey', '-pubin', '-outform', 'der'], { input: pub });
     spki.push(execFileSync('openssl', ['dgst', '-sha256', '-binary'], { input: der }).toString('base64'));
   }
-  return { dir, caPem: join(dir, 'ca.pem'), spki, keyOf: (h) => join(dir, `${h}.key`), certOf: (h) => join(dir, `${h}.pem`) };
+  return {
+    dir,
+    caPem: join(dir, 'ca.pem'),
+    spki,
+    keyOf: (h) => join(dir, `${h}.key`),
+    certOf: (h) => join(dir, `${h}.pem`),
+  };
 }
 
 export interface ServerSpec {

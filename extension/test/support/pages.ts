@@ -51,7 +51,10 @@ export const LAB_SERVERS: ServerSpec[] = [
     tao: false,
     serverTiming: true,
     keepalive: KEEPALIVE,
-    files: (ports) => ({ [`${SECRET}-path/index.html`]: page(ports), [`${SECRET}-path/style.css`]: 'body { margin: 0 }' }),
+    files: (ports) => ({
+      [`${SECRET}-path/index.html`]: page(ports),
+      [`${SECRET}-path/style.css`]: 'body { margin: 0 }',
+    }),
   },
   {
     host: 'b.lab.test',
@@ -66,7 +69,15 @@ export const LAB_SERVERS: ServerSpec[] = [
     keepalive: KEEPALIVE,
     files: { [`${SECRET}-b/1.gif`]: '', [`${SECRET}-b/2.gif`]: '', [`${SECRET}-b/3.gif`]: '' },
   },
-  { host: 'c.lab.test', protocols: 'TLSv1.3', http2: true, tao: false, serverTiming: false, keepalive: KEEPALIVE, files: { [`${SECRET}-c/1.gif`]: '' } },
+  {
+    host: 'c.lab.test',
+    protocols: 'TLSv1.3',
+    http2: true,
+    tao: false,
+    serverTiming: false,
+    keepalive: KEEPALIVE,
+    files: { [`${SECRET}-c/1.gif`]: '' },
+  },
   {
     host: 'd.lab.test',
     protocols: 'TLSv1.3',
@@ -75,7 +86,8 @@ export const LAB_SERVERS: ServerSpec[] = [
     serverTiming: false,
     keepalive: KEEPALIVE,
     files: (ports) => ({
-      [`${SECRET}-d/index.html`]: '<!doctype html><html><head><link rel="icon" href="data:,"><title>done</title></head><body>d</body></html>',
+      [`${SECRET}-d/index.html`]:
+        '<!doctype html><html><head><link rel="icon" href="data:,"><title>done</title></head><body>d</body></html>',
       // The prerender test: a page that asks the browser to prerender the next one (same origin, as
       // speculation rules require), which opens a new connection to b.
       [`${SECRET}-d/prerender.html`]: `<!doctype html><html><head><link rel="icon" href="data:,"><title>done</title>
@@ -87,9 +99,12 @@ export const LAB_SERVERS: ServerSpec[] = [
   },
 ];
 
-export const pageUrl = (url: (host: string, path?: string) => string) => url('a.lab.test', `/${SECRET}-path/index.html${Q}`);
-export const secondPageUrl = (url: (host: string, path?: string) => string) => url('d.lab.test', `/${SECRET}-d/index.html${Q}`);
-export const prerenderPageUrl = (url: (host: string, path?: string) => string) => url('d.lab.test', `/${SECRET}-d/prerender.html${Q}`);
+export const pageUrl = (url: (host: string, path?: string) => string) =>
+  url('a.lab.test', `/${SECRET}-path/index.html${Q}`);
+export const secondPageUrl = (url: (host: string, path?: string) => string) =>
+  url('d.lab.test', `/${SECRET}-d/index.html${Q}`);
+export const prerenderPageUrl = (url: (host: string, path?: string) => string) =>
+  url('d.lab.test', `/${SECRET}-d/prerender.html${Q}`);
 
 /** Visits a lab page in a new tab and waits until it says it is done. */
 export async function visit(b: LaunchedBrowser, url: string): Promise<void> {
@@ -120,7 +135,8 @@ export async function waitForStorage(p: Page, done: (s: Stored) => boolean, time
   for (;;) {
     const s = await readStorage(p);
     if (done(s)) return s;
-    if (Date.now() > deadline) throw new Error(`extension storage never reached the expected state: ${JSON.stringify(s).slice(0, 2000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`extension storage never reached the expected state: ${JSON.stringify(s).slice(0, 2000)}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -141,11 +157,17 @@ export async function optIn(b: LaunchedBrowser, collectorUrl: string, polling?: 
   await options.$eval('#collector', (el) => ((el as HTMLInputElement).value = ''));
   await options.type('#collector', collectorUrl);
   await options.click('button[type=submit]');
-  await options.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Saved'), { timeout: 10_000, ...wait });
+  await options.waitForFunction(() => document.getElementById('status')!.textContent!.startsWith('Saved'), {
+    timeout: 10_000,
+    ...wait,
+  });
   const onboarding = await extensionPage(b, 'onboarding/index.html');
   if (polling) await onboarding.bringToFront();
   await onboarding.click('#agree');
-  await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), { timeout: 10_000, ...wait });
+  await onboarding.waitForFunction(() => document.getElementById('status')!.textContent!.includes('Measuring is on'), {
+    timeout: 10_000,
+    ...wait,
+  });
   return onboarding;
 }
 
@@ -159,12 +181,17 @@ export async function sendNow(b: LaunchedBrowser, polling?: number): Promise<str
   await popup.waitForFunction(
     () => {
       const b = document.getElementById('send');
-      return !!b && b.offsetParent !== null && b.getBoundingClientRect().width > 0 && !(b as HTMLButtonElement).disabled;
+      return (
+        !!b && b.offsetParent !== null && b.getBoundingClientRect().width > 0 && !(b as HTMLButtonElement).disabled
+      );
     },
     { timeout: 20_000, ...(polling ? { polling } : {}) },
   );
   await popup.click('#send');
-  await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), { timeout: 20_000, ...(polling ? { polling } : {}) });
+  await popup.waitForFunction(() => /^(Sent|Not sent)/.test(document.getElementById('status')!.textContent ?? ''), {
+    timeout: 20_000,
+    ...(polling ? { polling } : {}),
+  });
   const text = await popup.$eval('#status', (el) => el.textContent ?? '');
   await popup.close();
   return text;

@@ -10,7 +10,12 @@ describe('fieldFromCompare', () => {
         { key: { handshakeClass: 'nonsense' }, records: 5, tls: { p50: 1, p75: 2 } },
       ],
     });
-    expect(f).toEqual({ available: true, scope: 'all', site: null, byClass: { '1rtt': { p50: 41.2, p75: 60.1, p95: 130, records: 900 } } });
+    expect(f).toEqual({
+      available: true,
+      scope: 'all',
+      site: null,
+      byClass: { '1rtt': { p50: 41.2, p75: 60.1, p95: 130, records: 900 } },
+    });
   });
   it('says unavailable for an empty or unexpected answer', () => {
     expect(fieldFromCompare({ cells: [] }).available).toBe(false);

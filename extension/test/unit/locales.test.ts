@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { manifestFor, TARGETS } from '../../src/manifest';
 
 const root = resolve(import.meta.dirname, '../..');
-const messages = JSON.parse(readFileSync(join(root, '_locales/en/messages.json'), 'utf8')) as Record<string, { message: string }>;
+const messages = JSON.parse(readFileSync(join(root, '_locales/en/messages.json'), 'utf8')) as Record<
+  string,
+  { message: string }
+>;
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
@@ -20,7 +23,8 @@ for (const f of sources) {
   // Keys chosen by a condition: t(cond ? 'a' : 'b').
   for (const m of text.matchAll(/'([a-z][A-Za-z0-9]+)'/g)) if (m[1]! in messages && /\bt\(/.test(text)) used.add(m[1]!);
 }
-for (const target of TARGETS) for (const m of JSON.stringify(manifestFor(target, '0')).matchAll(/__MSG_([A-Za-z0-9_]+)__/g)) used.add(m[1]!);
+for (const target of TARGETS)
+  for (const m of JSON.stringify(manifestFor(target, '0')).matchAll(/__MSG_([A-Za-z0-9_]+)__/g)) used.add(m[1]!);
 
 describe('_locales/en/messages.json', () => {
   it('has every key the pages, the background and the manifest use', () => {
@@ -33,9 +37,16 @@ describe('_locales/en/messages.json', () => {
     for (const f of sources.filter((s) => s.endsWith('.html'))) {
       const afterBody = readFileSync(f, 'utf8').split('<body')[1]!;
       const body = afterBody.slice(afterBody.indexOf('>') + 1).replace(/<script[\s\S]*?<\/script>/g, '');
-      const texts = body.replace(/<[^>]+>/g, '\n').split('\n').map((s) => s.trim()).filter(Boolean);
+      const texts = body
+        .replace(/<[^>]+>/g, '\n')
+        .split('\n')
+        .map((s) => s.trim())
+        .filter(Boolean);
       // The product name is not translated.
-      expect(texts.filter((s) => s !== 'tlsrum' && s !== '0'), f).toEqual([]);
+      expect(
+        texts.filter((s) => s !== 'tlsrum' && s !== '0'),
+        f,
+      ).toEqual([]);
     }
   });
 });

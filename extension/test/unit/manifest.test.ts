@@ -20,7 +20,8 @@ interface Manifest {
   browser_specific_settings?: { gecko: { id: string; data_collection_permissions: { required: string[] } } };
 }
 
-const read = (target: string) => JSON.parse(readFileSync(join(root, 'dist', target, 'manifest.json'), 'utf8')) as Manifest;
+const read = (target: string) =>
+  JSON.parse(readFileSync(join(root, 'dist', target, 'manifest.json'), 'utf8')) as Manifest;
 
 describe.each(TARGETS)('the %s build', (target) => {
   const dir = join(root, 'dist', target);
@@ -29,7 +30,12 @@ describe.each(TARGETS)('the %s build', (target) => {
   it('is MV3 with the package version and only the permissions the README justifies', () => {
     expect(m.manifest_version).toBe(3);
     expect(m.version).toBe(version);
-    const expected = ['storage', 'alarms', 'scripting', ...(target === 'firefox' ? ['webRequest', 'webRequestBlocking'] : [])];
+    const expected = [
+      'storage',
+      'alarms',
+      'scripting',
+      ...(target === 'firefox' ? ['webRequest', 'webRequestBlocking'] : []),
+    ];
     expect([...m.permissions].sort()).toEqual([...expected].sort());
     expect(m.host_permissions).toEqual(['https://*/*', 'http://127.0.0.1/*', 'http://localhost/*', 'http://[::1]/*']);
     expect(m.optional_host_permissions).toEqual(['http://*/*']);
@@ -38,7 +44,14 @@ describe.each(TARGETS)('the %s build', (target) => {
   });
 
   it('references files that exist in the build', () => {
-    const files = [m.action.default_popup, m.options_ui.page, 'onboarding/index.html', 'content.js', ...(m.background.scripts ?? []), ...(m.background.service_worker ? [m.background.service_worker] : [])];
+    const files = [
+      m.action.default_popup,
+      m.options_ui.page,
+      'onboarding/index.html',
+      'content.js',
+      ...(m.background.scripts ?? []),
+      ...(m.background.service_worker ? [m.background.service_worker] : []),
+    ];
     for (const f of files) expect(existsSync(join(dir, f)), f).toBe(true);
     for (const page of ['popup', 'options', 'onboarding']) {
       const html = readFileSync(join(dir, page, 'index.html'), 'utf8');
@@ -50,7 +63,12 @@ describe.each(TARGETS)('the %s build', (target) => {
   });
 
   it('has icons for every state and size, and its texts in _locales (default en)', () => {
-    const raw = m as unknown as { icons: Record<string, string>; action: { default_icon: Record<string, string> }; default_locale: string; name: string };
+    const raw = m as unknown as {
+      icons: Record<string, string>;
+      action: { default_icon: Record<string, string> };
+      default_locale: string;
+      name: string;
+    };
     expect(Object.keys(raw.icons)).toEqual(['16', '32', '48', '128']);
     for (const state of ['on', 'paused', 'off']) {
       for (const size of [16, 32, 48, 128]) {
@@ -60,9 +78,13 @@ describe.each(TARGETS)('the %s build', (target) => {
         expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([size, size]);
       }
     }
-    for (const f of [...Object.values(raw.icons), ...Object.values(raw.action.default_icon)]) expect(existsSync(join(dir, f)), f).toBe(true);
+    for (const f of [...Object.values(raw.icons), ...Object.values(raw.action.default_icon)])
+      expect(existsSync(join(dir, f)), f).toBe(true);
     expect(raw.default_locale).toBe('en');
-    const messages = JSON.parse(readFileSync(join(dir, '_locales/en/messages.json'), 'utf8')) as Record<string, { message: string }>;
+    const messages = JSON.parse(readFileSync(join(dir, '_locales/en/messages.json'), 'utf8')) as Record<
+      string,
+      { message: string }
+    >;
     expect(messages[raw.name.replace(/^__MSG_(.+)__$/, '$1')]?.message).toMatch(/tlsrum/);
   });
 
@@ -95,7 +117,10 @@ describe('target differences', () => {
     expect(m.browser_specific_settings?.gecko.id).toBe(GECKO_ID);
     expect(m.browser_specific_settings?.gecko.data_collection_permissions.required).toEqual(['browsingActivity']);
     // data_collection_permissions exists from Firefox 140 (Android 142): AMO's linter warns below.
-    const gecko = m.browser_specific_settings as unknown as { gecko: { strict_min_version: string }; gecko_android: { strict_min_version: string } };
+    const gecko = m.browser_specific_settings as unknown as {
+      gecko: { strict_min_version: string };
+      gecko_android: { strict_min_version: string };
+    };
     expect(parseFloat(gecko.gecko.strict_min_version)).toBeGreaterThanOrEqual(140);
     expect(parseFloat(gecko.gecko_android.strict_min_version)).toBeGreaterThanOrEqual(142);
     expect(readFileSync(join(root, 'dist/firefox/background.js'), 'utf8')).toContain('getSecurityInfo');

@@ -30,14 +30,36 @@ function measureEntries(entries: TimingEntryLike[], timeOrigin: number, counts =
 
 const entry = resourceEntry;
 
-const reused = entry({ domainLookupStart: 100, domainLookupEnd: 100, connectStart: 100, secureConnectionStart: 0, connectEnd: 100 });
-const opaque = entry({ nextHopProtocol: '', domainLookupStart: 0, domainLookupEnd: 0, connectStart: 0, secureConnectionStart: 0, connectEnd: 0, requestStart: 0, responseStart: 0 });
+const reused = entry({
+  domainLookupStart: 100,
+  domainLookupEnd: 100,
+  connectStart: 100,
+  secureConnectionStart: 0,
+  connectEnd: 100,
+});
+const opaque = entry({
+  nextHopProtocol: '',
+  domainLookupStart: 0,
+  domainLookupEnd: 0,
+  connectStart: 0,
+  secureConnectionStart: 0,
+  connectEnd: 0,
+  requestStart: 0,
+  responseStart: 0,
+});
 
 describe('content script measurement', () => {
   it('keeps only the hostname of a new TLS connection, counts reused and opaque entries', () => {
     const counts = emptyCounts();
     const out = measureEntries(
-      [entry(), reused, opaque, entry({ name: 'http://plain.example.com/x' }), entry({ name: 'data:,x' }), entry({ entryType: 'paint' })],
+      [
+        entry(),
+        reused,
+        opaque,
+        entry({ name: 'http://plain.example.com/x' }),
+        entry({ name: 'data:,x' }),
+        entry({ entryType: 'paint' }),
+      ],
       origin,
       counts,
     );
@@ -49,7 +71,9 @@ describe('content script measurement', () => {
   });
 
   it('posts no URL from the page: only the hostname of each https entry', () => {
-    const posted = JSON.stringify(gathered([entry(), reused, entry({ name: 'http://plain.example.com/x' }), entry({ name: 'data:,x' })]));
+    const posted = JSON.stringify(
+      gathered([entry(), reused, entry({ name: 'http://plain.example.com/x' }), entry({ name: 'data:,x' })]),
+    );
     expect(JSON.parse(posted)).toHaveLength(2);
     expect(posted).not.toMatch(/https?:|path|user=42|frag|8443|plain/);
   });
@@ -65,7 +89,14 @@ describe('content script measurement', () => {
 
   it('keeps the tls Server-Timing metric only', () => {
     const out = measureEntries(
-      [entry({ serverTiming: [{ name: 'db', description: 'users' }, { name: 'tls', description: 'TLSv1.3 r' }] })],
+      [
+        entry({
+          serverTiming: [
+            { name: 'db', description: 'users' },
+            { name: 'tls', description: 'TLSv1.3 r' },
+          ],
+        }),
+      ],
       origin,
       emptyCounts(),
     );
@@ -73,10 +104,13 @@ describe('content script measurement', () => {
   });
 });
 
-const env = detectEnvironment('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36', {
-  brands: [{ brand: 'Chromium', version: '156' }],
-  platform: 'Linux',
-});
+const env = detectEnvironment(
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36',
+  {
+    brands: [{ brand: 'Chromium', version: '156' }],
+    platform: 'Linux',
+  },
+);
 const ctx = { env, site: null, clientToken: 'abcdefgh12345678', network: { effectiveType: '4g', rttHint: 50 } };
 
 describe('buildRecord', () => {
@@ -112,17 +146,34 @@ describe('buildRecord', () => {
     const [m] = measureEntries([entry()], origin);
     const fx = buildRecord(m!, { ...ctx, observed }).record;
     expect(Value.Check(HandshakeRecord, fx)).toBe(true);
-    expect(fx).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'observed', resumed: false, resumedSource: 'observed', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', group: 'x25519' });
+    expect(fx).toMatchObject({
+      tlsVersion: '1.2',
+      tlsVersionSource: 'observed',
+      resumed: false,
+      resumedSource: 'observed',
+      cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
+      group: 'x25519',
+    });
     expect(fx).not.toHaveProperty('certChainLength');
 
     const [withSt] = measureEntries([entry({ serverTiming: [{ name: 'tls', description: 'TLSv1.2 r' }] })], origin);
     const st = buildRecord(withSt!, { ...ctx, observed }).record;
-    expect(st).toMatchObject({ tlsVersion: '1.2', tlsVersionSource: 'server-timing', resumed: true, resumedSource: 'server-timing', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256' });
+    expect(st).toMatchObject({
+      tlsVersion: '1.2',
+      tlsVersionSource: 'server-timing',
+      resumed: true,
+      resumedSource: 'server-timing',
+      cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
+    });
   });
 
   it('leaves out values that do not fit the schema instead of sending them', () => {
     const [m] = measureEntries([entry()], origin);
-    const { record } = buildRecord(m!, { ...ctx, network: { effectiveType: '5g', rttHint: -3 }, observed: { source: 'observed', tlsVersion: '1.3', cipher: 'bad cipher name', certChainLength: 99 } });
+    const { record } = buildRecord(m!, {
+      ...ctx,
+      network: { effectiveType: '5g', rttHint: -3 },
+      observed: { evidence: 'observed', tlsVersion: '1.3', cipher: 'bad cipher name', certChainLength: 99 },
+    });
     expect(Value.Check(HandshakeRecord, record)).toBe(true);
     expect(record).toMatchObject({ effectiveType: null, rttHint: null });
     expect(record).not.toHaveProperty('cipher');
@@ -132,9 +183,19 @@ describe('buildRecord', () => {
 
 describe('detectEnvironment', () => {
   it('names the browser family and OS as the schema does', () => {
-    expect(detectEnvironment('Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0')).toEqual({ browser: 'firefox', browserMajor: 153, os: 'linux' });
-    expect(detectEnvironment('Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36 Edg/140.0.0.0')).toMatchObject({ browser: 'edge', browserMajor: 140, os: 'windows' });
-    expect(detectEnvironment('x', { brands: [{ brand: 'Google Chrome', version: '141' }], platform: 'macOS' })).toMatchObject({ browser: 'chrome', browserMajor: 141, os: 'macos' });
+    expect(detectEnvironment('Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0')).toEqual({
+      browser: 'firefox',
+      browserMajor: 153,
+      os: 'linux',
+    });
+    expect(
+      detectEnvironment(
+        'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36 Edg/140.0.0.0',
+      ),
+    ).toMatchObject({ browser: 'edge', browserMajor: 140, os: 'windows' });
+    expect(
+      detectEnvironment('x', { brands: [{ brand: 'Google Chrome', version: '141' }], platform: 'macOS' }),
+    ).toMatchObject({ browser: 'chrome', browserMajor: 141, os: 'macos' });
   });
 });
 

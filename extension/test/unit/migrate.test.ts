@@ -18,7 +18,11 @@ function v1Area(): MemoryArea {
   });
   area.data.set(OUTBOX_KEY, {
     records: [record({ site: 'shop.example' }), record({ site: null })],
-    pending: { batchId: '00000000-0000-4000-8000-000000000001', sentAt: 1, records: [record({ site: 'news.example' })] },
+    pending: {
+      batchId: '00000000-0000-4000-8000-000000000001',
+      sentAt: 1,
+      records: [record({ site: 'news.example' })],
+    },
     attempt: 1,
     nextAttemptAt: 0,
     dropped: 0,
@@ -36,10 +40,19 @@ describe('storage migration', () => {
     expect(await migrateStorage(area)).toBe(STORAGE_VERSION);
     expect(area.data.get(VERSION_KEY)).toBe(2);
     const s = await loadSettings(area);
-    expect(s).toMatchObject({ optedIn: true, consent: { at: 1_763_900_000_000, collectorUrl: 'https://collector.example' }, collectorUrl: 'https://collector.example' });
+    expect(s).toMatchObject({
+      optedIn: true,
+      consent: { at: 1_763_900_000_000, collectorUrl: 'https://collector.example' },
+      collectorUrl: 'https://collector.example',
+    });
     expect(s).not.toHaveProperty('optedInAt');
     expect(s.excludedHosts).toEqual(['example.com', 'news.example']);
-    const q = area.data.get(OUTBOX_KEY) as { records: unknown[]; pages: unknown[]; pending: { pages: unknown[]; batchId: string }; sent: number };
+    const q = area.data.get(OUTBOX_KEY) as {
+      records: unknown[];
+      pages: unknown[];
+      pending: { pages: unknown[]; batchId: string };
+      sent: number;
+    };
     expect(q.records).toHaveLength(2);
     expect(q.pages).toEqual(['shop.example', null]);
     expect(q.pending).toMatchObject({ batchId: '00000000-0000-4000-8000-000000000001', pages: ['news.example'] });
@@ -52,7 +65,11 @@ describe('storage migration', () => {
     const once = structuredClone([...area.data.entries()]);
     await migrateStorage(area);
     expect([...area.data.entries()]).toEqual(once);
-    const outbox = new Outbox({ area, agent: { name: 'tlsrum-extension', version: '0' }, collectorUrl: async () => 'http://c.test' });
+    const outbox = new Outbox({
+      area,
+      agent: { name: 'tlsrum-extension', version: '0' },
+      collectorUrl: async () => 'http://c.test',
+    });
     expect(await outbox.dropSite('news.example')).toBe(1);
     const s = await outbox.state();
     expect(s.pending).toBeNull();

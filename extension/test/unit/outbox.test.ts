@@ -18,7 +18,11 @@ function scriptedFetch(answers: Array<number | [number, Record<string, string>] 
   const calls: Call[] = [];
   const fetch: typeof globalThis.fetch = (async (url: string, init: RequestInit) => {
     const body = Buffer.from(init.body as Uint8Array);
-    calls.push({ url, headers: init.headers as Record<string, string>, batch: JSON.parse(gunzipSync(body).toString()) as HandshakeBatch });
+    calls.push({
+      url,
+      headers: init.headers as Record<string, string>,
+      batch: JSON.parse(gunzipSync(body).toString()) as HandshakeBatch,
+    });
     const next = answers.shift() ?? 202;
     if (next === 'network-error') throw new TypeError('fetch failed');
     const [status, headers] = Array.isArray(next) ? next : [next, {}];
@@ -90,6 +94,28 @@ describe('Outbox delivery', () => {
     expect(await state()).toMatchObject({ records: [], pending: null, sent: 5, attempt: 0 });
   });
 
+  it('a batch carries one client token: records queued across UTC midnight go in one batch per day', async () => {
+    const { fetch, calls } = scriptedFetch([]);
+    const { outbox, state } = makeOutbox(fetch, { maxBatch: 10 });
+    // Queued overnight: yesterday's token before midnight, today's after, and yesterday's again (a
+    // page measured before midnight whose records arrived late).
+    await outbox.enqueue([1, 2, 3].map((i) => record({ dns: i, clientToken: 'token-of-yesterday' })));
+    await outbox.enqueue([4, 5].map((i) => record({ dns: i, clientToken: 'token-of-today-000' })));
+    await outbox.enqueue([record({ dns: 6, clientToken: 'token-of-yesterday' })]);
+    const result = await outbox.flush();
+    expect(result).toMatchObject({ ok: true, sent: 6 });
+    expect(calls.map((c) => [...new Set(c.batch.records.map((r) => r.clientToken))])).toEqual([
+      ['token-of-yesterday'],
+      ['token-of-today-000'],
+    ]);
+    expect(calls.map((c) => c.batch.records.map((r) => r.dns))).toEqual([
+      [1, 2, 3, 6],
+      [4, 5],
+    ]);
+    expect(new Set(calls.map((c) => c.batch.batchId)).size).toBe(2);
+    expect((await state()).records).toEqual([]);
+  });
+
   it('backs off exponentially with jitter after failures and resends the same batchId', async () => {
     const { fetch, calls } = scriptedFetch(['network-error', 500, 202]);
     const { outbox, state, scheduled, advance } = makeOutbox(fetch);
@@ -112,11 +138,22 @@ describe('Outbox delivery', () => {
     expect(calls).toHaveLength(3);
     expect(new Set(calls.map((c) => c.batch.batchId)).size).toBe(1);
     expect(new Set(calls.map((c) => c.batch.sentAt)).size).toBe(1);
-    expect(await state()).toMatchObject({ records: [], pending: null, sent: 2, attempt: 0, nextAttemptAt: 0, lastError: null });
+    expect(await state()).toMatchObject({
+      records: [],
+      pending: null,
+      sent: 2,
+      attempt: 0,
+      nextAttemptAt: 0,
+      lastError: null,
+    });
   });
 
   it('honours Retry-After on 429 and 503 instead of its own backoff', async () => {
-    const { fetch, calls } = scriptedFetch([[429, { 'retry-after': '120' }], [503, { 'retry-after': new Date(Date.now() + 200_000).toUTCString() }], 202]);
+    const { fetch, calls } = scriptedFetch([
+      [429, { 'retry-after': '120' }],
+      [503, { 'retry-after': new Date(Date.now() + 200_000).toUTCString() }],
+      202,
+    ]);
     const { outbox, scheduled, advance } = makeOutbox(fetch);
     await outbox.enqueue([record()]);
     const start = Date.now();
@@ -158,7 +195,11 @@ describe('Outbox delivery', () => {
     const { outbox, state } = makeOutbox(fetch);
     await outbox.enqueue([1, 2, 3, 4].map((i) => record({ dns: i })));
     await outbox.flush();
-    expect(calls.map((c) => c.batch.records.map((r) => r.dns))).toEqual([[1, 2, 3, 4], [1, 2], [3, 4]]);
+    expect(calls.map((c) => c.batch.records.map((r) => r.dns))).toEqual([
+      [1, 2, 3, 4],
+      [1, 2],
+      [3, 4],
+    ]);
     expect(await state()).toMatchObject({ sent: 4, rejected: 0 });
   });
 
@@ -186,7 +227,12 @@ describe('Outbox delivery', () => {
     await vi.advanceTimersByTimeAsync(0);
     // A second background instance over the same storage (the worker was restarted).
     const again = scriptedFetch([202]);
-    const revived = new Outbox({ area, agent: { name: 'tlsrum-extension', version: '0.1.0' }, collectorUrl: async () => 'http://c', fetch: again.fetch });
+    const revived = new Outbox({
+      area,
+      agent: { name: 'tlsrum-extension', version: '0.1.0' },
+      collectorUrl: async () => 'http://c',
+      fetch: again.fetch,
+    });
     expect(await revived.flush({ force: true })).toMatchObject({ sent: 2, ok: true });
     expect(again.calls[0]!.batch.batchId).toBe(first.calls[0]!.batch.batchId);
     release();

@@ -11,14 +11,33 @@ import { buildRecord } from '../../src/lib/record';
 import type { Measurement } from '../../src/messages';
 
 const NOW = Date.parse('2026-11-24T06:00:00Z');
-const probe = { tls: { versions: { '1.0': false, '1.1': false, '1.2': true, '1.3': true } }, resumption: { '1.2': false, '1.3': false, ticketLifetimeS: null }, earlyData: { allowed: false }, h3: { advertised: false } } as unknown as ProbeResult;
-const profile: SiteProfile = buildSiteProfile({ hostname: 'shop.example.com', probes: [{ at: NOW - 1000, result: probe }], observations: { versions: {}, resumed: {} }, now: NOW });
+const probe = {
+  tls: { versions: { '1.0': false, '1.1': false, '1.2': true, '1.3': true } },
+  resumption: { '1.2': false, '1.3': false, ticketLifetimeS: null },
+  earlyData: { allowed: false },
+  h3: { advertised: false },
+} as unknown as ProbeResult;
+const profile: SiteProfile = buildSiteProfile({
+  hostname: 'shop.example.com',
+  probes: [{ at: NOW - 1000, result: probe }],
+  observations: { versions: {}, resumed: {} },
+  now: NOW,
+});
 
 /** A collector stand-in answering the site list with one valid and one malformed profile. */
 const fetcher = (async () =>
-  new Response(JSON.stringify({ sites: ['shop.example.com', 'news.example.com'], profiles: { 'shop.example.com': profile, 'news.example.com': { ...profile, hostname: 'news.example.com', maxVersion: '1.4' } } }), {
-    status: 200,
-  })) as unknown as typeof fetch;
+  new Response(
+    JSON.stringify({
+      sites: ['shop.example.com', 'news.example.com'],
+      profiles: {
+        'shop.example.com': profile,
+        'news.example.com': { ...profile, hostname: 'news.example.com', maxVersion: '1.4' },
+      },
+    }),
+    {
+      status: 200,
+    },
+  )) as unknown as typeof fetch;
 
 describe('RegisteredSites with profiles', () => {
   it('caches each valid profile with the list; a malformed one is no profile', async () => {
@@ -29,7 +48,13 @@ describe('RegisteredSites with profiles', () => {
     expect(got.profiles.get('shop.example.com')).toEqual(profile);
     expect(got.profiles.has('news.example.com')).toBe(false);
     // From the cache (no second fetch needed), and the plain list as before.
-    const offline = new RegisteredSites(area, (async () => { throw new TypeError('offline'); }) as unknown as typeof fetch, () => NOW + 1000);
+    const offline = new RegisteredSites(
+      area,
+      (async () => {
+        throw new TypeError('offline');
+      }) as unknown as typeof fetch,
+      () => NOW + 1000,
+    );
     expect((await offline.withProfiles('http://collector.test')).profiles.get('shop.example.com')).toEqual(profile);
     expect([...(await offline.get('http://collector.test'))]).toEqual(['shop.example.com', 'news.example.com']);
   });
@@ -49,13 +74,35 @@ describe('buildRecord with a profile', () => {
     host: 'shop.example.com',
     startEpochMs: NOW,
     responseEpochMs: NOW + 300,
-    timing: { entryType: 'resource', nextHopProtocol: 'h2', startTime: 0, fetchStart: 0, domainLookupStart: 0, domainLookupEnd: 0, connectStart: 1, secureConnectionStart: 81, connectEnd: 161, requestStart: 162, responseStart: 250 },
+    timing: {
+      entryType: 'resource',
+      nextHopProtocol: 'h2',
+      startTime: 0,
+      fetchStart: 0,
+      domainLookupStart: 0,
+      domainLookupEnd: 0,
+      connectStart: 1,
+      secureConnectionStart: 81,
+      connectEnd: 161,
+      requestStart: 162,
+      responseStart: 250,
+    },
   };
-  const ctx = { env: { browser: 'chrome' as const, browserMajor: 156, os: 'linux' as const }, clientToken: 'abcdefgh12', network: { effectiveType: null, rttHint: null } };
+  const ctx = {
+    env: { browser: 'chrome' as const, browserMajor: 156, os: 'linux' as const },
+    clientToken: 'abcdefgh12',
+    network: { effectiveType: null, rttHint: null },
+  };
 
   it('a registered site: version and no resumption from its profile, marked site-profile', () => {
     const { record } = buildRecord(m, { ...ctx, site: 'shop.example.com', profile });
-    expect(record).toMatchObject({ tlsVersion: '1.3', tlsVersionSource: 'site-profile', resumed: false, resumedSource: 'site-profile', handshakeClass: '1rtt' });
+    expect(record).toMatchObject({
+      tlsVersion: '1.3',
+      tlsVersionSource: 'site-profile',
+      resumed: false,
+      resumedSource: 'site-profile',
+      handshakeClass: '1rtt',
+    });
   });
   it('without a profile, the same connection stays unknown', () => {
     const { record } = buildRecord(m, { ...ctx, site: 'shop.example.com' });

@@ -13,11 +13,19 @@ interface LintMessage {
 }
 
 it('web-ext lint passes the Firefox build with 0 errors and 0 warnings', async () => {
-  const { stdout } = await promisify(execFile)(join(root, 'node_modules/.bin/web-ext'), ['lint', '--source-dir', join(root, 'dist/firefox'), '--output', 'json', '--no-config-discovery'], {
-    cwd: root,
-    maxBuffer: 16 * 1024 * 1024,
-  }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
-  const report = JSON.parse(stdout) as { summary: { errors: number; warnings: number }; errors: LintMessage[]; warnings: LintMessage[] };
+  const { stdout } = await promisify(execFile)(
+    join(root, 'node_modules/.bin/web-ext'),
+    ['lint', '--source-dir', join(root, 'dist/firefox'), '--output', 'json', '--no-config-discovery'],
+    {
+      cwd: root,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  ).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+  const report = JSON.parse(stdout) as {
+    summary: { errors: number; warnings: number };
+    errors: LintMessage[];
+    warnings: LintMessage[];
+  };
   const listed = [...report.errors, ...report.warnings].map((m) => `${m.code} ${m.file ?? ''}: ${m.message}`);
   expect(listed).toEqual([]);
   expect(report.summary).toMatchObject({ errors: 0, warnings: 0 });

@@ -34,7 +34,7 @@ export function readNode(buf: Uint8Array, offset: number): DerNode {
 /** The children of a constructed element. */
 export function children(buf: Uint8Array, node: DerNode): DerNode[] {
   const out: DerNode[] = [];
-  for (let at = node.start; at < node.end; ) {
+  for (let at = node.start; at < node.end;) {
     const child = readNode(buf, at);
     out.push(child);
     at = child.end;

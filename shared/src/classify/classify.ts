@@ -10,7 +10,7 @@ import { profileNeverResumes, type ProfileClaims } from './site-profile';
 /** What the browser (Firefox getSecurityInfo, CDP securityDetails, NetLog) or the site told us. */
 export interface SecurityInfo {
   /** `observed` for the browser's own report, `server-timing` for the site's Server-Timing header. */
-  source: 'observed' | 'server-timing';
+  evidence: 'observed' | 'server-timing';
   tlsVersion?: TlsVersion | null;
   /** Only when the source says so explicitly (NetLog is_resumed, Server-Timing). */
   resumed?: boolean | null;
@@ -126,11 +126,20 @@ export const EARLY_ANSWER_FROM = 0.5;
  * QUIC connection that sends 0-RTT as established the moment it starts (4 of 4 in the lab), while a
  * QUIC handshake takes at least the server's flight and certificate verification (≥ 2 ms on loopback).
  */
-function earlyDataInferred(timing: ConnectionTiming, phases: Phases, transport: Transport, history: HandshakeHistory | null | undefined): boolean {
+function earlyDataInferred(
+  timing: ConnectionTiming,
+  phases: Phases,
+  transport: Transport,
+  history: HandshakeHistory | null | undefined,
+): boolean {
   if (!recentHandshake(history)) return false;
   if (transport === 'quic') return timing.connectEnd === timing.secureConnectionStart;
   const answeredAfter = timing.responseStart - timing.secureConnectionStart;
-  return phases.tls / phases.tcp < EARLY_DATA_BELOW && phases.tls < EARLY_DATA_MAX_TLS_MS && answeredAfter >= EARLY_ANSWER_FROM * phases.tcp;
+  return (
+    phases.tls / phases.tcp < EARLY_DATA_BELOW &&
+    phases.tls < EARLY_DATA_MAX_TLS_MS &&
+    answeredAfter >= EARLY_ANSWER_FROM * phases.tcp
+  );
 }
 
 /** The client completed a handshake with this host within the ticket lifetime. */
@@ -140,13 +149,17 @@ function recentHandshake(history: HandshakeHistory | null | undefined): boolean 
 }
 
 /** The history with the site profile's real ticket lifetime, unless the caller set one. */
-function withProfileLifetime(history: HandshakeHistory | null | undefined, profile: ProfileClaims | null | undefined): HandshakeHistory | null | undefined {
+function withProfileLifetime(
+  history: HandshakeHistory | null | undefined,
+  profile: ProfileClaims | null | undefined,
+): HandshakeHistory | null | undefined {
   if (!history || history.ticketLifetimeMs !== undefined || !profile?.ticketLifetimeMs) return history;
   return { ...history, ticketLifetimeMs: profile.ticketLifetimeMs };
 }
 
 /** The profile says this server sends no early data: a short TLS phase is not 0-RTT. */
-const profileRulesOutEarlyData = (profile: ProfileClaims | null | undefined) => profile?.earlyData === false || profile?.tlsVersion === '1.2';
+const profileRulesOutEarlyData = (profile: ProfileClaims | null | undefined) =>
+  profile?.earlyData === false || profile?.tlsVersion === '1.2';
 
 /** Round-trip count boundaries: half way between whole round trips, tolerant of server CPU time. */
 const ONE_RTT_FROM = 0.5;
@@ -207,7 +220,7 @@ export function classifyHandshake({ timing, security, history: given, profile }:
   const resumption = resumptionOf(security, version.tlsVersion, handshakeClass, history, zeroRtt, transport, profile);
 
   const handshakeClassSource: HandshakeClassSource =
-    handshakeClass === 'unknown' ? 'unknown' : zeroRtt ?? (transport === 'quic' ? 'implied' : 'timing');
+    handshakeClass === 'unknown' ? 'unknown' : (zeroRtt ?? (transport === 'quic' ? 'implied' : 'timing'));
 
   return {
     protocol,
@@ -229,7 +242,7 @@ function tlsVersionOf(
   zeroRtt: 'implied' | 'inferred' | null,
   profile: ProfileClaims | null | undefined,
 ): { tlsVersion: TlsVersion | null; tlsVersionSource: EvidenceSource } {
-  if (security?.tlsVersion) return { tlsVersion: security.tlsVersion, tlsVersionSource: security.source };
+  if (security?.tlsVersion) return { tlsVersion: security.tlsVersion, tlsVersionSource: security.evidence };
   // QUIC carries TLS 1.3 only (RFC 9001); early data exists only in TLS 1.3 (RFC 8446 §2.3).
   if (transport === 'quic') return { tlsVersion: '1.3', tlsVersionSource: 'implied' };
   if (zeroRtt === 'implied') return { tlsVersion: '1.3', tlsVersionSource: 'implied' };
@@ -252,12 +265,14 @@ function resumptionOf(
   transport: Transport,
   profile: ProfileClaims | null | undefined,
 ): { resumed: boolean | null; resumedSource: EvidenceSource } {
-  if (security && typeof security.resumed === 'boolean') return { resumed: security.resumed, resumedSource: security.source };
+  if (security && typeof security.resumed === 'boolean')
+    return { resumed: security.resumed, resumedSource: security.evidence };
   // 0-RTT needs a pre-shared key from an earlier session.
   if (zeroRtt) return { resumed: true, resumedSource: zeroRtt };
   // A server that never resumes (for the version negotiated, or for any version it accepts) makes every
   // handshake with it a full one. The probe tests TCP; QUIC's tickets are the h3 endpoint's own.
-  if (profile && transport === 'tcp' && profileNeverResumes(profile, tlsVersion)) return { resumed: false, resumedSource: 'site-profile' };
+  if (profile && transport === 'tcp' && profileNeverResumes(profile, tlsVersion))
+    return { resumed: false, resumedSource: 'site-profile' };
   // Firefox reports the key exchange group of every full handshake; a TLS 1.2 ticket resumption has
   // no key exchange, so the group is absent. (TLS 1.3 resumption uses PSK-DHE: it looks like a full one.)
   if (security?.reportsKeyExchange && tlsVersion === '1.2') {
@@ -275,7 +290,8 @@ function resumptionOf(
   // handshake the tracker could not see (before opt-in, without Timing-Allow-Origin) may have left one.
   if (profile && transport === 'tcp' && history?.tracked && !recentHandshake(history)) {
     const since = history.msSincePriorHandshake;
-    if (since === null || since === undefined || profile.ticketLifetimeMs !== null) return { resumed: false, resumedSource: 'inferred' };
+    if (since === null || since === undefined || profile.ticketLifetimeMs !== null)
+      return { resumed: false, resumedSource: 'inferred' };
   }
   return { resumed: null, resumedSource: 'unknown' };
 }

@@ -32,7 +32,13 @@ export interface PageCounts {
 }
 
 /** [hostname, entryType, nextHopProtocol, `tls` Server-Timing description or null, ...TIMING_FIELDS values] */
-export type EntryTuple = [host: string, entryType: ConnectionTiming['entryType'], nextHopProtocol: string, tlsServerTiming: string | null, ...timing: number[]];
+export type EntryTuple = [
+  host: string,
+  entryType: ConnectionTiming['entryType'],
+  nextHopProtocol: string,
+  tlsServerTiming: string | null,
+  ...timing: number[],
+];
 
 /** The entry as a tuple, or null for one that is not a navigation or resource over https (http:, data:, blob:, extension URLs). */
 export function entryTupleOf(e: TimingEntryLike): EntryTuple | null {
@@ -42,7 +48,21 @@ export function entryTupleOf(e: TimingEntryLike): EntryTuple | null {
   if (!host) return null;
   // Written out in TIMING_FIELDS order rather than mapped over it: this runs once per page, cold, in
   // V8's interpreter, where keyed reads through a callback cost several times plain ones.
-  return [host, entryType, e.nextHopProtocol ?? '', tlsServerTimingOf(e), e.startTime, e.fetchStart, e.domainLookupStart, e.domainLookupEnd, e.connectStart, e.secureConnectionStart, e.connectEnd, e.requestStart, e.responseStart];
+  return [
+    host,
+    entryType,
+    e.nextHopProtocol ?? '',
+    tlsServerTimingOf(e),
+    e.startTime,
+    e.fetchStart,
+    e.domainLookupStart,
+    e.domainLookupEnd,
+    e.connectStart,
+    e.secureConnectionStart,
+    e.connectEnd,
+    e.requestStart,
+    e.responseStart,
+  ];
 }
 
 /**
@@ -70,7 +90,12 @@ export function measurementOf(tuple: unknown, timeOrigin: unknown): Measurement 
     const value = tuple[HEAD + i] as unknown;
     // Firefox reports a navigation's fetchStart before timeOrigin (negative) after a redirect or a
     // slow unload: only finiteness is required of it and startTime.
-    if (typeof value !== 'number' || !Number.isFinite(value) || (value < 0 && field !== 'fetchStart' && field !== 'startTime')) return null;
+    if (
+      typeof value !== 'number' ||
+      !Number.isFinite(value) ||
+      (value < 0 && field !== 'fetchStart' && field !== 'startTime')
+    )
+      return null;
     timing[field] = value;
   }
   return {
@@ -87,7 +112,10 @@ export function measurementOf(tuple: unknown, timeOrigin: unknown): Measurement 
  * (no Timing-Allow-Origin) connections, and those the classifier skips (no TLS, fields out of order,
  * malformed tuples).
  */
-export function newConnectionsOf(tuples: unknown, timeOrigin: unknown): { measurements: Measurement[]; counts: PageCounts } {
+export function newConnectionsOf(
+  tuples: unknown,
+  timeOrigin: unknown,
+): { measurements: Measurement[]; counts: PageCounts } {
   const counts: PageCounts = { opaque: 0, reused: 0, skipped: 0 };
   const measurements: Measurement[] = [];
   if (!Array.isArray(tuples)) return { measurements, counts };

@@ -59,12 +59,15 @@ export function measuredFields(m: MeasuredConnection): { fields: MeasuredFields;
  * The site's Server-Timing is the source of truth for version and resumption; the browser's own
  * report still supplies what the site does not state (cipher, group, …).
  */
-export function mergeSecurity(observed: SecurityInfo | null | undefined, fromSite: SecurityInfo | null): SecurityInfo | null {
+export function mergeSecurity(
+  observed: SecurityInfo | null | undefined,
+  fromSite: SecurityInfo | null,
+): SecurityInfo | null {
   if (!fromSite) return observed ?? null;
   if (!observed) return fromSite;
   return {
     ...observed,
-    source: 'server-timing',
+    evidence: 'server-timing',
     tlsVersion: fromSite.tlsVersion ?? observed.tlsVersion ?? null,
     resumed: fromSite.resumed ?? observed.resumed ?? null,
   };
@@ -72,7 +75,18 @@ export function mergeSecurity(observed: SecurityInfo | null | undefined, fromSit
 
 type ClassificationFields = Pick<
   HandshakeRecord,
-  'protocol' | 'transport' | 'tlsVersion' | 'tlsVersionSource' | 'resumed' | 'resumedSource' | 'handshakeClass' | 'dns' | 'tcp' | 'tls' | 'connect' | 'ttfb'
+  | 'protocol'
+  | 'transport'
+  | 'tlsVersion'
+  | 'tlsVersionSource'
+  | 'resumed'
+  | 'resumedSource'
+  | 'handshakeClass'
+  | 'dns'
+  | 'tcp'
+  | 'tls'
+  | 'connect'
+  | 'ttfb'
 >;
 
 export function classificationFields(c: Classification): ClassificationFields {
@@ -90,9 +104,21 @@ export function classificationFields(c: Classification): ClassificationFields {
 
 const TOKEN = /^[A-Za-z0-9_.+-]{1,96}$/;
 
-type SecurityFields = Pick<HandshakeRecord, 'cipher' | 'group' | 'signatureScheme' | 'certChainLength' | 'certKeyType' | 'certKeyBits' | 'certChainBytes' | 'ocspStapled' | 'ech'>;
+type SecurityFields = Pick<
+  HandshakeRecord,
+  | 'cipher'
+  | 'group'
+  | 'signatureScheme'
+  | 'certChainLength'
+  | 'certKeyType'
+  | 'certKeyBits'
+  | 'certChainBytes'
+  | 'ocspStapled'
+  | 'ech'
+>;
 
-const isIntIn = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+const isIntIn = (v: unknown, min: number, max: number): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 
 /** The security details that fit the schema; a malformed value is left out, not sent. */
 export function securityFields(s: SecurityInfo | null | undefined): Partial<SecurityFields> {
@@ -102,7 +128,8 @@ export function securityFields(s: SecurityInfo | null | undefined): Partial<Secu
   if (s.group && TOKEN.test(s.group)) out.group = s.group;
   if (s.signatureScheme && TOKEN.test(s.signatureScheme)) out.signatureScheme = s.signatureScheme;
   if (isIntIn(s.certChainLength, 0, 16)) out.certChainLength = s.certChainLength;
-  if (s.certKeyType !== undefined && (CERT_KEY_TYPES as readonly string[]).includes(s.certKeyType)) out.certKeyType = s.certKeyType;
+  if (s.certKeyType !== undefined && (CERT_KEY_TYPES as readonly string[]).includes(s.certKeyType))
+    out.certKeyType = s.certKeyType;
   if (isIntIn(s.certKeyBits, 1, MAX_CERT_KEY_BITS)) out.certKeyBits = s.certKeyBits;
   if (isIntIn(s.certChainBytes, 0, MAX_CERT_CHAIN_BYTES)) out.certChainBytes = s.certChainBytes;
   if (typeof s.ocspStapled === 'boolean') out.ocspStapled = s.ocspStapled;

@@ -15,7 +15,14 @@ import type { SecurityInfo } from './classify';
 export const SERVER_TIMING_METRIC = 'tls';
 
 // nginx / Apache / HAProxy / Node write TLSv1.x, Caddy tls1.x (docs/server-timing.md).
-const VERSIONS: Record<string, TlsVersion> = { 'tlsv1.2': '1.2', 'tls1.2': '1.2', '1.2': '1.2', 'tlsv1.3': '1.3', 'tls1.3': '1.3', '1.3': '1.3' };
+const VERSIONS: Record<string, TlsVersion> = {
+  'tlsv1.2': '1.2',
+  'tls1.2': '1.2',
+  '1.2': '1.2',
+  'tlsv1.3': '1.3',
+  'tls1.3': '1.3',
+  '1.3': '1.3',
+};
 // nginx r / . ; Caddy true / false; Apache Resumed (its Initial is left out: not said to be a full handshake).
 const RESUMED: Record<string, boolean> = { r: true, resumed: true, true: true, '.': false, full: false, false: false };
 
@@ -33,11 +40,13 @@ export function parseTlsServerTiming(description: string | null | undefined): Se
     else if (token in RESUMED) resumed = RESUMED[token]!;
   }
   if (tlsVersion === null && resumed === null) return null;
-  return { source: 'server-timing', tlsVersion, resumed };
+  return { evidence: 'server-timing', tlsVersion, resumed };
 }
 
 /** Finds the `tls` metric among an entry's Server-Timing metrics (`{name, description}` pairs). */
-export function tlsFromServerTiming(metrics: ReadonlyArray<{ name: string; description: string }> | null | undefined): SecurityInfo | null {
+export function tlsFromServerTiming(
+  metrics: ReadonlyArray<{ name: string; description: string }> | null | undefined,
+): SecurityInfo | null {
   if (!metrics) return null;
   for (const m of metrics) if (m.name === SERVER_TIMING_METRIC) return parseTlsServerTiming(m.description);
   return null;

@@ -82,7 +82,8 @@ export function buildSiteProfile({ hostname, probes, observations, now }: SitePr
 
   for (const v of VERSIONS) {
     const probed = unanimous(fresh.map((p) => p.result.tls.versions[v]));
-    if (probed === 'mixed') disagreements.push(`the probed servers disagree on TLS ${v}: some accept it, some refuse it`);
+    if (probed === 'mixed')
+      disagreements.push(`the probed servers disagree on TLS ${v}: some accept it, some refuse it`);
     else versions[v] = probed;
     const seen = observations.versions[v] ?? 0;
     if (seen > 0) {
@@ -104,7 +105,8 @@ export function buildSiteProfile({ hostname, probes, observations, now }: SitePr
     }
     // Without a probe, only many records all on one version say what the servers accept.
     if (fresh.length === 0 && maxVersion !== null) {
-      const unanimousObservations = observed >= PROFILE_MIN_OBSERVATIONS && (observations.versions[maxVersion] ?? 0) === observed;
+      const unanimousObservations =
+        observed >= PROFILE_MIN_OBSERVATIONS && (observations.versions[maxVersion] ?? 0) === observed;
       if (!unanimousObservations) maxVersion = null;
       // One version seen does not say the other is refused.
       if (maxVersion === '1.3') versions['1.2'] = null;
@@ -126,7 +128,9 @@ export function buildSiteProfile({ hostname, probes, observations, now }: SitePr
     resumption[v] = probed ?? (seen && seen.yes > 0 ? true : null);
   }
 
-  const lifetimes = fresh.map((p) => p.result.resumption.ticketLifetimeS).filter((s): s is number => typeof s === 'number');
+  const lifetimes = fresh
+    .map((p) => p.result.resumption.ticketLifetimeS)
+    .filter((s): s is number => typeof s === 'number');
   const early = unanimous(fresh.map((p) => p.result.earlyData.allowed));
   const h3 = unanimous(fresh.map((p) => p.result.h3.advertised));
   const newest = fresh.reduce<number | null>((m, p) => (m === null || p.at > m ? p.at : m), null);
@@ -198,11 +202,16 @@ export function browserSupportsTls13(browser: Browser, major: number): boolean {
   }
 }
 
-export function profileClaims(profile: SiteProfile | null | undefined, browser: Browser, browserMajor: number): ProfileClaims | null {
+export function profileClaims(
+  profile: SiteProfile | null | undefined,
+  browser: Browser,
+  browserMajor: number,
+): ProfileClaims | null {
   if (!profile || profile.disagreements.length > 0) return null;
   let tlsVersion: TlsVersion | null = null;
   if (profile.maxVersion === '1.2') tlsVersion = '1.2';
-  else if (profile.maxVersion === '1.3') tlsVersion = browserSupportsTls13(browser, browserMajor) ? '1.3' : profile.versions['1.2'] === true ? '1.2' : null;
+  else if (profile.maxVersion === '1.3')
+    tlsVersion = browserSupportsTls13(browser, browserMajor) ? '1.3' : profile.versions['1.2'] === true ? '1.2' : null;
   return {
     tlsVersion,
     resumption: { ...profile.resumption },
@@ -220,7 +229,10 @@ export function profileNeverResumes(claims: ProfileClaims, tlsVersion: TlsVersio
 /** Sources a profile never overrides. */
 const STRONGER: ReadonlySet<EvidenceSource> = new Set(['observed', 'server-timing', 'implied', 'site-profile']);
 
-type ProfiledFields = Pick<HandshakeRecord, 'transport' | 'handshakeClass' | 'tlsVersion' | 'tlsVersionSource' | 'resumed' | 'resumedSource'>;
+type ProfiledFields = Pick<
+  HandshakeRecord,
+  'transport' | 'handshakeClass' | 'tlsVersion' | 'tlsVersionSource' | 'resumed' | 'resumedSource'
+>;
 
 /**
  * The classifier's site-profile rules on a finished record, for records that reached the collector
@@ -234,7 +246,8 @@ type ProfiledFields = Pick<HandshakeRecord, 'transport' | 'handshakeClass' | 'tl
 export function applyProfileToRecord<R extends ProfiledFields>(r: R, claims: ProfileClaims | null | undefined): R {
   if (!claims || r.transport !== 'tcp') return r;
   let out = r;
-  if (claims.tlsVersion && !STRONGER.has(r.tlsVersionSource)) out = { ...out, tlsVersion: claims.tlsVersion, tlsVersionSource: 'site-profile' };
+  if (claims.tlsVersion && !STRONGER.has(r.tlsVersionSource))
+    out = { ...out, tlsVersion: claims.tlsVersion, tlsVersionSource: 'site-profile' };
   if (!STRONGER.has(r.resumedSource) && r.handshakeClass !== '0rtt' && profileNeverResumes(claims, out.tlsVersion)) {
     out = { ...out, resumed: false, resumedSource: 'site-profile' };
   }
@@ -252,7 +265,11 @@ export const PUBLIC_OBSERVATIONS_FROM = 100;
 export function publicSiteProfile(p: SiteProfile): SiteProfile {
   const n = p.confidence.observations;
   const observations = n < PUBLIC_OBSERVATIONS_FROM ? 0 : 10 ** Math.floor(Math.log10(n));
-  const agreement = observations ? Math.floor(p.confidence.agreement * 100) / 100 : p.confidence.agreement === 1 ? 1 : 0;
+  const agreement = observations
+    ? Math.floor(p.confidence.agreement * 100) / 100
+    : p.confidence.agreement === 1
+      ? 1
+      : 0;
   return { ...p, confidence: { ...p.confidence, observations, agreement } };
 }
 
@@ -282,14 +299,26 @@ export function asSiteProfile(x: unknown, hostname: string): SiteProfile | null 
   const confidence = p.confidence as Record<string, unknown> | undefined;
   const ok =
     p.hostname === hostname &&
-    typeof versions === 'object' && versions !== null && isFlag(versions['1.2']) && isFlag(versions['1.3']) &&
+    typeof versions === 'object' &&
+    versions !== null &&
+    isFlag(versions['1.2']) &&
+    isFlag(versions['1.3']) &&
     (p.maxVersion === null || p.maxVersion === '1.2' || p.maxVersion === '1.3') &&
-    typeof resumption === 'object' && resumption !== null && isFlag(resumption['1.2']) && isFlag(resumption['1.3']) &&
+    typeof resumption === 'object' &&
+    resumption !== null &&
+    isFlag(resumption['1.2']) &&
+    isFlag(resumption['1.3']) &&
     (p.ticketLifetimeS === null || isCount(p.ticketLifetimeS)) &&
-    isFlag(p.earlyData) && isFlag(p.h3) &&
-    typeof confidence === 'object' && confidence !== null && isCount(confidence.probes) && isCount(confidence.observations) &&
-    isCount(confidence.agreement) && (confidence.ageS === null || isCount(confidence.ageS)) &&
-    Array.isArray(p.disagreements) && p.disagreements.every((d) => typeof d === 'string') &&
+    isFlag(p.earlyData) &&
+    isFlag(p.h3) &&
+    typeof confidence === 'object' &&
+    confidence !== null &&
+    isCount(confidence.probes) &&
+    isCount(confidence.observations) &&
+    isCount(confidence.agreement) &&
+    (confidence.ageS === null || isCount(confidence.ageS)) &&
+    Array.isArray(p.disagreements) &&
+    p.disagreements.every((d) => typeof d === 'string') &&
     isCount(p.builtAt);
   if (!ok) return null;
   return {
@@ -300,7 +329,12 @@ export function asSiteProfile(x: unknown, hostname: string): SiteProfile | null 
     ticketLifetimeS: p.ticketLifetimeS as number | null,
     earlyData: p.earlyData as boolean | null,
     h3: p.h3 as boolean | null,
-    confidence: { probes: confidence.probes as number, observations: confidence.observations as number, agreement: confidence.agreement as number, ageS: confidence.ageS as number | null },
+    confidence: {
+      probes: confidence.probes as number,
+      observations: confidence.observations as number,
+      agreement: confidence.agreement as number,
+      ageS: confidence.ageS as number | null,
+    },
     disagreements: [...(p.disagreements as string[])],
     builtAt: p.builtAt as number,
   };

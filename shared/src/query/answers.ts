@@ -35,7 +35,7 @@ export const CHECK_STATUSES = Object.keys(CHECK_STATUS_LABELS) as CheckStatus[];
 export const ALERT_WINDOWS = ['hour', 'day'] as const;
 
 /**
- * Probe change checks (collector/src/probe/changes.ts): read from a site's probe history, not from field data;
+ * Probe change checks (collector/src/probes/changes.ts): read from a site's probe history, not from field data;
  * their alerts carry the window `probe`.
  */
 export const PROBE_CHECK_LABELS = {

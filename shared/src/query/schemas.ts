@@ -8,7 +8,16 @@ import { HANDSHAKE_CLASSES } from '../constants';
 import { Hostname } from '../schema';
 import { ProbeResult } from '../probe';
 import { ALERT_WINDOWS, CHECK_STATUSES, CHECKS, PROBE_CHECKS, PROBE_WINDOW, SCENARIOS } from './answers';
-import { DIMENSION_NAMES, DIMENSIONS, FILTER_NAMES, MIX_DIMENSIONS, FILTERS, type DimensionInfo, type FilterName, type FilterInfo } from './catalogue';
+import {
+  DIMENSION_NAMES,
+  DIMENSIONS,
+  FILTER_NAMES,
+  MIX_DIMENSIONS,
+  FILTERS,
+  type DimensionInfo,
+  type FilterName,
+  type FilterInfo,
+} from './catalogue';
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -21,7 +30,9 @@ function filterSchema(f: FilterInfo): TSchema {
 }
 
 /** Every filter as an optional query-string property (each is a string once validated). */
-export const FilterQuery = Object.fromEntries(FILTER_NAMES.map((f) => [f, Type.Optional(filterSchema(FILTERS[f]))])) as unknown as {
+export const FilterQuery = Object.fromEntries(
+  FILTER_NAMES.map((f) => [f, Type.Optional(filterSchema(FILTERS[f]))]),
+) as unknown as {
   [K in FilterName]: TOptional<TString>;
 };
 export type FilterQuery = Static<Type.TObject<typeof FilterQuery>>;
@@ -30,11 +41,17 @@ const dimensionAlternatives = DIMENSION_NAMES.join('|');
 const dimensionDocs = DIMENSION_NAMES.map((d) => `\`${d}\`: ${DIMENSIONS[d].description}`).join(' ');
 /** Comma-separated dimension names of the catalogue, one to `max`; the documentation lists what each means. */
 export const DimensionList = (max: number, description: string) =>
-  Type.String({ pattern: `^(?:${dimensionAlternatives})(?:,(?:${dimensionAlternatives})){0,${max - 1}}$`, description: `${description} ${dimensionDocs}` });
+  Type.String({
+    pattern: `^(?:${dimensionAlternatives})(?:,(?:${dimensionAlternatives})){0,${max - 1}}$`,
+    description: `${description} ${dimensionDocs}`,
+  });
 
 export const Quantiles = Type.Object(
   { p50: Type.Number(), p75: Type.Number(), p95: Type.Number() },
-  { description: 'Milliseconds. Raw table: t-digest, within 1 % of exact. Rollup: log-scale histogram buckets, within 2.5 % of exact (values under 0.1 ms report as 0).' },
+  {
+    description:
+      'Milliseconds. Raw table: t-digest, within 1 % of exact. Rollup: log-scale histogram buckets, within 2.5 % of exact (values under 0.1 ms report as 0).',
+  },
 );
 export type Quantiles = Static<typeof Quantiles>;
 const Shares = Type.Record(Type.String(), Type.Number());
@@ -42,7 +59,9 @@ const Shares = Type.Record(Type.String(), Type.Number());
 export const Cell = Type.Object({
   key: Type.Record(Type.String(), Type.String(), { description: 'The group: one value per requested dimension.' }),
   t: Type.Optional(Type.Integer({ description: 'Start of the time bucket, epoch ms (timeseries).' })),
-  suppressed: Type.Optional(Type.Boolean({ description: 'Fewer distinct clients than minClients: no numbers are given.' })),
+  suppressed: Type.Optional(
+    Type.Boolean({ description: 'Fewer distinct clients than minClients: no numbers are given.' }),
+  ),
   records: Type.Optional(Type.Integer()),
   clients: Type.Optional(
     Type.Integer({
@@ -50,7 +69,9 @@ export const Cell = Type.Object({
         'Distinct client tokens. Exact up to 99 in both tables; beyond, the raw table reports a uniqCombined64 count (exact up to 127, a HyperLogLog estimate with a standard error of 1.6 % above) and the rollup 100, meaning 100 or more (clientsCapped).',
     }),
   ),
-  clientsCapped: Type.Optional(Type.Boolean({ description: 'clients is a lower bound: the rollup counts distinct clients only up to 100.' })),
+  clientsCapped: Type.Optional(
+    Type.Boolean({ description: 'clients is a lower bound: the rollup counts distinct clients only up to 100.' }),
+  ),
   fewClients: Type.Optional(
     Type.Literal(true, {
       description:
@@ -62,11 +83,18 @@ export const Cell = Type.Object({
   tls: Type.Optional(Quantiles),
   connect: Type.Optional(Quantiles),
   ttfb: Type.Optional(Quantiles),
-  mix: Type.Optional(Type.Record(Type.Enum([...MIX_DIMENSIONS]), Shares, { description: `Share of records (0–1) by ${MIX_DIMENSIONS.join(', ')}.` })),
+  mix: Type.Optional(
+    Type.Record(Type.Enum([...MIX_DIMENSIONS]), Shares, {
+      description: `Share of records (0–1) by ${MIX_DIMENSIONS.join(', ')}.`,
+    }),
+  ),
   evidence: Type.Optional(
     Type.Object(
       { evidenced: Type.Number(), inferred: Type.Number() },
-      { description: 'Share of records whose resumption was observed or reported by the server, vs inferred from timings.' },
+      {
+        description:
+          'Share of records whose resumption was observed or reported by the server, vs inferred from timings.',
+      },
     ),
   ),
 });
@@ -105,7 +133,9 @@ export const WhatIfAccounting = Type.Object({
     { dns: Type.Number(), tcp: Type.Number(), tls: Type.Number(), total: Type.Number() },
     { description: 'Mean round trips per new connection before the request can leave, by phase.' },
   ),
-  tlsByClass: Type.Record(Type.Enum([...HANDSHAKE_CLASSES]), ClassShare, { description: 'Share of connections by handshake class and the TLS round trips each costs.' }),
+  tlsByClass: Type.Record(Type.Enum([...HANDSHAKE_CLASSES]), ClassShare, {
+    description: 'Share of connections by handshake class and the TLS round trips each costs.',
+  }),
   repeatShare: Type.Number({ description: 'Share of connections that were repeats (could have resumed).' }),
   meanMs: Type.Object({ dns: Type.Number(), tcp: Type.Number(), tls: Type.Number() }),
   ttfb: P50P75,
@@ -115,7 +145,12 @@ export type WhatIfAccounting = Static<typeof WhatIfAccounting>;
 export const WhatIfResult = Type.Object({
   accounting: WhatIfAccounting,
   scenarios: Type.Array(WhatIfScenario, { description: 'Ranked by p75 saving, largest first.' }),
-  quicRoundTrips: Nullable(Type.Number({ description: 'QUIC handshake round trips measured in the region (one region only; null when too few h3 connections).' })),
+  quicRoundTrips: Nullable(
+    Type.Number({
+      description:
+        'QUIC handshake round trips measured in the region (one region only; null when too few h3 connections).',
+    }),
+  ),
 });
 export type WhatIfResult = Static<typeof WhatIfResult>;
 
@@ -131,9 +166,14 @@ export const WhatIfAnswer = Type.Object({
   from: Type.Integer(),
   to: Type.Integer(),
   connections: Type.Integer({ description: 'Connections analysed (shown regions only).' }),
-  sampled: Type.Boolean({ description: 'The range held more connections than `limit`: the most recent ones were analysed.' }),
+  sampled: Type.Boolean({
+    description: 'The range held more connections than `limit`: the most recent ones were analysed.',
+  }),
   ticketLifetimeHours: Type.Integer(),
-  assumptions: Type.Object({ general: Type.Array(Type.String()), scenarios: Type.Record(Type.Enum(SCENARIOS), Type.String()) }),
+  assumptions: Type.Object({
+    general: Type.Array(Type.String()),
+    scenarios: Type.Record(Type.Enum(SCENARIOS), Type.String()),
+  }),
   overall: Nullable(WhatIfResult),
   overallSuppressed: Type.Optional(Type.Boolean()),
   regions: Type.Array(WhatIfRegion),
@@ -148,7 +188,10 @@ export const WhatIfAnswer = Type.Object({
           chainLength: Type.Integer(),
           chainBytes: Type.Integer(),
         },
-        { description: "The site's latest probe profile the OCSP, ECDSA and chain scenarios fall back on for connections whose records carry no such fact (null: no probe of the site yet, or every site together)." },
+        {
+          description:
+            "The site's latest probe profile the OCSP, ECDSA and chain scenarios fall back on for connections whose records carry no such fact (null: no probe of the site yet, or every site together).",
+        },
       ),
     ),
   ),
@@ -158,9 +201,15 @@ export type WhatIfAnswer = Static<typeof WhatIfAnswer>;
 // GET /v1/alerts.
 export const Alert = Type.Object({
   site: Type.String(),
-  window: Type.Enum([...ALERT_WINDOWS, PROBE_WINDOW], { description: "hour/day: field data against the week before; probe: the site's probe history" }),
+  window: Type.Enum([...ALERT_WINDOWS, PROBE_WINDOW], {
+    description: "hour/day: field data against the week before; probe: the site's probe history",
+  }),
   check: Type.Enum([...CHECKS, ...PROBE_CHECKS]),
-  hostname: Type.Optional(Type.String({ description: 'probe checks: the hostname probed (the site or an extra hostname registered with it)' })),
+  hostname: Type.Optional(
+    Type.String({
+      description: 'probe checks: the hostname probed (the site or an extra hostname registered with it)',
+    }),
+  ),
   summary: Type.Optional(Type.String({ description: 'probe checks: the finding in one sentence' })),
   status: Type.Enum(CHECK_STATUSES),
   current: Nullable(Type.Number()),
@@ -169,23 +218,41 @@ export const Alert = Type.Object({
   pValue: Nullable(Type.Number()),
   samples: Type.Object(
     { current: Nullable(Type.Integer()), baseline: Nullable(Type.Integer()) },
-    { description: 'records in each window’s denominator; null for a window with fewer distinct clients than the threshold (a small cell’s count is never shown)' },
+    {
+      description:
+        'records in each window’s denominator; null for a window with fewer distinct clients than the threshold (a small cell’s count is never shown)',
+    },
   ),
   since: Nullable(Type.Integer()),
   evaluatedAt: Type.Integer(),
-  range: Type.Object({ from: Type.Integer(), to: Type.Integer(), baselineFrom: Type.Integer(), baselineTo: Type.Integer() }),
+  range: Type.Object({
+    from: Type.Integer(),
+    to: Type.Integer(),
+    baselineFrom: Type.Integer(),
+    baselineTo: Type.Integer(),
+  }),
 });
 export type Alert = Static<typeof Alert>;
 
 export const AlertsAnswer = Type.Object({
   evaluatedAt: Nullable(Type.Integer()),
-  thresholds: Type.Object({ alpha: Type.Number(), minSamples: Type.Integer(), minClients: Type.Integer(), shareDrop: Type.Number(), p75Rise: Type.Number() }),
+  thresholds: Type.Object({
+    alpha: Type.Number(),
+    minSamples: Type.Integer(),
+    minClients: Type.Integer(),
+    shareDrop: Type.Number(),
+    p75Rise: Type.Number(),
+  }),
   alerts: Type.Array(Alert),
 });
 export type AlertsAnswer = Static<typeof AlertsAnswer>;
 
-// GET /v1/sites/:hostname/probes (collector/src/routes/probes.ts).
-const Probe = Type.Object({ hostname: Type.String(), at: Type.Integer({ description: 'epoch ms' }), result: ProbeResult });
+// GET /v1/sites/:hostname/probes (collector/src/probes/route.ts).
+const Probe = Type.Object({
+  hostname: Type.String(),
+  at: Type.Integer({ description: 'epoch ms' }),
+  result: ProbeResult,
+});
 export const ProbesAnswer = Type.Object({
   site: Type.String(),
   from: Type.Integer(),
@@ -201,7 +268,13 @@ export const ProbesAnswer = Type.Object({
   ),
   history: Type.Array(Probe),
   changes: Type.Array(
-    Type.Object({ hostname: Type.String(), at: Type.Integer(), fact: Type.String(), from: Type.String(), to: Type.String() }),
+    Type.Object({
+      hostname: Type.String(),
+      at: Type.Integer(),
+      fact: Type.String(),
+      from: Type.String(),
+      to: Type.String(),
+    }),
     { description: 'each fact that changed, at the first probe that saw the new value' },
   ),
 });
@@ -209,7 +282,9 @@ export type ProbesAnswer = Static<typeof ProbesAnswer>;
 
 /** `GET /v1/about`: who runs the collector and how long it keeps records — what the extension shows before consent. */
 export const AboutAnswer = Type.Object({
-  operator: Nullable(Type.String({ description: 'Who runs this collector (OPERATOR_NAME); null when not configured.' })),
+  operator: Nullable(
+    Type.String({ description: 'Who runs this collector (OPERATOR_NAME); null when not configured.' }),
+  ),
   contact: Nullable(Type.String({ description: 'An e-mail address or URL to reach the operator (OPERATOR_CONTACT).' })),
   privacyPolicyUrl: Nullable(Type.String({ description: 'The operator’s privacy policy (PRIVACY_POLICY_URL).' })),
   retentionDays: Type.Integer({ description: 'Stored records are deleted after this many days (RETENTION_DAYS).' }),

@@ -5,7 +5,7 @@
  * on another collector is accepted soon after.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { listProbeTargets } from '../../probe/store';
+import { listProbeTargets } from '../../probes/store';
 
 const MISS_REFRESH_MS = 5_000;
 

@@ -31,6 +31,9 @@ export class BeaconIdentity {
       this.day = day;
       this.secret = this.newSecret();
     }
-    return createHmac('sha256', this.secret).update(`${site}\u0000${prefixOf(address)}`).digest('base64url').slice(0, 22);
+    return createHmac('sha256', this.secret)
+      .update(`${site}\u0000${prefixOf(address)}`)
+      .digest('base64url')
+      .slice(0, 22);
   }
 }

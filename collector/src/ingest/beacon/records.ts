@@ -18,7 +18,7 @@ import {
   type SiteProfile,
   type UaData,
 } from '@tlsrum/shared';
-import { httpError } from '../../plugins/error-handler';
+import { httpError } from '../../platform/http/error-handler';
 
 export const BEACON_AGENT = { name: '@tlsrum/beacon', version: '1' } as const;
 
@@ -47,7 +47,11 @@ export function pageViewBatch(v: PageView): { batch: HandshakeBatch | null; left
   const entryOf: number[] = [];
   v.body.entries.forEach((tuple, i) => {
     const m = measurementOf(tuple, v.body.timeOrigin);
-    if (!m) throw httpError(400, `body/entries/${i} is not an entry tuple (a hostname, the entry type, nextHopProtocol, the tls Server-Timing or null, then nine times of at least 0)`);
+    if (!m)
+      throw httpError(
+        400,
+        `body/entries/${i} is not an entry tuple (a hostname, the entry type, nextHopProtocol, the tls Server-Timing or null, then nine times of at least 0)`,
+      );
     if (!v.hostnames.has(m.host)) return void leftOut.otherHost++;
     if (connectionKind(m.timing) !== 'new') return void leftOut.notNew++;
     const { fields } = measuredFields({
@@ -64,7 +68,11 @@ export function pageViewBatch(v: PageView): { batch: HandshakeBatch | null; left
     entryOf.push(i);
   });
   if (!records.length) return { batch: null, leftOut, entryOf };
-  return { batch: { v: 1, batchId: randomUUID(), sentAt: v.now, agent: { ...BEACON_AGENT }, records }, leftOut, entryOf };
+  return {
+    batch: { v: 1, batchId: randomUUID(), sentAt: v.now, agent: { ...BEACON_AGENT }, records },
+    leftOut,
+    entryOf,
+  };
 }
 
 /** The client's browser and OS from its request headers (every browser sends User-Agent; Chromium adds Sec-CH-UA). */
@@ -74,7 +82,10 @@ export function environmentOf(headers: Record<string, string | string[] | undefi
     return (Array.isArray(v) ? v[0] : v)?.slice(0, 512) ?? '';
   };
   const uaData: UaData = {};
-  const brands = [...one('sec-ch-ua').matchAll(/"([^"]{1,64})";\s*v="(\d{1,5})"/g)].map((b) => ({ brand: b[1]!, version: b[2]! }));
+  const brands = [...one('sec-ch-ua').matchAll(/"([^"]{1,64})";\s*v="(\d{1,5})"/g)].map((b) => ({
+    brand: b[1]!,
+    version: b[2]!,
+  }));
   if (brands.length) uaData.brands = brands;
   const platform = /^"([^"]{1,32})"$/.exec(one('sec-ch-ua-platform'))?.[1];
   if (platform) uaData.platform = platform;

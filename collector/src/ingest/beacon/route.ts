@@ -6,15 +6,15 @@
  * A page view is stored only for a registered site whose hostname (or an extra hostname registered for it)
  * is the host of the request's `Origin`: the page cannot read the answer (sendBeacon), so the collector
  * decides from `Origin` and the body alone. The records then take the ingest path of every record
- * (ingest/submit.ts): plausibility, rate limit, token budget, per-client cap, spool.
+ * (ingest/submit.ts, the steps of ingest/steps.ts): plausibility, rate limit, token budget, per-client cap, spool.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { buildServedScript } from '@tlsrum/beacon/build';
 import { BEACON_MAX_BYTES, BEACON_PATH } from '@tlsrum/shared';
-import { httpError } from '../../plugins/error-handler';
-import { ingestRateLimit } from '../../plugins/rate-limit';
-import { ErrorResponse } from '../../schemas/responses';
+import { httpError } from '../../platform/http/error-handler';
+import { ingestRateLimit } from '../../platform/http/rate-limit';
+import { ErrorResponse } from '../../platform/http/responses';
 import { normalizeSite } from '../hostname';
 import { submitBatch } from '../submit';
 import { BeaconBodySchema, refuseForeignFields } from './body';
@@ -52,7 +52,8 @@ const beacon: FastifyPluginAsyncTypebox = async (app) => {
         .header('cross-origin-resource-policy', 'cross-origin')
         .header('access-control-allow-origin', '*');
       const match = request.headers['if-none-match'];
-      if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === script.etag)) return reply.status(304).send();
+      if (match && match.split(',').some((t) => t.trim().replace(/^W\//, '') === script.etag))
+        return reply.status(304).send();
       return reply.send(script.code);
     },
   );
@@ -80,7 +81,8 @@ const beacon: FastifyPluginAsyncTypebox = async (app) => {
       config: { rateLimit: ingestRateLimit(app.config) },
       preValidation: async (request) => {
         const type = String(request.headers['content-type'] ?? '').toLowerCase();
-        if (!type.startsWith('text/plain')) throw httpError(415, 'send the beacon body as text/plain (what navigator.sendBeacon sends for a string)');
+        if (!type.startsWith('text/plain'))
+          throw httpError(415, 'send the beacon body as text/plain (what navigator.sendBeacon sends for a string)');
         refuseForeignFields(request.body);
       },
     },
@@ -88,12 +90,18 @@ const beacon: FastifyPluginAsyncTypebox = async (app) => {
       const body = request.body;
       const origin = originHost(request.headers.origin);
       const site = normalizeSite(body.site);
-      if (site === null) throw httpError(400, 'body/site must be a hostname (letters, digits, hyphens, dots; no address, port or path)');
-      if (!app.storeStatus.ready) throw httpError(503, 'the collector cannot take more records now; retry later', { 'retry-after': '5' });
-      if (!app.sites.has(site)) throw httpError(403, `site "${site}" is not registered on this collector: register it first (docs/beacon.md)`);
+      if (site === null)
+        throw httpError(400, 'body/site must be a hostname (letters, digits, hyphens, dots; no address, port or path)');
+      if (!app.storeStatus.ready)
+        throw httpError(503, 'the collector cannot take more records now; retry later', { 'retry-after': '5' });
+      if (!app.sites.has(site))
+        throw httpError(403, `site "${site}" is not registered on this collector: register it first (docs/beacon.md)`);
       const hosts = await hostnames.of(site, origin);
       if (!hosts.has(origin)) {
-        throw httpError(403, `the page's origin "${origin}" is neither site "${site}" nor an extra hostname registered for it: beacons are taken only from the site's own pages`);
+        throw httpError(
+          403,
+          `the page's origin "${origin}" is neither site "${site}" nor an extra hostname registered for it: beacons are taken only from the site's own pages`,
+        );
       }
       const now = Date.now();
       const { batch, leftOut, entryOf } = pageViewBatch({
@@ -106,7 +114,7 @@ const beacon: FastifyPluginAsyncTypebox = async (app) => {
         now,
       });
       if (!batch) return reply.status(202).send({ accepted: 0, leftOut });
-      const result = await submitBatch(app, request, batch, { pathOf: (i) => `body/entries/${entryOf[i]}` });
+      const result = await submitBatch(app, request, batch, { recordPath: (i) => `body/entries/${entryOf[i]}` });
       return reply.status(202).send({ ...result, leftOut });
     },
   );
@@ -114,9 +122,16 @@ const beacon: FastifyPluginAsyncTypebox = async (app) => {
 
 /** The host of an https `Origin` header, or a 403 saying why the page's origin is unusable. */
 function originHost(origin: string | string[] | undefined): string {
-  if (typeof origin !== 'string' || origin === '') throw httpError(403, 'no Origin header: a beacon is taken only from a page of a registered site, which browsers name in Origin');
+  if (typeof origin !== 'string' || origin === '')
+    throw httpError(
+      403,
+      'no Origin header: a beacon is taken only from a page of a registered site, which browsers name in Origin',
+    );
   if (origin === 'null') {
-    throw httpError(403, 'the page hides its origin (Origin: null, e.g. from Referrer-Policy: no-referrer): a beacon is taken only from a page whose origin is known');
+    throw httpError(
+      403,
+      'the page hides its origin (Origin: null, e.g. from Referrer-Policy: no-referrer): a beacon is taken only from a page whose origin is known',
+    );
   }
   let url: URL;
   try {
@@ -124,7 +139,8 @@ function originHost(origin: string | string[] | undefined): string {
   } catch {
     throw httpError(403, 'the Origin header is not an origin');
   }
-  if (url.protocol !== 'https:') throw httpError(403, 'the page is not served over HTTPS: a beacon measures TLS connections of https pages only');
+  if (url.protocol !== 'https:')
+    throw httpError(403, 'the page is not served over HTTPS: a beacon measures TLS connections of https pages only');
   const host = normalizeSite(url.hostname);
   if (host === null) throw httpError(403, 'the Origin header names no hostname (an address is not a site)');
   return host;

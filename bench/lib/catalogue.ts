@@ -1,0 +1,231 @@
+/**
+ * What each bench measures, how to run it, its baseline and goal, and which of its figures BENCHMARKS.md
+ * shows: said once, here. `pnpm bench report` reads it (with bench/results.jsonl) to write BENCHMARKS.md,
+ * and each bench file's header points here instead of repeating it.
+ */
+
+type Figures = Record<string, unknown>;
+
+export interface BenchEntry {
+  /** The `bench` value of the bench's JSON line. */
+  name: string;
+  /** The bench file under bench/ that prints it. */
+  file: string;
+  /** The command that runs it from the repository root. */
+  command: string;
+  /** Settings worth knowing, as `VARIABLE (default): what it changes`. */
+  options?: string[];
+  /** What it measures and how, for a reader who has not opened the file. */
+  measures: string;
+  /** What the figure is compared with in the same run. */
+  baseline: string;
+  goal: string;
+  /** The headline figures of one JSON line, in words; '—' for a figure the line does not hold. */
+  figures: (r: Figures) => string;
+}
+
+/** A number as BENCHMARKS.md writes it: thousands grouped with spaces, '—' when absent. */
+export function num(x: unknown, unit = ''): string {
+  if (typeof x !== 'number' || !Number.isFinite(x)) return '—';
+  const [int, frac] = String(Math.abs(x)).split('.') as [string, string | undefined];
+  const grouped = int.length > 4 ? int.replace(/\B(?=(\d{3})+(?!\d))/g, ' ') : int;
+  return `${x < 0 ? '−' : ''}${grouped}${frac ? `.${frac}` : ''}${unit}`;
+}
+
+const get = (r: Figures, path: string): unknown =>
+  path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Figures)[k] : undefined), r);
+
+export const BENCHES: readonly BenchEntry[] = [
+  {
+    name: 'ingest',
+    file: 'ingest.ts',
+    command: 'pnpm bench ingest',
+    options: [
+      'BENCH_SECONDS (30), BENCH_WARMUP_SECONDS (5): length of each measured run',
+      'BENCH_PROFILE_DIR: also write a V8 CPU profile of the collector there',
+    ],
+    measures:
+      'A load generator in its own process (autocannon) sends gzip batches of 20 records over 50 connections, first to a bare ' +
+      '`node:http` server that only reads the body (the ceiling), then to the real collector with its embedded store and durable ' +
+      "spool, each for BENCH_SECONDS after a warm-up. It reports records/s of both and their ratio, latency, the collector's CPU " +
+      "(µs of CPU per record, the figure the machine's load moves least) and peak memory, and after a graceful stop checks that " +
+      'every acknowledged record is stored exactly once.',
+    baseline: 'a bare `node:http` server reading the body',
+    goal: 'ratio ≥ 0.5, p99 < 100 ms, RSS < 1 GiB, 0 lost',
+    figures: (r) =>
+      `ratio ${num(r.ratio)}, ${num(r.recordsPerSec)} records/s, ${num(r.usPerRecord, ' µs')} CPU/record, p99 ${num(r.p99Ms, ' ms')}, RSS ${num(r.rssMiB, ' MiB')}, lost ${num(r.lost)}`,
+  },
+  {
+    name: 'ingest-probing',
+    file: 'ingest-probing.ts',
+    command: 'pnpm bench ingest-probing',
+    options: [
+      'BENCH_SECONDS (20), BENCH_WARMUP_SECONDS (5)',
+      'BENCH_PROFILE_DIR: V8 CPU profiles of the collectors under on/ and off/',
+    ],
+    measures:
+      "Whether the probe scheduler slows ingest: the ingest bench's load against two collectors that differ only in probing — " +
+      'one with PROBE_INTERVAL_MS=0, one probing 8 registered sites every 2 s (3 cold runs, both TLS versions, resumption and an ' +
+      'HTTP request each: far more often than the hourly default, so any interference shows). Runs alternate off/on twice so ' +
+      'drift on a shared machine hits both; medians per setting.',
+    baseline: 'the same collector with probing off',
+    goal: 'records/s on/off within noise, p99 unchanged',
+    figures: (r) =>
+      `records/s on/off ${num(r.ratio)}, p99 ${num(r.p99MsOff)} → ${num(r.p99MsOn, ' ms')}, CPU/record ${num(r.usPerRecordOff)} → ${num(r.usPerRecordOn, ' µs')}`,
+  },
+  {
+    name: 'wire-size',
+    file: 'wire-size.ts',
+    command: 'pnpm bench wire-size',
+    measures:
+      'Bytes per record on the wire for batches of 10, 50 and 200 records as the extension sends them (the batch JSON, gzip at ' +
+      "the default level like the browser's CompressionStream), against plain JSON and against shipping the raw timing entries " +
+      '(PerformanceResourceTiming.toJSON(), URLs included) as a naive beacon would.',
+    baseline: 'plain JSON of the same records',
+    goal: '≤ 40 B/record gzip at 50',
+    figures: (r) =>
+      `${num(r.bytesPerRecordGzip50, ' B')}/record gzip at 50 (plain ${num(r.bytesPerRecordPlain50, ' B')}; ${num(r.bytesPerRecordGzip10, ' B')} at 10, ${num(r.bytesPerRecordGzip200, ' B')} at 200)`,
+  },
+  {
+    name: 'insert-format',
+    file: 'insert-format.ts',
+    command: 'pnpm bench insert-format',
+    options: ['BENCH_ROUNDS (15), BENCH_FLUSH_ROWS (10 000)'],
+    measures:
+      'What one insert of a flush block costs in each text format the embedded store accepts, split into encoding (JavaScript, ' +
+      'in the request path) and the insert itself (the store parsing and writing a part). Formats are interleaved round by round; ' +
+      'medians, and ratios against JSONEachRow in the same run. Checks every insert was stored.',
+    baseline: 'JSONEachRow inserts of the same rows',
+    goal: '— (diagnosis for ingest)',
+    figures: (r) =>
+      `TabSeparated / JSONEachRow: insert ${num(r.tsvInsertRatio)}, encode + insert ${num(r.tsvTotalRatio)} (${num(r.rowsPerInsert)} rows per insert)`,
+  },
+  {
+    name: 'query',
+    file: 'query.ts',
+    command: 'pnpm bench query',
+    options: [
+      'BENCH_QUERY_ROWS (10 000 000), BENCH_QUERY_ROUNDS (50)',
+      'BENCH_QUERY_DATA_DIR: fill (or reuse) that folder and keep it',
+      'BENCH_QUERY_TREE: the collector of another checkout answers the API phases (before/after on identical records)',
+      'BENCH_PROFILE_DIR: a V8 CPU profile of the collector',
+    ],
+    measures:
+      "Generates BENCH_QUERY_ROWS records over 30 days (53 countries, the demo's sites) into a fresh store with the demo " +
+      'generator, then runs the compare, map and timeseries queries over the 30 days on the raw table and on the rollup: ' +
+      "directly on the store (the SQL the API builds, in a child process), through the collector's HTTP API, then directly " +
+      "again. The API/direct ratio is the API's own cost. Then every query shape the dashboard and the API issue (see " +
+      '`query-shapes`).',
+    baseline: 'the same SQL run directly on the store (API/direct); the raw table (rollup/raw)',
+    goal: 'p95 < 100 ms, rollup < 20 ms',
+    figures: (r) =>
+      `raw API p95 ${num(r.p95Ms, ' ms')}, rollup API p95 ${num(r.rollupP95Ms, ' ms')}, API/direct ${num(r.apiToDirectRatio)}, rollup/raw ${num(r.rollupToRawRatio)} (${num(r.rows)} records)`,
+  },
+  {
+    name: 'query-shapes',
+    file: 'query.ts',
+    command: 'BENCH_QUERY_DATA_DIR=/tmp/store BENCH_QUERY_SHAPES_ONLY=1 pnpm bench query',
+    options: ['BENCH_QUERY_SHAPES: only the shapes whose name matches this regular expression'],
+    measures:
+      'Every query shape the dashboard and the API issue, derived from the query catalogue (each dimension, each filter on each ' +
+      'dashboard panel, country × each dimension, daily and hourly series), through the API over 30 days with `table` left to ' +
+      'the collector as the dashboard asks; each reported with the path (rollup or raw) that served it. Part of every ' +
+      '`pnpm bench query` run; alone on a kept store it takes minutes instead of ten.',
+    baseline: '— (the goal is absolute)',
+    goal: 'every shape p95 < 100 ms',
+    figures: (r) =>
+      `slowest shape p95 ${num(r.shapesP95Ms, ' ms')}; ${num(r.shapesOver100Ms)} shapes at or over 100 ms`,
+  },
+  {
+    name: 'scaling',
+    file: 'scaling.ts',
+    command: 'pnpm bench scaling',
+    options: [
+      'BENCH_SCALING_LEVELS (1 M, 10 M, 30 M, 50 M records)',
+      'BENCH_SCALING_BUDGET_S (540): sizes whose generation would not fit are skipped and listed',
+    ],
+    measures:
+      "One store grown in steps, and at each size the cost of a 10 000-row insert (JSONEachRow and TabSeparated), of the API's " +
+      'queries over 30 days on the raw table and on the rollup, and the bytes per record on disk. Every figure is a ratio of how ' +
+      'cost grows with data.',
+    baseline: 'the smallest store size',
+    goal: '— (how cost grows)',
+    figures: (r) => {
+      const levels = Array.isArray(r.levels) ? (r.levels as Figures[]) : [];
+      const last = levels.at(-1);
+      return `up to ${num(last?.rows)} records: raw query × ${num(r.rawQueryGrowth)} (${num(last?.rawQueryMs, ' ms')}), rollup × ${num(r.rollupQueryGrowth)} (${num(last?.rollupQueryMs, ' ms')}), TabSeparated insert ${num(last?.insertTsvUsPerRow, ' µs')}/row, ${num(last?.bytesPerRowOnDisk, ' B')}/record on disk`;
+    },
+  },
+  {
+    name: 'extension-overhead',
+    file: 'extension-overhead.ts',
+    command: 'pnpm bench extension-overhead',
+    options: [
+      'BENCH_EXT_RUNS (30) page loads per variant, BENCH_EXT_TRACED (10) traced pages per variant',
+      'BENCH_EXT_TRACE_DIR: keep the raw traces',
+    ],
+    measures:
+      'A local HTTPS page with 50 resources from 5 origins, every response with Timing-Allow-Origin and `Connection: close` (every ' +
+      'resource a new TLS connection: the worst case for the extension), loaded in rotation by three Chromium instances — without ' +
+      "the extension, with it opted in but its content script emptied (Chromium's fixed cost of injecting any content script), " +
+      'and with it opted in. Reports the ratio of the page-load medians to the one without, and per traced page the main-thread ' +
+      "CPU time of the content script and of the renderer's whole main thread. Fails if the extension measured nothing.",
+    baseline: 'the same page in Chromium without the extension',
+    goal: 'load ratio ≤ 1.01, < 1 ms main thread per page',
+    figures: (r) =>
+      `load ratio ${num(r.loadRatio)} (empty content script ${num(r.emptyScriptLoadRatio)}), content script ${num(r.mainThreadMs, ' ms')} main thread per page (its own code ${num(r.ownMainThreadMs, ' ms')})`,
+  },
+  {
+    name: 'disk-size',
+    file: 'disk-size.ts',
+    command: 'pnpm bench disk-size [rows]',
+    measures:
+      "Bytes per stored record on disk after compression, for capacity planning (docs/cluster.md): generates the ingest bench's " +
+      "records (batches of one client, 40 countries, 30 days; 1 000 000 by default), stores them through the collector's own " +
+      'row mapping and migrations in a fresh embedded store, merges the parts as background merges eventually would and reads ' +
+      "the store's part sizes.",
+    baseline: 'uncompressed bytes of the same rows',
+    goal: '— (capacity planning)',
+    figures: (r) =>
+      `${num(r.bytesPerRowOnDisk, ' B')}/record on disk (${num(r.bytesPerRowUncompressed, ' B')} uncompressed, ratio ${num(r.ratio)}; ${num(r.rows)} records)`,
+  },
+  {
+    name: 'cap-cost',
+    file: 'cap-cost.ts',
+    command: 'pnpm bench cap-cost generate && pnpm bench cap-cost',
+    options: [
+      'BENCH_CAP_DIR (/tmp/capq), BENCH_CAP_ROWS (3 000 000), BENCH_CAP_ROUNDS (5), BENCH_CAP_RANGES (30,3 days)',
+      "BENCH_CAP_CLIENTS: spread each day's records over this many clients (heavy clients, whose records the cap removes)",
+    ],
+    measures:
+      'What the per-client cap costs on the raw path, directly on the store: the compare query the API builds, over the last 30 ' +
+      'and 3 days, without the cap (`uncapped`), as figures of whole days read it (`after`: the rows ingest marked over the cap ' +
+      'left out) and with the read-time cap per query cell that hourly cells use (`exact`, `exact-days`). Variants alternate ' +
+      "round by round; medians; each capped variant's kept rows and answer are checked against `exact`. `generate` fills the " +
+      'store with demo records plus four flooding clients and marks what ingest would have marked.',
+    baseline: 'the same raw-table query without the cap',
+    goal: 'capped / uncapped ≤ 1.1',
+    figures: (r) =>
+      `capped/uncapped ${num(get(r, 'afterToUncapped.30d'))} over 30 days, ${num(get(r, 'afterToUncapped.3d'))} over 3 (${num(r.rows)} records)`,
+  },
+  {
+    name: 'rollup-view-cost',
+    file: 'rollup-view-cost.ts',
+    command: 'pnpm bench rollup-view-cost',
+    options: ['BENCH_VIEW_ROUNDS (8), BENCH_VIEW_ROWS (10 000)'],
+    measures:
+      "What the rollup's materialized view costs per record at ingest: TabSeparated blocks of the flush size inserted into one " +
+      "fresh store with no view, with the older four-cut view and with the current cut view (the migrations' own statements), " +
+      'one at a time, alternated round by round; medians of µs per record.',
+    baseline: 'the same inserts with no view',
+    goal: '— (ingest cost of the rollup)',
+    figures: (r) => {
+      const us = (get(r, 'usPerRecord') ?? {}) as Record<string, unknown>;
+      return `${
+        Object.entries(us)
+          .map(([view, v]) => `${view} ${num(v, ' µs')}`)
+          .join(', ') || '—'
+      } per record (${num(r.rows)}-row inserts)`;
+    },
+  },
+];

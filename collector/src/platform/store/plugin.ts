@@ -1,0 +1,85 @@
+/**
+ * Opens the store, applies migrations and retention, and keeps trying in the background when the store
+ * is not reachable at start (a ClickHouse server still booting): meanwhile ingest and queries answer
+ * 503 + Retry-After and /readyz says unavailable, rather than the process dying or data being dropped.
+ */
+import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../config';
+import { openStore, type Store } from './clients';
+import { applyRetention, migrate, SITE_PROBES_RETENTION } from './migrate';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    store: Store;
+    storeStatus: StoreStatus;
+  }
+}
+
+export interface StoreStatus {
+  ready: boolean;
+  /** Resolves when migrations are applied (the first time). */
+  whenReady: Promise<void>;
+  stop(): void;
+}
+
+function prepareStore(
+  store: Store,
+  config: Pick<Config, 'retentionDays'> & { probe: Pick<Config['probe'], 'retentionDays'> },
+  log: FastifyBaseLogger,
+  retryMs = 5000,
+): StoreStatus {
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  let resolveReady!: () => void;
+  const status: StoreStatus = {
+    ready: false,
+    whenReady: new Promise((r) => (resolveReady = r)),
+    stop: () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+  const attempt = async () => {
+    try {
+      const applied = await migrate(store.ingest, undefined, store.cluster);
+      if (applied.length) log.info({ applied }, 'migrations applied');
+      if (await applyRetention(store.ingest, config.retentionDays, store.cluster))
+        log.info({ days: config.retentionDays }, 'retention set');
+      if (await applyRetention(store.ingest, config.probe.retentionDays, store.cluster, SITE_PROBES_RETENTION))
+        log.info({ days: config.probe.retentionDays }, 'probe history retention set');
+      status.ready = true;
+      resolveReady();
+    } catch (err) {
+      log.error({ err: { message: (err as Error).message } }, `store not ready; retrying in ${retryMs} ms`);
+      if (!stopped) timer = setTimeout(attempt, retryMs);
+    }
+  };
+  void attempt();
+  return status;
+}
+
+const storePlugin: FastifyPluginAsync = async (app) => {
+  const { config } = app;
+  const store = openStore({
+    ...config,
+    queryPool: {
+      size: config.queryConcurrency,
+      queueMax: config.queryQueueMax,
+      timeoutMs: config.queryTimeoutMs,
+      maxMemoryBytes: config.queryMaxMemoryBytes,
+    },
+  });
+  const status = prepareStore(store, config, app.log);
+  app.decorate('store', store);
+  app.decorate('storeStatus', status);
+  // Fastify runs onClose hooks in reverse order of registration: the plugins registered after this one
+  // (ingest draining the spool, alerts) have stopped using the store when it closes.
+  app.addHook('onClose', async () => {
+    status.stop();
+    await store.close();
+  });
+};
+
+/** Not encapsulated: routes and plugins read `app.store` and `app.storeStatus`. */
+export default fp(storePlugin, { name: 'store', decorators: { fastify: ['config'] } });

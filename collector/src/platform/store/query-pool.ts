@@ -1,0 +1,148 @@
+/**
+ * The read side of the store as a small pool: QUERY_CONCURRENCY clients (each serializes its own calls),
+ * a bounded wait queue, and a time and memory limit on every query, so one heavy query holds one slot
+ * and the others keep answering. A full queue refuses at once with QueryBusyError (503 + Retry-After)
+ * instead of letting every reader wait; a query whose caller has gone away (its AbortSignal fired while
+ * it waited) is dropped before it runs.
+ *
+ * It is handed out as a ClickHouseClient, so the query builders take it like any client.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ClickHouseClient, ClickHouseSettings } from '@clickhouse/client';
+
+export interface QueryPoolOptions {
+  size: number;
+  queueMax: number;
+  timeoutMs: number;
+  /** 0: the store's own limit. */
+  maxMemoryBytes: number;
+}
+
+export class QueryBusyError extends Error {
+  override name = 'QueryBusyError';
+  constructor(readonly retryAfterSeconds: number) {
+    super(`the collector is busy answering other queries; retry in ${retryAfterSeconds} s`);
+  }
+}
+
+/** The abort signal of the request a query is made for (set per request by the read routes' hook). */
+export const querySignal = new AsyncLocalStorage<AbortSignal>();
+
+interface Waiter {
+  resolve: (c: ClickHouseClient) => void;
+  reject: (err: unknown) => void;
+  signal: AbortSignal | undefined;
+  onAbort: () => void;
+}
+
+export class QueryPool {
+  private readonly clients: ClickHouseClient[];
+  private readonly idle: ClickHouseClient[];
+  private readonly waiting: Waiter[] = [];
+  /** Queries run, refused as busy, dropped because their caller left: for /metrics and tests. */
+  readonly counts = { run: 0, busy: 0, abandoned: 0 };
+  private readonly settings: ClickHouseSettings;
+
+  constructor(
+    make: () => ClickHouseClient,
+    private readonly opts: QueryPoolOptions,
+  ) {
+    this.clients = Array.from({ length: opts.size }, make);
+    this.idle = [...this.clients];
+    this.settings = {
+      // Whole seconds in the store's setting; the queue wait is bounded by the same time below.
+      max_execution_time: Math.max(1, Math.ceil(opts.timeoutMs / 1000)),
+      ...(opts.maxMemoryBytes > 0 ? { max_memory_usage: String(opts.maxMemoryBytes) } : {}),
+    };
+  }
+
+  get active(): number {
+    return this.clients.length - this.idle.length;
+  }
+
+  get queued(): number {
+    return this.waiting.length;
+  }
+
+  /** Seconds a refused reader should wait: about one query time per round of the queue. */
+  private retryAfter(): number {
+    return Math.max(1, Math.ceil(this.opts.timeoutMs / 1000 / 4));
+  }
+
+  private acquire(signal: AbortSignal | undefined): Promise<ClickHouseClient> {
+    if (signal?.aborted) {
+      this.counts.abandoned++;
+      return Promise.reject(signal.reason ?? new Error('aborted'));
+    }
+    const free = this.idle.pop();
+    if (free) return Promise.resolve(free);
+    if (this.waiting.length >= this.opts.queueMax) {
+      this.counts.busy++;
+      return Promise.reject(new QueryBusyError(this.retryAfter()));
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        signal,
+        onAbort: () => {
+          const i = this.waiting.indexOf(waiter);
+          if (i >= 0) this.waiting.splice(i, 1);
+          this.counts.abandoned++;
+          reject(signal?.reason ?? new Error('aborted'));
+        },
+      };
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      this.waiting.push(waiter);
+    });
+  }
+
+  private release(client: ClickHouseClient): void {
+    const next = this.waiting.shift();
+    if (!next) {
+      this.idle.push(client);
+      return;
+    }
+    next.signal?.removeEventListener('abort', next.onAbort);
+    next.resolve(client);
+  }
+
+  /** Runs `fn` on a free client (waiting in the queue for one), then gives the client back. */
+  async run<T>(fn: (client: ClickHouseClient, signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+    const signal = querySignal.getStore();
+    const client = await this.acquire(signal);
+    this.counts.run++;
+    try {
+      return await fn(client, signal);
+    } finally {
+      this.release(client);
+    }
+  }
+
+  /** The pool as a client: queries carry the limits and the caller's abort signal. */
+  asClient(): ClickHouseClient {
+    const withLimits = <P extends { clickhouse_settings?: ClickHouseSettings; abort_signal?: AbortSignal }>(
+      p: P,
+      signal: AbortSignal | undefined,
+    ): P => ({
+      ...p,
+      clickhouse_settings: { ...this.settings, ...p.clickhouse_settings },
+      ...(signal && !p.abort_signal ? { abort_signal: signal } : {}),
+    });
+    const client = {
+      query: (p: Parameters<ClickHouseClient['query']>[0]) => this.run((c, s) => c.query(withLimits(p, s))),
+      command: (p: Parameters<ClickHouseClient['command']>[0]) => this.run((c) => c.command(p)),
+      exec: (p: Parameters<ClickHouseClient['exec']>[0]) => this.run((c) => c.exec(p)),
+      insert: (p: Parameters<ClickHouseClient['insert']>[0]) => this.run((c) => c.insert(p)),
+      // Health checks never queue: a free client answers, and busy ones show the store is answering.
+      ping: async () => (this.idle.length > 0 ? this.idle[this.idle.length - 1]!.ping() : { success: true as const }),
+      close: () => this.close(),
+    };
+    return client as unknown as ClickHouseClient;
+  }
+
+  async close(): Promise<void> {
+    for (const w of this.waiting.splice(0)) w.reject(new Error('the store is closing'));
+    await Promise.allSettled(this.clients.map((c) => c.close()));
+  }
+}

@@ -1,0 +1,364 @@
+/**
+ * The one cell builder behind every query of the API: group the records matching the filters by some
+ * dimensions (and optionally a time bucket), compute the metrics per group, suppress small groups.
+ *
+ * SQL text is assembled only from the fixed expressions of this file and dimensions.ts; every value from
+ * a request travels as a bound parameter (`{name:Type}`). The same metrics come from the raw table or
+ * from a rollup (mergeable states): the raw table for short ranges, the rollup for long ones, and within
+ * the rollups the smallest one that holds the query's dimensions (sources.ts).
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { VALUE_FILTERS, type ValueFilterName } from '@tlsrum/shared/query';
+import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
+import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
+import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
+import { cappedPerCell, countedRows } from './counted';
+import { chooseReadTable, type ReadTable } from './sources';
+
+export type { Cell, Quantiles };
+
+/** The catalogue's value filters (source, browser, country, …): absent means any value. */
+export type ValueFilters = Partial<Record<ValueFilterName, string>>;
+
+export interface Filters extends ValueFilters {
+  /** epoch ms, inclusive / exclusive */
+  from: number;
+  to: number;
+  /** One registered site, or null for every site (unregistered ones included). */
+  site: string | null;
+  /** Records of one client token counted per cell and day at most (0: no cap; counted.ts): K of the hourly cells' read-time cap (days: the marks made at ingest). */
+  clientCap: number;
+  /**
+   * The k-sites rule of answers without a token (MIN_SITES_PER_CELL; 1 or absent: off): a cell holding
+   * records of a registered site is shown only when it holds records of at least this many of them.
+   */
+  minSites?: number;
+}
+
+/** `counts`: records and clients only (the joint cells behind a handshake cell's mixes). */
+export type MetricSet = 'handshake' | 'phases' | 'counts';
+export type Bucket = 'hour' | 'day';
+
+/**
+ * The most groups each cell route answers (`truncated` says when there were more). About 250 countries
+ * exist: the map's limit is never why a country is missing.
+ */
+export const MAX_CELLS = { compare: 2000, phases: 2000, map: 300, timeseries: 20_000 } as const;
+
+export interface CellQuery {
+  table: Table;
+  filters: Filters;
+  dimensions: readonly Dimension[];
+  bucket?: Bucket;
+  metrics: MetricSet;
+  /** Most groups answered; one more is fetched to tell the caller the answer was cut. */
+  limit: number;
+}
+
+/** Cells, whether the limit cut them, and the table actually read (a rollup without the dimensions falls back to raw). */
+export interface CellAnswer {
+  cells: Cell[];
+  truncated: boolean;
+  table: Table;
+}
+
+/** Distinct registered sites of a group's rows: a per-site source's `site` column ('' = unregistered). */
+const SITES_SQL = "uniqExactIf(site, site != '')";
+
+/** The k-sites rule applies: every site together, asked without a token, with a threshold above 1. */
+export const spansSites = (f: Pick<Filters, 'site' | 'minSites'>): boolean => f.site === null && (f.minSites ?? 1) > 1;
+
+/**
+ * The k-sites rule: a group holding records of some registered site but of fewer than `minSites` of them
+ * is one site's (or a few sites') own figures; without a token it is suppressed like a small cell.
+ */
+export const fewSites = (sites: number, minSites: number): boolean => sites > 0 && sites < minSites;
+
+export function buildCellSql(
+  q: CellQuery,
+  minClients: number,
+): { sql: string; params: Record<string, string | number>; readTable: ReadTable } {
+  const filters = VALUE_FILTERS.filter((f) => q.filters[f] !== undefined);
+  const spanSites = spansSites(q.filters);
+  const src = chooseReadTable({
+    table: q.table,
+    dimensions: q.dimensions,
+    filters: filters.map(filterDimension),
+    site: q.filters.site,
+    bucket: q.bucket,
+    from: q.filters.from,
+    to: q.filters.to,
+    minClients,
+    perSite: spanSites,
+  });
+  const a = src.agg;
+  const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
+  // An hourly bucket of a rollup cut reads its hour column (chooseReadTable picked a cut that has one).
+  const bucketTime = q.bucket === 'hour' ? src.hourTime! : src.time;
+  if (q.bucket)
+    keys.unshift(
+      `toUnixTimestamp(toStartOfInterval(${bucketTime}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`,
+    );
+  // Output names never equal a column name: in the rollup `sum(records) AS records` would nest aggregates.
+  const metrics = [`${a.records} AS n_records`, `${a.clients} AS n_clients`];
+  // Registered sites behind the cell (unregistered records have site ''): the k-sites rule's count.
+  if (spanSites) metrics.push(`${SITES_SQL} AS n_sites`);
+  if (q.metrics !== 'counts')
+    for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
+  if (q.metrics === 'handshake') {
+    for (const m of Object.keys(MIXES) as MixName[])
+      metrics.push(`${a.mix(dimensionSql(m, src.expressions), m)} AS mix_${m}`);
+    metrics.push(`${a.evidenced} AS n_evidenced`, `${a.inferred} AS n_inferred`);
+  }
+
+  const params: Record<string, string | number> = {};
+  const where: string[] = src.where ? [src.where] : [];
+  if (src.grain === 'ms') {
+    where.push('ts >= fromUnixTimestamp64Milli({from:Int64})', 'ts < fromUnixTimestamp64Milli({to:Int64})');
+    params.from = q.filters.from;
+    params.to = q.filters.to;
+  } else {
+    // The rollup answers whole days: chooseReadTable reads it only for a range aligned to them (see chooseTable).
+    where.push(`${src.time} >= toDateTime({fromS:Int64}, 'UTC')`, `${src.time} < toDateTime({toS:Int64}, 'UTC')`);
+    params.fromS = Math.floor(q.filters.from / 1000);
+    params.toS = Math.floor(q.filters.to / 1000);
+  }
+  // A cut of every site together has no site column to filter on (chooseReadTable picked it for site = null).
+  if (src.sites !== 'all' && q.filters.site !== null) {
+    where.push('site = {site:String}');
+    params.site = q.filters.site;
+  }
+  // A filter's column is its dimension's expression in the table read (the catalogue's names are identifiers).
+  for (const f of filters) {
+    where.push(`${dimensionSql(filterDimension(f), src.expressions)} = {${f}:String}`);
+    params[f] = q.filters[f]!;
+  }
+  params.limit = q.limit + 1;
+
+  const groupKeys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
+  // The raw table's rows go through the per-client cap (counted.ts): for whole days, the rows ingest did
+  // not mark (as the rollups count them); hourly cells cap per their own cells at read time.
+  const reads = [...keys, ...metrics].join(', ');
+  const cellKeys = [
+    'toStartOfInterval(ts, INTERVAL 1 HOUR)',
+    ...q.dimensions.map((d) => dimensionSql(d, src.expressions)),
+  ];
+  const raw =
+    q.bucket === 'hour'
+      ? cappedPerCell(where.join(' AND '), cellKeys, q.filters.clientCap, reads, {
+          from: q.filters.from,
+          to: q.filters.to,
+        })
+      : countedRows(where.join(' AND '), reads);
+  const from = src.grain === 'ms' ? [`FROM ${raw}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
+  const sql = [
+    `SELECT ${[...keys, ...metrics].join(',\n  ')}`,
+    ...from,
+    groupKeys.length ? `GROUP BY ${groupKeys.join(', ')}` : '',
+    groupKeys.length ? `ORDER BY ${groupKeys.join(', ')}` : '',
+    'LIMIT {limit:UInt32}',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return { sql, params, readTable: src };
+}
+
+const DAY = 86_400_000;
+type Row = Record<string, unknown>;
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+const share = (n: number, total: number) => (total > 0 ? Math.round((n / total) * 10_000) / 10_000 : 0);
+const quantiles = (v: unknown): Quantiles => {
+  const [p50, p75, p95] = (v as number[]).map((x) => round1(Number(x)));
+  return { p50: p50!, p75: p75!, p95: p95! };
+};
+
+/**
+ * A result row → a cell, or a suppressed cell (keys only) below the distinct-client threshold. A table
+ * whose client count stops at a cap (the rollup) marks a count at the cap as a lower bound.
+ */
+/** What a cell's few-clients test knows of the per-client cap: K per cell and day, over at most `days` days per token. */
+export interface CapBound {
+  k: number;
+  days: number;
+}
+
+/**
+ * Few people behind a cell: under twice the suppression threshold, or — where the cap is exact per query cell
+ * (the raw table; the rollup caps per finer cell, see docs/integrity.md) — its 3 heaviest tokens could hold
+ * half its records. Each holds at most K × days, and every other client at least one record.
+ */
+export function fewClients(records: number, clients: number, minClients: number, cap?: CapBound | null): boolean {
+  if (clients < 2 * minClients) return true;
+  if (!cap || cap.k <= 0) return false;
+  const heaviestThree = Math.min(3 * cap.k * cap.days, records - clients + 3);
+  return heaviestThree * 2 >= records;
+}
+
+export function toCell(
+  row: Row,
+  q: Pick<CellQuery, 'dimensions' | 'bucket' | 'metrics'>,
+  minClients: number,
+  clientsCap?: number,
+  cap?: CapBound | null,
+  minSites = 1,
+): Cell {
+  const key = Object.fromEntries(q.dimensions.map((d) => [d, String(row[`d_${d}`])]));
+  const cell: Cell = { key };
+  if (q.bucket) cell.t = Number(row.t);
+  const clients = Number(row.n_clients);
+  if (clients < minClients) return { ...cell, suppressed: true };
+  if (row.n_sites !== undefined && fewSites(Number(row.n_sites), minSites)) return { ...cell, suppressed: true };
+  const records = Number(row.n_records);
+  cell.records = records;
+  cell.clients = clients;
+  if (clientsCap !== undefined && clients >= clientsCap) cell.clientsCapped = true;
+  if (fewClients(records, clients, minClients, cap)) cell.fewClients = true;
+  for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) cell[p] = quantiles(row[`q_${p}`]);
+  if (q.metrics === 'handshake') {
+    const mix = {} as Record<MixName, Record<string, number>>;
+    for (const m of Object.keys(MIXES) as MixName[]) {
+      const counts = row[`mix_${m}`] as Record<string, number>;
+      mix[m] = Object.fromEntries(MIXES[m].map((v) => [v, share(Number(counts[v] ?? 0), records)]));
+    }
+    cell.mix = mix;
+    cell.evidence = {
+      evidenced: share(Number(row.n_evidenced), records),
+      inferred: share(Number(row.n_inferred), records),
+    };
+  }
+  return cell;
+}
+
+export async function queryCells(client: ClickHouseClient, q: CellQuery, minClients: number): Promise<CellAnswer> {
+  const { sql, params, readTable } = buildCellSql(q, minClients);
+  const [rows, joint] = await Promise.all([
+    (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>(),
+    q.metrics === 'handshake' ? jointMixCells(client, q, minClients) : Promise.resolve(null),
+  ]);
+  // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
+  const kept = rows.filter((r) => Number(r.n_records) > 0);
+  const truncated = kept.length > q.limit;
+  // Client tokens rotate daily: one token spans at most two UTC days (one in a day or hour bucket). The
+  // raw table holds a token to K per cell and day in hourly cells (read time) and, of one site, in daily
+  // ones (ingest marks: K per site and day); every site together may hold K per site it sent for.
+  const exact = readTable.name === 'raw' && (q.bucket === 'hour' || q.filters.site !== null);
+  const cap = exact
+    ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) }
+    : null;
+  const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
+  const cells = kept.slice(0, q.limit).map((r) => {
+    const cell = toCell(r, q, minClients, readTable.agg.clientsCap, cap, minSites);
+    if (cell.mix) cell.mix = protectedMix(joint, cellKey(r, q), cell.records!);
+    return cell;
+  });
+  return { cells, truncated, table: readTable.name === 'raw' ? 'raw' : 'rollup' };
+}
+
+/**
+ * The columns a record's mix values come from (`mode` is computed from the class and the resumption):
+ * the joint cells below group by all of them at once.
+ */
+const MIX_COLUMNS = ['protocol', 'tlsVersion', 'handshakeClass', 'resumed'] as const satisfies readonly Dimension[];
+const JOINT_LIMIT = 100_000;
+type MixColumn = (typeof MIX_COLUMNS)[number];
+type JointCell = { values: Partial<Record<MixColumn, string>>; records: number; shown: boolean };
+
+const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) =>
+  JSON.stringify([q.bucket ? Number(row.t) : 0, ...q.dimensions.map((d) => String(row[`d_${d}`]))]);
+
+/**
+ * A handshake cell's mixes get the protection its sub-groups would get as cells of their own. Its records
+ * are split into joint cells (the cell × protocol × TLS version × class × resumed), each shown or not by
+ * the same rules as any cell (clients, and without a token the k-sites rule); if exactly one would be
+ * hidden, the smallest shown one is hidden with it (else the cell's records minus the others would give
+ * it). A mix value that any hidden joint cell holds is left out of the answer; every other value's share
+ * counts shown joint cells only. So no share times the cell's records, nor any sum or difference of
+ * such products and the answer's counts, gives the records of a group with fewer than `minClients`
+ * clients. The joint cells are read from the smallest source holding the cell's dimensions and the mix
+ * columns: the cell's own cut or a larger one, and the raw table where no cut holds them all (an hourly
+ * series over the rollup: its hourly cuts hold protocol and TLS version only) — correct, and slower there.
+ */
+async function jointMixCells(
+  client: ClickHouseClient,
+  q: CellQuery,
+  minClients: number,
+): Promise<Map<string, JointCell[]> | null> {
+  const columns = MIX_COLUMNS;
+  const built = {
+    ...buildCellSql(
+      { ...q, dimensions: [...new Set([...q.dimensions, ...columns])], metrics: 'counts', limit: JOINT_LIMIT },
+      minClients,
+    ),
+    columns,
+  };
+  const rows = await (
+    await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })
+  ).json<Row>();
+  if (rows.length > JOINT_LIMIT) return null;
+  const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
+  const out = new Map<string, JointCell[]>();
+  for (const r of rows) {
+    const records = Number(r.n_records);
+    if (records <= 0) continue;
+    const shown =
+      Number(r.n_clients) >= minClients && !(r.n_sites !== undefined && fewSites(Number(r.n_sites), minSites));
+    const values = Object.fromEntries(built.columns.map((c) => [c, String(r[`d_${c}`])]));
+    const key = cellKey(r, q);
+    const list = out.get(key) ?? [];
+    list.push({ values, records, shown });
+    out.set(key, list);
+  }
+  return out;
+}
+
+/** A mix value of a joint cell: the column's own value, or `mode` computed as the dimension does. */
+function mixValue(m: MixName, v: JointCell['values']): string | undefined {
+  if (m !== 'mode') return v[m];
+  if (v.handshakeClass === undefined || v.resumed === undefined) return undefined;
+  return v.handshakeClass === '0rtt'
+    ? '0-RTT'
+    : v.resumed === 'true'
+      ? 'resumed'
+      : v.resumed === 'false'
+        ? 'full'
+        : 'unknown';
+}
+
+export function protectedMix(joint: Map<string, JointCell[]> | null, key: string, records: number): Cell['mix'] {
+  const mix = {} as Record<MixName, Record<string, number>>;
+  for (const m of Object.keys(MIXES) as MixName[]) mix[m] = {};
+  const cells = joint?.get(key);
+  if (!cells) return mix;
+  const hidden = cells.filter((c) => !c.shown);
+  if (hidden.length === 1) {
+    const smallest = cells.filter((c) => c.shown).sort((a, b) => a.records - b.records)[0];
+    if (smallest) smallest.shown = false;
+  }
+  for (const m of Object.keys(MIXES) as MixName[]) {
+    if (cells.some((c) => mixValue(m, c.values) === undefined)) continue;
+    const withheld = new Set(cells.filter((c) => !c.shown).map((c) => mixValue(m, c.values)));
+    for (const v of MIXES[m]) {
+      if (withheld.has(v)) continue;
+      const n = cells.filter((c) => mixValue(m, c.values) === v).reduce((a, c) => a + c.records, 0);
+      mix[m][v] = share(n, records);
+    }
+  }
+  return mix;
+}
+
+/** Ranges at least this long read the daily rollup unless the caller asks otherwise. */
+export const ROLLUP_MIN_RANGE_MS = 7 * 86_400_000;
+
+/**
+ * Raw table or rollup for a range. The rollup answers whole (UTC) days, so its range is widened to day
+ * boundaries; the answer reports the range it actually covers.
+ */
+export function chooseTable(
+  range: { from: number; to: number },
+  requested: 'auto' | Table = 'auto',
+): { table: Table; from: number; to: number } {
+  const table = requested === 'auto' ? (range.to - range.from >= ROLLUP_MIN_RANGE_MS ? 'rollup' : 'raw') : requested;
+  if (table === 'raw') return { table, ...range };
+  return { table, from: Math.floor(range.from / DAY) * DAY, to: Math.ceil(range.to / DAY) * DAY };
+}

@@ -1,0 +1,190 @@
+/**
+ * Where a cell query reads from: the raw table, or one cut of the rollup (a few key columns per day or
+ * hour; platform/store/migrations/0011_rollup_cuts.sql, states as in 0006). The API asks for `raw` or `rollup`;
+ * `rollup` reads the smallest cut that holds every rollup column the query's dimensions and filters read
+ * (dimensions.ts) — or the raw table when no cut does (e.g. an hourly series with a browser filter), when
+ * the range is not in whole days, or when the suppression threshold is above what the rollup counts
+ * clients up to. The crypto dimensions read their own daily rollup (0009). All SQL here is fixed text: no
+ * input reaches it.
+ */
+import { bucketPercentilesSql } from './histogram';
+import { PERCENTILES, type Phase } from './percentiles';
+import { RAW_CLIENTS, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from './clients';
+import {
+  CRYPTO_ROLLUP_COLUMN_NAMES,
+  DIMENSION_SQL,
+  MIXES,
+  ROLLUP_COLUMNS,
+  type Dimension,
+  type MixName,
+  type RollupColumn,
+  type Table,
+} from './dimensions';
+
+export { ROLLUP_CLIENTS_CAP };
+
+export interface Aggregates {
+  records: string;
+  clients: string;
+  /** `clients` counts up to this value and stops there ("this many or more"); absent: counts them all. */
+  clientsCap?: number;
+  quantiles: (p: Phase) => string;
+  /** Count of records per value of a mix's dimension (a Map), given the dimension's SQL expression. */
+  mix: (expr: string, name: MixName) => string;
+  evidenced: string;
+  inferred: string;
+}
+
+export interface ReadTable {
+  name: string;
+  table: string;
+  /** Time column and its resolution. */
+  time: string;
+  grain: 'ms' | 'day';
+  /** The column an hourly bucket is computed from (absent: this table cannot bucket by hour). */
+  hourTime?: string;
+  /** Which dimension expressions apply (dimensions.ts): the rollup stores normalised values. */
+  expressions: Table;
+  /** The rollup columns the cut groups by (null: the raw table, which holds every dimension). */
+  cut: readonly RollupColumn[] | null;
+  /** Rows of one site (can filter by site), of every site together, or both (raw). */
+  sites: 'any' | 'one' | 'all';
+  /** Fixed condition selecting this cut's rows within its table. */
+  where?: string;
+  agg: Aggregates;
+}
+
+// Profiled at 2 M rows (bench:query's SQL, one aggregate removed at a time): one `countIf` per listed value costs 2.5× less than `sumMap(map(…))`.
+const rawAgg: Aggregates = {
+  records: 'count()',
+  clients: RAW_CLIENTS,
+  quantiles: (p) => `quantilesTDigest(${PERCENTILES})(${p})`,
+  // MIXES values are fixed identifiers without quotes: safe as literals.
+  mix: (expr, name) => `map(${MIXES[name].map((v) => `'${v}', countIf(${expr} = '${v}')`).join(', ')})`,
+  evidenced: "countIf(resumedSource IN ('observed', 'server-timing'))",
+  inferred: "countIf(resumedSource = 'inferred')",
+};
+
+// Distinct clients: exact below 100 like the raw count, then "100 or more" (clients.ts); chooseReadTable reads
+// the raw table when MIN_CLIENTS_PER_CELL is above 100.
+const rollupAgg: Aggregates = {
+  records: 'sum(records)',
+  clients: ROLLUP_CLIENTS,
+  clientsCap: ROLLUP_CLIENTS_CAP,
+  quantiles: (p) => bucketPercentilesSql(`${p}_buckets`),
+  mix: (_expr, name) => `sumMap(mix_${name})`,
+  evidenced: 'sum(evidenced)',
+  inferred: 'sum(inferred)',
+};
+
+export const RAW: ReadTable = {
+  name: 'raw',
+  table: 'handshakes',
+  time: 'ts',
+  grain: 'ms',
+  hourTime: 'ts',
+  expressions: 'raw',
+  cut: null,
+  sites: 'any',
+  agg: rawAgg,
+};
+
+/**
+ * The cuts of migration 0011's grouping sets, by the columns each groups by besides the site and the day,
+ * smallest first (chooseReadTable takes the first that fits). Each exists per site and for every site.
+ */
+const CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
+  ['hour'],
+  ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+  ['country'],
+  ['hour', 'protocol', 'tlsVersion'],
+  ['browser', 'source', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+  ['country', 'browser', 'source'],
+  // Country × one of the stack or mode dimensions: a fifth of the rows of country × all four columns.
+  ['country', 'protocol', 'tlsVersion'],
+  ['country', 'resumed', 'handshakeClass'],
+  ['country', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+];
+
+/**
+ * The cut's number: what grouping(site, country, …, handshakeClass) gives for its grouping set in the
+ * migration (ROLLUP_COLUMNS in that order), a bit set for each column aggregated away, the first
+ * argument the highest bit.
+ */
+export function cutNumber(columns: readonly RollupColumn[]): number {
+  return ROLLUP_COLUMNS.reduce((n, c, i) => (columns.includes(c) ? n : n | (1 << (ROLLUP_COLUMNS.length - 1 - i))), 0);
+}
+
+function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable {
+  const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', ...columns] : columns;
+  return {
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${columns.join('-')}`,
+    table: 'handshakes_cuts',
+    time: 'day',
+    grain: 'day',
+    ...(columns.includes('hour') ? { hourTime: 'hour' } : {}),
+    expressions: 'rollup',
+    cut: columns,
+    sites,
+    where: `cut = ${cutNumber(keyed)}`,
+    agg: rollupAgg,
+  };
+}
+
+/**
+ * The crypto rollup (migration 0009): a table of its own keyed by the crypto columns, one cut per site
+ * (grouping(site) = 0) and one for every site (1). Only crypto queries need its columns, so only they read it.
+ */
+function cryptoCut(sites: 'one' | 'all'): ReadTable {
+  return {
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-crypto`,
+    table: 'handshakes_crypto_per_day',
+    time: 'day',
+    grain: 'day',
+    expressions: 'rollup',
+    cut: CRYPTO_ROLLUP_COLUMN_NAMES,
+    sites,
+    where: `cut = ${sites === 'all' ? 1 : 0}`,
+    agg: rollupAgg,
+  };
+}
+
+export const CUTS: readonly ReadTable[] = [
+  ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
+  cryptoCut('all'),
+  cryptoCut('one'),
+];
+
+const DAY = 86_400_000;
+
+export interface ReadTableNeeds {
+  table: Table;
+  dimensions: readonly Dimension[];
+  /** Dimensions filtered on (besides site and time). */
+  filters: readonly Dimension[];
+  site: string | null;
+  bucket?: 'hour' | 'day';
+  from: number;
+  to: number;
+  /** Suppression threshold (distinct clients). */
+  minClients: number;
+  /**
+   * Every site together, read from a per-site cut (not filtered by site) so that each group can count the
+   * registered sites behind it: the k-sites rule of answers without a token (cells.ts).
+   */
+  perSite?: boolean;
+}
+
+/** The table (raw, or a rollup cut) a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
+export function chooseReadTable(q: ReadTableNeeds): ReadTable {
+  if (q.table === 'raw') return RAW;
+  const rollups = [...new Set([...q.dimensions, ...q.filters])].map((d) => DIMENSION_SQL[d].rollup);
+  if (rollups.includes(null) || q.from % DAY !== 0 || q.to % DAY !== 0 || q.minClients > ROLLUP_CLIENTS_CAP) return RAW;
+  const needed = [
+    ...new Set([...rollups.flatMap((r) => r!.columns), ...(q.bucket === 'hour' ? (['hour'] as const) : [])]),
+  ];
+  const fits = (s: ReadTable) =>
+    (q.site === null && !q.perSite ? s.sites === 'all' : s.sites === 'one') &&
+    needed.every((c) => s.cut !== null && s.cut.includes(c));
+  return CUTS.find(fits) ?? RAW;
+}

@@ -1,0 +1,63 @@
+/**
+ * The registered sites and their read-token hashes, held in memory for the ingest path and the query
+ * API and refreshed from the store, so that several collectors behind a load balancer converge within
+ * `refreshMs` after one of them registers a site (sooner for tokens: an unknown token triggers a refresh).
+ */
+import type { ClickHouseClient } from '@clickhouse/client';
+import { matchTokenHash } from './auth';
+import { listSiteRows, saveSite } from './store';
+
+/** An unknown token refreshes the registry at most this often (a token guesser cannot load the store). */
+const TOKEN_MISS_REFRESH_MS = 5000;
+
+export class SiteRegistry {
+  private sites = new Map<string, string>();
+  private timer: NodeJS.Timeout | null = null;
+  private lastRefresh = 0;
+
+  constructor(private readonly client: ClickHouseClient) {}
+
+  async start(refreshMs = 60_000, onError?: (err: unknown) => void): Promise<void> {
+    await this.refresh();
+    this.timer = setInterval(() => this.refresh().catch((err) => onError?.(err)), refreshMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  async refresh(): Promise<void> {
+    this.lastRefresh = Date.now();
+    this.sites = new Map((await listSiteRows(this.client)).map((r) => [r.hostname, r.tokenHash]));
+  }
+
+  has = (hostname: string): boolean => this.sites.has(hostname);
+
+  list(): string[] {
+    return [...this.sites.keys()].sort();
+  }
+
+  /** The site whose read token this is, or null. */
+  async siteForToken(token: string): Promise<string | null> {
+    const found = matchTokenHash(token, this.sites.entries());
+    if (found || Date.now() - this.lastRefresh < TOKEN_MISS_REFRESH_MS) return found;
+    await this.refresh();
+    return matchTokenHash(token, this.sites.entries());
+  }
+
+  /** Registers (or re-registers) a site with the hash of its new read token; true when it was new. */
+  async register(hostname: string, tokenHash = ''): Promise<boolean> {
+    const added = !this.sites.has(hostname);
+    await saveSite(this.client, hostname, false, tokenHash);
+    this.sites.set(hostname, tokenHash);
+    return added;
+  }
+
+  async unregister(hostname: string): Promise<boolean> {
+    const had = this.sites.delete(hostname);
+    await saveSite(this.client, hostname, true);
+    return had;
+  }
+}

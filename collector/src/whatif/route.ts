@@ -1,0 +1,72 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { FilterQuery, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
+import { whatIf } from './report';
+import { ErrorResponse } from '../platform/http/responses';
+import { TimeRange } from '../query/params';
+import { valueFilters } from '../query/routes/query-context';
+
+const DAY = 86_400_000;
+const MAX_RANGE_DAYS = 31;
+
+const whatif: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v1/whatif',
+    {
+      config: {
+        read: {
+          anonymous: 'all-sites',
+          range: {
+            defaultMs: DAY,
+            maxMs: MAX_RANGE_DAYS * DAY,
+            tooLong: `querystring: the range is limited to ${MAX_RANGE_DAYS} days`,
+          },
+        },
+      },
+      schema: {
+        summary:
+          'Round trips spent on connection set-up, and TTFB if TLS 1.3 / resumption / 0-RTT / HTTP/3 / a combined handshake were used',
+        description:
+          'For the site (or every site, without a token) and each country: round trips per new connection by phase and handshake class, and p50/p75 TTFB today and under each scenario, ranked by p75 saving. The assumptions are part of the answer. Countries with fewer distinct clients than MIN_CLIENTS_PER_CELL are suppressed.',
+        tags: ['query'],
+        security: [{}, { bearer: [] }],
+        querystring: Type.Object({
+          ...TimeRange('24 h before `to`'),
+          ...FilterQuery,
+          ticketLifetimeHours: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 168,
+              default: 24,
+              description: 'how far back an earlier connection makes a repeat (TLS 1.3 caps tickets at 7 days)',
+            }),
+          ),
+          limit: Type.Optional(
+            Type.Integer({
+              minimum: 1000,
+              maximum: 500_000,
+              default: 200_000,
+              description: 'most recent connections analysed',
+            }),
+          ),
+        }),
+        response: { 200: WhatIfAnswer, 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 503: ErrorResponse },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return whatIf(
+        app.store.query,
+        {
+          ...request.scope,
+          filters: valueFilters(q),
+          ticketLifetimeMs: (q.ticketLifetimeHours ?? 24) * 3_600_000,
+          limit: q.limit ?? 200_000,
+        },
+        app.config.minClientsPerCell,
+      );
+    },
+  );
+};
+
+export default whatif;

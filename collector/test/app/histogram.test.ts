@@ -1,0 +1,135 @@
+/**
+ * The daily rollup's percentiles come from fixed log-scale buckets (src/query/histogram.ts). On the real
+ * store, every percentile of every phase the rollup answers is within the stated bound of quantileExact
+ * over the same rows — for generated data and for adversarial values (zeros, bucket edges, the maximum,
+ * a log-uniform spread, two far-apart modes) — and the migration builds exactly the buckets the queries read.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_PHASE_MS } from '@tlsrum/shared';
+import { generateDemoData } from '../../src/demo/generate';
+import { SITES } from '../../src/demo/profiles';
+import { buildCellSql } from '../../src/query/cells';
+import { dimensionSql, type Dimension } from '../../src/query/dimensions';
+import {
+  BUCKET_GROWTH,
+  BUCKET_LOW_MS,
+  BUCKET_STATE_TYPE,
+  BUCKETS,
+  bucketStateSql,
+  MAX_RELATIVE_ERROR,
+} from '../../src/query/histogram';
+import { ALL_PHASES, PERCENTILES } from '../../src/query/percentiles';
+import { openStore, type Store } from '../../src/platform/store/clients';
+import { migrate, MIGRATIONS_DIR } from '../../src/platform/store/migrate';
+import { removeDir, tempDir } from '../support/helpers';
+
+const DAY = 86_400_000;
+const DAYS = 8;
+const end = Math.floor(Date.now() / DAY) * DAY;
+const from = end - DAYS * DAY;
+
+describe('bucket layout', () => {
+  it('the migration stores, per phase, the buckets the queries read', () => {
+    const sql = readFileSync(`${MIGRATIONS_DIR}/0011_rollup_cuts.sql`, 'utf8').replace(/\s+/g, ' ');
+    for (const p of ALL_PHASES) {
+      expect(sql).toContain(`${p}_buckets ${BUCKET_STATE_TYPE}`);
+      expect(sql).toContain(`${bucketStateSql(p)} AS ${p}_buckets`);
+    }
+  });
+
+  it('covers every valid phase value below the last bucket, and states the error of its width', () => {
+    expect(1 + Math.floor(Math.log(MAX_PHASE_MS / BUCKET_LOW_MS) / Math.log(BUCKET_GROWTH))).toBeLessThanOrEqual(
+      BUCKETS - 1,
+    );
+    expect(MAX_RELATIVE_ERROR).toBeLessThan(0.025);
+  });
+});
+
+// Five countries of their own, 2 000 rows each, over the same days as the generated data; each phase of a
+// row takes a different value (salted by the phase) so that all five columns are exercised.
+const ADVERSARIAL = (phase: number) => `multiIf(
+  g = 0, [0, 0.05, 0.0999, 0.1, 0.1001][k % 5 + 1],
+  g = 1, toFloat32(0.1 * pow(1.05, (k + ${phase * 17}) % 273)),
+  g = 2, toFloat32(0.1 * exp(log(600000) * (cityHash64(k, ${phase}) % 1000003) / 1000003.0)),
+  g = 3, toFloat32(if(k % 3 = 0, 60000, 60000 - (k % 100) * 7.3)),
+  toFloat32(if(k % 2 = 0, 1, 5000)))`;
+const INSERT_ADVERSARIAL = `
+INSERT INTO handshakes (ts, site, country, protocol, tlsVersion, resumed, resumedSource, handshakeClass, clientToken, ${ALL_PHASES.join(', ')})
+SELECT fromUnixTimestamp64Milli(toInt64({from:Int64} + (number * 7919) % {span:Int64})), {site:String}, ['XA', 'XB', 'XC', 'XD', 'XE'][g + 1],
+       'h2', '1.3', false, 'observed', '1rtt', concat('adv-client-', toString(number % 300)),
+       ${ALL_PHASES.map((_, i) => ADVERSARIAL(i)).join(',\n       ')}
+FROM (SELECT number, number % 5 AS g, intDiv(number, 5) AS k FROM numbers(10000))`;
+
+let store: Store;
+let dir: string;
+
+beforeAll(async () => {
+  dir = tempDir();
+  store = openStore({ dataDir: dir, clickhouse: null });
+  await migrate(store.ingest);
+  await generateDemoData(store.ingest, { records: 30_000, days: DAYS, end, seed: 11 });
+  await store.ingest.command({
+    query: INSERT_ADVERSARIAL,
+    query_params: { from, span: DAYS * DAY, site: SITES[0]!.hostname },
+  });
+}, 60_000);
+afterAll(async () => {
+  await store.close();
+  removeDir(dir);
+});
+
+type Row = Record<string, unknown>;
+const rows = async (query: string, params: Record<string, string | number>) =>
+  (await store.query.query({ query, query_params: params, format: 'JSONEachRow' })).json<Row>();
+
+describe('bucket percentiles on the real store', () => {
+  it('are within the stated bound of quantileExact for every cut, group, phase and percentile', async () => {
+    const cases: [Dimension[], string | null][] = [
+      [['country'], null],
+      [['stack', 'mode'], null],
+      [['country'], SITES[0]!.hostname],
+      [['tlsVersion', 'handshakeClass'], SITES[1]!.hostname],
+    ];
+    let compared = 0;
+    let worst = 0;
+    for (const [dimensions, site] of cases) {
+      const built = buildCellSql(
+        { table: 'rollup', filters: { from, to: end, site, clientCap: 0 }, dimensions, metrics: 'phases', limit: 1000 },
+        20,
+      );
+      expect(built.readTable.name).toMatch(/^rollup-/);
+      const keyOf = (r: Row) => dimensions.map((d) => r[`d_${d}`]).join('/');
+      const exactSql = `
+        SELECT ${dimensions.map((d) => `${dimensionSql(d, 'raw')} AS d_${d}`).join(', ')},
+               ${ALL_PHASES.map((p) => `quantilesExact(${PERCENTILES})(${p}) AS e_${p}`).join(', ')}
+        FROM handshakes
+        WHERE ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64}) ${site ? 'AND site = {site:String}' : ''}
+        GROUP BY ${dimensions.map((d) => `d_${d}`).join(', ')}`;
+      const exact = new Map(
+        (await rows(exactSql, { from, to: end, ...(site ? { site } : {}) })).map((r) => [keyOf(r), r]),
+      );
+      const fromRollup = await rows(built.sql, built.params);
+      expect(fromRollup.length).toBe(exact.size);
+      for (const r of fromRollup) {
+        const e = exact.get(keyOf(r))!;
+        for (const p of ALL_PHASES) {
+          (r[`q_${p}`] as number[]).forEach((got, i) => {
+            const want = (e[`e_${p}`] as number[])[i]!;
+            // Below the first bucket the error is absolute (reported as 0); above, relative to the value.
+            const allowed = want < BUCKET_LOW_MS ? BUCKET_LOW_MS : want * (MAX_RELATIVE_ERROR + 1e-9);
+            expect(
+              Math.abs(got - want),
+              `${keyOf(r)} ${p} p${PERCENTILES.split(', ')[i]}: ${got} vs exact ${want}`,
+            ).toBeLessThanOrEqual(allowed);
+            if (want >= BUCKET_LOW_MS) worst = Math.max(worst, Math.abs(got - want) / want);
+            compared++;
+          });
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(500);
+    // The data reach the bound: values on bucket edges are reported half a bucket away.
+    expect(worst).toBeGreaterThan(MAX_RELATIVE_ERROR * 0.9);
+  }, 60_000);
+});

@@ -1,0 +1,168 @@
+/**
+ * The read side under load, on the real embedded store: queries run side by side in a bounded pool, each
+ * under a time limit; a full queue answers "busy" at once; a reader that leaves takes its waiting queries
+ * with it; and pressure from ingest never refuses the dashboard's files, health or reads.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { QueryBusyError, querySignal } from '../../src/platform/store/query-pool';
+import { openStore } from '../../src/platform/store/clients';
+import { makeBatch, postBatch, removeDir, tempDir, withApp } from '../support/helpers';
+
+/** A query the store cannot finish within any limit used here: it ends by its time limit. */
+const HEAVY = 'SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 0';
+const LIGHT = 'SELECT 1 AS one';
+
+function poolStore(size: number, queueMax: number, timeoutMs = 2000) {
+  const dataDir = tempDir();
+  const store = openStore({ dataDir, clickhouse: null, queryPool: { size, queueMax, timeoutMs, maxMemoryBytes: 0 } });
+  return {
+    store,
+    done: async () => {
+      await store.close();
+      removeDir(dataDir);
+    },
+  };
+}
+
+/** Resolves with the order in which the two queries settled. */
+async function settleOrder(client: ReturnType<typeof openStore>['query']): Promise<string[]> {
+  const order: string[] = [];
+  const heavy = client.query({ query: HEAVY, format: 'JSONEachRow' }).then(
+    (r) => r.json(),
+    () => undefined,
+  );
+  const light = client.query({ query: LIGHT, format: 'JSONEachRow' }).then((r) => r.json());
+  await Promise.all([heavy.then(() => order.push('heavy')), light.then(() => order.push('light'))]);
+  return order;
+}
+
+describe('the query pool on the embedded store', () => {
+  it('answers a light query while a heavy one holds another slot', async () => {
+    const { store, done } = poolStore(2, 8);
+    try {
+      expect(await settleOrder(store.query)).toEqual(['light', 'heavy']);
+    } finally {
+      await done();
+    }
+  });
+
+  it('with a single slot the light query waits behind the heavy one (what the pool prevents)', async () => {
+    const { store, done } = poolStore(1, 8);
+    try {
+      expect(await settleOrder(store.query)).toEqual(['heavy', 'light']);
+    } finally {
+      await done();
+    }
+  });
+
+  it("stops a query at its time limit with the store's TIMEOUT_EXCEEDED, and frees its slot", async () => {
+    const { store, done } = poolStore(1, 8, 1000);
+    try {
+      const err = await store.query.query({ query: HEAVY, format: 'JSONEachRow' }).then(
+        () => null,
+        (e: unknown) => e as { type?: string },
+      );
+      expect(err?.type).toBe('TIMEOUT_EXCEEDED');
+      expect(await (await store.query.query({ query: LIGHT, format: 'JSONEachRow' })).json()).toEqual([{ one: 1 }]);
+      expect(store.queryPool.active).toBe(0);
+    } finally {
+      await done();
+    }
+  });
+
+  it('refuses at once with "busy" when the wait queue is full', async () => {
+    const { store, done } = poolStore(1, 1);
+    try {
+      const running = store.query.query({ query: HEAVY, format: 'JSONEachRow' }).catch(() => undefined);
+      const waiting = store.query.query({ query: LIGHT, format: 'JSONEachRow' });
+      const refused = await store.query.query({ query: LIGHT, format: 'JSONEachRow' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(QueryBusyError);
+      expect((refused as QueryBusyError).message).toMatch(/busy .*retry in \d+ s/);
+      expect(store.queryPool.counts.busy).toBe(1);
+      await Promise.all([running, waiting]);
+    } finally {
+      await done();
+    }
+  });
+
+  it('drops a waiting query whose reader went away, before it runs', async () => {
+    const { store, done } = poolStore(1, 8);
+    try {
+      const running = store.query.query({ query: HEAVY, format: 'JSONEachRow' }).catch(() => undefined);
+      const gone = new AbortController();
+      const waiting = querySignal
+        .run(gone.signal, () => store.query.query({ query: LIGHT, format: 'JSONEachRow' }))
+        .then(
+          () => 'ran',
+          () => 'dropped',
+        );
+      expect(store.queryPool.queued).toBe(1);
+      gone.abort(new Error('the client went away'));
+      expect(await waiting).toBe('dropped');
+      expect(store.queryPool.queued).toBe(0);
+      expect(store.queryPool.counts).toMatchObject({ abandoned: 1 });
+      await running;
+      // Only the heavy query ran.
+      expect(store.queryPool.counts.run).toBe(1);
+    } finally {
+      await done();
+    }
+  });
+});
+
+describe('the read routes when the query path is saturated', () => {
+  it('answer 503 + Retry-After saying "busy", while health and the dashboard files are served', async () => {
+    const dashboardDir = tempDir('tlsrum-dash-');
+    mkdirSync(join(dashboardDir, 'assets'));
+    writeFileSync(join(dashboardDir, 'index.html'), '<!doctype html><title>tlsrum</title>');
+    writeFileSync(join(dashboardDir, 'assets', 'world-abc123.js'), 'export const w = 1;');
+    try {
+      await withApp(
+        { QUERY_CONCURRENCY: '1', QUERY_QUEUE_MAX: '0', QUERY_TIMEOUT_MS: '3000', DASHBOARD_DIR: dashboardDir },
+        async ({ app }) => {
+          const heavy = app.store.query.query({ query: HEAVY, format: 'JSONEachRow' }).catch(() => undefined);
+          const res = await app.inject({ url: '/v1/summary' });
+          expect(res.statusCode).toBe(503);
+          expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+          expect(res.json().message).toMatch(/busy/);
+          expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+          expect((await app.inject({ url: '/' })).statusCode).toBe(200);
+          expect((await app.inject({ url: '/assets/world-abc123.js' })).statusCode).toBe(200);
+          await heavy;
+          expect((await app.inject({ url: '/v1/summary' })).statusCode).toBe(200);
+        },
+      );
+    } finally {
+      removeDir(dashboardDir);
+    }
+  });
+});
+
+describe('load shedding under ingest pressure', () => {
+  it('refuses writes only: the dashboard files, health and the read routes are still answered', async () => {
+    const dashboardDir = tempDir('tlsrum-dash-');
+    writeFileSync(join(dashboardDir, 'index.html'), '<!doctype html><title>tlsrum</title>');
+    try {
+      await withApp({ MAX_HEAP_USED_BYTES: '1', DASHBOARD_DIR: dashboardDir }, async ({ app }) => {
+        let res = await postBatch(app, makeBatch());
+        // The plugin samples memory once a second: wait for the first sample.
+        for (let i = 0; i < 40 && res.statusCode !== 503; i++) {
+          await new Promise((r) => setTimeout(r, 100));
+          res = await postBatch(app, makeBatch());
+        }
+        expect(res.statusCode).toBe(503);
+        expect((await app.inject({ url: '/' })).statusCode).toBe(200);
+        expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
+        expect((await app.inject({ url: '/v1/summary' })).statusCode).toBe(200);
+        expect((await app.inject({ url: '/v1/compare?dimensions=stack' })).statusCode).toBe(200);
+      });
+    } finally {
+      removeDir(dashboardDir);
+    }
+  });
+});

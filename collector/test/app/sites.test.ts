@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenMatches } from '../../src/sites/auth';
+import { removeDir, startApp, type TestApp } from '../support/helpers';
+
+const ADMIN = 'admin-token-for-tests-0001';
+let t: TestApp;
+beforeAll(async () => (t = await startApp({ ADMIN_TOKEN: ADMIN })));
+afterAll(async () => {
+  await t.close();
+  removeDir(t.dataDir);
+});
+
+describe('/v1/sites', () => {
+  const register = (hostname: unknown, token = ADMIN) =>
+    t.app.inject({
+      method: 'POST',
+      url: '/v1/sites',
+      payload: { hostname },
+      headers: { authorization: `Bearer ${token}` },
+    });
+
+  it('registers a site with the admin token and lists it', async () => {
+    const first = (await register('shop.example.com')).json();
+    expect(first).toMatchObject({ hostname: 'shop.example.com', created: true });
+    expect(first.readToken).toMatch(/^tlsrum_rt_[A-Za-z0-9_-]{43}$/);
+    const again = (await register('shop.example.com')).json();
+    expect(again).toMatchObject({ hostname: 'shop.example.com', created: false });
+    // Registering again rotates the read token.
+    expect(again.readToken).not.toBe(first.readToken);
+    const list = await t.app.inject({ url: '/v1/sites' });
+    expect(list.json().sites).toEqual(['shop.example.com']);
+    expect(list.json().profiles).toBeTypeOf('object');
+    expect(list.headers['cache-control']).toContain('max-age');
+  });
+
+  it('refuses without the right token, and refuses invalid hostnames', async () => {
+    expect((await register('a.example.com', 'wrong-token-wrong-token')).statusCode).toBe(401);
+    expect(
+      (await t.app.inject({ method: 'POST', url: '/v1/sites', payload: { hostname: 'a.example.com' } })).statusCode,
+    ).toBe(401);
+    const bad = await register('https://a.example.com/');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toContain('body/hostname');
+  });
+
+  it('unregisters a site; the registry survives a reload from the store', async () => {
+    await register('old.example.com');
+    const del = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/sites/old.example.com',
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(del.json()).toEqual({ hostname: 'old.example.com', removed: true });
+    await t.app.sites.refresh();
+    expect(t.app.sites.list()).toEqual(['shop.example.com']);
+  });
+
+  it('compares tokens in constant time and never matches an unset token', () => {
+    expect(tokenMatches('abc', 'abc')).toBe(true);
+    expect(tokenMatches('abd', 'abc')).toBe(false);
+    expect(tokenMatches('abc', null)).toBe(false);
+    expect(tokenMatches(undefined, 'abc')).toBe(false);
+  });
+});

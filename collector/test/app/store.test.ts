@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import { generateDemoData } from '../../src/demo/generate';
+import { loadMigrations, migrate, splitStatements } from '../../src/platform/store/migrate';
+import { BUCKETS, BUCKET_STATE_TYPE } from '../../src/query/histogram';
+import { CUTS } from '../../src/query/sources';
+import { DIMENSION_SQL } from '../../src/query/dimensions';
+import type { Store } from '../../src/platform/store/clients';
+import {
+  countRows,
+  makeBatch,
+  makeRecords,
+  openStore,
+  postBatch,
+  removeDir,
+  startApp,
+  tempDir,
+  withApp,
+} from '../support/helpers';
+
+/** Per rollup cut: records, and the values counted in the tls and ttfb buckets. */
+async function rollupTotals(store: Store, table = 'handshakes_cuts') {
+  const rs = await store.query.query({
+    query: `SELECT cut, sum(records) AS records,
+                   arraySum(countResampleMerge(0, ${BUCKETS}, 1)(tls_buckets)) AS tls,
+                   arraySum(countResampleMerge(0, ${BUCKETS}, 1)(ttfb_buckets)) AS ttfb
+            FROM ${table} GROUP BY cut ORDER BY cut`,
+    format: 'JSONEachRow',
+  });
+  return (await rs.json<Record<string, number>>()).map((r) => ({
+    cut: Number(r.cut),
+    records: Number(r.records),
+    tls: Number(r.tls),
+    ttfb: Number(r.ttfb),
+  }));
+}
+
+const FOLDER_RECORDS = 20_000;
+/** Every cut counts every stored record once, in its records and in its phase buckets. */
+const CUT_NUMBERS = CUTS.filter((c) => c.table === 'handshakes_cuts')
+  .map((c) => Number(c.where!.replace('cut = ', '')))
+  .sort((a, b) => a - b);
+const EVERY_CUT_COUNTS_EVERY_RECORD = CUT_NUMBERS.map((cut) => ({
+  cut,
+  records: FOLDER_RECORDS,
+  tls: FOLDER_RECORDS,
+  ttfb: FOLDER_RECORDS,
+}));
+
+/** The versions a folder migrated below `version` still needs. */
+const versionsFrom = (version: number) =>
+  loadMigrations()
+    .map((m) => m.version)
+    .filter((v) => v >= version);
+
+/** A data folder migrated up to (not including) `version`, holding generated records, for an upgrade test. */
+async function upgradeFolder(version: number, test: (store: Store) => Promise<void>): Promise<void> {
+  const dir = tempDir();
+  const store = openStore({ dataDir: dir, clickhouse: null });
+  try {
+    await migrate(
+      store.ingest,
+      loadMigrations().filter((m) => m.version < version),
+    );
+    await generateDemoData(store.ingest, { records: FOLDER_RECORDS, days: 10, seed: version });
+    await test(store);
+  } finally {
+    await store.close();
+    removeDir(dir);
+  }
+}
+
+// Each upgrade test migrates and backfills a data folder of 20 000 rows: minutes on a loaded 2-core machine.
+describe('store', { timeout: 180_000 }, () => {
+  it('applies migrations once; running them again changes nothing', async () => {
+    const dir = tempDir();
+    const store = openStore({ dataDir: dir, clickhouse: null });
+    try {
+      expect(await migrate(store.ingest)).toEqual(loadMigrations().map((m) => m.version));
+      expect(await migrate(store.ingest)).toEqual([]);
+      const rs = await store.query.query({
+        query: 'SELECT version FROM schema_migrations FINAL ORDER BY version',
+        format: 'JSONEachRow',
+      });
+      expect((await rs.json<{ version: number }>()).map((r) => r.version)).toEqual(
+        loadMigrations().map((m) => m.version),
+      );
+      // Statements are idempotent too: a crash after a statement but before its record is harmless.
+      for (const m of loadMigrations()) for (const s of m.statements) await store.ingest.command({ query: s });
+    } finally {
+      await store.close();
+      removeDir(dir);
+    }
+  });
+
+  it('fills the daily rollup from the rows of a data folder that predates it, and drops the hourly one', async () => {
+    await upgradeFolder(5, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(5));
+      expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
+      const tables = await store.query.query({
+        query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_hourly%'",
+        format: 'JSONEachRow',
+      });
+      expect(await tables.json()).toEqual([]);
+    });
+  });
+
+  it('fills the crypto rollup (0009) from the rows of a data folder that predates it: both cuts count every record', async () => {
+    await upgradeFolder(9, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(9));
+      expect(await rollupTotals(store, 'handshakes_crypto_per_day')).toEqual(
+        [0, 1].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
+      );
+      // New records reach it through its view.
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 9 });
+      expect((await rollupTotals(store, 'handshakes_crypto_per_day')).map((r) => r.records)).toEqual([21_000, 21_000]);
+    });
+  });
+
+  it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
+    await upgradeFolder(6, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(6));
+      expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
+      const columns = await (
+        await store.query.query({
+          query:
+            "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_cuts' AND name IN ('clients', 'tls_buckets')",
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string; type: string }>();
+      expect(Object.fromEntries(columns.map((c) => [c.name, c.type]))).toEqual({
+        clients: 'AggregateFunction(uniqUpTo(99), String)',
+        tls_buckets: BUCKET_STATE_TYPE,
+      });
+      // New records reach the new rollup through its view.
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 5 });
+      expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => 21_000));
+    });
+  });
+
+  it('replaces the four-cut daily rollup with the cut table, refilled from the stored rows, every declared cut present', async () => {
+    await upgradeFolder(11, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(11));
+      expect(await rollupTotals(store)).toEqual(EVERY_CUT_COUNTS_EVERY_RECORD);
+      // Each key column holds its own values (the backfill inserts the view's SELECT by position): per cut
+      // and column, the records per value equal the raw table's.
+      const perValue = async (sql: string) =>
+        (await (await store.query.query({ query: sql, format: 'JSONEachRow' })).json<{ k: string; n: number }>())
+          .map((r) => `${r.k}=${Number(r.n)}`)
+          .sort();
+      const rawOf = Object.fromEntries(
+        Object.values(DIMENSION_SQL).flatMap((d) =>
+          d.rollup?.columns.length === 1 && d.rollup.sql === d.rollup.columns[0] ? [[d.rollup.sql, d.raw]] : [],
+        ),
+      );
+      rawOf.hour = "toStartOfHour(ts, 'UTC')";
+      rawOf.site = 'site';
+      for (const c of CUTS) {
+        for (const col of [...c.cut!, ...(c.sites === 'one' ? ['site'] : [])]) {
+          expect(
+            await perValue(
+              `SELECT toString(${col}) AS k, sum(records) AS n FROM ${c.table} WHERE ${c.where} GROUP BY k`,
+            ),
+            `${c.name}: ${col}`,
+          ).toEqual(
+            await perValue(
+              `SELECT toString(${rawOf[col]}) AS k, count() AS n FROM handshakes WHERE implausible = 0 AND capped = 0 GROUP BY k`,
+            ),
+          );
+        }
+      }
+      const tables = await store.query.query({
+        query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_per_day%'",
+        format: 'JSONEachRow',
+      });
+      expect(await tables.json()).toEqual([]);
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 11 });
+      expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => 21_000));
+    });
+  });
+
+  it('splits migration files into statements, ignoring comments', () => {
+    expect(splitStatements('-- c\nCREATE TABLE a (x UInt8) ENGINE = Memory;\n\nSELECT 1;\n')).toEqual([
+      'CREATE TABLE a (x UInt8) ENGINE = Memory',
+      'SELECT 1',
+    ]);
+  });
+
+  it('flushes buffered rows on shutdown, and the data survives a restart', async () => {
+    const t = await startApp({ FLUSH_INTERVAL_MS: '60000' });
+    try {
+      const batch = makeBatch(makeRecords(250));
+      expect((await postBatch(t.app, batch, { gzip: true })).statusCode).toBe(202);
+      expect(t.app.ingest.size).toBe(250); // still buffered: the interval is a minute
+      await t.close();
+      const store = openStore({ dataDir: t.dataDir, clickhouse: null });
+      expect(await countRows(store)).toBe(250);
+      await store.close();
+      const again = await startApp({}, t.dataDir);
+      expect(await countRows(again.app.store)).toBe(250);
+      await again.close();
+    } finally {
+      removeDir(t.dataDir);
+    }
+  });
+
+  it('flushes at FLUSH_MAX_ROWS without waiting for the interval', async () => {
+    await withApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100' }, async (t) => {
+      await postBatch(t.app, makeBatch(makeRecords(120)), { gzip: true });
+      await t.app.ingest.flush();
+      expect(await countRows(t.app.store)).toBe(120);
+    });
+  });
+
+  it('answers 503 with Retry-After when the buffer is full, and keeps what it acknowledged', async () => {
+    await withApp({ FLUSH_INTERVAL_MS: '60000', FLUSH_MAX_ROWS: '100000', MAX_BUFFERED_ROWS: '5' }, async (t) => {
+      expect((await postBatch(t.app, makeBatch(makeRecords(5)))).statusCode).toBe(202);
+      const full = await postBatch(t.app, makeBatch(makeRecords(1)));
+      expect(full.statusCode).toBe(503);
+      expect(Number(full.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      await t.app.ingest.flush();
+      expect(await countRows(t.app.store)).toBe(5);
+      expect((await postBatch(t.app, makeBatch(makeRecords(1)))).statusCode).toBe(202);
+    });
+  });
+
+  it('never stores or logs the client IP address', async () => {
+    const t = await startApp();
+    const ips = ['203.0.113.77', '2001:db8::77', '8.8.4.4'];
+    try {
+      for (const ip of ips)
+        expect((await postBatch(t.app, makeBatch(makeRecords(3)), { ip, gzip: true })).statusCode).toBe(202);
+      await t.app.inject({ url: '/v1/handshakes?from=203.0.113.77', remoteAddress: '203.0.113.77' });
+      await t.app.ingest.flush();
+      // Every column of every row, as text.
+      const rs = await t.app.store.query.query({ query: 'SELECT * FROM handshakes', format: 'JSONEachRow' });
+      const stored = JSON.stringify(await rs.json());
+      const tables = await t.app.store.query.query({
+        query: 'SELECT name FROM system.tables WHERE database = currentDatabase()',
+        format: 'JSONEachRow',
+      });
+      let everything = stored;
+      for (const { name } of await tables.json<{ name: string }>()) {
+        everything += JSON.stringify(
+          await (await t.app.store.query.query({ query: `SELECT * FROM ${name}`, format: 'JSONEachRow' })).json(),
+        );
+      }
+      expect(stored).toContain('"country":"US"');
+      for (const ip of ips) {
+        expect(everything).not.toContain(ip);
+        expect(t.logs()).not.toContain(ip);
+      }
+      expect(t.logs()).toContain('"route":"/v1/handshakes"');
+    } finally {
+      await t.close();
+      removeDir(t.dataDir);
+    }
+  });
+});

@@ -1,0 +1,100 @@
+/** Which table or rollup cut a query reads: the smallest that holds every dimension it needs. */
+import { describe, expect, it } from 'vitest';
+import { chooseTable } from '../../src/query/cells';
+import { chooseReadTable, ROLLUP_CLIENTS_CAP, type ReadTableNeeds } from '../../src/query/sources';
+
+const DAY = 86_400_000;
+const end = Date.UTC(2026, 10, 23);
+const month = { from: end - 30 * DAY, to: end };
+const needs = (n: Partial<ReadTableNeeds>): ReadTableNeeds => ({
+  table: 'rollup',
+  dimensions: [],
+  filters: [],
+  site: null,
+  minClients: 20,
+  ...month,
+  ...n,
+});
+
+describe('chooseReadTable', () => {
+  it('reads the smallest cut holding the columns of every dimension and filter', () => {
+    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'] }))).toMatchObject({
+      name: 'rollup-all-sites-by-protocol-tlsVersion-resumed-handshakeClass',
+      where: `cut = ${0b111110000}`,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['country'] }))).toMatchObject({
+      name: 'rollup-all-sites-by-country',
+      where: `cut = ${0b101111111}`,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['stack'], bucket: 'day' })).name).toBe(
+      'rollup-all-sites-by-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ bucket: 'day' })).name).toBe('rollup-all-sites-by-hour');
+    expect(chooseReadTable(needs({ dimensions: ['tlsVersion'], site: 'a.example.com' }))).toMatchObject({
+      name: 'rollup-site-by-protocol-tlsVersion-resumed-handshakeClass',
+      where: `cut = ${0b011110000}`,
+    });
+    expect(chooseReadTable(needs({ filters: ['country'], site: 'a.example.com' }))).toMatchObject({
+      name: 'rollup-site-by-country',
+      where: `cut = ${0b001111111}`,
+    });
+    // Filters and dimensions the four-cut rollup did not hold.
+    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'], filters: ['browser'] })).name).toBe(
+      'rollup-all-sites-by-browser-source-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['source'] })).name).toBe(
+      'rollup-all-sites-by-browser-source-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country', 'stack'] })).name).toBe(
+      'rollup-all-sites-by-country-protocol-tlsVersion',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country', 'mode'] })).name).toBe(
+      'rollup-all-sites-by-country-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['stack'], filters: ['country'] })).name).toBe(
+      'rollup-all-sites-by-country-protocol-tlsVersion',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'], filters: ['country'] })).name).toBe(
+      'rollup-all-sites-by-country-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['browser'] })).name).toBe(
+      'rollup-all-sites-by-country-browser-source',
+    );
+    expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['stack'] }))).toMatchObject({
+      name: 'rollup-all-sites-by-hour-protocol-tlsVersion',
+      hourTime: 'hour',
+    });
+  });
+
+  it('reads the raw table when no cut has the columns, the grain or the range, or when asked to', () => {
+    expect(chooseReadTable(needs({ bucket: 'hour', filters: ['browser'] })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser'] })).name).toBe('raw');
+    expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['mode'] })).name).toBe('raw');
+    expect(chooseReadTable(needs({ from: month.from + 3_600_000 })).name).toBe('raw');
+    expect(chooseReadTable(needs({ table: 'raw', dimensions: ['country'] })).name).toBe('raw');
+  });
+
+  it('reads the raw table when suppression needs more distinct clients than the rollup counts', () => {
+    expect(chooseReadTable(needs({ dimensions: ['country'], minClients: ROLLUP_CLIENTS_CAP })).name).toBe(
+      'rollup-all-sites-by-country',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country'], minClients: ROLLUP_CLIENTS_CAP + 1 })).name).toBe('raw');
+  });
+});
+
+describe('chooseTable', () => {
+  it('reads the rollup from a week on, widened to whole days', () => {
+    const t = Date.UTC(2026, 10, 23, 10, 17, 5);
+    expect(chooseTable({ from: t - 7 * DAY, to: t })).toEqual({
+      table: 'rollup',
+      from: Date.UTC(2026, 10, 16),
+      to: Date.UTC(2026, 10, 24),
+    });
+    expect(chooseTable({ from: t - 3 * DAY, to: t })).toEqual({ table: 'raw', from: t - 3 * DAY, to: t });
+    expect(chooseTable({ from: t - 3 * DAY, to: t }, 'rollup')).toEqual({
+      table: 'rollup',
+      from: Date.UTC(2026, 10, 20),
+      to: Date.UTC(2026, 10, 24),
+    });
+  });
+});

@@ -1,0 +1,471 @@
+/**
+ * The dashboard in a real browser (puppeteer-core + Debian's Chromium) against a real collector on an
+ * embedded store holding generated demo data: every chart renders series with data, a filter change
+ * goes into the URL and the charts follow, empty and error states show, the layout fits a phone.
+ * Screenshots go to test-artifacts/dashboard/.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { build } from 'vite';
+import { buildApp } from '@tlsrum/collector';
+import { loadConfig } from '@tlsrum/collector/config';
+import { newReadToken } from '@tlsrum/collector/auth';
+import { generateDemoData } from '@tlsrum/collector/demo';
+
+const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
+const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
+const PANELS = ['compare', 'map', 'trends', 'shares', 'phases', 'crypto', 'whatif', 'alerts', 'config'];
+/** Per-site panels: alerts and the probed configuration (without a site and token they are empty). */
+const PER_SITE = ['alerts', 'config'];
+/** Panel states when every data panel is `state`. */
+const states = (state: string, alerts = state === 'error' ? 'error' : 'empty') =>
+  Object.fromEntries(PANELS.map((p) => [p, PER_SITE.includes(p) ? alerts : state]));
+
+let work: string;
+let outDir: string;
+let app: Awaited<ReturnType<typeof buildApp>>;
+let browser: Browser;
+let page: Page;
+let base: string;
+
+type Hook = { renders: number; charts: Map<string, { getOption(): { series?: { data?: unknown[] }[] } }[]> };
+
+/** Per panel, per chart: the number of data points in each series. */
+function seriesSizes(p: Page) {
+  return p.evaluate(() => {
+    const hook = (window as unknown as { tlsrumDashboard: Hook }).tlsrumDashboard;
+    return Object.fromEntries(
+      [...hook.charts].map(([id, charts]) => [
+        id,
+        charts.map((c) => (c.getOption().series ?? []).map((s) => s.data?.length ?? 0)),
+      ]),
+    );
+  });
+}
+
+async function waitForRenders(p: Page, n: number) {
+  await p.waitForFunction(
+    (k: number) => ((window as unknown as { tlsrumDashboard?: Hook }).tlsrumDashboard?.renders ?? 0) >= k,
+    { timeout: 60_000 },
+    n,
+  );
+}
+
+/** With a site's read token every panel is ready; its alerts once evaluated, its configuration once probed (empty before). */
+async function expectReadyWithToken(p: Page) {
+  const st = await panelStates(p);
+  expect({ ...st, alerts: '', config: '' }).toEqual({ ...states('ready'), alerts: '', config: '' });
+  expect(['ready', 'empty']).toContain(st.alerts);
+  expect(['ready', 'empty']).toContain(st.config);
+}
+
+const panelStates = (p: Page) =>
+  p.$$eval('section.panel', (els) => Object.fromEntries(els.map((e) => [e.id, (e as HTMLElement).dataset.state])));
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'tlsrum-dashboard-'));
+  outDir = join(work, 'dist');
+  await build({
+    root: dashboardDir,
+    configFile: join(dashboardDir, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true },
+  });
+  // Load shedding off: a busy test machine lags the event loop, and a 503 there would not be the dashboard's fault.
+  const config = loadConfig({
+    DATA_DIR: join(work, 'data'),
+    DASHBOARD_DIR: outDir,
+    LOG_LEVEL: 'silent',
+    MIN_CLIENTS_PER_CELL: '5',
+    // One public figure per crypto value needs records of two registered sites (k-sites rule, tested in the
+    // collector); the demo's sites each have their own certificate, so this test reads them one site at a time.
+    MIN_SITES_PER_CELL: '1',
+    MAX_EVENT_LOOP_DELAY_MS: '0',
+    // The demo sites are fictional hostnames: no scheduled TLS probes (tests talk to loopback only).
+    PROBE_INTERVAL_MS: '0',
+  });
+  app = await buildApp(config);
+  await app.storeStatus.whenReady;
+  await generateDemoData(app.store.ingest, { records: 80_000, days: 30, seed: 3 });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  mkdirSync(artifacts, { recursive: true });
+  browser = await puppeteer.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = await browser.newPage();
+  await page.setViewport({ width: 1440, height: 1000 });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('dashboard', () => {
+  it('renders every chart with data on demo data', async () => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+    expect(await panelStates(page)).toEqual(states('ready'));
+    const sizes = await seriesSizes(page);
+    expect(Object.keys(sizes).sort()).toEqual([...PANELS].sort());
+    for (const [id, charts] of Object.entries(sizes)) {
+      for (const series of charts) {
+        expect(series.length, id).toBeGreaterThan(0);
+        for (const n of series) expect(n, id).toBeGreaterThan(0);
+      }
+    }
+    // TLS 1.2 full / resumed, TLS 1.3 and h3 × full / resumed / 0-RTT (TLS 1.2 has no 0-RTT); dozens of countries.
+    expect(sizes.compare![0]![0]).toBe(8);
+    // 30 days read the rollup, which counts distinct clients up to 100: a capped count reads "≥ 100".
+    expect(await page.$eval('#compare tbody', (t) => t.textContent)).toContain('≥ 100');
+    expect(sizes.map![0]![0]).toBeGreaterThanOrEqual(30);
+    // Every panel's data can be downloaded; the map has its table.
+    expect(
+      await page.$$eval('section.panel:not(#alerts):not(#config) .csv', (bs) =>
+        bs.every((b) => !(b as HTMLButtonElement).disabled),
+      ),
+    ).toBe(true);
+    // What-if: the scenarios that save time ranked by p75 saving (none with 0 saved), the accounting
+    // table named after the range, and the stated assumptions.
+    const ranked = sizes.whatif![0]![0]!;
+    expect(ranked).toBeGreaterThanOrEqual(3);
+    expect(sizes.whatif![0]).toEqual([ranked, ranked]);
+    const [p75, p50] = await page.evaluate(() => {
+      const hook = (
+        window as unknown as {
+          tlsrumDashboard: { charts: Map<string, { getOption(): { series: { data: number[] }[] } }[]> };
+        }
+      ).tlsrumDashboard;
+      return hook.charts
+        .get('whatif')![0]!
+        .getOption()
+        .series.map((s) => s.data);
+    });
+    for (let i = 0; i < ranked; i++) expect(p75![i]! > 0 || p50![i]! > 0, `scenario ${i}`).toBe(true);
+    expect(await page.$$eval('#whatif tbody tr', (rows) => rows.length)).toBe(5 + ranked);
+    expect(await page.$eval('#whatif caption', (c) => c.textContent)).toMatch(/^Last 30 days, all sites: /);
+    expect(await page.$$eval('#whatif details li', (li) => li.length)).toBeGreaterThanOrEqual(9);
+    // Guides are links, and they open.
+    const guide = await page.$eval('#alerts .desc a', (a) => (a as HTMLAnchorElement).href);
+    expect(guide).toMatch(/\/guide\/alerts\.md$/);
+    expect(await (await fetch(guide)).text()).toContain('# ');
+    expect(await page.$eval('#alerts .status', (s) => s.textContent)).toContain('read token');
+    expect(await page.$$eval('#map tbody tr', (rows) => rows.length)).toBeGreaterThanOrEqual(30);
+    await page.screenshot({ path: join(artifacts, 'dashboard-30d.png'), fullPage: true });
+    expect(errors).toEqual([]);
+  });
+
+  it('states in every record panel how much is measured, with realistic unknown shares; the evidence filter keeps measured records only', async () => {
+    const RECORD_PANELS = ['compare', 'map', 'trends', 'phases', 'shares', 'whatif'];
+    const lines = async () =>
+      page.$$eval('section.panel', (ss) =>
+        Object.fromEntries(
+          ss.map((s) => [
+            s.id,
+            (s.querySelector('.coverage') as HTMLElement | null)?.hidden
+              ? ''
+              : (s.querySelector('.coverage')?.textContent ?? ''),
+          ]),
+        ),
+      );
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+    const all = await lines();
+    const sentence =
+      /^TLS version known for (\d+) % of records \(observed (\d+) %, server-timing (\d+) %, implied (\d+) %, site profile (\d+) %, inferred (\d+) %\)/;
+    for (const id of RECORD_PANELS) expect(all[id], id).toMatch(sentence);
+    expect(all.alerts).toBe('');
+    // The demo's population is mostly Chromium: a real share of records does not know its version.
+    const [known, ...parts] = sentence.exec(all.compare!)!.slice(1).map(Number);
+    expect(known).toBeGreaterThan(50);
+    expect(known).toBeLessThan(95);
+    expect(Math.abs(parts.reduce((a, b) => a + b, 0) - known!)).toBeLessThanOrEqual(parts.length);
+    expect(parts[3], 'site profile').toBeGreaterThan(0);
+    await page.screenshot({ path: join(artifacts, 'dashboard-coverage.png'), fullPage: true });
+
+    await page.select('select[name=evidence]', 'measured');
+    await waitForRenders(page, 2);
+    expect(new URL(page.url()).searchParams.get('evidence')).toBe('measured');
+    const measured = await lines();
+    const [mKnown, observed, serverTiming, implied, profile, inferred] = sentence
+      .exec(measured.compare!)!
+      .slice(1)
+      .map(Number);
+    expect(mKnown).toBe(100);
+    expect(observed! + serverTiming!).toBeGreaterThanOrEqual(99);
+    expect([implied, profile, inferred]).toEqual([0, 0, 0]);
+    expect(await panelStates(page)).toEqual(states('ready'));
+    // Back to the view the next test starts from.
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+  });
+
+  it('Cryptography panel: TLS time per group, certificate key, chain and cipher, the post-quantum share, coverage; a plain line per chart, precise detail one click away', async () => {
+    await page.goto(`${base}/?range=7d`);
+    await waitForRenders(page, 1);
+    expect((await panelStates(page)).crypto).toBe('ready');
+    const charts = (await seriesSizes(page)).crypto!;
+    expect(charts).toHaveLength(6);
+    const keys = await page.evaluate(() => {
+      const hook = (
+        window as unknown as {
+          tlsrumDashboard: {
+            charts: Map<
+              string,
+              {
+                getOption(): {
+                  xAxis: { data?: string[] }[];
+                  yAxis: { data?: string[] }[];
+                  series: { name: string; data: unknown[] }[];
+                };
+              }[]
+            >;
+          };
+        }
+      ).tlsrumDashboard;
+      const c = hook.charts.get('crypto')!;
+      return {
+        split: c.slice(0, 4).map((x) => x.getOption().xAxis[0]!.data),
+        pq: c[4]!.getOption().series[0]!.data as [number, number][],
+        coverage: {
+          browsers: c[5]!.getOption().yAxis[0]!.data,
+          series: c[5]!.getOption().series.map((s) => [s.name, s.data]),
+        },
+      };
+    });
+    // The demo's sites: ECDSA P-256 / P-384 and RSA-2048 / RSA-4096 leaves, chains of 2 and 3, hybrid and classical groups.
+    expect([...keys.split[0]!].sort()).toEqual(['X25519', 'X25519MLKEM768']);
+    expect([...keys.split[1]!].sort()).toEqual(['ECDSA-P256', 'ECDSA-P384', 'RSA-2048', 'RSA-4096']);
+    expect([...keys.split[2]!].sort()).toEqual(['2', '3']);
+    expect(keys.split[3]!.length).toBeGreaterThanOrEqual(3);
+    for (const series of charts.slice(0, 4)) expect(series).toHaveLength(2); // p50 and p75
+    // A share per day of the 7-day range, strictly between none and all.
+    expect(keys.pq.length).toBeGreaterThanOrEqual(7);
+    for (const [, share] of keys.pq) expect(share > 0 && share < 1).toBe(true);
+    // Coverage: Firefox observes everything; Chromium-family browsers know only a registered site's probe.
+    const share = (name: string, browser: string) =>
+      (keys.coverage.series.find(([n]) => n === name)![1] as number[])[keys.coverage.browsers!.indexOf(browser)]!;
+    expect(share('observed by the browser', 'firefox')).toBe(1);
+    expect(share("from the site's probe", 'chrome')).toBeGreaterThan(0.5);
+    expect(share('not known', 'chrome')).toBeGreaterThan(0);
+    // One plain line per chart, the precise definition behind a click.
+    expect(await page.$$eval('#crypto .chart-caption > p', (ps) => ps.map((p) => p.textContent!.length))).toHaveLength(
+      6,
+    );
+    expect(await page.$$eval('#crypto .chart-caption details[open]', (d) => d.length)).toBe(0);
+    await page.click('#crypto .chart-caption details summary');
+    expect(await page.$eval('#crypto .chart-caption details', (d) => (d as HTMLDetailsElement).open)).toBe(true);
+    expect(await page.$eval('#crypto .chart-caption details p', (p) => p.textContent)).toContain('X25519MLKEM768');
+    expect(await page.$eval('#crypto .csv', (b) => (b as HTMLButtonElement).disabled)).toBe(false);
+    expect(await page.$eval('#crypto tbody', (t) => t.textContent)).toContain('Certificate key: RSA-4096');
+    // The post-quantum filter narrows every panel, the Cryptography panel's group chart to the hybrid group.
+    await page.select('select[name=pq]', 'hybrid');
+    await waitForRenders(page, 2);
+    expect(new URL(page.url()).searchParams.get('pq')).toBe('hybrid');
+    const groups = await page.evaluate(() => {
+      const hook = (
+        window as unknown as {
+          tlsrumDashboard: { charts: Map<string, { getOption(): { xAxis: { data?: string[] }[] } }[]> };
+        }
+      ).tlsrumDashboard;
+      return hook.charts.get('crypto')![0]!.getOption().xAxis[0]!.data;
+    });
+    expect(groups).toEqual(['X25519MLKEM768']);
+    const crypto = await page.$('#crypto');
+    await page.select('select[name=pq]', '');
+    await waitForRenders(page, 3);
+    await crypto!.screenshot({ path: join(artifacts, 'crypto-panel.png') });
+    // The next test starts where the first left the page.
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+  });
+
+  it('loads the world map data on its own, not with the other panels', async () => {
+    const assets = readdirSync(join(outDir, 'assets')).filter((f) => f.endsWith('.js'));
+    const entry = readFileSync(join(outDir, 'index.html'), 'utf8').match(/src="\.\/assets\/([^"]+\.js)"/)![1]!;
+    // world-atlas is TopoJSON: the chunk holding it has `type: "Topology"` (quoted however the minifier likes).
+    const world = assets.filter((f) => /["'`]Topology["'`]/.test(readFileSync(join(outDir, 'assets', f), 'utf8')));
+    expect(world).toHaveLength(1);
+    expect(world[0]).not.toBe(entry);
+    // ...and the page fetched it (the map rendered in the test above).
+    expect(await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name))).toContainEqual(
+      expect.stringContaining(world[0]!),
+    );
+  });
+
+  it('puts a filter change into the URL and redraws every chart for it', async () => {
+    const before = await page.$eval('#compare tbody', (t) => t.textContent);
+    const requests: string[] = [];
+    const onRequest = (r: { url(): string }) => requests.push(r.url());
+    page.on('request', onRequest);
+    await page.select('select[name=browser]', 'firefox');
+    await waitForRenders(page, 2);
+    page.off('request', onRequest);
+    expect(new URL(page.url()).searchParams.get('browser')).toBe('firefox');
+    expect(new URL(page.url()).searchParams.get('range')).toBe('30d');
+    const api = requests.filter((u) => u.includes('/v1/') && !u.includes('/v1/sites'));
+    expect(api.length).toBe(13); // five query panels, the Cryptography panel's six, the what-if and the panels' coverage line; alerts need a site and a token
+    for (const u of api) expect(new URL(u).searchParams.get('browser')).toBe('firefox');
+    expect(await panelStates(page)).toEqual(states('ready'));
+    expect(await page.$eval('#compare tbody', (t) => t.textContent)).not.toBe(before);
+    await page.screenshot({ path: join(artifacts, 'dashboard-firefox.png'), fullPage: true });
+
+    // The URL alone restores the view (shared links).
+    await page.goto(`${base}/?range=30d&browser=firefox&metric=connect`);
+    await waitForRenders(page, 1);
+    expect(await page.$eval('select[name=browser]', (s) => (s as HTMLSelectElement).value)).toBe('firefox');
+    expect(await page.$eval('select[name=metric]', (s) => (s as HTMLSelectElement).value)).toBe('connect');
+  });
+
+  it('shows empty and error states', async () => {
+    await page.goto(`${base}/?range=30d&browser=safari`);
+    await waitForRenders(page, 1);
+    expect(await panelStates(page)).toEqual(states('empty'));
+    // One site's data without its read token: said once, above the panels (hidden), nothing asked.
+    await page.goto(`${base}/?range=30d&site=shop.example.com`);
+    await waitForRenders(page, 1);
+    expect(await page.$eval('#notice', (n) => [(n as HTMLElement).hidden, n.textContent])).toEqual([
+      false,
+      expect.stringContaining("needs that site's read token"),
+    ]);
+    expect(await page.$eval('#panels', (p) => (p as HTMLElement).hidden)).toBe(true);
+    expect(await page.evaluate(() => document.body.innerText.split('read token').length - 1)).toBeLessThanOrEqual(2);
+  });
+
+  it("a panel whose query fails tries once more by itself, then offers Retry; the map's own script is fetched again", async () => {
+    const p = await browser.newPage();
+    await p.setViewport({ width: 1440, height: 1000 });
+    // Fail the map's query `failures` times (the collector answering 503 busy), and its lazy chunk once.
+    let failures = 1;
+    let chunkFailures = 1;
+    await p.setRequestInterception(true);
+    p.on('request', (r) => {
+      const url = r.url();
+      if (url.includes('/v1/map') && failures > 0) {
+        failures--;
+        return void r.respond({
+          status: 503,
+          headers: { 'retry-after': '1' },
+          contentType: 'application/json',
+          body: JSON.stringify({
+            statusCode: 503,
+            error: 'Service Unavailable',
+            message: 'the collector is busy answering other queries; retry in 1 s',
+          }),
+        });
+      }
+      if (/\/assets\/world-[^/]+\.js/.test(url) && chunkFailures > 0) {
+        chunkFailures--;
+        return void r.respond({ status: 503, body: '' });
+      }
+      void r.continue();
+    });
+    try {
+      await p.goto(`${base}/?range=30d`);
+      await waitForRenders(p, 1);
+      expect((await panelStates(p)).map).toBe('ready');
+      // Twice in a row: the panel says so in the collector's words and offers Retry.
+      failures = 2;
+      await p.select('select[name=metric]', 'connect');
+      await waitForRenders(p, 2);
+      expect((await panelStates(p)).map).toBe('error');
+      expect(await p.$eval('#map .status', (e) => e.textContent)).toContain('busy');
+      await p.click('#map .status button.retry');
+      await p.waitForFunction(() => (document.querySelector('#map') as HTMLElement).dataset.state === 'ready', {
+        timeout: 60_000,
+      });
+      const others = await panelStates(p);
+      expect({ ...others, alerts: '', config: '' }).toEqual({ ...states('ready'), alerts: '', config: '' });
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('reads one site with its read token, kept out of the URL', async () => {
+    const { token, hash } = newReadToken();
+    await app.sites.register('shop.example.com', hash);
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+    const allSites = await page.$eval('#compare tbody', (t) => t.textContent);
+    // A wrong token: one message saying it is not valid (not "needs a token"), not one per panel.
+    await page.type('input[name=token]', 'tlsrum_rt_not-a-valid-token-at-all-0000000000000000');
+    await page.click('#apply-token');
+    await waitForRenders(page, 2);
+    const notice = await page.$eval('#notice', (n) => [(n as HTMLElement).hidden, n.textContent]);
+    expect(notice).toEqual([false, expect.stringContaining('This read token is not valid')]);
+    expect(await page.evaluate(() => document.body.innerText.split('not valid').length - 1)).toBe(1);
+    // The right token, applied with the button: the Site selector follows it.
+    await page.$eval('input[name=token]', (i) => ((i as HTMLInputElement).value = ''));
+    await page.type('input[name=token]', token);
+    await page.click('#apply-token');
+    await waitForRenders(page, 3);
+    expect(await page.$eval('#scope', (s) => s.textContent)).toBe('Site shop.example.com');
+    expect(await page.$eval('#notice', (n) => (n as HTMLElement).hidden)).toBe(true);
+    expect(await page.$eval('select[name=site]', (s) => (s as HTMLSelectElement).value)).toBe('shop.example.com');
+    await expectReadyWithToken(page);
+    expect(await page.$eval('#compare tbody', (t) => t.textContent)).not.toBe(allSites);
+    expect(page.url()).not.toContain(token);
+    // The site the token reads goes into the URL (the token does not), and the view reloads the same.
+    expect(new URL(page.url()).searchParams.get('site')).toBe('shop.example.com');
+    await page.reload();
+    await waitForRenders(page, 1);
+    await expectReadyWithToken(page);
+    await page.evaluate(() => sessionStorage.clear());
+  });
+
+  it('never clips a table at 1280 px', async () => {
+    await page.setViewport({ width: 1280, height: 900 });
+    await page.goto(`${base}/?range=30d`);
+    await waitForRenders(page, 1);
+    // Each table holder shows its table's full width (it may scroll vertically, never sideways).
+    const clipped = await page.$$eval('.table-wrap', (els) =>
+      els
+        .filter((e) => e.scrollWidth > e.clientWidth + 1)
+        .map((e) => `${e.closest('section')!.id}: ${e.scrollWidth} > ${e.clientWidth}`),
+    );
+    expect(clipped).toEqual([]);
+  });
+
+  it('fits a phone screen and can be used with the keyboard', async () => {
+    await page.setViewport({ width: 390, height: 844, isMobile: true });
+    await page.goto(`${base}/?range=7d`);
+    await waitForRenders(page, 1);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(artifacts, 'dashboard-phone.png'), fullPage: true });
+    // Tab reaches every filter and every CSV button.
+    const reached = new Set<string>();
+    await page.focus('select[name=site]');
+    for (let i = 0; i < 40; i++) {
+      reached.add(
+        await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement | null;
+          return el ? `${el.tagName.toLowerCase()}:${el.getAttribute('name') ?? el.className}` : '';
+        }),
+      );
+      await page.keyboard.press('Tab');
+    }
+    for (const name of ['site', 'range', 'source', 'browser', 'country', 'metric'])
+      expect(reached).toContain(`select:${name}`);
+    expect(reached).toContain('input:token');
+    expect(reached).toContain('button:csv');
+    expect(await page.$$eval('.csv', (bs) => bs.every((b) => (b as HTMLButtonElement).tabIndex >= 0))).toBe(true);
+  });
+});
