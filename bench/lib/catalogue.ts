@@ -192,7 +192,7 @@ export const BENCHES: readonly BenchEntry[] = [
       'main-thread CPU per page view, read from a trace from navigation to the page being hidden (evaluation, compilation and ' +
       'every call into it). Fails if the beacon sent nothing.',
     baseline: 'the same page without a script, with an empty script, and with web-vitals',
-    goal: 'gzip ≤ 2 048 bytes; main thread < 0.5 ms and below web-vitals; load ratio within the empty script\'s',
+    goal: "gzip ≤ 2 048 bytes; main thread < 0.5 ms and below web-vitals; load ratio within the empty script's",
     figures: (r) =>
       `${num(r.gzipBytes, ' bytes')} gzip, ${num(r.mainThreadMs, ' ms')} main thread per page view (web-vitals ${num(r.webVitalsMainThreadMs, ' ms')}), load ratio ${num(r.loadRatio)} (empty script ${num(r.emptyScriptLoadRatio)})`,
   },

@@ -427,6 +427,18 @@ describe('dashboard', () => {
     await page.reload();
     await waitForRenders(page, 1);
     await expectReadyWithToken(page);
+    // Opened afresh, a site with beacon records shows its own visitors first, and says so.
+    expect(new URL(page.url()).searchParams.get('source')).toBe('page');
+    expect(await page.$eval('select[name=source]', (s) => (s as HTMLSelectElement).value)).toBe('page');
+    expect(await page.$eval('#scope', (s) => s.textContent)).toMatch(
+      /shop\.example\.com: its own visitors, measured by its beacon/,
+    );
+    // "All sources" is the reader's choice and stays so.
+    await page.select('select[name=source]', '');
+    await waitForRenders(page, 2);
+    expect(new URL(page.url()).searchParams.has('source')).toBe(false);
+    expect(await page.$eval('select[name=source]', (s) => (s as HTMLSelectElement).value)).toBe('');
+    await expectReadyWithToken(page);
     await page.evaluate(() => sessionStorage.clear());
   });
 
