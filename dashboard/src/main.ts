@@ -133,6 +133,11 @@ function siteHasBeaconData(f: Filters, params: Record<string, string | undefined
   return seen;
 }
 
+function scopeText(site: string | null, f: Filters): string {
+  if (!site) return 'All sites together';
+  return `Site ${site}${f.source === 'page' ? ': its own visitors, measured by its beacon' : ''}`;
+}
+
 let controller: AbortController | null = null;
 
 async function load(): Promise<void> {
@@ -145,9 +150,7 @@ async function load(): Promise<void> {
   const params = apiParams(f);
   const t = token.get();
   for (const p of panels) p.panel.setState('loading');
-  scope.textContent = f.site
-    ? `Site ${f.site}${f.source === 'page' ? ': its own visitors, measured by its beacon' : ''}`
-    : 'All sites together';
+  scope.textContent = scopeText(f.site, f);
   // A site chosen without a token: say so once, ask nothing.
   if (f.site && !t) {
     showNotice(tokenProblem(new ApiError(401, ''), f, t));
@@ -172,7 +175,7 @@ async function load(): Promise<void> {
     // The period in the range selector's own words ("Last 7 days").
     rangeLabel: (field('range') as HTMLSelectElement).selectedOptions[0]?.text ?? f.range,
     onSite: (site) => {
-      scope.textContent = site ? `Site ${site}` : 'All sites together';
+      scope.textContent = scopeText(site, f);
       followTokenSite(site, f);
     },
     onCountries: addCountries,

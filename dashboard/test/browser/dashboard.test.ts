@@ -259,10 +259,12 @@ describe('dashboard', () => {
     // A share per day of the 7-day range, strictly between none and all.
     expect(keys.pq.length).toBeGreaterThanOrEqual(7);
     for (const [, share] of keys.pq) expect(share > 0 && share < 1).toBe(true);
-    // Coverage: Firefox observes everything; Chromium-family browsers know only a registered site's probe.
+    // Coverage: Chromium-family browsers know only a registered site's probe
     const share = (name: string, browser: string) =>
       (keys.coverage.series.find(([n]) => n === name)![1] as number[])[keys.coverage.browsers!.indexOf(browser)]!;
-    expect(share('observed by the browser', 'firefox')).toBe(1);
+    // (the extension in Firefox observes everything; a site's beacon, in any browser, only what the probe says).
+    expect(share('observed by the browser', 'firefox')).toBeGreaterThan(0.5);
+    expect(share("from the site's probe", 'firefox')).toBeGreaterThan(0);
     expect(share("from the site's probe", 'chrome')).toBeGreaterThan(0.5);
     expect(share('not known', 'chrome')).toBeGreaterThan(0);
     // One plain line per chart, the precise definition behind a click.
