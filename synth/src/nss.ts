@@ -37,8 +37,9 @@ export function chromiumHomeTrusting(home: string, caCertPath: string): string {
  * NS_ERROR_GENERATE_FAILURE). Firefox accepts it through a certificate exception, the one a person adds
  * with "Accept the risk": `cert_override.txt` in the profile, per host:port, for this exact certificate
  * (its SHA-256 fingerprint), so no other certificate is accepted. Exceptions ignore containers, so the
- * cold visits' user contexts use them too. Returns the lines written (none for a certificate that is
- * not self-signed: a real CA never serves as a server's certificate).
+ * cold visits' user contexts use them too. Only the URLs' own host:port are covered (a page's resources
+ * on other origins are not). Returns the lines written: none for a certificate that is not a self-signed
+ * CA; for a real root CA they match nothing, as no server presents its root as its own certificate.
  */
 export function firefoxExceptionsFor(profile: string, caCertPath: string, urls: readonly string[]): string[] {
   const cert = new X509Certificate(readFileSync(caCertPath));
