@@ -20,7 +20,11 @@ const NEXT_STEP: Record<string, string> = {
 function findingLines(f: Finding): string[] {
   const lines = [`  ${MARK[f.level]} ${f.text}`];
   if (f.advice)
-    lines.push(`      what to do: ${f.advice.text}`, `      nginx: ${f.advice.nginx}`, `      Caddy: ${f.advice.caddy}`);
+    lines.push(
+      `      what to do: ${f.advice.text}`,
+      `      nginx: ${f.advice.nginx}`,
+      `      Caddy: ${f.advice.caddy}`,
+    );
   return lines;
 }
 

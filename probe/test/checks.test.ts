@@ -85,7 +85,13 @@ describe('the list of checks', () => {
       cert: {
         chainLength: 3,
         chainBytes: 5600,
-        leaf: { keyType: 'rsa', keyBits: 4096, signatureAlgorithm: 'sha256WithRSAEncryption', issuer: 'R3', daysToExpiry: 3 },
+        leaf: {
+          keyType: 'rsa',
+          keyBits: 4096,
+          signatureAlgorithm: 'sha256WithRSAEncryption',
+          issuer: 'R3',
+          daysToExpiry: 3,
+        },
       },
       ocsp: { stapled: false, responder: true },
       resumption: { '1.2': false, '1.3': null, ticketLifetimeS: null },
@@ -144,7 +150,10 @@ describe('session resumption: on the version browsers get', () => {
       findings(r)
         .filter((f) => f.check === 'tickets')
         .map((f) => f.text);
-    const on13 = [...texts(good), ...texts({ ...good, resumption: { '1.2': true, '1.3': false, ticketLifetimeS: null } })];
+    const on13 = [
+      ...texts(good),
+      ...texts({ ...good, resumption: { '1.2': true, '1.3': false, ticketLifetimeS: null } }),
+    ];
     expect(on13).toHaveLength(2);
     for (const t of on13) {
       expect(t).not.toMatch(/quicker|faster|round trip sooner|saves? (a|one) round trip/i);

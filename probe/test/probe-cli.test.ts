@@ -55,7 +55,15 @@ describe('pnpm probe: usage', () => {
     expect(code).toBe(EXIT.ok);
     expect(out).toContain('usage: pnpm probe');
     // Every option the parser accepts has its own line of explanation.
-    for (const option of ['--json', '--runs N', '--ca FILE.pem', '--resolve HOST=IP', '--insecure, -k', '--timeout MS', '--help, -h'])
+    for (const option of [
+      '--json',
+      '--runs N',
+      '--ca FILE.pem',
+      '--resolve HOST=IP',
+      '--insecure, -k',
+      '--timeout MS',
+      '--help, -h',
+    ])
       expect(out).toMatch(new RegExp(`^  ${option.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+\\S`, 'm'));
     expect(out.match(/^ {2}pnpm probe /gm)?.length).toBeGreaterThanOrEqual(2);
   });
@@ -90,7 +98,9 @@ describe('pnpm probe: unreachable', () => {
     expect((await exitOf([])).code).toBe(2);
     const failed = await exitOf([`https://127.0.0.1:${port}/`, '--runs', '1']);
     expect(failed.code).toBe(1);
-    expect(failed.stdout).toContain(`Could not reach this server: tcp: cannot connect to 127.0.0.1:${port} (ECONNREFUSED).`);
+    expect(failed.stdout).toContain(
+      `Could not reach this server: tcp: cannot connect to 127.0.0.1:${port} (ECONNREFUSED).`,
+    );
   });
 
   it('the readable report puts the one reason first, with what to check, and no table of unknowns', async () => {

@@ -209,7 +209,11 @@ export async function main(argv: string[]): Promise<number> {
 
   // The summary is the answer, on stdout; where the records went is a note on stderr.
   const mode = parsed.options.mode ?? 'cold';
-  console.log(['', ...summarize(result.visits).map((s) => formatSummary(s, mode))].join('\n\n'));
+  console.log(
+    `\n${summarize(result.visits)
+      .map((s) => formatSummary(s, mode))
+      .join('\n\n')}`,
+  );
 
   let code: number = result.failedVisits > 0 ? EXIT.visitsFailed : EXIT.ok;
   if (!parsed.out && !parsed.collector && result.records.length > 0) {

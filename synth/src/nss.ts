@@ -55,9 +55,7 @@ export function firefoxExceptionsFor(profile: string, caCertPath: string, urls: 
   const lines = origins.map((o) => `${o}:\tOID.2.16.840.1.101.3.4.2.1\t${cert.fingerprint256}\t`);
   writeFileSync(
     join(profile, 'cert_override.txt'),
-    ['# PSM Certificate Override Settings file', '# This is a generated file!  Do not edit.', ...lines, ''].join(
-      '\n',
-    ),
+    ['# PSM Certificate Override Settings file', '# This is a generated file!  Do not edit.', ...lines, ''].join('\n'),
   );
   return lines;
 }

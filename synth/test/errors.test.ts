@@ -5,7 +5,9 @@ import { describeNavigationError } from '../src/errors';
 describe('navigation errors', () => {
   it("Firefox's bare NS_ERROR_GENERATE_FAILURE explains itself and says what to pass", () => {
     const line = describeNavigationError(new Error('NS_ERROR_GENERATE_FAILURE'));
-    expect(line).toMatch(/^unreachable: NS_ERROR_GENERATE_FAILURE \(Firefox refused the connection for a security reason/);
+    expect(line).toMatch(
+      /^unreachable: NS_ERROR_GENERATE_FAILURE \(Firefox refused the connection for a security reason/,
+    );
     expect(line).toContain('--ca FILE.pem');
     expect(line).toContain('self-signed certificate itself');
   });

@@ -15,10 +15,28 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function selfSigned(name: string, ext: string[]): string {
   const file = join(dir, `${name}.pem`);
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', join(dir, `${name}.key`),
-    '-out', file, '-days', '2', '-subj', `/CN=${name}`, ...ext.flatMap((e) => ['-addext', e]),
-  ], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      join(dir, `${name}.key`),
+      '-out',
+      file,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${name}`,
+      ...ext.flatMap((e) => ['-addext', e]),
+    ],
+    { stdio: 'pipe' },
+  );
   return file;
 }
 

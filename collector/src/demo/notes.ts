@@ -18,7 +18,9 @@ export function demoNotes(config: Config, base: string): string[] {
     config.adminToken === null
       ? 'tlsrum demo: no admin token is set, so no new read token can be issued. To issue one (the tokens above are shown only once):'
       : 'tlsrum demo: to issue a new read token for a site (registering it again revokes its old token):',
-    ...(config.adminToken === null ? ['  ADMIN_TOKEN=$(openssl rand -hex 16) pnpm demo    # start with an admin token'] : []),
+    ...(config.adminToken === null
+      ? ['  ADMIN_TOKEN=$(openssl rand -hex 16) pnpm demo    # start with an admin token']
+      : []),
     `  ${register}`,
     '  The answer holds the new readToken; registering a site again revokes its old token.',
   );
