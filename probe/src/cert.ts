@@ -56,6 +56,14 @@ export function leafFacts(der: Buffer, nowMs = Date.now()): ProbeLeaf {
   };
 }
 
+/**
+ * Whether the leaf names an OCSP responder in its Authority Information Access: without one there is no
+ * certificate status to fetch, so none to staple.
+ */
+export function namesOcspResponder(der: Buffer): boolean {
+  return /(^|\n)OCSP - URI:/.test(new X509Certificate(der).infoAccess ?? '');
+}
+
 /** "CN=…" out of Node's one-attribute-per-line distinguished name, else the whole name on one line. */
 function commonName(dn: string): string {
   const lines = dn.split('\n');

@@ -1,6 +1,6 @@
 /**
- * `pnpm probe URL… [--json] [--runs N] [--ca FILE.pem] [--resolve HOST=IP] [--insecure] [--timeout MS]`
- * Exit codes as the synthetic runner's: 0 every URL probed, 1 some check failed (reasons in the output), 2 usage.
+ * `pnpm probe URL… [options]` (every option in HELP below). Exit codes as the synthetic runner's: 0 every
+ * URL probed, 1 some check failed (reasons in the output), 2 usage.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -13,6 +13,41 @@ import { formatResult } from './table';
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 export const USAGE = `usage: pnpm probe URL... [--json] [--runs N] [--ca FILE.pem] [--resolve HOST=IP]... [--insecure] [--timeout MS]`;
+
+/** `pnpm probe --help`: every option in plain words, with examples, for a site owner. */
+export const HELP = `${USAGE}
+
+Checks how your HTTPS server sets up connections: how long each step takes (name lookup, TCP connect,
+TLS handshake, first byte), which TLS versions it accepts, whether returning visitors can resume their
+session, its certificate chain, OCSP stapling, HTTP/3 and post-quantum key exchange. Each finding says
+what it means for your visitors and, when something is off, the nginx and Caddy setting that fixes it.
+It only opens a few ordinary connections to the server: nothing is sent anywhere else.
+
+URL                  the page to check, e.g. https://example.com/ (a bare host name means its home page).
+                     Several URLs are checked one after the other.
+
+options:
+  --json             print the raw results as JSON (the format is described in docs/probe.md) instead of
+                     the readable report; for scripts and monitoring.
+  --runs N           how many fresh connections to time (1-100, default ${DEFAULT_PROBE_OPTIONS.runs}); the report shows the
+                     middle value (median), so more runs give steadier numbers.
+  --ca FILE.pem      also trust this certificate authority (PEM file), e.g. your company's own CA or a
+                     self-signed certificate; may be given more than once. Without it such a certificate
+                     is reported as not trusted.
+  --resolve HOST=IP  connect to IP for HOST without asking DNS, like curl's --resolve; for a server that is
+                     not in DNS yet, or one of several servers behind one name. May be given more than once.
+  --insecure, -k     do not report an untrusted, expired or misnamed certificate as an error (everything
+                     else is still checked).
+  --timeout MS       give up on a step after MS milliseconds (100-600000, default ${DEFAULT_PROBE_OPTIONS.timeoutMs}).
+  --help, -h         show this help.
+
+examples:
+  pnpm probe https://example.com/
+  pnpm probe example.com www.example.com --runs 5
+  pnpm probe https://intranet.example.test/ --ca company-ca.pem --resolve intranet.example.test=10.0.0.7
+  pnpm probe https://example.com/ --json > probe.json
+
+exit codes: 0 every URL was checked, 1 some step failed (the reason is printed), 2 wrong usage.`;
 
 export class UsageError extends Error {}
 
@@ -94,7 +129,7 @@ export async function main(
     return EXIT.usage;
   }
   if (args === 'help') {
-    out(USAGE);
+    out(HELP);
     return EXIT.ok;
   }
   const results: ProbeResult[] = [];

@@ -5,7 +5,7 @@
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import type { ProbeResult } from '@tlsrum/shared';
-import { chainFacts, NO_CHAIN } from './cert';
+import { chainFacts, namesOcspResponder, NO_CHAIN } from './cert';
 import type { Target } from './connect';
 import { coldRuns, median } from './phases';
 import { pqSupported } from './pq';
@@ -114,7 +114,10 @@ export async function probeWithIdentity(
     },
     pq: { supported: pqSupported(modern?.negotiated.group ?? null) },
     cert: chainFrom ? chainFacts(chainFrom.chain) : NO_CHAIN,
-    ocsp: { stapled: modern ? modern.ocspStapled : null },
+    ocsp: {
+      stapled: modern ? modern.ocspStapled : null,
+      responder: chainFrom ? namesOcspResponder(chainFrom.chain[0]!) : null,
+    },
     resumption: res?.resumption ?? { '1.2': null, '1.3': null, ticketLifetimeS: null },
     earlyData: res?.earlyData ?? { allowed: null },
     h3: {

@@ -50,10 +50,22 @@ describe('pnpm probe: usage', () => {
     expect(out).toBe('');
   });
 
-  it('--help prints the usage and exits 0', async () => {
+  it('--help describes every option in words and gives examples, and exits 0', async () => {
     const { code, out } = await run(['--help']);
     expect(code).toBe(EXIT.ok);
     expect(out).toContain('usage: pnpm probe');
+    // Every option the parser accepts has its own line of explanation.
+    for (const option of [
+      '--json',
+      '--runs N',
+      '--ca FILE.pem',
+      '--resolve HOST=IP',
+      '--insecure, -k',
+      '--timeout MS',
+      '--help, -h',
+    ])
+      expect(out).toMatch(new RegExp(`^  ${option.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s+\\S`, 'm'));
+    expect(out.match(/^ {2}pnpm probe /gm)?.length).toBeGreaterThanOrEqual(2);
   });
 });
 
@@ -87,7 +99,19 @@ describe('pnpm probe: unreachable', () => {
     const failed = await exitOf([`https://127.0.0.1:${port}/`, '--runs', '1']);
     expect(failed.code).toBe(1);
     expect(failed.stdout).toContain(
-      `Could not complete a check — tcp: cannot connect to 127.0.0.1:${port} (ECONNREFUSED).`,
+      `Could not reach this server: tcp: cannot connect to 127.0.0.1:${port} (ECONNREFUSED).`,
     );
+  });
+
+  it('the readable report puts the one reason first, with what to check, and no table of unknowns', async () => {
+    const port = await closedPort();
+    const { code, out } = await run([`https://127.0.0.1:${port}/`, '--runs', '2']);
+    expect(code).toBe(EXIT.failed);
+    expect(out.split('\n').slice(0, 3)).toEqual([
+      `https://127.0.0.1:${port}/`,
+      `  ✗ Could not reach this server: tcp: cannot connect to 127.0.0.1:${port} (ECONNREFUSED).`,
+      '      what to do: check that the server runs and listens on this port, and that no firewall is in the way.',
+    ]);
+    expect(out).not.toMatch(/unknown|phases \(median/);
   });
 });

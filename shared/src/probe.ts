@@ -76,7 +76,15 @@ export const ProbeResult = Type.Object(
       { additionalProperties: false },
     ),
     ocsp: Type.Object(
-      { stapled: Flag('a stapled OCSP response came with the handshake') },
+      {
+        stapled: Flag('a stapled OCSP response came with the handshake'),
+        // Optional: probe results stored before this fact was gathered lack it.
+        responder: Type.Optional(
+          Flag(
+            'the leaf certificate names an OCSP responder (Authority Information Access); false: there is no status to staple (self-signed and privately issued certificates, and some public authorities, name none)',
+          ),
+        ),
+      },
       { additionalProperties: false },
     ),
     resumption: Type.Object(

@@ -1,55 +1,109 @@
 /**
- * `pnpm synth [URL…] [options]`: the synthetic runner's command line (options in e2e/README.md).
+ * `pnpm synth [URL…] [options]`: the synthetic runner's command line (every option in HELP below).
  * Exit codes: 0 all visits succeeded, 1 some visit failed, 2 usage, 3 browser missing, 4 collector.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { CollectorError, sendRecords } from './collector-client';
 import { BrowserMissingError, runSynthetic, SynthOptionsError, type SyntheticOptions } from './index';
+import { DEFAULT_EXECUTABLES, MAX_RUNS } from './options';
 import { writeRecords, formatOf } from './output';
 import { progressBar } from './progress';
+import { formatSummary, summarize } from './summary';
 
 export const EXIT = { ok: 0, visitsFailed: 1, usage: 2, browserMissing: 3, collector: 4 } as const;
 export const AGENT = { name: 'tlsrum-synth', version: '0.1.0' };
 
-const USAGE = `usage: pnpm synth [URL...] [--urls FILE] [--browser chromium|firefox] [--mode cold|warm] [--runs N]
+export const USAGE = `usage: pnpm synth [URL...] [--urls FILE] [--browser chromium|firefox] [--mode cold|warm] [--runs N]
        [--proxy socks5://HOST:PORT] [--resolve PATTERN=IP]... [--block-other-hosts] [--ca FILE.pem] [--spki HASH]...
        [--h3 HOST:PORT]... [--executable PATH] [--timeout MS] [--collector URL] [--out FILE.ndjson|FILE.csv] [--quiet]`;
 
-class UsageError extends Error {}
+/** `pnpm synth --help`: every option in plain words, with examples, for a site owner. */
+export const HELP = `${USAGE}
 
-function parse(argv: string[]): {
+Visits your pages in a real browser (Chromium or Firefox, without a window) and measures every new
+secure connection the way your visitors' browsers make it: how long the TLS handshake and the whole
+connection set-up took, which TLS version was used and whether the session was resumed. It prints a
+summary per URL; with --out it keeps one record per connection in a file, with --collector it sends
+them to your tlsrum collector. Records never contain the URL, a path or an address.
+
+URL                       a page to visit, e.g. https://example.com/ (https only). Several may be given.
+
+options:
+  --urls FILE             read more URLs from FILE, one per line (# starts a comment).
+  --browser NAME          chromium (default) or firefox (Firefox ESR).
+  --mode cold|warm        cold (default): every visit is a first visit, with no saved session.
+                          warm: one visit first saves the session, then each counted visit comes back
+                          with it, as a returning visitor does: shows whether resumption works.
+  --runs N                visits per URL (1-${MAX_RUNS}, default 1); more visits give steadier p50/p75.
+  --out FILE              keep the records: FILE.ndjson or FILE.jsonl (one JSON record per line) or
+                          FILE.csv (one row per record, with a header row).
+  --collector URL         send the records to your collector, e.g. http://127.0.0.1:8787 (stored as
+                          synthetic, apart from real visitors).
+  --ca FILE.pem           trust this certificate authority, or your server's own self-signed
+                          certificate, for this run only (nothing is installed on the machine).
+  --spki HASH             Chromium only: accept the server certificate whose key has this base64
+                          SHA-256 hash, without a CA file. May be given more than once.
+  --resolve PATTERN=IP    connect to IP for a host name or *.name pattern without asking DNS, e.g.
+                          --resolve www.example.com=203.0.113.7. May be given more than once.
+  --block-other-hosts     reach only the names given with --resolve; everything else fails (keeps a
+                          test off the internet).
+  --proxy socks5://HOST:PORT
+                          send every TCP connection through this SOCKS5 proxy.
+  --h3 HOST:PORT          reach this origin over HTTP/3 (QUIC) straight away. May be given more than once.
+  --executable PATH       the browser program (default ${DEFAULT_EXECUTABLES.chromium} or ${DEFAULT_EXECUTABLES.firefox}).
+  --timeout MS            give a page up to MS milliseconds to load (1000-600000, default 30000).
+  --quiet                 no progress bar.
+  --help, -h              show this help.
+
+examples:
+  pnpm synth https://example.com/
+  pnpm synth https://example.com/ --mode warm --runs 10
+  pnpm synth https://example.com/ --browser firefox --runs 5 --out firefox.ndjson
+  pnpm synth --urls pages.txt --runs 3 --collector http://127.0.0.1:8787
+  pnpm synth https://staging.example.test/ --ca staging.pem --resolve staging.example.test=127.0.0.1
+
+exit codes: 0 every visit worked, 1 some visit failed (the reason is printed), 2 wrong usage,
+3 the browser is missing, 4 the collector refused or could not be reached.`;
+
+export class UsageError extends Error {}
+
+/** The options parseArgs accepts: HELP explains each (a test checks it). */
+export const OPTIONS = {
+  urls: { type: 'string' },
+  browser: { type: 'string' },
+  mode: { type: 'string' },
+  runs: { type: 'string' },
+  proxy: { type: 'string' },
+  resolve: { type: 'string', multiple: true },
+  'block-other-hosts': { type: 'boolean' },
+  ca: { type: 'string' },
+  spki: { type: 'string', multiple: true },
+  h3: { type: 'string', multiple: true },
+  executable: { type: 'string' },
+  timeout: { type: 'string' },
+  collector: { type: 'string' },
+  out: { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface SynthArgs {
   options: SyntheticOptions;
   collector: string | null;
   out: string | null;
   quiet: boolean;
-} {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      urls: { type: 'string' },
-      browser: { type: 'string' },
-      mode: { type: 'string' },
-      runs: { type: 'string' },
-      proxy: { type: 'string' },
-      resolve: { type: 'string', multiple: true },
-      'block-other-hosts': { type: 'boolean' },
-      ca: { type: 'string' },
-      spki: { type: 'string', multiple: true },
-      h3: { type: 'string', multiple: true },
-      executable: { type: 'string' },
-      timeout: { type: 'string' },
-      collector: { type: 'string' },
-      out: { type: 'string' },
-      quiet: { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-  if (values.help) {
-    console.log(USAGE);
-    process.exit(EXIT.ok);
+}
+
+export function parseSynthArgs(argv: string[]): SynthArgs | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
   }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
   const urls = [...positionals];
   if (values.urls) {
     let text: string;
@@ -77,9 +131,13 @@ function parse(argv: string[]): {
     if (!pattern || !address) throw new UsageError(`--resolve takes PATTERN=IP, got "${r}"`);
     hostResolver[pattern] = address;
   }
-  if (!values.collector && !values.out)
-    throw new UsageError('say where the records go: --collector URL and/or --out FILE');
-  if (values.out) formatOf(values.out);
+  if (values.out) {
+    try {
+      formatOf(values.out);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+  }
   return {
     options: {
       urls,
@@ -102,12 +160,16 @@ function parse(argv: string[]): {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  let parsed: ReturnType<typeof parse>;
+  let parsed: SynthArgs | 'help';
   try {
-    parsed = parse(argv);
+    parsed = parseSynthArgs(argv);
   } catch (err) {
-    console.error(`synth: ${(err as Error).message}\n${USAGE}`);
+    console.error(`synth: ${(err as Error).message}\n${USAGE}\n(pnpm synth --help explains every option)`);
     return EXIT.usage;
+  }
+  if (parsed === 'help') {
+    console.log(HELP);
+    return EXIT.ok;
   }
   const bar = progressBar(process.stderr, !parsed.quiet && Boolean(process.stderr.isTTY));
   let result;
@@ -145,7 +207,20 @@ export async function main(argv: string[]): Promise<number> {
       `${result.records.length} records from ${measured} new connections; ${opaque} cross-origin entries without Timing-Allow-Origin not measured`,
   );
 
+  // The summary is the answer, on stdout; where the records went is a note on stderr.
+  const mode = parsed.options.mode ?? 'cold';
+  console.log(
+    `\n${summarize(result.visits)
+      .map((s) => formatSummary(s, mode))
+      .join('\n\n')}`,
+  );
+
   let code: number = result.failedVisits > 0 ? EXIT.visitsFailed : EXIT.ok;
+  if (!parsed.out && !parsed.collector && result.records.length > 0) {
+    console.error(
+      `synth: the ${result.records.length} records were not kept: add --out FILE.ndjson (or .csv) to save them, or --collector URL to send them to your collector`,
+    );
+  }
   if (parsed.out) {
     await writeRecords(parsed.out, result.records);
     console.error(`synth: wrote ${result.records.length} records to ${parsed.out}`);

@@ -16,6 +16,9 @@ const HINTS: Record<string, string> = {
   NS_ERROR_UNKNOWN_HOST: 'the host name does not resolve',
   NS_ERROR_NET_TIMEOUT: 'the server did not answer',
   NS_ERROR_PROXY_CONNECTION_REFUSED: 'the proxy is unreachable',
+  // Firefox names none of its certificate errors over WebDriver BiDi: every one arrives as this code.
+  NS_ERROR_GENERATE_FAILURE:
+    'Firefox refused the connection for a security reason it does not name here, most often the certificate: for a private CA or a self-signed certificate pass it with --ca FILE.pem (the CA that signed the server certificate, or the self-signed certificate itself); check that it names this host and has not expired; opening the URL in a desktop Firefox shows the exact reason',
 };
 
 export function describeNavigationError(err: unknown): string {

@@ -31,7 +31,7 @@ import {
 } from './page-entries';
 import { majorOf, osOfPlatform, type RecordEnv } from './records';
 import { describeNavigationError } from './errors';
-import { trustCaInNssDb } from './nss';
+import { firefoxExceptionsFor, trustCaInNssDb } from './nss';
 import { siteOf } from './site';
 import type { ConnectionObservation, VisitResult } from './types';
 
@@ -109,7 +109,10 @@ export async function firefoxRun(o: NormalizedOptions, emit: (v: VisitResult) =>
   let sink: SecuritySink | null = null;
   let browser: Browser | null = null;
   try {
-    if (o.caCertPath) trustCaInNssDb(profile, o.caCertPath);
+    if (o.caCertPath) {
+      trustCaInNssDb(profile, o.caCertPath);
+      firefoxExceptionsFor(profile, o.caCertPath, o.urls);
+    }
     sink = await startSecuritySink();
     const addon = writeHelperAddon(join(dir, 'addon'), sink.url);
     browser = await puppeteer.launch({

@@ -11,6 +11,7 @@ import { nullable, parseEnv } from '../platform/env-schema';
 import { MONTH_PATTERN, parseMonth } from '../datasets/month';
 import { newReadToken } from '../sites/auth';
 import { generateDemoData, hasDemoData } from './generate';
+import { demoNotes } from './notes';
 import { SITES } from './profiles';
 
 /** The demo's own variable, read like the collector's (env-schema.ts). */
@@ -81,9 +82,9 @@ async function main(): Promise<void> {
   process.on('SIGINT', shutdown);
   await app.listen({ host: config.host, port: config.port });
   const port = (app.server.address() as { port: number }).port;
-  console.log(
-    `tlsrum demo: dashboard on http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}/  (API docs at /docs)`,
-  );
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  console.log(`tlsrum demo: dashboard on ${base}/  (API docs at /docs)`);
+  for (const line of demoNotes(config, base)) console.log(line);
 }
 
 main().catch((err) => {

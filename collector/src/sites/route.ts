@@ -1,9 +1,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { Hostname, publicSiteProfile } from '@tlsrum/shared';
+import { publicSiteProfile } from '@tlsrum/shared';
 import { adminOnly, newReadToken } from './auth';
+import { checkHostnameForm } from './claims/hostname';
+import { httpError } from '../platform/http/error-handler';
 import { ErrorResponse } from '../platform/http/responses';
 import { SiteProfileResponse } from './profiles/schema';
+
+/**
+ * Any string up to this length reaches the handler, which says in words what is wrong with it (a URL, a
+ * path, a port) instead of the schema's pattern.
+ */
+const HostnameText = Type.String({
+  maxLength: 1024,
+  description: 'the bare hostname, e.g. shop.example.com (no scheme, path or port)',
+});
+
+function hostnameOr400(raw: string): string {
+  const checked = checkHostnameForm(raw);
+  if ('reason' in checked) throw httpError(400, checked.reason);
+  return checked.hostname;
+}
 
 const sites: FastifyPluginAsyncTypebox = async (app) => {
   const requireAdmin = adminOnly(app);
@@ -43,7 +60,7 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Answers the read token once; only its SHA-256 is stored. Registering the same site again issues a new token and revokes the old one.',
         security: [{ bearer: [] }],
-        body: Type.Object({ hostname: Hostname }, { additionalProperties: false }),
+        body: Type.Object({ hostname: HostnameText }, { additionalProperties: false }),
         response: {
           201: Type.Object({
             hostname: Type.String(),
@@ -57,15 +74,16 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const hostname = hostnameOr400(request.body.hostname);
       const { token, hash } = newReadToken();
-      const created = await app.sites.register(request.body.hostname, hash);
+      const created = await app.sites.register(hostname, hash);
       void app.profiles
         .refresh()
         .catch((err: Error) =>
           request.log.error({ err: { message: err.message } }, 'site profiles could not be built'),
         );
       reply.header('cache-control', 'no-store');
-      return reply.status(201).send({ hostname: request.body.hostname, created, readToken: token });
+      return reply.status(201).send({ hostname, created, readToken: token });
     },
   );
 
@@ -76,7 +94,7 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: 'Unregister a site (admin token); its stored rows keep their hostname until they expire',
         security: [{ bearer: [] }],
-        params: Type.Object({ hostname: Hostname }),
+        params: Type.Object({ hostname: HostnameText }),
         response: {
           200: Type.Object({ hostname: Type.String(), removed: Type.Boolean() }),
           400: ErrorResponse,
@@ -85,10 +103,10 @@ const sites: FastifyPluginAsyncTypebox = async (app) => {
         },
       },
     },
-    async (request) => ({
-      hostname: request.params.hostname,
-      removed: await app.sites.unregister(request.params.hostname),
-    }),
+    async (request) => {
+      const hostname = hostnameOr400(request.params.hostname);
+      return { hostname, removed: await app.sites.unregister(hostname) };
+    },
   );
 };
 

@@ -309,7 +309,7 @@ describe('self-service registration', () => {
     ['example.org:8443', /without a port/],
     ['example.org/shop', /without a path/],
     ['example.org?x=1', /without a path/],
-    ['https://example.org/', /not a URL/],
+    ['https://example.org/', /^give the hostname only \(e\.g\. example\.com\), not a URL$/],
     ['user@example.org', /without a user name/],
     ['exa mple.org', /no spaces/],
     ['a..b.org', /not a valid hostname/],

@@ -40,7 +40,45 @@ describe('/v1/sites', () => {
     ).toBe(401);
     const bad = await register('https://a.example.com/');
     expect(bad.statusCode).toBe(400);
-    expect(bad.json().message).toContain('body/hostname');
+    expect(bad.json().message).toBe('give the hostname only (e.g. example.com), not a URL');
+  });
+
+  it.each([
+    ['https://shop.example.com/', 'give the hostname only (e.g. example.com), not a URL'],
+    ['shop.example.com/checkout', 'give the hostname only (e.g. example.com), without a path, query or fragment'],
+    ['shop.example.com:8443', /without a port/],
+    ['203.0.113.7', /an IP address cannot be registered/],
+    ['exa mple.com', /no spaces/],
+    ['a..example.com', /not a valid hostname/],
+    ['', /give the site's hostname/],
+  ])('registering %j is a 400 that says what to give instead', async (hostname, reason) => {
+    const res = await register(hostname);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toMatch(reason);
+    // Never the schema's pattern or a regular expression.
+    expect(res.json().message).not.toMatch(/pattern|\^|\$|body\//);
+  });
+
+  it('registers the normal form of a hostname given in capitals with a trailing dot', async () => {
+    const res = await register('Blog.Example.COM.');
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({ hostname: 'blog.example.com', created: true });
+    const del = await t.app.inject({
+      method: 'DELETE',
+      url: '/v1/sites/blog.example.com',
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(del.json()).toEqual({ hostname: 'blog.example.com', removed: true });
+  });
+
+  it('a URL in the unregister path is a 400 in words, too', async () => {
+    const res = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/sites/${encodeURIComponent('https://shop.example.com/')}`,
+      headers: { authorization: `Bearer ${ADMIN}` },
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toBe('give the hostname only (e.g. example.com), not a URL');
   });
 
   it('unregisters a site; the registry survives a reload from the store', async () => {

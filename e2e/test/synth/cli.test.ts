@@ -173,6 +173,28 @@ describe('pnpm synth (CLI)', () => {
     expect(readFileSync(file, 'utf8')).toBe('');
   });
 
+  it('without --out or --collector: prints the per-URL summary and says the records were not kept', async () => {
+    const printed: string[] = [];
+    const log = vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void printed.push(a.join(' ')));
+    let r;
+    try {
+      r = await synth(`https://a.synth.test:${lab.server.t13}/page`, '--mode', 'warm', '--runs', '2');
+    } finally {
+      log.mockRestore();
+    }
+    expect(r.code, r.stderr).toBe(0);
+    const text = printed.join('\n');
+    expect(text).toContain(`https://a.synth.test:${lab.server.t13}/page`);
+    expect(text).toMatch(/visits {15}2 \(0 failed\), after 1 priming visit not counted here/);
+    // Per counted visit: the page's and the TAO resource's connections, all resumed (nginx tickets on).
+    expect(text).toMatch(/new connections {6}4/);
+    expect(text).toMatch(/TLS version {10}TLS 1\.3 100 %/);
+    expect(text).toMatch(/resumed {14}100 % of 4 connections/);
+    expect(text).toMatch(/TLS handshake {8}p50 \d+\.\d ms, p75 \d+\.\d ms/);
+    // The priming visit's records are kept or sent with the others: 6 in all.
+    expect(r.stderr).toMatch(/the 6 records were not kept: add --out FILE\.ndjson/);
+  });
+
   it('exits 3 with an install hint when the browser is missing', async () => {
     const r = await synth(
       `https://a.synth.test:${lab.server.t13}/`,
@@ -189,7 +211,7 @@ describe('pnpm synth (CLI)', () => {
     expect((await synth('http://a.synth.test/', '--out', join(out, 'x.ndjson'))).stderr).toMatch(
       /only https:\/\/ URLs/,
     );
-    expect((await synth(`https://a.synth.test:${lab.server.t13}/`)).code).toBe(2);
+    expect((await synth(`https://a.synth.test:${lab.server.t13}/`, '--runs', 'x')).code).toBe(2);
     expect((await synth(`https://a.synth.test:${lab.server.t13}/`, '--out', join(out, 'x.txt'))).stderr).toMatch(
       /--out must end in/,
     );

@@ -9,10 +9,11 @@ import { makeTestCerts, type TestCerts } from './certs';
 
 export function useTestServer<S extends { stop(): Promise<void> }>(
   start: (certs: TestCerts) => Promise<S>,
+  makeCerts: () => TestCerts = makeTestCerts,
 ): { certs: TestCerts; server: S } {
   const lab = {} as { certs: TestCerts; server: S };
   beforeAll(async () => {
-    lab.certs = makeTestCerts();
+    lab.certs = makeCerts();
     lab.server = await start(lab.certs);
   });
   afterAll(async () => {

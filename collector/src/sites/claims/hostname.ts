@@ -32,14 +32,18 @@ const SPECIAL_SUFFIXES = [
 
 export type HostnameCheck = { hostname: string } | { reason: string };
 
-const EXAMPLE = 'like www.example.org';
+const EXAMPLE = 'e.g. example.com';
 
-export function checkClaimHostname(raw: unknown, allowListed: (host: string) => boolean = () => false): HostnameCheck {
+/**
+ * A bare hostname, in its normal form (lower case, IDNA), or the reason in words why the text is not one:
+ * a URL, a path, a port, an address. What every route that takes a site's hostname accepts, the
+ * operator's registration included (which may name the lab's special-use names).
+ */
+export function checkHostnameForm(raw: unknown): HostnameCheck {
   if (typeof raw !== 'string' || raw.trim() === '') return { reason: `give the site's hostname, ${EXAMPLE}` };
   const text = raw.trim();
   if (text.length > 253 + 10) return { reason: 'a hostname has at most 253 characters' };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text))
-    return { reason: `give the hostname only (${EXAMPLE}), not a URL with its scheme` };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return { reason: `give the hostname only (${EXAMPLE}), not a URL` };
   if (/[/?#]/.test(text)) return { reason: `give the hostname only (${EXAMPLE}), without a path, query or fragment` };
   if (text.includes('@')) return { reason: `give the hostname only (${EXAMPLE}), without a user name` };
   if (/\s/.test(text)) return { reason: 'a hostname contains no spaces' };
@@ -61,6 +65,14 @@ export function checkClaimHostname(raw: unknown, allowListed: (host: string) => 
         'this is not a valid hostname: labels of letters, digits and hyphens separated by dots, each at most 63 characters',
     };
   }
+  return { hostname };
+}
+
+/** A hostname anyone may claim: of the right form (checkHostnameForm) and a public DNS name. */
+export function checkClaimHostname(raw: unknown, allowListed: (host: string) => boolean = () => false): HostnameCheck {
+  const form = checkHostnameForm(raw);
+  if ('reason' in form) return form;
+  const { hostname } = form;
   if (allowListed(hostname)) return { hostname };
   if (hostname === 'localhost' || hostname.endsWith('.localhost'))
     return { reason: `${hostname} means this computer, not a site on the internet` };
