@@ -1,21 +1,11 @@
 /**
- * How much of a figure is measured and how much derived: "TLS version known for X % of records (observed
- * Y %, server-timing Z %, …)", from one `GET /v1/compare?dimensions=versionEvidence` answer over the page's
- * filters. Every panel that draws records states it (`Panel.setCoverage`); a site's view adds the share of
- * its connections whose TLS version came from its own Server-Timing header.
+ * How much of a figure is measured and how much derived, from one `GET /v1/compare?dimensions=versionEvidence`
+ * answer over the page's filters: said once per page, in the verdict; a site's view adds the share of its
+ * connections whose TLS version came from its own Server-Timing header.
  */
 import { EVIDENCE_SOURCES, type EvidenceSource } from '@tlsrum/shared/constants';
 import type { Answer } from './api';
 import { pct } from './format';
-
-/** What the sentence calls each source (the README's names, in words). */
-const SOURCE_WORDS: Record<Exclude<EvidenceSource, 'unknown'>, string> = {
-  observed: 'observed',
-  'server-timing': 'server-timing',
-  implied: 'implied',
-  'site-profile': 'site profile',
-  inferred: 'inferred',
-};
 
 export interface Coverage {
   /** Records in the shown (not suppressed) groups. */
@@ -42,19 +32,27 @@ export function coverageOf(a: Answer): Coverage {
   return { records, bySource, suppressed };
 }
 
-/** "TLS version known for 58 % of records (observed 20 %, server-timing 6 %, implied 25 %, site profile 5 %, inferred 2 %)." */
-export function coverageSentence(c: Coverage): string {
+/**
+ * The page's evidence line, once, in plain words: how the TLS version of the connections counted is known.
+ * "The TLS version was measured for 26 % of these connections (seen by the browser or sent by the site's
+ * server); for the other 74 % it is worked out from the protocol, the site's probe or the timings."
+ */
+export function evidenceSentence(c: Coverage): string {
   if (c.records === 0) return '';
   const share = (s: EvidenceSource) => (c.bySource[s] ?? 0) / c.records;
-  const known = 1 - share('unknown');
-  const parts = EVIDENCE_SOURCES.filter((s): s is Exclude<EvidenceSource, 'unknown'> => s !== 'unknown').map(
-    (s) => `${SOURCE_WORDS[s]} ${pct(share(s))}`,
-  );
-  return `TLS version known for ${pct(known)} of records (${parts.join(', ')})${c.suppressed ? '; groups with too few clients left out' : ''}.`;
+  const measured = share('observed') + share('server-timing');
+  const unknown = share('unknown');
+  const derived = Math.max(0, 1 - measured - unknown);
+  const parts = [
+    `The TLS version was measured for ${pct(measured)} of these connections (seen by the browser or sent by the site's server)`,
+    derived > 0 ? `worked out from the protocol, the site's probe or the timings for ${pct(derived)}` : '',
+    unknown > 0 ? `unknown for ${pct(unknown)}` : '',
+  ].filter(Boolean);
+  return `${parts.join('; ')}${c.suppressed ? '; groups of too few people are left out' : ''}.`;
 }
 
 /** The site view's line: how many of its connections carried its Server-Timing header. */
 export function serverTimingSentence(c: Coverage, site: string): string {
   if (c.records === 0) return '';
-  return `${pct((c.bySource['server-timing'] ?? 0) / c.records)} of ${site}'s connections carried its Server-Timing header (docs/server-timing.md shows how to send it).`;
+  return `${pct((c.bySource['server-timing'] ?? 0) / c.records)} of ${site}'s connections carried its Server-Timing header (the Server-Timing guide shows how to send it).`;
 }
