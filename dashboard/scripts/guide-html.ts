@@ -8,7 +8,7 @@ const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').rep
 
 function inline(text: string): string {
   const code: string[] = [];
-  let s = escape(text).replace(/`([^`]+)`/g, (_m, c: string) => `\u0000${code.push(c) - 1}\u0000`);
+  let s = escape(text).replace(/`([^`]+)`/g, (_m, c: string) => `@@code${code.push(c) - 1}@@`);
   s = s
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
     .replace(/(^|[\s(])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>')
@@ -17,7 +17,7 @@ function inline(text: string): string {
       const local = /^[a-z-]+\.md(#.*)?$/.test(href) ? href.replace(/\.md/, '.html') : href;
       return `<a href="${local.replace(/"/g, '&quot;')}">${t}</a>`;
     });
-  return s.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => `<code>${code[Number(i)]}</code>`);
+  return s.replace(/@@code(\d+)@@/g, (_m, i: string) => `<code>${code[Number(i)]}</code>`);
 }
 
 const cells = (row: string) =>

@@ -7,7 +7,7 @@
 import { CHECKLIST, type ConfigCheck, type Verdict } from '@tlsrum/probe/checks';
 import type { ProbeResult } from '@tlsrum/shared/probe';
 import { SCENARIO_LABELS } from '@tlsrum/shared/query';
-import { api, type ProbesAnswer, type WhatIfAnswer } from '../api';
+import type { ProbesAnswer, WhatIfAnswer } from '../api';
 import { createPanel, type DashboardPanel } from '../panel';
 import { ms } from '../format';
 import { fillTable } from '../table';
