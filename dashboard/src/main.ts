@@ -52,6 +52,7 @@ const panels: DashboardPanel<unknown>[] = [
  * configuration), the comparison after; every site together leads with the comparison and the map.
  */
 function arrange(siteView: boolean): void {
+  document.body.classList.toggle('site-view', siteView);
   const order = siteView
     ? [verdict, alerts, configuration, ...panels.filter((p) => p !== verdict && p !== alerts && p !== configuration)]
     : panels;
@@ -195,6 +196,10 @@ async function load(): Promise<void> {
     },
     onCountries: addCountries,
   };
+  // The scope line and the Site selector follow the token's site as soon as it is known.
+  void site.then((s) => {
+    if (!signal.aborted && s) ctx.onSite(s);
+  });
   const draw = async (p: DashboardPanel<unknown>): Promise<void> => {
     const request = p.load(ctx);
     if ('skip' in request) return p.panel.setState('empty', request.skip);

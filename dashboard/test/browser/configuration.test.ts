@@ -222,7 +222,7 @@ describe('dashboard: Configuration panel', () => {
     await page.waitForFunction(() => document.querySelector('#config')?.getAttribute('data-state') === 'ready', {
       timeout: 60_000,
     });
-    expect(await page.$eval('#scope', (s) => s.textContent)).toBe(`Site ${SITE}`);
+    await page.waitForFunction((site) => document.getElementById('scope')!.textContent === `Site ${site}`, {}, SITE);
     const rows = await page.$$eval('#config table:first-of-type tbody tr', (trs) =>
       trs.map((tr) => Array.from(tr.children, (c) => c.textContent)),
     );
