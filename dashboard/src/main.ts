@@ -159,7 +159,12 @@ async function load(): Promise<void> {
 
   const asked = new Map<string, Promise<unknown>>();
   const once = <T>(key: string, ask: () => Promise<T>): Promise<T> => {
-    if (!asked.has(key)) asked.set(key, ask());
+    if (!asked.has(key)) {
+      // A failed answer is forgotten, so a panel's retry asks again instead of reusing the failure.
+      const answer = ask();
+      answer.catch(() => asked.delete(key));
+      asked.set(key, answer);
+    }
     return asked.get(key) as Promise<T>;
   };
   const whatif = api.whatif(params, t, signal);

@@ -230,8 +230,10 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1_500));
     await (await all.$('#crypto'))!.screenshot({ path: join(root, 'docs/dashboard-crypto.png') });
     await ctx.close();
-    // A collector with nothing recorded: the dashboard says how to start.
+    // A collector with nothing recorded: the dashboard says how to start (the embedded store opens one data
+    // directory per process, so the demo collector closes first).
     step('dashboard-empty.png');
+    await collector.app.close();
     const emptyWork = mkdtempSync(join(tmpdir(), 'tlsrum-screenshots-empty-'));
     const empty = await buildApp(
       loadConfig({

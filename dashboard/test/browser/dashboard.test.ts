@@ -561,44 +561,4 @@ describe('dashboard', () => {
     expect(reached).toContain('button:csv');
     expect(await page.$$eval('.csv', (bs) => bs.every((b) => (b as HTMLButtonElement).tabIndex >= 0))).toBe(true);
   });
-
-  it('an empty store says the three ways to start, not "no data for these filters"', async () => {
-    const emptyWork = mkdtempSync(join(tmpdir(), 'tlsrum-dashboard-empty-'));
-    const empty = await buildApp(
-      loadConfig({
-        DATA_DIR: join(emptyWork, 'data'),
-        DASHBOARD_DIR: outDir,
-        LOG_LEVEL: 'silent',
-        MIN_CLIENTS_PER_CELL: '5',
-        MAX_EVENT_LOOP_DELAY_MS: '0',
-        PROBE_INTERVAL_MS: '0',
-      }),
-    );
-    try {
-      await empty.storeStatus.whenReady;
-      await empty.listen({ host: '127.0.0.1', port: 0 });
-      const p = await browser.newPage();
-      await p.setViewport({ width: 1280, height: 900 });
-      await p.goto(`http://127.0.0.1:${(empty.server.address() as { port: number }).port}/`);
-      await waitForRenders(p, 1);
-      expect(await p.$eval('#verdict h2', (h) => h.textContent)).toBe('Getting started');
-      const steps = await p.$$eval('#verdict .start li', (li) => li.map((l) => l.textContent!));
-      expect(steps).toHaveLength(3);
-      expect(steps[0]).toContain('Add your site');
-      expect(steps[1]).toMatch(/beacon.*extension/);
-      expect(steps[2]).toContain('pnpm demo');
-      expect(await p.$eval('#verdict .start a', (a) => (a as HTMLAnchorElement).pathname)).toBe('/add-site.html');
-      // Nothing else on the page: no panel saying "No data for these filters".
-      const visible = await p.$$eval('section.panel', (ss) =>
-        ss.filter((s) => (s as HTMLElement).offsetParent !== null).map((s) => s.id),
-      );
-      expect(visible).toEqual(['verdict']);
-      expect(await p.evaluate(() => document.body.innerText)).not.toContain('No data for these filters');
-      await p.screenshot({ path: join(artifacts, 'dashboard-empty.png') });
-      await p.close();
-    } finally {
-      await empty.close();
-      rmSync(emptyWork, { recursive: true, force: true });
-    }
-  });
 });
