@@ -29,6 +29,7 @@ import underPressure from './platform/http/under-pressure';
 import aboutRoutes from './platform/http/about';
 import healthRoutes from './platform/http/health';
 import handshakeRoutes from './ingest/route';
+import beaconRoutes from './ingest/beacon/route';
 import readRoutes from './query/routes/read';
 import siteRoutes from './sites/route';
 import probeTargetRoutes from './probes/targets-route';
@@ -117,6 +118,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(healthRoutes);
   await app.register(aboutRoutes);
   await app.register(handshakeRoutes);
+  await app.register(beaconRoutes);
   await app.register(siteRoutes);
   await app.register(claimRoutes);
   await app.register(probeTargetRoutes);

@@ -1,22 +1,37 @@
 /**
- * How much of a figure is measured and how much derived, from one `GET /v1/compare?dimensions=versionEvidence`
- * answer over the page's filters: said once per page, in the verdict; a site's view adds the share of its
+ * How much of a figure is measured and how much derived: "TLS version known for X % of records (observed
+ * Y %, server-timing Z %, …)", and which record sources it rests on ("From site visitors (beacon) A %,
+ * …"), from one `GET /v1/compare?dimensions=versionEvidence,source` answer over the page's filters. Every
+ * answer's plain-words line is said once per page, in the verdict; a site's view adds the share of its
  * connections whose TLS version came from its own Server-Timing header.
  */
-import { EVIDENCE_SOURCES, type EvidenceSource } from '@tlsrum/shared/constants';
+import { EVIDENCE_SOURCES, RECORD_SOURCES, type EvidenceSource, type RecordSource } from '@tlsrum/shared/constants';
+import { FILTERS } from '@tlsrum/shared/query';
 import type { Answer } from './api';
 import { pct } from './format';
+
+/** What the sentence calls each source (the README's names, in words). */
+const SOURCE_WORDS: Record<Exclude<EvidenceSource, 'unknown'>, string> = {
+  observed: 'observed',
+  'server-timing': 'server-timing',
+  implied: 'implied',
+  'site-profile': 'site profile',
+  inferred: 'inferred',
+};
 
 export interface Coverage {
   /** Records in the shown (not suppressed) groups. */
   records: number;
   bySource: Partial<Record<EvidenceSource, number>>;
+  /** Records by who measured them: the site's beacon, the extension, the synthetic runner. */
+  byRecordSource: Partial<Record<RecordSource, number>>;
   /** Some groups were too small to show: the shares are over the others. */
   suppressed: boolean;
 }
 
 export function coverageOf(a: Answer): Coverage {
   const bySource: Coverage['bySource'] = {};
+  const byRecordSource: Coverage['byRecordSource'] = {};
   let records = 0;
   let suppressed = false;
   for (const c of a.cells) {
@@ -27,9 +42,33 @@ export function coverageOf(a: Answer): Coverage {
     const s = c.key.versionEvidence as EvidenceSource | undefined;
     if (!s || !(EVIDENCE_SOURCES as readonly string[]).includes(s)) continue;
     bySource[s] = (bySource[s] ?? 0) + (c.records ?? 0);
+    const r = c.key.source as RecordSource | undefined;
+    if (r && (RECORD_SOURCES as readonly string[]).includes(r))
+      byRecordSource[r] = (byRecordSource[r] ?? 0) + (c.records ?? 0);
     records += c.records ?? 0;
   }
-  return { records, bySource, suppressed };
+  return { records, bySource, byRecordSource, suppressed };
+}
+
+/** "TLS version known for 58 % of records (observed 20 %, server-timing 6 %, implied 25 %, site profile 5 %, inferred 2 %)." */
+export function coverageSentence(c: Coverage): string {
+  if (c.records === 0) return '';
+  const share = (s: EvidenceSource) => (c.bySource[s] ?? 0) / c.records;
+  const known = 1 - share('unknown');
+  const parts = EVIDENCE_SOURCES.filter((s): s is Exclude<EvidenceSource, 'unknown'> => s !== 'unknown').map(
+    (s) => `${SOURCE_WORDS[s]} ${pct(share(s))}`,
+  );
+  return `TLS version known for ${pct(known)} of records (${parts.join(', ')})${c.suppressed ? '; groups with too few clients left out' : ''}.`;
+}
+
+/** "From site visitors (beacon) 62 %, extension users 38 %." — the sources with records, in the filter's order. */
+export function recordSourceSentence(c: Coverage): string {
+  if (c.records === 0) return '';
+  const labels: Readonly<Record<string, string>> = FILTERS.source.valueLabels ?? {};
+  const parts = RECORD_SOURCES.filter((s) => (c.byRecordSource[s] ?? 0) > 0).map(
+    (s) => `${(labels[s] ?? s).toLowerCase()} ${pct((c.byRecordSource[s] ?? 0) / c.records)}`,
+  );
+  return parts.length ? `From ${parts.join(', ')}.` : '';
 }
 
 /**

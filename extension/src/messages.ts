@@ -4,32 +4,13 @@
  */
 import type { HandshakeRecord } from '@tlsrum/shared';
 import type { AboutAnswer } from '@tlsrum/shared/query/schemas';
-import type { ConnectionTiming } from '@tlsrum/shared/classify';
 import type { HandshakeClass } from '@tlsrum/shared/constants';
 import { api } from './lib/browser';
-import type { EntryTuple } from './lib/entry-tuple';
+import type { EntryTuple } from '@tlsrum/shared/classify';
 import type { Settings } from './lib/settings';
 
-/** One new TLS connection seen by the content script (posted as an EntryTuple). The URL never leaves the page: only its hostname. */
-export interface Measurement {
-  host: string;
-  timing: ConnectionTiming;
-  /** epoch ms of the entry's start (performance.timeOrigin + startTime). */
-  startEpochMs: number;
-  /** epoch ms when the response started (for joining Firefox's security info). */
-  responseEpochMs: number;
-  /** The `tls` Server-Timing metric, when the site sends one (exposed only with Timing-Allow-Origin). */
-  serverTiming?: { name: string; description: string }[];
-}
-
-/** Entries of a page that were not measured, by why. */
-export interface PageCounts {
-  /** Cross-origin entries without Timing-Allow-Origin: connection fields are zeros. */
-  opaque: number;
-  reused: number;
-  /** Plain-HTTP connections (no TLS) and entries with fields out of order. */
-  skipped: number;
-}
+import type { PageCounts } from '@tlsrum/shared/classify';
+export type { Measurement, PageCounts } from '@tlsrum/shared/classify';
 
 export interface NetworkHints {
   effectiveType: string | null;

@@ -44,7 +44,8 @@ export const HANDSHAKE_CLASSES = ['full-2rtt', '1rtt', '0rtt', 'unknown'] as con
 export const BROWSERS = ['chrome', 'chromium', 'edge', 'firefox', 'safari', 'other'] as const;
 export const OSES = ['windows', 'macos', 'linux', 'android', 'ios', 'chromeos', 'other'] as const;
 export const EFFECTIVE_TYPES = ['slow-2g', '2g', '3g', '4g'] as const;
-export const RECORD_SOURCES = ['rum', 'synthetic'] as const;
+/** page: a site's own beacon on its pages; rum: the extension's opt-in users; synthetic: the lab and the synthetic runner. */
+export const RECORD_SOURCES = ['page', 'rum', 'synthetic'] as const;
 /**
  * Public-key algorithm of the server's leaf certificate (its SubjectPublicKeyInfo): `other` for any
  * algorithm not listed (DSA, Ed448, post-quantum signatures …).

@@ -123,7 +123,7 @@ export const HandshakeRecord = Type.Object(
     ),
     source: oneOf(
       RECORD_SOURCES,
-      'rum for a real user (the extension), synthetic for the lab and the synthetic runner.',
+      "rum for the extension's real users, page for a site's own beacon on its pages, synthetic for the lab and the synthetic runner.",
     ),
     clientToken: Type.String({
       minLength: 8,

@@ -4,7 +4,7 @@
  * reason means to the sender (status, message, Retry-After) and to the operator (the `reason` label on
  * /metrics) is declared once, in REJECTIONS.
  *
- * The route (ingest/route.ts) only runs the steps and answers; the last step makes the batch durable
+ * The routes (ingest/route.ts, ingest/beacon/route.ts, through ingest/submit.ts) only run the steps and answer; the last step makes the batch durable
  * (ingest/pipeline.ts: spool → flusher → store).
  */
 import { applyProfileToRecord, rejectingRule, type HandshakeBatch, type HandshakeRecord } from '@tlsrum/shared';
@@ -54,7 +54,11 @@ export interface IngestContext {
   /** The rest of the row context (country, budget, cap, probe facts), built once the batch is to be stored. */
   origin: (ip: string) => BatchOrigin;
   onSpoolError?: (err: unknown) => void;
+  /** How a rejection names record `i` in the request's body (default `body/records/i`). */
+  recordPath?: (i: number) => string;
 }
+
+const pathOf = (ctx: IngestContext, i: number) => ctx.recordPath?.(i) ?? `body/records/${i}`;
 
 export type StepOutcome = HandshakeBatch | Rejection;
 export interface IngestStep {
@@ -70,19 +74,19 @@ const clock: IngestStep = {
     const i = batch.records.findIndex((r) => Math.abs(r.ts - ctx.now) > MAX_CLOCK_SKEW_MS);
     return i < 0
       ? batch
-      : { reject: 'clock_skew', message: `body/records/${i}/ts must be within 24 h of the collector's clock` };
+      : { reject: 'clock_skew', message: `${pathOf(ctx, i)}/ts must be within 24 h of the collector's clock` };
   },
 };
 
 const plausibility: IngestStep = {
   name: 'plausibility',
-  run(batch) {
+  run(batch, ctx) {
     for (let i = 0; i < batch.records.length; i++) {
       const rule = rejectingRule(batch.records[i]!, batch);
       if (rule)
         return {
           reject: 'implausible',
-          message: `body/records/${i} is implausible (rule ${rule.name}): ${rule.requirement}`,
+          message: `${pathOf(ctx, i)} is implausible (rule ${rule.name}): ${rule.requirement}`,
         };
     }
     return batch;

@@ -428,10 +428,11 @@ export const ConfigSchema = Type.Object({
       p75Rise: num('ALERT_P75_RISE', 0.2, 0, 100, 'effect size of a p75 rise, relative (0.2 = +20 %)'),
     }),
     source: Type.Decode(
-      Type.Enum(['rum', 'synthetic', 'any'], {
+      Type.Enum(['rum', 'page', 'synthetic', 'any'], {
         env: 'ALERT_SOURCE',
         default: 'rum',
-        description: 'records compared (synthetic runs come in bursts a week apart)',
+        description:
+          "records compared: rum the extension's, page the site beacons' (synthetic runs come in bursts a week apart)",
       }),
       (source) => (source === 'any' ? null : source),
     ),

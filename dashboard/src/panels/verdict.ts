@@ -10,7 +10,7 @@ import { CHECK_LABELS, PROBE_CHECK_LABELS } from '@tlsrum/shared/query';
 import type { AlertsAnswer, Answer, Cell, ProbesAnswer } from '../api';
 import { createPanel, type DashboardPanel, type LoadContext } from '../panel';
 import { countryName } from '../countries';
-import { coverageOf, evidenceSentence, serverTimingSentence } from '../coverage';
+import { coverageOf, evidenceSentence, recordSourceSentence, serverTimingSentence } from '../coverage';
 import { int, ms, pct } from '../format';
 import { fillTable } from '../table';
 
@@ -184,7 +184,7 @@ export function verdictPanel(parent: HTMLElement): DashboardPanel<VerdictData> {
         ctx.query('compare', { dimensions: 'stack' }),
         ctx.query('compare', { dimensions: 'stack,mode' }),
         ctx.query('map', {}),
-        ctx.query('compare', { dimensions: 'versionEvidence' }),
+        ctx.query('compare', { dimensions: 'versionEvidence,source' }),
         site ? ctx.alerts().catch(() => null) : null,
         site ? ctx.probes(site).catch(() => null) : null,
       ]);
@@ -244,7 +244,12 @@ export function verdictPanel(parent: HTMLElement): DashboardPanel<VerdictData> {
       body.append(figures);
       const sure = sureness(d);
       const coverage = coverageOf(d.evidence);
-      const evidence = [sure, evidenceSentence(coverage), site ? serverTimingSentence(coverage, site) : ''];
+      const evidence = [
+        sure,
+        evidenceSentence(coverage),
+        recordSourceSentence(coverage),
+        site ? serverTimingSentence(coverage, site) : '',
+      ];
       body.append(el('p', evidence.filter(Boolean).join(' '), 'evidence'));
 
       // The figures behind the sentence, one click away.

@@ -222,7 +222,11 @@ describe('dashboard: Configuration panel', () => {
     await page.waitForFunction(() => document.querySelector('#config')?.getAttribute('data-state') === 'ready', {
       timeout: 60_000,
     });
-    await page.waitForFunction((site) => document.getElementById('scope')!.textContent === `Site ${site}`, {}, SITE);
+    await page.waitForFunction(
+      (site) => document.getElementById('scope')!.textContent!.startsWith(`Site ${site}`),
+      {},
+      SITE,
+    );
     const rows = await page.$$eval('#config table:first-of-type tbody tr', (trs) =>
       trs.map((tr) => Array.from(tr.children, (c) => c.textContent)),
     );

@@ -17,7 +17,7 @@ import type {
 } from '../messages';
 import { api, VERSION } from '../lib/browser';
 import { currentClientToken } from '../lib/client-token';
-import { newConnectionsOf } from '../lib/entry-tuple';
+import { newConnectionsOf } from '@tlsrum/shared/classify';
 import {
   AGENT_NAME,
   FETCH_TIMEOUT_MS,
@@ -27,7 +27,7 @@ import {
   MAX_RECENT,
   PAUSE_MS,
 } from '../lib/constants';
-import { detectEnvironment, type Environment } from '../lib/environment';
+import { detectEnvironment, type Environment } from '@tlsrum/shared/environment';
 import { Outbox } from '../lib/outbox';
 import { fieldFromCompare } from '../lib/field';
 import { buildRecord } from '../lib/record';

@@ -7,7 +7,7 @@
  * main thread: BENCHMARKS.md, extension-overhead.
  */
 import { extensionApi } from '../lib/browser';
-import type { EntryTuple } from '../lib/entry-tuple';
+import type { EntryTuple } from '@tlsrum/shared/classify';
 import type { Message } from '../messages';
 import { gatherEntries } from './measure';
 import type { TimingEntryLike } from '@tlsrum/shared/classify';

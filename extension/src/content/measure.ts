@@ -4,7 +4,7 @@
  * Classification (new, reused, opaque) happens in the background, off the page's main thread.
  */
 import type { TimingEntryLike } from '@tlsrum/shared/classify';
-import { entryTupleOf, type EntryTuple } from '../lib/entry-tuple';
+import { entryTupleOf, type EntryTuple } from '@tlsrum/shared/classify';
 
 export function gatherEntries(entries: ArrayLike<TimingEntryLike>, out: EntryTuple[]): void {
   // An indexed loop: no iterator objects, in code that runs cold once per page.

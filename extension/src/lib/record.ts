@@ -12,7 +12,7 @@ import {
   type SiteProfile,
 } from '@tlsrum/shared/classify';
 import type { Measurement, NetworkHints } from '../messages';
-import type { Environment } from './environment';
+import type { Environment } from '@tlsrum/shared/environment';
 
 export interface RecordContext {
   env: Environment;

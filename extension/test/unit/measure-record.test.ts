@@ -4,10 +4,10 @@ import { HandshakeRecord } from '@tlsrum/shared';
 import { connectionTimingOf, TIMING_FIELDS, type TimingEntryLike } from '@tlsrum/shared/classify';
 import { resourceEntry } from '@tlsrum/shared/test/arbitraries';
 import { gatherEntries } from '../../src/content/measure';
-import { measurementOf, newConnectionsOf, type EntryTuple } from '../../src/lib/entry-tuple';
+import { measurementOf, newConnectionsOf, type EntryTuple } from '@tlsrum/shared/classify';
 import type { Measurement, PageCounts } from '../../src/messages';
 import { fromFirefox } from '../../src/background/firefox-security';
-import { detectEnvironment } from '../../src/lib/environment';
+import { detectEnvironment } from '@tlsrum/shared/environment';
 import { buildRecord } from '../../src/lib/record';
 
 const origin = Date.parse('2026-11-23T08:00:00Z');

@@ -65,7 +65,8 @@ export const DIMENSIONS = {
   browser: { label: 'Browser', description: 'Browser family.', values: BROWSERS },
   source: {
     label: 'Source',
-    description: 'rum for real users, synthetic for the lab and the synthetic runner.',
+    description:
+      "page for a site's own visitors (its beacon), rum for the extension's opt-in users, synthetic for the lab and the synthetic runner.",
     values: RECORD_SOURCES,
   },
   stack: {
@@ -180,7 +181,11 @@ export const FILTERS = {
     description:
       "One registered site (needs that site's read token, or the admin token). Without it: every site together.",
   },
-  source: valueFilter('source', { rum: 'Real users', synthetic: 'Synthetic' } satisfies Record<RecordSource, string>),
+  source: valueFilter('source', {
+    page: 'Site visitors (beacon)',
+    rum: 'Extension users',
+    synthetic: 'Synthetic',
+  } satisfies Record<RecordSource, string>),
   browser: valueFilter('browser', {
     chrome: 'Chrome',
     edge: 'Edge',

@@ -1,21 +1,35 @@
 /**
- * An https timing entry as the content script posts it to the background: a flat tuple, because reading
- * and serialising it happens on the page's main thread, and arrays of numbers are the cheapest there.
- * The page only gathers; the background turns each tuple back into a Measurement, checks it (a content
- * script runs beside untrusted pages) and classifies it. Only the hostname of the entry's URL is in it,
- * never the URL.
+ * An https timing entry as a page posts it: a flat tuple, because reading and serialising it happens on
+ * the page's main thread, and arrays of numbers are the cheapest there. The page only gathers (the
+ * extension's content script, the site's own beacon); the extension's background or the collector turns
+ * each tuple back into a Measurement, checks it (the sender is untrusted) and classifies it. Only the
+ * hostname of the entry's URL is in it, never the URL.
  */
-import { isValidHostname } from '@tlsrum/shared/constants';
-import {
-  connectionKind,
-  httpsHost,
-  SERVER_TIMING_METRIC,
-  TIMING_FIELDS,
-  tlsServerTimingOf,
-  type ConnectionTiming,
-  type TimingEntryLike,
-} from '@tlsrum/shared/classify';
-import type { Measurement, PageCounts } from '../messages';
+import { isValidHostname } from '../constants';
+import { connectionTimingOf, httpsHost, TIMING_FIELDS, tlsServerTimingOf, type TimingEntryLike } from './entries';
+import { SERVER_TIMING_METRIC } from './server-timing';
+import { connectionKind, type ConnectionTiming } from './timing';
+
+/** One new TLS connection seen in a page (posted as an EntryTuple). The URL never leaves the page: only its hostname. */
+export interface Measurement {
+  host: string;
+  timing: ConnectionTiming;
+  /** epoch ms of the connection's start (performance.timeOrigin + connectStart). */
+  startEpochMs: number;
+  /** epoch ms when the response started (for joining Firefox's security info). */
+  responseEpochMs: number;
+  /** The `tls` Server-Timing metric, when the site sends one (exposed only with Timing-Allow-Origin). */
+  serverTiming?: { name: string; description: string }[];
+}
+
+/** Entries of a page that were not measured, by why. */
+export interface PageCounts {
+  /** Cross-origin entries without Timing-Allow-Origin: connection fields are zeros. */
+  opaque: number;
+  reused: number;
+  /** Plain-HTTP connections (no TLS) and entries with fields out of order. */
+  skipped: number;
+}
 
 /** [hostname, entryType, nextHopProtocol, `tls` Server-Timing description or null, ...TIMING_FIELDS values] */
 export type EntryTuple = [
@@ -49,6 +63,15 @@ export function entryTupleOf(e: TimingEntryLike): EntryTuple | null {
     e.requestStart,
     e.responseStart,
   ];
+}
+
+/**
+ * The tuple of an entry over a connection it opened (a handshake to measure), else null: the page then
+ * sends nothing of reused, opaque, plain-HTTP or disordered entries. The receiver checks again.
+ */
+export function newConnectionTupleOf(e: TimingEntryLike): EntryTuple | null {
+  const timing = connectionTimingOf(e);
+  return timing && connectionKind(timing) === 'new' ? entryTupleOf(e) : null;
 }
 
 const HEAD = 4;

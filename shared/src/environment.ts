@@ -1,7 +1,11 @@
-/** Browser family, major version and OS of this client, as the record schema names them. */
-import type { Browser, Os } from '@tlsrum/shared/constants';
+/**
+ * Browser family, major version and OS of a client, as the record schema names them: from the
+ * navigator (the extension) or from the request's User-Agent and Sec-CH-UA headers (the collector, for
+ * the site's beacon).
+ */
+import type { Browser, Os } from './constants';
 
-interface UaData {
+export interface UaData {
   brands?: { brand: string; version: string }[];
   platform?: string;
 }
