@@ -224,7 +224,10 @@ export function verdictPanel(parent: HTMLElement): DashboardPanel<VerdictData> {
         return true;
       }
       const v = verdictOf(d);
-      const who = site ? `${site}'s visitors` : 'visitors of every site together';
+      const country = ctx.filters.country;
+      const who = `${site ? `${site}'s visitors` : 'visitors of every site together'}${country ? ` in ${countryName(country)}` : ''}`;
+      // With one country chosen there is no slowest region to name.
+      if (country) v.slowest = null;
       const sentence = verdictSentence(v, who);
       if (!sentence) {
         panel.table.replaceChildren(body);
