@@ -9,7 +9,10 @@ const FAMILIES = {
     about:
       'Benchmarks (not part of pnpm test): each prints ratios against a baseline measured in the same run and a JSON line last.',
     // Members that need something built first.
-    before: { 'extension-overhead': ['pnpm', ['--filter', '@tlsrum/extension', 'build']] },
+    before: {
+      'extension-overhead': ['pnpm', ['--filter', '@tlsrum/extension', 'build']],
+      dashboard: ['pnpm', ['--filter', '@tlsrum/dashboard', 'build']],
+    },
   },
   lab: {
     pkg: 'e2e',

@@ -135,6 +135,17 @@ function followTokenSite(site: string | null, f: Filters): void {
 }
 
 /**
+ * On the page itself, for the benchmark and the browser tests: `data-panels` on <body> is "loading" from a
+ * load's start and "settled" once every panel has drawn, found nothing or failed (after its own retry);
+ * `data-failed-panels` then says how many failed. A newer load (a filter change) restarts it.
+ */
+function markPanels(state: 'loading' | 'settled'): void {
+  document.body.dataset.panels = state;
+  document.body.dataset.failedPanels =
+    state === 'settled' ? String(panels.filter((p) => p.panel.section.dataset.state === 'error').length) : '';
+}
+
+/**
  * A site's view shows its own visitors first: when the site's beacon has sent records in the range and the
  * reader has not chosen a source, the view opens on source "page" (the URL says so; "All sources" in the
  * filter shows everything). One small question per site and range, remembered.
@@ -179,11 +190,13 @@ async function load(): Promise<void> {
   const t = token.get();
   arrange(Boolean(f.site || t));
   for (const p of panels) p.panel.setState('loading');
+  markPanels('loading');
   scope.textContent = scopeText(f.site, f);
   // A site chosen without a token: say so once, ask nothing.
   if (f.site && !t) {
     showNotice(tokenProblem(new ApiError(401, ''), f, t));
     hook.renders++;
+    markPanels('settled');
     return;
   }
   showNotice(null);
@@ -300,6 +313,7 @@ async function load(): Promise<void> {
   if (signal.aborted) return;
   if (problem) showNotice(problem);
   hook.renders++;
+  markPanels('settled');
 }
 
 /** The country filter offers the countries with data (kept across filter changes). */

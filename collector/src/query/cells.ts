@@ -13,7 +13,7 @@ import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
 import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
 import { cappedPerCell, countedRows } from './counted';
-import { chooseReadTable, type ReadTable } from './sources';
+import { chooseReadTable, rangeColumn, type ReadTable } from './sources';
 
 export type { Cell, Quantiles };
 
@@ -118,8 +118,10 @@ export function buildCellSql(
     params.from = q.filters.from;
     params.to = q.filters.to;
   } else {
-    // The rollup answers whole days: chooseReadTable reads it only for a range aligned to them (see chooseTable).
-    where.push(`${src.time} >= toDateTime({fromS:Int64}, 'UTC')`, `${src.time} < toDateTime({toS:Int64}, 'UTC')`);
+    // The rollups answer whole hours: chooseReadTable reads them only for a range aligned to them (see
+    // chooseTable), on an hour column unless the range is whole days.
+    const time = rangeColumn(src, q.filters.from, q.filters.to);
+    where.push(`${time} >= toDateTime({fromS:Int64}, 'UTC')`, `${time} < toDateTime({toS:Int64}, 'UTC')`);
     params.fromS = Math.floor(q.filters.from / 1000);
     params.toS = Math.floor(q.filters.to / 1000);
   }
@@ -347,18 +349,22 @@ export function protectedMix(joint: Map<string, JointCell[]> | null, key: string
   return mix;
 }
 
-/** Ranges at least this long read the daily rollup unless the caller asks otherwise. */
+/** Ranges at least this long are widened to whole days (the daily cuts alone answer them), shorter ones to whole hours. */
 export const ROLLUP_MIN_RANGE_MS = 7 * 86_400_000;
+const HOUR = 3_600_000;
 
 /**
- * Raw table or rollup for a range. The rollup answers whole (UTC) days, so its range is widened to day
- * boundaries; the answer reports the range it actually covers.
+ * Raw table or rollup for a range: the rollup unless the caller asks for the raw table (a query whose
+ * dimensions no cut holds still reads the raw table: chooseReadTable). The rollups answer whole hours, so
+ * the range is widened to hour boundaries — to day boundaries from a week on, as the week and month views
+ * always were; the answer reports the range it actually covers.
  */
 export function chooseTable(
   range: { from: number; to: number },
   requested: 'auto' | Table = 'auto',
 ): { table: Table; from: number; to: number } {
-  const table = requested === 'auto' ? (range.to - range.from >= ROLLUP_MIN_RANGE_MS ? 'rollup' : 'raw') : requested;
+  const table = requested === 'auto' ? 'rollup' : requested;
   if (table === 'raw') return { table, ...range };
-  return { table, from: Math.floor(range.from / DAY) * DAY, to: Math.ceil(range.to / DAY) * DAY };
+  const unit = range.to - range.from >= ROLLUP_MIN_RANGE_MS ? DAY : HOUR;
+  return { table, from: Math.floor(range.from / unit) * unit, to: Math.ceil(range.to / unit) * unit };
 }

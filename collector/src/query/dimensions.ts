@@ -22,9 +22,14 @@ export const ROLLUP_COLUMNS = [
   'resumed',
   'handshakeClass',
 ] as const;
+/**
+ * The hourly grain's key columns (migration 0013, handshakes_per_hour): the daily cuts' columns and two more,
+ * held by cuts of that table only (sources.ts), in the order of its grouping() arguments.
+ */
+export const HOURLY_COLUMNS = [...ROLLUP_COLUMNS, 'versionEvidence', 'cryptoSource'] as const;
 /** The crypto rollup's key columns (migration 0009, handshakes_crypto_per_day: one cut per site and for all sites). */
 export const CRYPTO_ROLLUP_COLUMN_NAMES = ['kxGroup', 'certKey', 'chainLength', 'cipherSuite'] as const;
-export type RollupColumn = (typeof ROLLUP_COLUMNS)[number] | (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number];
+export type RollupColumn = (typeof HOURLY_COLUMNS)[number] | (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number];
 
 export interface DimensionSql {
   raw: string;
@@ -41,6 +46,7 @@ const tlsVersion = column("ifNull(tlsVersion, 'unknown')", 'tlsVersion');
 const protocol = column('protocol', 'protocol');
 const resumed = column("multiIf(resumed IS NULL, 'unknown', resumed, 'true', 'false')", 'resumed');
 const handshakeClass = column('handshakeClass', 'handshakeClass');
+const versionEvidence = column('tlsVersionSource', 'versionEvidence');
 
 /**
  * The crypto dimensions, held by the crypto rollup (migration 0009, handshakes_crypto_per_day): its view
@@ -89,12 +95,12 @@ export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
     (e) =>
       `multiIf(${e(handshakeClass)} = '0rtt', '0-RTT', ${e(resumed)} = 'true', 'resumed', ${e(resumed)} = 'false', 'full', 'unknown')`,
   ),
-  // Evidence is not in the rollup: grouping or filtering by it reads the raw table.
-  versionEvidence: { raw: 'tlsVersionSource', rollup: null },
-  evidence: {
-    raw: `if(tlsVersionSource IN (${MEASURED_SOURCES.map((s) => `'${s}'`).join(', ')}), 'measured', 'derived')`,
-    rollup: null,
-  },
+  // The evidence and the crypto facts' source are held by cuts of the hourly grain only (migration 0013).
+  versionEvidence,
+  evidence: derived(
+    [versionEvidence],
+    (e) => `if(${e(versionEvidence)} IN (${MEASURED_SOURCES.map((s) => `'${s}'`).join(', ')}), 'measured', 'derived')`,
+  ),
   group,
   // Hybrid: a group with a post-quantum KEM in it (X25519MLKEM768, SecP256r1MLKEM768, X25519Kyber768Draft00 …).
   pq: derived(
@@ -104,7 +110,7 @@ export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
   cipher: crypto('cipher'),
   certKey: crypto('certKey'),
   chainLength: crypto('chainLength'),
-  cryptoSource: { raw: "if(cryptoSource = '', 'none', cryptoSource)", rollup: null },
+  cryptoSource: column("if(cryptoSource = '', 'none', cryptoSource)", 'cryptoSource'),
   signatureScheme: { raw: "if(signatureScheme = '', 'unknown', signatureScheme)", rollup: null },
 };
 

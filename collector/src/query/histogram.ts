@@ -50,3 +50,23 @@ export function bucketPercentilesSql(stateColumn: string): string {
   const value = `j -> if(j <= 1, 0, ${BUCKET_LOW_MS} * pow(${BUCKET_GROWTH}, j - 1.5))`;
   return `arrayMap(cum -> arrayMap(${value}, ${buckets}), [arrayCumSum(countResampleMerge(0, ${BUCKETS}, 1)(${stateColumn}))])[1]`;
 }
+
+/** The hourly grain's sparse state per phase (migration 0013): a count per bucket index that holds values. */
+export function sparseBucketStateSql(column: Phase): string {
+  return `sumMap(map(${bucketIndexSql(column)}, toUInt64(1)))`;
+}
+
+/** The hourly grain's column type, as the migration declares it. */
+export const SPARSE_BUCKET_STATE_TYPE = 'SimpleAggregateFunction(sumMap, Map(UInt16, UInt64))';
+
+/**
+ * bucketPercentilesSql over the hourly grain's sparse buckets: the merged map's keys are the bucket indexes
+ * that hold values, in ascending order (sumMap sorts them), its values their counts; the answer for a rank
+ * is the index at the first cumulative count above it, reported as that bucket's middle as above.
+ */
+export function sparseBucketPercentilesSql(stateColumn: string): string {
+  const ranks = `arrayMap(level -> floor(level * cum[-1]), [${PERCENTILES}])`;
+  const buckets = `arrayMap(r -> keys[arrayFirstIndex(c -> c > r, cum)], ${ranks})`;
+  const value = `b -> if(b = 0, 0, ${BUCKET_LOW_MS} * pow(${BUCKET_GROWTH}, b - 0.5))`;
+  return `arrayMap(m -> arrayMap((keys, cum) -> arrayMap(${value}, ${buckets}), [mapKeys(m)], [arrayCumSum(mapValues(m))])[1], [sumMap(${stateColumn})])[1]`;
+}

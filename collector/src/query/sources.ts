@@ -1,18 +1,21 @@
 /**
- * Where a cell query reads from: the raw table, or one cut of the rollup (a few key columns per day or
- * hour; platform/store/migrations/0011_rollup_cuts.sql, states as in 0006). The API asks for `raw` or `rollup`;
- * `rollup` reads the smallest cut that holds every rollup column the query's dimensions and filters read
- * (dimensions.ts) — or the raw table when no cut does (e.g. an hourly series with a browser filter), when
- * the range is not in whole days, or when the suppression threshold is above what the rollup counts
- * clients up to. The crypto dimensions read their own daily rollup (0009). All SQL here is fixed text: no
- * input reaches it.
+ * Where a cell query reads from: the raw table, or one cut of the rollups (a few key columns per day or
+ * hour: platform/store/migrations/0011_rollup_cuts.sql, states as in 0006, and the hourly grain
+ * 0013_hourly_grain.sql). The API asks for `raw` or `rollup`; `rollup` reads the smallest cut that holds
+ * every rollup column the query's dimensions and filters read (dimensions.ts): for a range of whole days a
+ * daily cut, for any other range of whole hours or an hourly series a cut with an hour column (a daily cut's
+ * hourly one, or the hourly grain). It reads the raw table when no cut holds the columns
+ * (docs/decisions/0009-hourly-grain.md lists them), when the range is not in whole hours, or when the
+ * suppression threshold is above what the rollup counts clients up to. The crypto dimensions read their
+ * own daily rollup (0009), whole days only. All SQL here is fixed text: no input reaches it.
  */
-import { bucketPercentilesSql } from './histogram';
+import { bucketPercentilesSql, sparseBucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
 import { RAW_CLIENTS, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from './clients';
 import {
   CRYPTO_ROLLUP_COLUMN_NAMES,
   DIMENSION_SQL,
+  HOURLY_COLUMNS,
   MIXES,
   ROLLUP_COLUMNS,
   type Dimension,
@@ -38,9 +41,9 @@ export interface Aggregates {
 export interface ReadTable {
   name: string;
   table: string;
-  /** Time column and its resolution. */
+  /** Time column and its resolution: the raw table's timestamps, a daily table's days, the hourly grain's hours. */
   time: string;
-  grain: 'ms' | 'day';
+  grain: 'ms' | 'day' | 'hour';
   /** The column an hourly bucket is computed from (absent: this table cannot bucket by hour). */
   hourTime?: string;
   /** Which dimension expressions apply (dimensions.ts): the rollup stores normalised values. */
@@ -77,6 +80,12 @@ const rollupAgg: Aggregates = {
   inferred: 'sum(inferred)',
 };
 
+/** The hourly grain's states (migration 0013): the same, with the histogram buckets as sparse maps. */
+const hourlyAgg: Aggregates = {
+  ...rollupAgg,
+  quantiles: (p) => sparseBucketPercentilesSql(`${p}_hist`),
+};
+
 export const RAW: ReadTable = {
   name: 'raw',
   table: 'handshakes',
@@ -111,9 +120,15 @@ const CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
  * migration (ROLLUP_COLUMNS in that order), a bit set for each column aggregated away, the first
  * argument the highest bit.
  */
-export function cutNumber(columns: readonly RollupColumn[]): number {
-  return ROLLUP_COLUMNS.reduce((n, c, i) => (columns.includes(c) ? n : n | (1 << (ROLLUP_COLUMNS.length - 1 - i))), 0);
+export function cutNumber(columns: readonly RollupColumn[], order: readonly RollupColumn[] = ROLLUP_COLUMNS): number {
+  return order.reduce((n, c, i) => (columns.includes(c) ? n : n | (1 << (order.length - 1 - i))), 0);
 }
+
+/** The hourly grain's cut number of a grouping set (HOURLY_COLUMNS in grouping() order; `hour` is in every set). */
+export const hourlyCutNumber = (columns: readonly RollupColumn[]): number =>
+  cutNumber([...new Set([...columns, 'hour' as const])], HOURLY_COLUMNS);
+
+export const HOURLY_TABLE = 'handshakes_per_hour';
 
 function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable {
   const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', ...columns] : columns;
@@ -128,6 +143,33 @@ function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable 
     sites,
     where: `cut = ${cutNumber(keyed)}`,
     agg: rollupAgg,
+  };
+}
+
+/**
+ * The cuts of the hourly grain (migration 0013's grouping sets), by their columns besides site and hour,
+ * smallest first; each with the mix columns, which a handshake cell's joint mix cells group by.
+ */
+const HOURLY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
+  ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+  ['country', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+  ['versionEvidence', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+  ['browser', 'source', 'cryptoSource', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+];
+
+function hourlyCut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable {
+  const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', ...columns] : columns;
+  return {
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-hourly-by-${columns.join('-')}`,
+    table: HOURLY_TABLE,
+    time: 'hour',
+    grain: 'hour',
+    hourTime: 'hour',
+    expressions: 'rollup',
+    cut: ['hour', ...columns],
+    sites,
+    where: `cut = ${hourlyCutNumber(keyed)}`,
+    agg: hourlyAgg,
   };
 }
 
@@ -153,9 +195,11 @@ export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
   cryptoCut('all'),
   cryptoCut('one'),
+  ...(['all', 'one'] as const).flatMap((sites) => HOURLY_CUT_COLUMNS.map((c) => hourlyCut(c, sites))),
 ];
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 
 export interface ReadTableNeeds {
   table: Table;
@@ -179,12 +223,18 @@ export interface ReadTableNeeds {
 export function chooseReadTable(q: ReadTableNeeds): ReadTable {
   if (q.table === 'raw') return RAW;
   const rollups = [...new Set([...q.dimensions, ...q.filters])].map((d) => DIMENSION_SQL[d].rollup);
-  if (rollups.includes(null) || q.from % DAY !== 0 || q.to % DAY !== 0 || q.minClients > ROLLUP_CLIENTS_CAP) return RAW;
-  const needed = [
-    ...new Set([...rollups.flatMap((r) => r!.columns), ...(q.bucket === 'hour' ? (['hour'] as const) : [])]),
-  ];
+  if (rollups.includes(null) || q.from % HOUR !== 0 || q.to % HOUR !== 0 || q.minClients > ROLLUP_CLIENTS_CAP)
+    return RAW;
+  // Hours (an hourly series, a range not in whole days) need a cut with an hour column.
+  const byHour = q.bucket === 'hour' || q.from % DAY !== 0 || q.to % DAY !== 0;
+  const needed = [...new Set([...rollups.flatMap((r) => r!.columns), ...(byHour ? (['hour'] as const) : [])])];
   const fits = (s: ReadTable) =>
     (q.site === null && !q.perSite ? s.sites === 'all' : s.sites === 'one') &&
     needed.every((c) => s.cut !== null && s.cut.includes(c));
   return CUTS.find(fits) ?? RAW;
+}
+
+/** The time column a rollup cut's range is read on: its hour column for a range not in whole days, else its own. */
+export function rangeColumn(src: ReadTable, from: number, to: number): string {
+  return src.grain === 'day' && src.cut?.includes('hour') && (from % DAY !== 0 || to % DAY !== 0) ? 'hour' : src.time;
 }

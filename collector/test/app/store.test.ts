@@ -104,6 +104,37 @@ describe('store', { timeout: 180_000 }, () => {
     });
   });
 
+  it('fills the hourly grain (0013) from the rows of a data folder that predates it: every cut counts every record in its hour', async () => {
+    await upgradeFolder(13, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(13));
+      const json = async (query: string) =>
+        (await (await store.query.query({ query, format: 'JSONEachRow' })).json<Record<string, number>>()).map((r) =>
+          Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])),
+        );
+      // Per cut and hour: the records, and the values in the tls and ttfb buckets, are the raw table's of that hour.
+      const raw = await json(
+        'SELECT toUnixTimestamp(toStartOfHour(ts)) AS h, count() AS n FROM handshakes GROUP BY h ORDER BY h',
+      );
+      expect(raw.length).toBeGreaterThan(200);
+      const grain = await json(`
+        SELECT cut, toUnixTimestamp(hour) AS h, sum(records) AS n,
+               arraySum(mapValues(sumMap(tls_hist))) AS tls, arraySum(mapValues(sumMap(ttfb_hist))) AS ttfb
+        FROM handshakes_per_hour GROUP BY cut, h ORDER BY cut, h`);
+      const hourly = CUTS.filter((c) => c.table === 'handshakes_per_hour');
+      expect(hourly.length).toBe(8);
+      for (const c of hourly) {
+        const cut = Number(c.where!.replace('cut = ', ''));
+        expect(
+          grain.filter((r) => r.cut === cut).map(({ h, n, tls, ttfb }) => ({ h, n, tls, ttfb })),
+          c.name,
+        ).toEqual(raw.map(({ h, n }) => ({ h, n, tls: n, ttfb: n })));
+      }
+      // New records reach it through its view.
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 13 });
+      expect(await json('SELECT sum(records) AS n FROM handshakes_per_hour')).toEqual([{ n: 8 * 21_000 }]);
+    });
+  });
+
   it('fills the crypto rollup (0009) from the rows of a data folder that predates it: both cuts count every record', async () => {
     await upgradeFolder(9, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(9));

@@ -1,9 +1,16 @@
 /** Which table or rollup cut a query reads: the smallest that holds every dimension it needs. */
 import { describe, expect, it } from 'vitest';
 import { chooseTable } from '../../src/query/cells';
-import { chooseReadTable, ROLLUP_CLIENTS_CAP, type ReadTableNeeds } from '../../src/query/sources';
+import {
+  chooseReadTable,
+  hourlyCutNumber,
+  rangeColumn,
+  ROLLUP_CLIENTS_CAP,
+  type ReadTableNeeds,
+} from '../../src/query/sources';
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 const end = Date.UTC(2026, 10, 23);
 const month = { from: end - 30 * DAY, to: end };
 const needs = (n: Partial<ReadTableNeeds>): ReadTableNeeds => ({
@@ -67,11 +74,52 @@ describe('chooseReadTable', () => {
   });
 
   it('reads the raw table when no cut has the columns, the grain or the range, or when asked to', () => {
-    expect(chooseReadTable(needs({ bucket: 'hour', filters: ['browser'] })).name).toBe('raw');
     expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser'] })).name).toBe('raw');
-    expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['mode'] })).name).toBe('raw');
-    expect(chooseReadTable(needs({ from: month.from + 3_600_000 })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'] })).name).toBe('raw');
+    // Not whole hours; the crypto rollup answers whole days only.
+    expect(chooseReadTable(needs({ from: month.from + 60_000 })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['certKey'], from: month.from + HOUR })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['certKey'], bucket: 'hour' })).name).toBe('raw');
+    expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['country'], filters: ['browser'] })).name).toBe('raw');
     expect(chooseReadTable(needs({ table: 'raw', dimensions: ['country'] })).name).toBe('raw');
+  });
+
+  it('reads the hourly grain for hourly series and ranges of whole hours that no hourly daily cut answers', () => {
+    const last24h = { from: month.to - 19 * HOUR, to: month.to + 5 * HOUR };
+    // A daily cut with an hour column first, on its hour column.
+    const byHour = chooseReadTable(needs({ ...last24h }));
+    expect(byHour.name).toBe('rollup-all-sites-by-hour');
+    expect(rangeColumn(byHour, last24h.from, last24h.to)).toBe('hour');
+    expect(rangeColumn(byHour, month.from, month.to)).toBe('day');
+    expect(chooseReadTable(needs({ ...last24h, dimensions: ['stack'] })).name).toBe(
+      'rollup-all-sites-by-hour-protocol-tlsVersion',
+    );
+    // Else the hourly grain (migration 0013), on its hour column.
+    const mode = chooseReadTable(needs({ ...last24h, dimensions: ['stack', 'mode'] }));
+    expect(mode).toMatchObject({
+      name: 'rollup-all-sites-hourly-by-protocol-tlsVersion-resumed-handshakeClass',
+      table: 'handshakes_per_hour',
+      where: `cut = ${hourlyCutNumber(['protocol', 'tlsVersion', 'resumed', 'handshakeClass'])}`,
+    });
+    expect(rangeColumn(mode, last24h.from, last24h.to)).toBe('hour');
+    expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['mode'] })).name).toBe(
+      'rollup-all-sites-hourly-by-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ ...last24h, dimensions: ['country'], site: 'a.example.com' })).name).toBe(
+      'rollup-site-hourly-by-country-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ bucket: 'hour', filters: ['browser'] })).name).toBe(
+      'rollup-all-sites-hourly-by-browser-source-cryptoSource-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    // Dimensions only the hourly grain holds, for any range of whole hours (a month too).
+    expect(chooseReadTable(needs({ dimensions: ['versionEvidence'] })).name).toBe(
+      'rollup-all-sites-hourly-by-versionEvidence-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['browser', 'cryptoSource'], site: 'a.example.com' })).name).toBe(
+      'rollup-site-hourly-by-browser-source-cryptoSource-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    // Shapes of hours no cut holds: the raw table.
+    expect(chooseReadTable(needs({ ...last24h, dimensions: ['country'], filters: ['browser'] })).name).toBe('raw');
   });
 
   it('reads the raw table when suppression needs more distinct clients than the rollup counts', () => {
@@ -83,17 +131,22 @@ describe('chooseReadTable', () => {
 });
 
 describe('chooseTable', () => {
-  it('reads the rollup from a week on, widened to whole days', () => {
+  it('reads the rollup, widened to whole days from a week on and to whole hours below', () => {
     const t = Date.UTC(2026, 10, 23, 10, 17, 5);
     expect(chooseTable({ from: t - 7 * DAY, to: t })).toEqual({
       table: 'rollup',
       from: Date.UTC(2026, 10, 16),
       to: Date.UTC(2026, 10, 24),
     });
-    expect(chooseTable({ from: t - 3 * DAY, to: t })).toEqual({ table: 'raw', from: t - 3 * DAY, to: t });
-    expect(chooseTable({ from: t - 3 * DAY, to: t }, 'rollup')).toEqual({
+    expect(chooseTable({ from: t - 3 * DAY, to: t })).toEqual({
       table: 'rollup',
-      from: Date.UTC(2026, 10, 20),
+      from: Date.UTC(2026, 10, 20, 10),
+      to: Date.UTC(2026, 10, 23, 11),
+    });
+    expect(chooseTable({ from: t - 3 * DAY, to: t }, 'raw')).toEqual({ table: 'raw', from: t - 3 * DAY, to: t });
+    expect(chooseTable({ from: t - 8 * DAY, to: t }, 'rollup')).toEqual({
+      table: 'rollup',
+      from: Date.UTC(2026, 10, 15),
       to: Date.UTC(2026, 10, 24),
     });
   });

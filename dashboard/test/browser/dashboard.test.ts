@@ -63,6 +63,10 @@ async function expectReadyWithToken(p: Page) {
   expect(['ready', 'empty']).toContain(st.config);
 }
 
+/** What the page says on <body> of its panels: `data-panels` (loading / settled) and `data-failed-panels`. */
+const settled = (p: Page) =>
+  p.evaluate(() => ({ panels: document.body.dataset.panels, failedPanels: document.body.dataset.failedPanels }));
+
 const panelStates = (p: Page) =>
   p.$$eval('section.panel', (els) => Object.fromEntries(els.map((e) => [e.id, (e as HTMLElement).dataset.state])));
 
@@ -123,6 +127,8 @@ describe('dashboard', () => {
     await page.goto(`${base}/?range=30d`);
     await waitForRenders(page, 1);
     expect(await panelStates(page)).toEqual(states('ready'));
+    // The page says every panel has settled, none failed (what bench:dashboard waits for).
+    expect(await settled(page)).toEqual({ panels: 'settled', failedPanels: '0' });
     const sizes = await seriesSizes(page);
     expect(Object.keys(sizes).sort()).toEqual([...PANELS].sort());
     for (const [id, charts] of Object.entries(sizes)) {
@@ -460,6 +466,8 @@ describe('dashboard', () => {
       await p.select('select[name=metric]', 'connect');
       await waitForRenders(p, 2);
       expect((await panelStates(p)).map).toBe('error');
+      // Settled with the one failed panel counted; a retry starts over.
+      expect(await settled(p)).toEqual({ panels: 'settled', failedPanels: '1' });
       expect(await p.$eval('#map .status', (e) => e.textContent)).toContain('busy');
       await p.click('#map .status button.retry');
       await p.waitForFunction(() => (document.querySelector('#map') as HTMLElement).dataset.state === 'ready', {

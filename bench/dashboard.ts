@@ -1,0 +1,188 @@
+/** The dashboard bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { spawnTs } from '@tlsrum/collector/test/node-process';
+import { SITES } from '@tlsrum/collector/demo/profiles';
+import { repoRoot, stop } from './lib/processes';
+import { machine, median, printResult, printTable, quantile, round } from './lib/report';
+import { runStoreWorker } from './lib/store-child';
+import { describeLoad, loadAverage } from './lib/load';
+
+/** The demo's size by default (`pnpm demo`: DEMO_RECORDS, 1.2 M over 30 days). */
+const ROWS = Number(process.env.BENCH_ROWS ?? 1_200_000);
+const LOADS = Number(process.env.BENCH_DASHBOARD_LOADS ?? 20);
+/** A load that has not settled by then counts its unsettled panels as failed. */
+const LOAD_TIMEOUT_MS = Number(process.env.BENCH_DASHBOARD_TIMEOUT_MS ?? 60_000);
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const DASHBOARD_DIR = join(repoRoot, 'dashboard/dist');
+const DAYS = 30;
+const HOUR = 3_600_000;
+const ADMIN = 'bench-dashboard-admin-token';
+
+interface View {
+  name: string;
+  path: string;
+  token: string;
+}
+
+interface Load {
+  ms: number;
+  failed: number;
+}
+
+/**
+ * One load as a new visitor has it: a fresh browser context (no cache, no storage), the read token put into
+ * sessionStorage before the page runs (as the token field does), then the time from navigation until the page
+ * says every panel has settled (`data-panels` on <body>, dashboard/src/main.ts) and how many failed.
+ */
+async function loadOnce(browser: Browser, base: string, view: View): Promise<Load> {
+  const context = await browser.createBrowserContext();
+  try {
+    const page = await context.newPage();
+    await page.setViewport({ width: 1440, height: 1000 });
+    // Page-side code as strings: this package is typed for Node, without the DOM's names.
+    if (view.token)
+      await page.evaluateOnNewDocument(`sessionStorage.setItem('tlsrum.readToken', ${JSON.stringify(view.token)})`);
+    const t0 = performance.now();
+    await page.goto(`${base}${view.path}`, { waitUntil: 'domcontentloaded' });
+    try {
+      await page.waitForFunction(`document.body.dataset.panels === 'settled'`, { timeout: LOAD_TIMEOUT_MS });
+    } catch {
+      // Not settled in time: every panel still loading or failed counts as failed.
+      const stuck = (await page.evaluate(
+        `[...document.querySelectorAll('section.panel')].filter((e) => ['loading', 'error'].includes(e.dataset.state)).length`,
+      )) as number;
+      return { ms: performance.now() - t0, failed: stuck };
+    }
+    const ms = performance.now() - t0;
+    const failed = Number(await page.evaluate(`document.body.dataset.failedPanels`));
+    return { ms, failed };
+  } finally {
+    await context.close();
+  }
+}
+
+async function registerSite(base: string, hostname: string): Promise<string> {
+  const res = await fetch(`${base}/v1/sites`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ hostname }),
+  });
+  const body = (await res.json()) as { readToken?: string };
+  if (!res.ok || !body.readToken) throw new Error(`registering ${hostname}: ${res.status} ${JSON.stringify(body)}`);
+  return body.readToken;
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(join(DASHBOARD_DIR, 'index.html')))
+    throw new Error(
+      'the dashboard is not built: run `pnpm --filter @tlsrum/dashboard build` (pnpm bench:dashboard does)',
+    );
+  console.log(
+    `dashboard benchmark: ${ROWS.toLocaleString('en')} records over ${DAYS} days, ${LOADS} loads per view in Chromium; ${machine()}; ${describeLoad()}`,
+  );
+  const loadAtStart = loadAverage();
+  const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-dashboard-'));
+  // Ending at the current hour: the dashboard's ranges end now, and its default week holds every generated day.
+  const end = Math.floor(Date.now() / HOUR) * HOUR;
+  let collector: Awaited<ReturnType<typeof spawnTs>> | null = null;
+  let browser: Browser | null = null;
+  try {
+    const seeded = await runStoreWorker({
+      dataDir,
+      targetRows: ROWS,
+      end,
+      days: DAYS,
+      seed: 1,
+      rounds: 0,
+      seriesBudgetS: 0,
+      insertRounds: 0,
+    });
+    console.log(
+      `generated ${seeded.generatedRows.toLocaleString('en')} records in ${round(seeded.generateSeconds, 1)} s; ${describeLoad()}`,
+    );
+    collector = await spawnTs('collector/src/server.ts', {
+      cwd: repoRoot,
+      env: {
+        DATA_DIR: dataDir,
+        DASHBOARD_DIR,
+        ADMIN_TOKEN: ADMIN,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: '0',
+        QUERY_RATE_LIMIT_PER_MINUTE: '0',
+        ALERT_INTERVAL_MS: '0',
+        PROBE_INTERVAL_MS: '0',
+      },
+      ready: { serves: '/readyz' },
+      timeoutMs: 600_000,
+    });
+    const site = SITES[0]!.hostname;
+    const views: View[] = [
+      { name: 'all sites', path: '/', token: '' },
+      { name: `one site (${site}, its token)`, path: `/?site=${encodeURIComponent(site)}`, token: '' },
+    ];
+    views[1]!.token = await registerSite(collector.url, site);
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    // One load per view first, not counted: the collector's and the store's first queries warm their caches.
+    for (const v of views) await loadOnce(browser, collector.url, v);
+    const byView = new Map<string, Load[]>();
+    for (let i = 0; i < LOADS; i++)
+      for (const v of views) {
+        const l = await loadOnce(browser, collector.url, v);
+        byView.set(v.name, [...(byView.get(v.name) ?? []), l]);
+      }
+    const all = [...byView.values()].flat();
+    printTable(
+      `time until every panel settled, ms (${seeded.rows.toLocaleString('en')} records; ${LOADS} loads per view)`,
+      [...byView].map(([view, loads]) => ({
+        view,
+        loads: loads.length,
+        p50: round(median(loads.map((l) => l.ms)), 0),
+        p95: round(
+          quantile(
+            loads.map((l) => l.ms),
+            0.95,
+          ),
+          0,
+        ),
+        max: round(Math.max(...loads.map((l) => l.ms)), 0),
+        'failed panels': loads.reduce((a, l) => a + l.failed, 0),
+      })),
+    );
+    const p95 = quantile(
+      all.map((l) => l.ms),
+      0.95,
+    );
+    const goal = ROWS >= 10_000_000 ? 2000 : 1500;
+    console.log(
+      `p95 / goal (${goal} ms at ${ROWS >= 10_000_000 ? '10 M' : "the demo's size"}): ${round(p95 / goal, 2)}; load average ${loadAtStart.load1} → ${loadAverage().load1}`,
+    );
+    printResult({
+      bench: 'dashboard',
+      rows: seeded.rows,
+      loads: all.length,
+      p50Ms: round(median(all.map((l) => l.ms)), 0),
+      p95Ms: round(p95, 0),
+      failedPanels: all.reduce((a, l) => a + l.failed, 0),
+    });
+  } finally {
+    await browser?.close();
+    if (collector) await stop(collector);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+await main();
