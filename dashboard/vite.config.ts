@@ -1,17 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
+import { guidePage } from './scripts/guide-html.ts';
 
-/** The guides the panels link to (docs/*.md), served beside the dashboard as `guide/<name>.md`. */
-function guides(names: string[]): Plugin {
+/**
+ * The guides the dashboard links to, as rendered pages (`guide/<name>.html`): written for site owners
+ * (dashboard/guides/, and docs/server-timing.md, which already is).
+ */
+function guides(files: Record<string, string>): Plugin {
   return {
     name: 'tlsrum-guides',
     generateBundle() {
-      for (const name of names) {
+      for (const [name, path] of Object.entries(files)) {
         this.emitFile({
           type: 'asset',
-          fileName: `guide/${name}`,
-          source: readFileSync(new URL(`../docs/${name}`, import.meta.url), 'utf8'),
+          fileName: `guide/${name}.html`,
+          source: guidePage(readFileSync(new URL(path, import.meta.url), 'utf8')),
         });
       }
     },
@@ -24,7 +28,13 @@ function guides(names: string[]): Plugin {
 // dependency, or the map data leaving its own chunk (world.ts), shows in the build output.
 export default defineConfig({
   base: './',
-  plugins: [guides(['alerts.md', 'whatif.md', 'server-timing.md'])],
+  plugins: [
+    guides({
+      alerts: './guides/alerts.md',
+      whatif: './guides/whatif.md',
+      'server-timing': '../docs/server-timing.md',
+    }),
+  ],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -2,7 +2,7 @@
  * How much of a figure is measured and how much derived: "TLS version known for X % of records (observed
  * Y %, server-timing Z %, …)", and which record sources it rests on ("From site visitors (beacon) A %,
  * …"), from one `GET /v1/compare?dimensions=versionEvidence,source` answer over the page's filters. Every
- * panel that draws records states it (`Panel.setCoverage`); a site's view adds the share of its
+ * answer's plain-words line is said once per page, in the verdict; a site's view adds the share of its
  * connections whose TLS version came from its own Server-Timing header.
  */
 import { EVIDENCE_SOURCES, RECORD_SOURCES, type EvidenceSource, type RecordSource } from '@tlsrum/shared/constants';
@@ -71,8 +71,27 @@ export function recordSourceSentence(c: Coverage): string {
   return parts.length ? `From ${parts.join(', ')}.` : '';
 }
 
+/**
+ * The page's evidence line, once, in plain words: how the TLS version of the connections counted is known.
+ * "The TLS version was measured for 26 % of these connections (seen by the browser or sent by the site's
+ * server); for the other 74 % it is worked out from the protocol, the site's probe or the timings."
+ */
+export function evidenceSentence(c: Coverage): string {
+  if (c.records === 0) return '';
+  const share = (s: EvidenceSource) => (c.bySource[s] ?? 0) / c.records;
+  const measured = share('observed') + share('server-timing');
+  const unknown = share('unknown');
+  const derived = Math.max(0, 1 - measured - unknown);
+  const parts = [
+    `The TLS version was measured for ${pct(measured)} of these connections (seen by the browser or sent by the site's server)`,
+    derived > 0 ? `worked out from the protocol, the site's probe or the timings for ${pct(derived)}` : '',
+    unknown > 0 ? `unknown for ${pct(unknown)}` : '',
+  ].filter(Boolean);
+  return `${parts.join('; ')}${c.suppressed ? '; groups of too few people are left out' : ''}.`;
+}
+
 /** The site view's line: how many of its connections carried its Server-Timing header. */
 export function serverTimingSentence(c: Coverage, site: string): string {
   if (c.records === 0) return '';
-  return `${pct((c.bySource['server-timing'] ?? 0) / c.records)} of ${site}'s connections carried its Server-Timing header (docs/server-timing.md shows how to send it).`;
+  return `${pct((c.bySource['server-timing'] ?? 0) / c.records)} of ${site}'s connections carried its Server-Timing header (the Server-Timing guide shows how to send it).`;
 }

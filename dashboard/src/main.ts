@@ -16,10 +16,13 @@ import { whatIfPanel } from './panels/whatif';
 import { alertsPanel } from './panels/alerts';
 import { configurationPanel } from './panels/configuration';
 import { cryptoPanel } from './panels/crypto';
+import { verdictPanel } from './panels/verdict';
 import { countryName } from './countries';
 import { addFilterControls } from './filter-controls';
-import { coverageOf, coverageSentence, recordSourceSentence, serverTimingSentence } from './coverage';
 import { FILTER_NAMES } from '@tlsrum/shared/query';
+import { isEmptyStore } from './panels/verdict';
+
+const EMPTY_STORE = 'Nothing recorded yet: the first panel says how to start.';
 
 const form = document.querySelector<HTMLFormElement>('#filters')!;
 const scope = document.querySelector<HTMLElement>('#scope')!;
@@ -28,7 +31,11 @@ const root = document.querySelector<HTMLElement>('#panels')!;
 addFilterControls(form);
 
 /** The panels in page order; each owns what it asks for (`load`) and how it draws it (`render`). */
+const verdict = verdictPanel(root) as DashboardPanel<unknown>;
+const alerts = alertsPanel(root) as DashboardPanel<unknown>;
+const configuration = configurationPanel(root) as DashboardPanel<unknown>;
 const panels: DashboardPanel<unknown>[] = [
+  verdict,
   comparePanel(root),
   mapPanel(root),
   trendsPanel(root),
@@ -36,9 +43,30 @@ const panels: DashboardPanel<unknown>[] = [
   sharesPanel(root),
   cryptoPanel(root),
   whatIfPanel(root),
-  alertsPanel(root),
-  configurationPanel(root),
+  alerts,
+  configuration,
 ];
+
+/**
+ * The answer comes first. A site's view then leads with what needs attention (its alerts and its
+ * configuration), the comparison after; every site together leads with the comparison and the map.
+ */
+function arrange(siteView: boolean): void {
+  document.body.classList.toggle('site-view', siteView);
+  const order = siteView
+    ? [verdict, alerts, configuration, ...panels.filter((p) => p !== verdict && p !== alerts && p !== configuration)]
+    : panels;
+  root.append(...order.map((p) => p.panel.section));
+}
+
+/** "3 groups hidden: fewer than 20 people each" when an answer held groups too small to show. */
+function hiddenNote(answer: unknown): string {
+  const a = answer as { cells?: { suppressed?: boolean }[]; minClients?: number };
+  if (!Array.isArray(a?.cells) || typeof a.minClients !== 'number') return '';
+  const n = a.cells.filter((c) => c.suppressed).length;
+  if (n === 0) return '';
+  return `${n} ${n === 1 ? 'group' : 'groups'} hidden: fewer than ${a.minClients} people each (too few to show safely).`;
+}
 
 /** For the browser test and for debugging: the charts by panel, and a counter of completed renders. */
 const hook = { charts: registry, renders: 0, filters: readFilters() };
@@ -160,6 +188,7 @@ async function load(): Promise<void> {
   const { signal } = controller;
   const params = apiParams(f);
   const t = token.get();
+  arrange(Boolean(f.site || t));
   for (const p of panels) p.panel.setState('loading');
   markPanels('loading');
   scope.textContent = scopeText(f.site, f);
@@ -179,12 +208,42 @@ async function load(): Promise<void> {
   }
   let problem: string | null = null;
 
+  const asked = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, ask: () => Promise<T>): Promise<T> => {
+    if (!asked.has(key)) {
+      // A failed answer is forgotten, so a panel's retry asks again instead of reusing the failure.
+      const answer = ask();
+      answer.catch(() => asked.delete(key));
+      asked.set(key, answer);
+    }
+    return asked.get(key) as Promise<T>;
+  };
+  const whatif = api.whatif(params, t, signal);
+  // Without a chosen site, a read token's answers name its site: the what-if answer (asked anyway) says which.
+  const site = f.site
+    ? Promise.resolve(f.site)
+    : t
+      ? whatif.then(
+          (a) => a.site,
+          () => null,
+        )
+      : Promise.resolve(null);
   const ctx: LoadContext = {
     filters: f,
     params,
     token: t,
     signal,
-    whatif: api.whatif(params, t, signal),
+    whatif,
+    site,
+    query: (route, extra) => {
+      const q = { ...params, ...extra };
+      return once(
+        `${route}?${new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => Boolean(e[1])))}`,
+        () => api.query(route, q, t, signal),
+      );
+    },
+    alerts: () => once('alerts', () => site.then((s) => api.alerts({ site: s ?? undefined }, t, signal))),
+    probes: (s) => once(`probes:${s}`, () => api.probes(s, t, signal)),
     // The period in the range selector's own words ("Last 7 days").
     rangeLabel: (field('range') as HTMLSelectElement).selectedOptions[0]?.text ?? f.range,
     onSite: (site) => {
@@ -193,11 +252,16 @@ async function load(): Promise<void> {
     },
     onCountries: addCountries,
   };
+  // The scope line and the Site selector follow the token's site as soon as it is known.
+  void site.then((s) => {
+    if (!signal.aborted && s) ctx.onSite(s);
+  });
   const draw = async (p: DashboardPanel<unknown>): Promise<void> => {
     const request = p.load(ctx);
     if ('skip' in request) return p.panel.setState('empty', request.skip);
     const answer = await request;
     if (signal.aborted) return;
+    if (answer && typeof answer === 'object' && 'skip' in answer) return p.panel.setState('empty', String(answer.skip));
     const drawn = await p.render(answer, ctx);
     if (signal.aborted) return;
     const flags = answer as { truncated?: boolean; sampled?: boolean };
@@ -206,7 +270,11 @@ async function load(): Promise<void> {
       : flags.sampled
         ? 'Estimated from the most recent connections of the range.'
         : '';
-    p.panel.setState(drawn ? 'ready' : 'empty', drawn ? note : '');
+    const hidden = hiddenNote(answer);
+    p.panel.setState(
+      drawn ? 'ready' : 'empty',
+      drawn ? [note, hidden].filter(Boolean).join(' ') : hidden || (emptyStore ? EMPTY_STORE : ''),
+    );
   };
   // One failing query never blanks the page: a failed panel tries once more by itself (a busy collector
   // says when), then offers a Retry button. A token problem is said once, above the panels.
@@ -231,22 +299,17 @@ async function load(): Promise<void> {
       });
     }
   };
-  const recordPanels = panels.filter((p) => p.drawsRecords).map((p) => p.panel);
-  // One coverage answer for every panel that draws records (they share the filters).
-  const coverage = api
-    .query('compare', { ...params, dimensions: 'versionEvidence,source' }, t, signal)
+  // An empty store (no record in the range, nothing filtered out): the panels point to the first one's steps.
+  let emptyStore = false;
+  const evidence = ctx
+    .query('compare', { dimensions: 'versionEvidence,source' })
     .then((a) => {
-      if (signal.aborted) return;
-      const c = coverageOf(a);
-      const text = [coverageSentence(c), recordSourceSentence(c), f.site ? serverTimingSentence(c, f.site) : '']
-        .filter(Boolean)
-        .join(' ');
-      for (const p of recordPanels) p.setCoverage(text);
+      emptyStore = isEmptyStore(ctx, { evidence: a });
+      document.body.classList.toggle('empty-store', emptyStore);
     })
-    .catch(() => {
-      if (!signal.aborted) for (const p of recordPanels) p.setCoverage('');
-    });
-  await Promise.all([coverage, ...panels.map((p) => run(p))]);
+    .catch(() => undefined);
+  await evidence;
+  await Promise.all(panels.map((p) => run(p)));
   if (signal.aborted) return;
   if (problem) showNotice(problem);
   hook.renders++;

@@ -5,7 +5,7 @@
  */
 import { echarts, type EChartsType } from './echarts';
 import { download, type Row } from './csv';
-import type { QueryAnswer, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
+import type { AlertsAnswer, ProbesAnswer, QueryAnswer, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import type { Filters } from './state';
 
 export type PanelState = 'loading' | 'ready' | 'empty' | 'error';
@@ -21,8 +21,6 @@ export interface Panel {
   setRows(rows: Row[]): void;
   /** Replaces chart `i`'s whole option (no merge with the previous filter's series), accessible. */
   draw(i: number, option: Record<string, unknown>): void;
-  /** How much of the panel's data is measured vs derived (coverage.ts); '' hides the line. */
-  setCoverage(text: string): void;
 }
 
 /** Every chart on the page, by panel, for the browser test (window.tlsrumDashboard). */
@@ -52,12 +50,12 @@ export function createPanel(
       <button type="button" class="csv" disabled>CSV</button>
     </div>
     <p class="desc"></p>
-    <p class="coverage" hidden></p>
     <div class="body"><div class="charts"></div></div>
     <p class="status" role="status" aria-live="polite"></p>`;
   section.querySelector('h2')!.textContent = opts.title;
-  const desc = section.querySelector('.desc')!;
+  const desc = section.querySelector<HTMLElement>('.desc')!;
   desc.textContent = opts.description;
+  desc.hidden = opts.description === '';
   if (opts.link)
     desc.append(
       ' ',
@@ -140,13 +138,22 @@ export function createPanel(
       }
     },
     setRows,
-    setCoverage(text) {
-      const line = section.querySelector<HTMLElement>('.coverage')!;
-      line.textContent = text;
-      line.hidden = text === '';
-    },
     draw(i, option) {
       charts[i]!.setOption({ aria: { enabled: true }, ...option }, true);
+    },
+  };
+}
+
+/** A time axis labelled with dates ("27 Nov"), or hours ("14:00", UTC) for a one-day range: never bare day numbers. */
+export function timeAxis(range: string) {
+  return {
+    type: 'time',
+    axisLabel: {
+      hideOverlap: true,
+      formatter: (t: number) =>
+        range === '24h'
+          ? new Date(t).toISOString().slice(11, 16)
+          : new Date(t).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }),
     },
   };
 }
@@ -166,6 +173,19 @@ export interface LoadContext {
   params: Record<string, string | undefined>;
   token: string;
   signal: AbortSignal;
+  /** A query route's answer over the page's filters plus `extra`, asked once per load however many panels want it. */
+  query(
+    route: 'compare' | 'timeseries' | 'map' | 'phases',
+    extra: Record<string, string | undefined>,
+  ): Promise<QueryAnswer>;
+  /** The site's alerts and probes, asked once per load (the verdict and their own panels share them). */
+  alerts(): Promise<AlertsAnswer>;
+  probes(site: string): Promise<ProbesAnswer>;
+  /**
+   * The site this view reads: the one chosen, or the one the read token belongs to when none is chosen
+   * (a token entered without choosing a site, as the README says to); null for every site together.
+   */
+  site: Promise<string | null>;
   /** One what-if answer per load, shared by the panels that price something with it. */
   whatif: Promise<WhatIfAnswer>;
   /** The chosen range in the range selector's own words ("Last 7 days"). */
@@ -184,9 +204,7 @@ export interface Skip {
 /** A dashboard panel: what it asks the collector for (`load`) and how it draws the answer (`render`). */
 export interface DashboardPanel<A = unknown> {
   panel: Panel;
-  /** Its figures come from records: it shows the coverage line (how much is measured vs derived). */
-  drawsRecords: boolean;
-  load(ctx: LoadContext): Promise<A> | Skip;
+  load(ctx: LoadContext): Promise<A | Skip> | Skip;
   /** False when there is nothing to draw (the panel then shows its empty state). */
   render(answer: A, ctx: LoadContext): boolean | Promise<boolean>;
 }

@@ -4,10 +4,12 @@
  * data, and the dashboard that collector serves. Writes:
  *
  * - extension/docs/screenshots/{onboarding,popup-off,popup-on,popup-paused,options}.png
- * - docs/dashboard.png (every site, as the README shows it first), docs/dashboard-crypto.png (the
- *   Cryptography panel, every site, 7 days), docs/beacon-site-view.png (a site's first screen, on its beacon's
- *   records) and docs/dashboard-site.png (one site's view, with its read
- *   token), all at 1280 px
+ * - docs/dashboard.png (the first screen of every site together, as the README shows it first),
+ *   docs/dashboard-site.png (the first screen of one site's view, with its read token), docs/beacon-site-view.png
+ *   (a site's first screen, on its beacon's records), docs/dashboard-full.png (every panel, every site),
+ *   docs/dashboard-crypto.png (the Cryptography panel, every site, 7 days), docs/dashboard-hidden.png (the
+ *   comparison for a country with few people: its hidden groups counted) and docs/dashboard-empty.png (a
+ *   collector with nothing recorded yet), all at 1280 px
  *
  * Needs what the browser tests need (Chromium, nginx, openssl: node scripts/ensure-system-deps.mjs).
  */
@@ -177,7 +179,26 @@ async function main(): Promise<void> {
     );
     await new Promise((r) => setTimeout(r, 1_500)); // charts animate in
     step('dashboard.png');
-    await page.screenshot({ path: join(root, 'docs/dashboard.png'), fullPage: true });
+    await page.screenshot({ path: join(root, 'docs/dashboard.png') });
+    await page.screenshot({ path: join(root, 'docs/dashboard-full.png'), fullPage: true });
+    // The country with the fewest people that still shows: most of its comparison groups are hidden.
+    step('dashboard-hidden.png');
+    const map = (await (
+      await fetch(`${collector.url}/v1/map?from=${Date.now() - 7 * 86_400_000}&to=${Date.now()}`)
+    ).json()) as {
+      cells: { key: { country: string }; suppressed?: boolean; records?: number }[];
+    };
+    const small = map.cells
+      .filter((c) => !c.suppressed && c.key.country !== 'ZZ')
+      .sort((a, b) => a.records! - b.records!)[0]!.key.country;
+    await page.goto(`${collector.url}/?range=7d&country=${small}`, { waitUntil: 'load' });
+    await page.waitForFunction(
+      () => (document.getElementById('compare') as HTMLElement | null)?.dataset.state !== 'loading',
+      POLL,
+    );
+    await new Promise((r) => setTimeout(r, 1_500));
+    await (await page.$('#compare'))!.screenshot({ path: join(root, 'docs/dashboard-hidden.png') });
+    await page.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
     await page.type('input[name=token]', collector.tokens['app.example.io']!);
     await page.click('#apply-token');
     await page
@@ -196,7 +217,7 @@ async function main(): Promise<void> {
       POLL,
     );
     await new Promise((r) => setTimeout(r, 1_500));
-    await page.screenshot({ path: join(root, 'docs/dashboard-site.png'), fullPage: true });
+    await page.screenshot({ path: join(root, 'docs/dashboard-site.png') });
     // The first screen of the same view opened afresh: on the site's own visitors (its beacon's records).
     await page.reload({ waitUntil: 'load' });
     await page.waitForFunction(() => new URL(location.href).searchParams.get('source') === 'page', POLL);
@@ -221,7 +242,34 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1_500));
     await (await all.$('#crypto'))!.screenshot({ path: join(root, 'docs/dashboard-crypto.png') });
     await ctx.close();
-    console.log(`screenshots: ${shots}/, docs/dashboard.png, docs/dashboard-site.png and docs/dashboard-crypto.png`);
+    // A collector with nothing recorded: the dashboard says how to start (the embedded store opens one data
+    // directory per process, so the demo collector closes first).
+    step('dashboard-empty.png');
+    await collector.app.close();
+    const emptyWork = mkdtempSync(join(tmpdir(), 'tlsrum-screenshots-empty-'));
+    const empty = await buildApp(
+      loadConfig({
+        DATA_DIR: join(emptyWork, 'data'),
+        DASHBOARD_DIR: join(work, 'dashboard'),
+        LOG_LEVEL: 'silent',
+        MAX_EVENT_LOOP_DELAY_MS: '0',
+        PROBE_INTERVAL_MS: '0',
+      }),
+    );
+    try {
+      await empty.storeStatus.whenReady;
+      await empty.listen({ host: '127.0.0.1', port: 0 });
+      const blank = await b.browser.newPage();
+      await blank.setViewport({ width: 1280, height: 600 });
+      await blank.goto(`http://127.0.0.1:${(empty.server.address() as { port: number }).port}/`, { waitUntil: 'load' });
+      await blank.waitForFunction(() => document.querySelector('#verdict .start') !== null, POLL);
+      await blank.screenshot({ path: join(root, 'docs/dashboard-empty.png') });
+      await blank.close();
+    } finally {
+      await empty.close();
+      rmSync(emptyWork, { recursive: true, force: true });
+    }
+    console.log(`screenshots: ${shots}/ and docs/dashboard*.png`);
   } finally {
     await b.close().catch(() => undefined);
     await nginx.stop().catch(() => undefined);

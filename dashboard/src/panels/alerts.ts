@@ -3,7 +3,7 @@
  * same window a week earlier), firing ones first. Alerts are per site: they need the site's read token.
  */
 import { CHECK_LABELS, CHECK_STATUS_LABELS, PROBE_CHECK_LABELS } from '@tlsrum/shared/query';
-import { api, type AlertsAnswer } from '../api';
+import type { AlertsAnswer } from '../api';
 import { createPanel, type DashboardPanel } from '../panel';
 import { ms, pct, pValueText } from '../format';
 import { fillTable } from '../table';
@@ -23,41 +23,58 @@ export function alertsPanel(parent: HTMLElement): DashboardPanel<AlertsAnswer> {
     title: 'Regression alerts',
     description:
       'The last hour and day against the same window a week earlier. A check fires only with enough data, a large enough change and a significant test. Window "probe": a change the scheduled TLS probe saw.',
-    link: { text: 'How the checks work (docs/alerts.md)', href: './guide/alerts.md' },
+    link: { text: 'How the checks work', href: './guide/alerts.html' },
     charts: [],
     table: { className: 'alerts-table', below: true },
     wide: true,
   });
   return {
     panel,
-    drawsRecords: false,
     // Alerts are per site: without a site and a token there is nothing this viewer may see.
-    load: ({ filters, params, token, signal }) =>
-      filters.site || token
-        ? api.alerts({ site: params.site }, token, signal)
-        : { skip: 'Alerts are per site: choose a site and enter its read token to see them.' },
+    load: (ctx) =>
+      ctx.filters.site || ctx.token
+        ? ctx.alerts()
+        : { skip: 'Alerts are per site: enter your site’s read token above to see them.' },
     render(answer) {
       if (answer.alerts.length === 0) return false;
-      const firing = answer.alerts.filter((a) => a.status === 'firing').length;
-      fillTable(
-        panel.table,
-        firing ? `${firing} firing` : 'Nothing firing',
-        HEAD,
-        answer.alerts.map((a) => ({
-          className: `alert-${a.status}`,
-          cells: [
-            CHECK_STATUS_LABELS[a.status],
-            a.hostname && a.hostname !== a.site ? `${a.site} (${a.hostname})` : a.site,
-            a.window,
-            LABELS[a.check],
-            value(a.check, a.current),
-            value(a.check, a.baseline),
-            change(a.check, a.change),
-            pValueText(a.pValue),
-            a.since === null ? '' : new Date(a.since).toISOString().slice(0, 16).replace('T', ' '),
-          ],
-        })),
-      );
+      // One site: no site column. Firing checks first and in view; the quiet ones one click down.
+      const sites = new Set(answer.alerts.map((a) => a.site));
+      const head = sites.size > 1 ? HEAD : HEAD.filter((h) => h !== 'site');
+      const row = (a: (typeof answer.alerts)[number]) => ({
+        className: `alert-${a.status}`,
+        cells: [
+          CHECK_STATUS_LABELS[a.status],
+          ...(sites.size > 1 ? [a.hostname && a.hostname !== a.site ? `${a.site} (${a.hostname})` : a.site] : []),
+          a.window === 'probe' ? 'probe' : `last ${a.window}`,
+          LABELS[a.check],
+          value(a.check, a.current),
+          value(a.check, a.baseline),
+          change(a.check, a.change),
+          pValueText(a.pValue),
+          a.since === null ? '' : new Date(a.since).toISOString().slice(0, 16).replace('T', ' '),
+        ],
+      });
+      const firing = answer.alerts.filter((a) => a.status === 'firing');
+      const quiet = answer.alerts.filter((a) => a.status !== 'firing');
+      const holder = document.createElement('div');
+      if (firing.length) fillTable(holder, `${firing.length} firing`, head, firing.map(row));
+      else
+        holder.append(
+          Object.assign(document.createElement('p'), { className: 'note', textContent: 'Nothing firing.' }),
+        );
+      if (quiet.length) {
+        const details = document.createElement('details');
+        const inner = document.createElement('div');
+        details.append(
+          Object.assign(document.createElement('summary'), {
+            textContent: `The other ${quiet.length} checks: ${quiet.filter((a) => a.status === 'ok').length} ok, ${quiet.filter((a) => a.status === 'insufficient_data').length} with too little data to say`,
+          }),
+          inner,
+        );
+        fillTable(inner, 'Checks not firing', head, quiet.map(row));
+        holder.append(details);
+      }
+      panel.table.replaceChildren(holder);
       panel.setRows(
         answer.alerts.map((a) => ({
           site: a.site,

@@ -7,7 +7,7 @@
 import { CHECKLIST, type ConfigCheck, type Verdict } from '@tlsrum/probe/checks';
 import type { ProbeResult } from '@tlsrum/shared/probe';
 import { SCENARIO_LABELS } from '@tlsrum/shared/query';
-import { api, type ProbesAnswer, type WhatIfAnswer } from '../api';
+import type { ProbesAnswer, WhatIfAnswer } from '../api';
 import { createPanel, type DashboardPanel } from '../panel';
 import { ms } from '../format';
 import { fillTable } from '../table';
@@ -43,14 +43,26 @@ export function configurationPanel(
   });
   return {
     panel,
-    drawsRecords: false,
     // The probe profile is per site; its recommendations are priced by the page's what-if answer.
-    load: ({ filters, token, signal, whatif }) =>
-      filters.site
-        ? api
-            .probes(filters.site, token, signal)
-            .then(async (probes) => ({ probes, whatif: await whatif.catch(() => null) }))
-        : { skip: 'The configuration is per site: choose a site (and enter its read token) to see its TLS set-up.' },
+    load: (ctx) => {
+      const skip = {
+        skip: 'The configuration is per site: enter your read token (or choose your site and enter its token) to see its TLS set-up.',
+      };
+      // A token entered without choosing a site reads the token's site.
+      if (!ctx.filters.site && !ctx.token) return skip;
+      return ctx.site.then(async (site) => {
+        if (!site) return skip;
+        const probes = await ctx.probes(site);
+        if (probes.latest.length === 0)
+          return {
+            skip:
+              probes.intervalMs > 0
+                ? `Not probed yet: the collector probes ${site} every ${Math.round(probes.intervalMs / 60_000)} min, and its set-up shows here after the first probe.`
+                : `Not probed: scheduled probing is off on this collector. Run "pnpm probe https://${site}/" to check the set-up yourself.`,
+          };
+        return { probes, whatif: await ctx.whatif.catch(() => null) };
+      });
+    },
     render({ probes, whatif }) {
       if (probes.latest.length === 0) return false;
       const main = probes.latest.find((l) => l.hostname === probes.site) ?? probes.latest[0]!;
@@ -58,7 +70,21 @@ export function configurationPanel(
       const every =
         probes.intervalMs > 0 ? `every ${Math.round(probes.intervalMs / 60_000)} min` : 'scheduled probing is off';
       holder.append(el('p', `Last probe of ${main.hostname}: ${when(main.at)} UTC (${every}).`, 'config-when'));
-
+      // A probe that could not connect measured nothing: its reason, not a column of "?".
+      const failed = probes.latest.filter((l) => l.result.tls.negotiated.version === null);
+      for (const l of failed) {
+        const box = el('div', undefined, 'config-failed');
+        box.append(
+          el('h3', `The probe could not connect to ${l.hostname} (${when(l.at)} UTC)`),
+          el('p', l.result.errors.length ? l.result.errors.join('; ') : 'It gave no reason.'),
+          el(
+            'p',
+            'Nothing below can be checked until a probe gets through. Check that the hostname resolves from the collector and that the server answers HTTPS on port 443.',
+            'note',
+          ),
+        );
+        holder.append(box);
+      }
       // Checklist: one row per item, one column per probed hostname.
       const table = el('div');
       fillTable(
@@ -70,13 +96,25 @@ export function configurationPanel(
           className: `check-${OK[verdict(item, main.result)]}`,
         })),
       );
-      holder.append(table);
+      if (failed.length < probes.latest.length) holder.append(table);
 
       // Recommendations: the items the site's own hostname misses, priced by the what-if scenarios.
       const overall = whatif?.overall ?? null;
       const missing = CHECKLIST.filter((i) => verdict(i, main.result) === 'fail');
       const recs = el('div', undefined, 'config-recs');
-      recs.append(el('h3', missing.length ? 'Recommendations' : 'Nothing to recommend: every item is on.'));
+      const unknown = CHECKLIST.filter((i) => verdict(i, main.result) === 'unknown').length;
+      recs.append(
+        el(
+          'h3',
+          missing.length
+            ? 'Recommendations'
+            : failed.includes(main)
+              ? 'No recommendation: the last probe could not connect.'
+              : unknown
+                ? `Nothing to recommend among the items the probe could measure (${unknown} marked ? could not be measured).`
+                : 'Nothing to recommend: every item is on.',
+        ),
+      );
       const ranked = missing
         .map((item) => ({
           item,
@@ -116,7 +154,18 @@ export function configurationPanel(
           ['when', 'hostname', 'what', 'before', 'after'],
           [...probes.changes].reverse().map((c) => [when(c.at), c.hostname, c.fact, c.from, c.to]),
         );
-      } else changes.append(el('p', `No change seen since ${when(probes.from)} UTC.`));
+      } else {
+        // Since the first probe in the range, not since the range's start: a site probed once today has no past.
+        const first = Math.min(...probes.history.map((h) => h.at), main.at);
+        changes.append(
+          el(
+            'p',
+            probes.history.length <= 1
+              ? 'This is the first probe: changes show here from the next one on.'
+              : `No change seen since the first probe, ${when(first)} UTC.`,
+          ),
+        );
+      }
       holder.append(changes);
       panel.table.replaceChildren(holder);
 

@@ -6,7 +6,7 @@
  */
 import { DIMENSIONS } from '@tlsrum/shared/query';
 import { api, type Answer, type Cell } from '../api';
-import { axisChart, createPanel, type DashboardPanel } from '../panel';
+import { axisChart, createPanel, type DashboardPanel, timeAxis } from '../panel';
 import { clientsText, int, ms, PALETTE, pct } from '../format';
 import { fillTable, suppressedRow } from '../table';
 
@@ -100,7 +100,6 @@ export function cryptoPanel(parent: HTMLElement): DashboardPanel<CryptoAnswers> 
 
   return {
     panel,
-    drawsRecords: true,
     load: async ({ params, token, signal }) => {
       const [splits, pq, coverage] = await Promise.all([
         Promise.all(CRYPTO_SPLITS.map((d) => api.query('compare', { ...params, dimensions: d }, token, signal))),
@@ -113,7 +112,7 @@ export function cryptoPanel(parent: HTMLElement): DashboardPanel<CryptoAnswers> 
         coverage,
       };
     },
-    render(a) {
+    render(a, ctx) {
       const anyKnown = CRYPTO_SPLITS.some((d) => shown(a.splits[d], d).length > 0);
       if (!anyKnown) return false;
       CRYPTO_SPLITS.forEach((d, i) => {
@@ -156,7 +155,7 @@ export function cryptoPanel(parent: HTMLElement): DashboardPanel<CryptoAnswers> 
       panel.draw(CRYPTO_SPLITS.length, {
         ...axisChart(pct),
         grid: { left: 44, right: 12, top: 36, bottom: 36 },
-        xAxis: { type: 'time' },
+        xAxis: timeAxis(ctx.filters.range),
         yAxis: { type: 'value', min: 0, max: 1, axisLabel: { formatter: (v: number) => `${Math.round(v * 100)}%` } },
         series: [
           {

@@ -20,7 +20,6 @@ export function phasesPanel(parent: HTMLElement): DashboardPanel<Answer> {
   });
   return {
     panel,
-    drawsRecords: true,
     load: ({ params, token, signal }) => api.query('phases', { ...params, dimensions: 'stack,mode' }, token, signal),
     render(answer) {
       const cells = drawnStackModes(answer.cells);

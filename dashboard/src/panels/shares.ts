@@ -1,6 +1,6 @@
 /** Protocol and resumption share over time (stacked, per bucket). */
 import { api, type Answer } from '../api';
-import { axisChart, createPanel, type DashboardPanel } from '../panel';
+import { axisChart, createPanel, type DashboardPanel, timeAxis } from '../panel';
 import { pct } from '../format';
 
 const PROTOCOLS = [
@@ -29,16 +29,15 @@ export function sharesPanel(parent: HTMLElement): DashboardPanel<Answer> {
   });
   return {
     panel,
-    drawsRecords: true,
     load: ({ params, token, signal }) => api.query('timeseries', params, token, signal),
-    render(answer) {
+    render(answer, ctx) {
       const cells = answer.cells.filter((c) => !c.suppressed);
       if (cells.length === 0) return false;
       const chart = (i: number, mix: 'protocol' | 'mode', keys: readonly (readonly [string, string, string])[]) =>
         panel.draw(i, {
           ...axisChart(pct),
           grid: { left: 44, right: 12, top: 40, bottom: 36 },
-          xAxis: { type: 'time' },
+          xAxis: timeAxis(ctx.filters.range),
           yAxis: { type: 'value', max: 1, axisLabel: { formatter: (v: number) => `${Math.round(v * 100)}%` } },
           series: keys.map(([k, name, color]) => ({
             name,

@@ -1,6 +1,6 @@
 /** Trends: p75 per protocol stack over time (hourly for a day, daily beyond). */
 import { api, type Answer } from '../api';
-import { axisChart, createPanel, type DashboardPanel } from '../panel';
+import { axisChart, createPanel, timeAxis, type DashboardPanel } from '../panel';
 import { ms, PALETTE, quantileColumns, STACKS } from '../format';
 
 export function trendsPanel(parent: HTMLElement): DashboardPanel<Answer> {
@@ -12,7 +12,6 @@ export function trendsPanel(parent: HTMLElement): DashboardPanel<Answer> {
   });
   return {
     panel,
-    drawsRecords: true,
     load: ({ params, token, signal }) => api.query('timeseries', { ...params, dimensions: 'stack' }, token, signal),
     render(answer, ctx) {
       const metric = ctx.filters.metric as 'tls' | 'connect';
@@ -29,7 +28,7 @@ export function trendsPanel(parent: HTMLElement): DashboardPanel<Answer> {
         ...axisChart(ms),
         color: PALETTE,
         grid: { left: 50, right: 16, top: 40, bottom: 40 },
-        xAxis: { type: 'time' },
+        xAxis: timeAxis(ctx.filters.range),
         yAxis: { type: 'value', name: `p75 ${metric}, ms`, nameGap: 12 },
         series,
       });

@@ -9,13 +9,16 @@ import { countryName } from '../countries';
 import { ms, pct } from '../format';
 import { fillTable } from '../table';
 
+/** Scenarios that price research prototypes rather than a setting a site owner has. */
+const RESEARCH = new Set<string>(['combined_handshake']);
+
 export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
   const panel = createPanel(parent, {
     id: 'whatif',
     title: 'What would save the most time',
     description:
       'Estimated p50 / p75 time to first byte of new connections if each change were made, from this traffic’s own handshakes and RTTs (each connection saves the round trips removed × its RTT). Ranked by p75 saving.',
-    link: { text: 'How it is estimated (docs/whatif.md)', href: './guide/whatif.md' },
+    link: { text: 'How it is estimated', href: './guide/whatif.html' },
     charts: [
       { label: 'Bar chart: p50 and p75 time-to-first-byte savings per scenario, largest first', className: 'tall' },
     ],
@@ -25,7 +28,6 @@ export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
   });
   return {
     panel,
-    drawsRecords: true,
     load: (ctx) => ctx.whatif,
     render(answer, ctx) {
       const country = ctx.filters.country;
@@ -38,8 +40,11 @@ export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
       // ranked: it is named once below the ranking instead.
       type Scenario = WhatIfResult['scenarios'][number];
       const saves = (s: Scenario) => s.affected > 0 && (s.saving.p75 > 0 || s.saving.p50 > 0);
-      const scenarios = result.scenarios.filter(saves);
-      const idle = result.scenarios.filter((s) => !saves(s));
+      // Research prototypes no site owner can switch on are priced apart, never ranked among the changes.
+      const isResearch = (s: Scenario) => RESEARCH.has(s.scenario);
+      const scenarios = result.scenarios.filter((s) => saves(s) && !isResearch(s));
+      const idle = result.scenarios.filter((s) => !saves(s) && !isResearch(s));
+      const research = result.scenarios.filter(isResearch);
       const name = (scenario: keyof typeof SCENARIO_LABELS) => SCENARIO_LABELS[scenario];
       panel.draw(0, {
         ...axisChart(ms, { shadow: true }),
@@ -76,6 +81,12 @@ export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
         none.className = 'note';
         none.textContent = `No saving for this traffic (not ranked): ${idle.map((s) => `${name(s.scenario)} (${pct(s.affected)} of connections affected)`).join('; ')}.`;
         panel.table.append(none);
+      }
+      for (const r of research) {
+        const note = document.createElement('p');
+        note.className = 'note research';
+        note.textContent = `Research, not something you can switch on today: a ${name(r.scenario)} (TCP Fast Open with TLS 1.3, or prototypes such as TCPLS) would save ${ms(r.saving.p75)} at p75 for ${pct(r.affected)} of connections.`;
+        panel.table.append(note);
       }
       const details = document.createElement('details');
       details.innerHTML = '<summary>Assumptions</summary><ul></ul>';

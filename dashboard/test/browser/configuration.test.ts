@@ -2,6 +2,8 @@
  * The Configuration panel in a real browser against a real collector whose scheduler probed a real TLS
  * server twice — first with session tickets, then restarted without them — on top of generated field data
  * for the site: the checklist, the recommendations priced by the what-if model, and the change log show.
+ * A token entered the README's way (no site chosen) reads its site's configuration; a probe that could not
+ * connect shows its reason, not a column of "?".
  * Screenshot: test-artifacts/dashboard/configuration.png (copied to docs/configuration-panel.png).
  */
 import { execFileSync } from 'node:child_process';
@@ -18,6 +20,7 @@ import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '@tlsrum/collector/config';
 import { newReadToken } from '@tlsrum/collector/auth';
 import { generateDemoData, SITES } from '@tlsrum/collector/demo';
+import { insertProbes } from '@tlsrum/collector/probes/store';
 
 const SITE = 'shop.example.com';
 const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
@@ -205,6 +208,90 @@ describe('dashboard: Configuration panel', () => {
     await (await page.$('#config'))!.screenshot({ path: shot });
     copyFileSync(shot, docsShot);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("reads the token's site when the token is entered without choosing a site (as the README says)", async () => {
+    const token = (globalThis as { token?: string }).token!;
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    await page.goto(`${base}/?range=7d`);
+    await page.type('input[name=token]', token);
+    await page.click('#apply-token');
+    await page.waitForFunction(() => document.querySelector('#config')?.getAttribute('data-state') === 'ready', {
+      timeout: 60_000,
+    });
+    await page.waitForFunction(
+      (site) => document.getElementById('scope')!.textContent!.startsWith(`Site ${site}`),
+      {},
+      SITE,
+    );
+    const rows = await page.$$eval('#config table:first-of-type tbody tr', (trs) =>
+      trs.map((tr) => Array.from(tr.children, (c) => c.textContent)),
+    );
+    expect(rows).toContainEqual(['Session resumption (tickets)', '✗']);
+    // Two probes in the range: the change log, never "no change since" a date before the first probe.
+    expect(await page.$eval('#config', (s) => s.textContent)).not.toContain('No change seen since');
+    // The site's view leads with what needs attention: the items the probe found off, linked to the panel.
+    const attention = await page.$$eval('#verdict .attention li a', (as) =>
+      as.map((a) => [a.textContent, (a as HTMLAnchorElement).hash]),
+    );
+    expect(attention).toContainEqual(['Off: Session resumption (tickets)', '#config']);
+    const order = await page.$$eval('section.panel', (ss) => ss.map((s) => s.id));
+    expect(order.slice(0, 3)).toEqual(['verdict', 'alerts', 'config']);
+    await page.close();
+  });
+
+  it('shows the probe\'s own error when a probe could not connect, not "?" and not "nothing to recommend"', async () => {
+    const down = 'down.example.com';
+    const { token, hash } = newReadToken();
+    await app.sites.register(down, hash);
+    const reason = 'tcp: connect ECONNREFUSED 127.0.0.1:443';
+    await insertProbes(app.store.query, [
+      {
+        site: down,
+        hostname: down,
+        at: Date.now(),
+        outcome: {
+          result: {
+            url: `https://${down}/`,
+            host: down,
+            phases: { dns: null, tcp: null, tls: null, ttfb: null },
+            tls: {
+              versions: { '1.0': null, '1.1': null, '1.2': null, '1.3': null },
+              negotiated: { version: null, cipher: null, group: null, alpn: null },
+            },
+            pq: { supported: null },
+            cert: { chainLength: 0, chainBytes: 0, leaf: null },
+            ocsp: { stapled: null },
+            resumption: { '1.2': null, '1.3': null, ticketLifetimeS: null },
+            earlyData: { allowed: null },
+            h3: { advertised: false, altSvc: null },
+            errors: [reason],
+          },
+          identity: { leafSpkiSha256: null, chainSha256: null },
+        },
+      },
+    ]);
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 900 });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    await page.goto(`${base}/?range=7d`);
+    await page.type('input[name=token]', token);
+    await page.click('#apply-token');
+    await page.waitForFunction(() => document.querySelector('#config')?.getAttribute('data-state') === 'ready', {
+      timeout: 60_000,
+    });
+    const text = await page.$eval('#config', (s) => s.textContent ?? '');
+    expect(text).toContain(`The probe could not connect to ${down}`);
+    expect(text).toContain(reason);
+    expect(text).not.toContain('Nothing to recommend');
+    expect(text).not.toContain('?');
+    // The first probe: no "no change since" a date before it.
+    expect(text).toContain('This is the first probe');
+    expect(await page.$eval('#verdict .attention', (s) => s.textContent)).toContain(reason);
+    await (await page.$('#config'))!.screenshot({ path: join(artifacts, 'configuration-probe-failed.png') });
     await page.close();
   });
 });
