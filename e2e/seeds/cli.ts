@@ -85,7 +85,7 @@ try {
   log(
     `s_time: TLS 1.2 ${sTimeData.tls12.msPerHandshake.toFixed(2)} ms, TLS 1.3 ${sTimeData.tls13.msPerHandshake.toFixed(2)} ms per handshake`,
   );
-  const alert = await resumptionAlertRun(lab, ping, { clients: 5, runs: 8, onProgress: log });
+  const alert = await resumptionAlertRun(lab, ping, { clients: 40, views: 3, parallel: 4, onProgress: log });
   const data: SeedsData = { handshakes, pingRecords, sTime: sTimeData, alert, profiles: SEED_PROFILES };
   const table = rows(data);
   const save = flag('--save-data');
