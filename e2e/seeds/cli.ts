@@ -4,7 +4,7 @@
  * Starts the lab (temporary folder) with RTT profiles matching the seeds' conditions, runs the
  * measurements each headline claim needs (Chromium synthetic runner, `openssl s_time`, the collector's
  * alert engine and what-if model on lab records), writes e2e/reports/seeds.md and prints, last, a
- * summary JSON object (verdict counts). About 8–12 minutes on a quiet 2-core machine.
+ * summary JSON object (verdict counts). About 10–15 minutes on a quiet 2-core machine.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
