@@ -106,6 +106,38 @@ function followTokenSite(site: string | null, f: Filters): void {
   writeFilters(next, { replace: true });
 }
 
+/**
+ * A site's view shows its own visitors first: when the site's beacon has sent records in the range and the
+ * reader has not chosen a source, the view opens on source "page" (the URL says so; "All sources" in the
+ * filter shows everything). One small question per site and range, remembered.
+ */
+const beaconSeen = new Map<string, Promise<boolean>>();
+/** The reader picked a source (or the shared link named one): never overridden. */
+let sourceChosen = new URLSearchParams(location.search).has('source');
+/** The source is "page" because of the default above, not the reader: another site starts afresh. */
+let sourceDefaulted = false;
+
+function siteHasBeaconData(f: Filters, params: Record<string, string | undefined>, t: string, signal: AbortSignal) {
+  const key = `${f.site} ${f.range}`;
+  let seen = beaconSeen.get(key);
+  if (!seen) {
+    seen = api
+      .query('compare', { from: params.from, to: params.to, site: f.site, dimensions: 'source' }, t, signal)
+      .then((a) => a.cells.some((c) => c.key.source === 'page' && !c.suppressed && (c.records ?? 0) > 0))
+      .catch(() => {
+        beaconSeen.delete(key);
+        return false;
+      });
+    beaconSeen.set(key, seen);
+  }
+  return seen;
+}
+
+function scopeText(site: string | null, f: Filters): string {
+  if (!site) return 'All sites together';
+  return `Site ${site}${f.source === 'page' ? ': its own visitors, measured by its beacon' : ''}`;
+}
+
 let controller: AbortController | null = null;
 
 async function load(): Promise<void> {
@@ -118,7 +150,7 @@ async function load(): Promise<void> {
   const params = apiParams(f);
   const t = token.get();
   for (const p of panels) p.panel.setState('loading');
-  scope.textContent = f.site ? `Site ${f.site}` : 'All sites together';
+  scope.textContent = scopeText(f.site, f);
   // A site chosen without a token: say so once, ask nothing.
   if (f.site && !t) {
     showNotice(tokenProblem(new ApiError(401, ''), f, t));
@@ -126,6 +158,12 @@ async function load(): Promise<void> {
     return;
   }
   showNotice(null);
+  if (f.site && !f.source && !sourceChosen && (await siteHasBeaconData(f, params, t, signal))) {
+    if (signal.aborted) return;
+    sourceDefaulted = true;
+    writeFilters({ ...f, source: 'page' }, { replace: true });
+    return load();
+  }
   let problem: string | null = null;
 
   const ctx: LoadContext = {
@@ -137,7 +175,7 @@ async function load(): Promise<void> {
     // The period in the range selector's own words ("Last 7 days").
     rangeLabel: (field('range') as HTMLSelectElement).selectedOptions[0]?.text ?? f.range,
     onSite: (site) => {
-      scope.textContent = site ? `Site ${site}` : 'All sites together';
+      scope.textContent = scopeText(site, f);
       followTokenSite(site, f);
     },
     onCountries: addCountries,
@@ -219,7 +257,9 @@ function addCountries(a: Answer) {
 form.addEventListener('change', (e) => {
   const target = e.target as HTMLInputElement;
   if (target.name === 'token') return applyToken();
+  if (target.name === 'source') [sourceChosen, sourceDefaulted] = [true, false];
   const f = { ...readFilters(), [target.name]: target.value } as Filters;
+  if (target.name === 'site' && sourceDefaulted) [f.source, sourceDefaulted] = ['', false];
   writeFilters(f);
   void load();
 });

@@ -5,7 +5,8 @@
  *
  * - extension/docs/screenshots/{onboarding,popup-off,popup-on,popup-paused,options}.png
  * - docs/dashboard.png (every site, as the README shows it first), docs/dashboard-crypto.png (the
- *   Cryptography panel, every site, 7 days) and docs/dashboard-site.png (one site's view, with its read
+ *   Cryptography panel, every site, 7 days), docs/beacon-site-view.png (a site's first screen, on its beacon's
+ *   records) and docs/dashboard-site.png (one site's view, with its read
  *   token), all at 1280 px
  *
  * Needs what the browser tests need (Chromium, nginx, openssl: node scripts/ensure-system-deps.mjs).
@@ -180,7 +181,7 @@ async function main(): Promise<void> {
     await page.type('input[name=token]', collector.tokens['app.example.io']!);
     await page.click('#apply-token');
     await page
-      .waitForFunction(() => document.getElementById('scope')!.textContent === 'Site app.example.io', POLL)
+      .waitForFunction(() => document.getElementById('scope')!.textContent!.startsWith('Site app.example.io'), POLL)
       .catch(async (err: Error) => {
         const seen = await page.evaluate(() => [
           document.getElementById('scope')!.textContent,
@@ -196,6 +197,17 @@ async function main(): Promise<void> {
     );
     await new Promise((r) => setTimeout(r, 1_500));
     await page.screenshot({ path: join(root, 'docs/dashboard-site.png'), fullPage: true });
+    // The first screen of the same view opened afresh: on the site's own visitors (its beacon's records).
+    await page.reload({ waitUntil: 'load' });
+    await page.waitForFunction(() => new URL(location.href).searchParams.get('source') === 'page', POLL);
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'),
+      POLL,
+    );
+    await new Promise((r) => setTimeout(r, 1_500));
+    step('beacon-site-view.png');
+    await page.screenshot({ path: join(root, 'docs/beacon-site-view.png') });
     // The Cryptography panel, every site together (a fresh context: no read token).
     step('cryptography panel');
     const ctx = await b.browser.createBrowserContext();

@@ -129,17 +129,17 @@ FROM
       -- Firefox observe the version; a site's Server-Timing states it; Chromium over TCP has only the
       -- registered site's profile (none where the site's edges disagree, none for unregistered sites) and
       -- two round trips (a full TLS 1.2 handshake).
-      multiIf(protocol = 'h3', 'implied', source = 'synthetic', 'observed', stReported, 'server-timing', browser = 'firefox', 'observed',
+      multiIf(protocol = 'h3', 'implied', source = 'synthetic', 'observed', stReported, 'server-timing', browser = 'firefox' AND source = 'rum', 'observed',
               siteProfiled, 'site-profile', cls = 'full-2rtt', 'inferred', 'unknown') AS versionSource,
       versionSource != 'unknown' AS versionKnown,
       -- Resumption: observed by the runner, by Firefox on TLS 1.2 (no key exchange group); Server-Timing;
       -- early data implies it; two round trips infer a full one; with a site profile the tracked history
       -- tells nearly always (a recent handshake, or none within the ticket lifetime); without one only a
       -- recent handshake does (a likely resumption), and a first contact stays unknown.
-      multiIf(source = 'synthetic', 'observed', stReported, 'server-timing', browser = 'firefox' AND tlsVersion = '1.2' AND protocol != 'h3', 'observed',
+      multiIf(source = 'synthetic', 'observed', stReported, 'server-timing', browser = 'firefox' AND source = 'rum' AND tlsVersion = '1.2' AND protocol != 'h3', 'observed',
               cls = '0rtt', 'implied', cls = 'full-2rtt', 'inferred',
               siteProfiled AND ${u(27)} < 0.92, 'inferred', resumedTrue AND ${u(27)} < 0.8, 'inferred', 'unknown') AS resumedSource,
-      source = 'synthetic' OR browser = 'firefox' AS observedCrypto,
+      source = 'synthetic' OR (browser = 'firefox' AND source = 'rum') AS observedCrypto,
       NOT observedCrypto AND site != '' AS probeCrypto,
       sitePq AND tlsVersion = '1.3' AND browserMajor >= 131 AS pqUsed,
       -- A full handshake signs (by key) and carries the chain; a resumed one neither.
@@ -180,7 +180,8 @@ FROM
           multiIf(${u(31, 'c')} < 0.62, 'chrome', ${u(31, 'c')} < 0.75, 'edge', ${u(31, 'c')} < 0.93, 'firefox', 'chromium') AS browser,
           toUInt16(if(browser = 'firefox', 128 + floor(${u(32, 'c')} * 18), 128 + floor(${u(32, 'c')} * 15))) AS browserMajor,
           multiIf(${u(33, 'c')} < 0.45, 'windows', ${u(33, 'c')} < 0.6, 'macos', ${u(33, 'c')} < 0.68, 'linux', ${u(33, 'c')} < 0.95, 'android', 'chromeos') AS os,
-          if(${u(4)} < 0.06, 'synthetic', 'rum') AS source,
+          -- A registered site's own beacon reports a share of its visitors' connections (source page).
+          multiIf(${u(4)} < 0.06, 'synthetic', site != '' AND ${u(37)} < 0.45, 'page', 'rum') AS source,
           -- Time: uniform over the days, denser in the (UTC) afternoon and evening.
           floor(${u(11)} * {days:UInt32}) AS day,
           ${u(12)} AS hu,

@@ -135,6 +135,11 @@ describe('Add your site', () => {
     expect(done.token).toMatch(/^tlsrum_rt_/);
     expect(done.warning).toMatch(/Save this token now: it is shown only this once/);
     expect(done.beacon).toBe(`<script async src="${base}/beacon.js" data-site="${SITE}"></script>`);
+    // The tag names a script the collector serves, loadable from the site's own pages.
+    const script = await app.inject({ url: '/beacon.js' });
+    expect([script.statusCode, script.headers['content-type'], script.headers['cross-origin-resource-policy']]).toEqual(
+      [200, 'text/javascript; charset=utf-8', 'cross-origin'],
+    );
     expect(done.nginx).toBe(`add_header Server-Timing 'tls;desc="$ssl_protocol $ssl_session_reused"' always;`);
     expect(done.error).toBe(true);
     expect((await app.inject({ url: '/v1/sites' })).json().sites).toContain(SITE);

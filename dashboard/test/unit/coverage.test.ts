@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import type { Answer } from '../src/api';
-import { coverageOf, coverageSentence, recordSourceSentence } from '../src/coverage';
+import type { Answer } from '../../src/api';
+import { coverageOf, coverageSentence, recordSourceSentence } from '../../src/coverage';
 
 const answer = (cells: Array<{ key: Record<string, string>; records?: number; suppressed?: boolean }>) =>
   ({ cells }) as unknown as Answer;
