@@ -1,6 +1,6 @@
 /**
  * pnpm lab:accuracy [--quick] [--runs N] [--profiles a,b] [--servers x,y] [--browsers chromium,firefox]
- *                   [--no-extension] [--no-crypto] [--out FILE] [--keep] [--no-firefox] [--save-samples FILE]
+ *                   [--no-extension] [--no-beacon] [--no-crypto] [--out FILE] [--keep] [--no-firefox] [--save-samples FILE]
  * pnpm lab:accuracy --render FILE [--out FILE]   re-render a report from saved samples (no lab, no browser)
  *
  * Starts the lab in a temporary folder, runs the matrix in Chromium and Firefox (synthetic runner; in
@@ -57,6 +57,15 @@ const extension =
         rebuild: true,
         browsers: base.extension.browsers.filter((b) => browsers.includes(b)),
         servers: base.extension.servers.filter((s) => servers.includes(s)),
+      }
+    : undefined;
+// --no-beacon: without the site-beacon arm; --browsers and --servers narrow it like the rest.
+const beacon =
+  base.beacon && !args.includes('--no-beacon')
+    ? {
+        ...base.beacon,
+        browsers: base.beacon.browsers.filter(allowed),
+        servers: serversFlag ? base.beacon.servers.filter((s) => servers.includes(s)) : base.beacon.servers,
       }
     : undefined;
 // --no-crypto: without the crypto-lens servers' cells; --browsers narrows them like the rest.
@@ -118,6 +127,7 @@ try {
     browsers,
     h3,
     ...(extension ? { extension } : {}),
+    ...(beacon ? { beacon } : {}),
     ...(crypto ? { crypto } : {}),
     onProgress: (l) => console.log(`accuracy: ${l}`),
   });
@@ -134,6 +144,7 @@ try {
     browsers,
     h3,
     ...(extension ? { extension } : {}),
+    ...(beacon ? { beacon } : {}),
     ...(crypto
       ? {
           crypto: {

@@ -86,6 +86,8 @@ const epochOf = (ts: unknown) => (typeof ts === 'number' ? ts : Date.parse(`${St
 export function joinExtensionRows(
   arm: ExtensionArmResult,
   lab: { logs: { dir: string; proxy: string }; crypto?: { chainBytes: Partial<Record<ServerId, number>> } },
+  /** The arm the samples are of (the site beacon's records join the same way: beacon-arm.ts). */
+  armName: 'extension' | 'beacon' = 'extension',
 ): Pick<MatrixResult, 'samples' | 'unjoined'> & { failedVisits: number } {
   const truth = readTruth(lab.logs.dir);
   const proxy = new ProxyLog(lab.logs.proxy);
@@ -99,7 +101,7 @@ export function joinExtensionRows(
     const v = arm.visits.find((x) => !x.error && ts >= x.start && ts <= x.end);
     if (!where || !v) {
       unjoined.push({
-        arm: 'extension',
+        arm: armName,
         server: where?.server.id ?? '?',
         host: host || '(no site)',
         why: where ? 'no visit window holds its ts' : 'not a lab host',
@@ -115,14 +117,14 @@ export function joinExtensionRows(
       .map((x) => epochOf(x.ts));
     const p = connectionOfRecord(ts, siblings, opened);
     if (typeof p === 'string') {
-      unjoined.push({ arm: 'extension', server: where.server.id, host, why: p });
+      unjoined.push({ arm: armName, server: where.server.id, host, why: p });
       continue;
     }
     const logged = truth.lookup(where.server.id, { addr: p.source, port: p.upstreamLocalPort!, conn: null }, p.t);
     const t = logged && h3Truth(logged, p);
     if (!t) {
       unjoined.push({
-        arm: 'extension',
+        arm: armName,
         server: where.server.id,
         host,
         why: `no server log line for ${p.source}:${p.upstreamLocalPort}`,
@@ -130,7 +132,7 @@ export function joinExtensionRows(
       continue;
     }
     samples.push({
-      arm: 'extension',
+      arm: armName,
       browser: v.browser,
       mode: v.mode,
       prime: v.prime,

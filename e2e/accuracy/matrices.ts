@@ -2,7 +2,7 @@
 import { profileByName, RTT_PROFILES, type RttProfile } from '../lab/profiles';
 import { CRYPTO_SERVER_IDS } from '../lab/crypto-servers';
 import type { ServerId } from '../lab/servers';
-import { ALL_SERVERS, type Browser, type CryptoCells } from './run';
+import { ALL_SERVERS, type BeaconCells, type Browser, type CryptoCells } from './run';
 
 export interface MatrixSpec {
   profiles: RttProfile[];
@@ -17,6 +17,8 @@ export interface MatrixSpec {
   extension?: { browsers: Browser[]; runs: number; servers: ServerId[]; rebuild?: boolean };
   /** The crypto-lens servers (crypto-servers.ts): their own, smaller cells. */
   crypto?: CryptoCells;
+  /** The site-beacon arm (beacon-arm.ts; none: not run). */
+  beacon?: BeaconCells;
 }
 
 /**
@@ -41,6 +43,8 @@ export const FULL_MATRIX: MatrixSpec = {
     runs: 3,
     browsers: ['chromium', 'firefox'],
   },
+  // Three visitors, each viewing every server's page twice (a full handshake, then one that may resume).
+  beacon: { browsers: ['chromium', 'firefox'], servers: ALL_SERVERS, visitors: 3, rounds: 2 },
 };
 
 /**
@@ -69,4 +73,7 @@ export const QUICK_MATRIX: MatrixSpec = {
     runs: 1,
     browsers: ['chromium', 'firefox'],
   },
+  // The beacon in both browsers: TLS 1.2 at 2 RTT without Server-Timing, TLS 1.3 with it on `b.`, and
+  // HTTP/3; three visitors (three client identities), two views of each page per visitor.
+  beacon: { browsers: ['chromium', 'firefox'], servers: ['t12-noalpn', 't13-h2', 'h3'], visitors: 3, rounds: 2 },
 };

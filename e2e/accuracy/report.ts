@@ -2,6 +2,7 @@
 import { SERVERS } from '../lab/servers';
 import { renderCryptoSection } from './crypto-report';
 import type { ZeroRttProbe } from './firefox-probe';
+import { beaconSection, beaconSummary, type BeaconSummary } from './beacon-score';
 import { chromiumCoverage, COVERAGE_ARMS, COVERAGE_TARGETS, siteProfileAccuracy } from './coverage';
 import type { MatrixResult } from './run';
 import type { Sample } from './samples';
@@ -35,6 +36,8 @@ export interface ReportMeta {
   h3?: { browsers: string[]; runs: number };
   /** The real-extension arm, when it ran. */
   extension?: { browsers: string[]; runs: number; servers: string[] };
+  /** The site-beacon arm, when it ran. */
+  beacon?: { browsers: string[]; servers: string[]; visitors: number; rounds: number };
   /** The crypto-lens servers' own cells, when they ran. */
   crypto?: { servers: string[]; profiles: string[]; modes: string[]; runs: number; browsers: string[] };
   loadBefore: number[];
@@ -74,9 +77,9 @@ export function renderReport(
   result: MatrixResult,
   meta: ReportMeta,
   extras: { firefoxZeroRtt?: ZeroRttProbe } = {},
-): { markdown: string; summary: Summary } {
+): { markdown: string; summary: Summary & BeaconSummary } {
   const { samples } = result;
-  const summary = summarise(samples);
+  const summary = { ...summarise(samples), ...beaconSummary(samples) };
   const out: string[] = [];
   out.push(`# TLS lab accuracy report${meta.quick ? ' (quick matrix)' : ''}`);
   out.push('');
@@ -95,6 +98,9 @@ export function renderReport(
       (meta.extension
         ? `; \`extension\` = the built extension itself in ${meta.extension.browsers.join('/')}, opted in, sending to the real collector (servers ${meta.extension.servers.map((s) => `\`${s}\``).join(', ')}, ${meta.extension.runs} run(s)).`
         : '; the real-extension arm did not run.') +
+      (meta.beacon
+        ? ` \`beacon\` = the served site beacon on the lab pages in ${meta.beacon.browsers.join('/')}, ${meta.beacon.visitors} visitors viewing each page ${meta.beacon.rounds} times (servers ${meta.beacon.servers.map((s) => `\`${s}\``).join(', ')}; see "The site beacon").`
+        : '') +
       (meta.crypto
         ? ` Crypto-lens servers ${meta.crypto.servers.map((s) => `\`${s}\``).join(', ')} in cells of their own: ${meta.crypto.profiles.join(', ')} × ${meta.crypto.modes.join('/')} × ${meta.crypto.runs} run(s) × ${meta.crypto.browsers.join('/')} (synthetic arm).`
         : ''),
@@ -221,6 +227,7 @@ export function renderReport(
     `Not measured (synthetic runner): ${result.counts.opaque} cross-origin entries without Timing-Allow-Origin (all timing fields 0: counted, never classified), ${result.counts.reused} entries on reused connections. Visits: ${result.counts.visits}, failed: ${result.counts.failedVisits}. Connections seen but not joined to a server log line: ${result.unjoined.length}.`,
   );
   out.push('');
+  out.push(...beaconSection(samples, result.beacon));
   out.push(...renderCryptoSection(samples));
   out.push(...coverageSection(samples, result.siteProfiles));
   out.push('## Ground truth');

@@ -19,6 +19,7 @@ import { serverOfHost, SERVERS, type ServerId } from '../lab/servers';
 import { labPath, type LabPath } from '../lab/synth-options';
 import { runSynthetic, type VisitResult } from '@tlsrum/synth';
 import { joinExtensionRows, runExtensionArm } from './extension-arm';
+import { joinBeaconRows, runBeaconArm, type BeaconArmCounts } from './beacon-arm';
 import { claimedCryptoOf, cryptoTruthOf } from './crypto-score';
 import { claimedOfRecord, derivationWithTiming, expectedOf, type Arm, type Sample } from './samples';
 import { connectionId, h3Truth, parseLabConn, ProxyLog, readTruth } from './truth';
@@ -37,7 +38,17 @@ export interface MatrixOptions {
   extension?: { browsers: Browser[]; runs: number; servers: ServerId[]; rebuild?: boolean };
   /** The crypto-lens servers' cells (none: not run). */
   crypto?: CryptoCells;
+  /** The site-beacon arm: browsers, servers (h3: launches of its own), visitors and views per server (none: not run). */
+  beacon?: BeaconCells;
   onProgress?: (line: string) => void;
+}
+
+/** The site-beacon arm's cells (beacon-arm.ts): on the main matrix's profiles. */
+export interface BeaconCells {
+  browsers: Browser[];
+  servers: ServerId[];
+  visitors: number;
+  rounds: number;
 }
 
 /** Cells of their own for the crypto-lens servers: fewer profiles, modes and runs than the main matrix. */
@@ -67,6 +78,8 @@ export interface MatrixResult {
   browserVersions: Partial<Record<Browser, string>>;
   /** How the extension arm went: records the collector stored, joined or not. */
   extension?: { records: number; joined: number; visits: number; failedVisits: number };
+  /** How the beacon arm went: views, beacons forwarded and refused, records stored and joined, identities. */
+  beacon?: BeaconArmCounts;
   /** The lab sites' profiles as probed before the visits (both arms classify with them). */
   siteProfiles?: Record<string, SiteProfile>;
 }
@@ -158,6 +171,15 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
           ...(o.onProgress ? { onProgress: o.onProgress } : {}),
         })
       : null;
+  const beacon =
+    o.beacon?.browsers.length && o.beacon.servers.length
+      ? await runBeaconArm(lab, {
+          ...o.beacon,
+          probes,
+          profiles: o.profiles,
+          ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+        })
+      : null;
   // Servers log a connection when it closes (stream) or per request: wait for idle connections to close.
   await new Promise((r) => setTimeout(r, 2500));
   const chromiumMajor = Number(/(\d+)\./.exec(browserVersions.chromium ?? '')?.[1] ?? 0);
@@ -180,6 +202,17 @@ export async function runMatrix(lab: RunningLab, o: MatrixOptions): Promise<Matr
       visits: ext.visits.length,
       failedVisits: e.failedVisits,
     };
+  }
+  if (beacon) {
+    for (const [b, v] of Object.entries(beacon.browserVersions)) browserVersions[b as Browser] ??= v;
+    const j = joinBeaconRows(beacon, lab);
+    joined.samples.push(...j.samples);
+    joined.unjoined.push(...j.unjoined);
+    joined.counts.visits += j.counts.views;
+    joined.counts.failedVisits += j.counts.failedViews;
+    for (const v of beacon.views)
+      if (v.error) errors.push(`beacon ${v.browser} ${v.profile.name} ${v.server} visitor ${v.visitor}: ${v.error}`);
+    joined.beacon = j.counts;
   }
   return {
     ...joined,

@@ -15,8 +15,9 @@ import type { ProxyLine, Truth } from './truth';
  *   the timings, the site's Server-Timing header and its own history of handshakes with the host.
  * - `extension`: the records the built extension itself produced in the browser (Chromium or Firefox)
  *   and sent to the real collector (extension-arm.ts).
+ * - `beacon`: the records the collector made of the served site beacon's page views (beacon-arm.ts).
  */
-export type Arm = 'synthetic' | 'rum' | 'extension';
+export type Arm = 'synthetic' | 'rum' | 'extension' | 'beacon';
 
 export interface ClaimedFields {
   tlsVersion: TlsVersion | null;

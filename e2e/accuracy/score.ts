@@ -322,4 +322,4 @@ export function summarise(samples: readonly Sample[]): Summary {
   };
 }
 
-export const ARMS: Arm[] = ['synthetic', 'rum', 'extension'];
+export const ARMS: Arm[] = ['synthetic', 'rum', 'extension', 'beacon'];

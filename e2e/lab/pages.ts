@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { beaconTag } from './beacon-front';
 import { hostOf, SERVERS, type ServerId } from './servers';
 
 /** 1×1 transparent GIF. */
@@ -20,20 +21,43 @@ export function writePages(www: string, ports: Record<ServerId, number>): void {
   mkdirSync(join(www, 'r'), { recursive: true });
   for (const name of ['a.gif', 'b.gif', 'c.gif']) writeFileSync(join(www, 'r', name), GIF);
   writeFileSync(join(www, 'index.html'), '<!doctype html><title>tlsrum lab</title><p>tlsrum lab\n');
-  for (const s of SERVERS) {
-    const port = ports[s.id];
-    const origin = (p: 'b' | 'c') => `https://${hostOf(p, s.id)}:${port}`;
-    writeFileSync(
-      join(www, 'p', `${s.id}.html`),
-      `<!doctype html>
-<html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>lab ${s.id}</title></head>
+  for (const s of SERVERS) writeFileSync(join(www, 'p', `${s.id}.html`), labPage(s.id, ports[s.id]));
+}
+
+/** A lab page; `head`: more markup for its head (the beacon tag). */
+export function labPage(id: ServerId, port: number, head = ''): string {
+  const s = SERVERS.find((x) => x.id === id)!;
+  const origin = (p: 'b' | 'c') => `https://${hostOf(p, s.id)}:${port}`;
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>lab ${s.id}</title>${head}</head>
 <body>
 <h1>${s.id}</h1><p>${s.description}</p>
 <img src="/r/a.gif" alt="same origin">
 <img src="${origin('b')}/r/b.gif" alt="cross-origin with Timing-Allow-Origin">
 <img src="${origin('c')}/r/c.gif" alt="cross-origin without Timing-Allow-Origin">
 </body></html>
-`,
+`;
+}
+
+/**
+ * The lab pages with the site beacon's tag (site: the page's host `a.`; extra hostname: `b.`), one copy
+ * per visitor (its tag names its own front, beacon-front.ts): `/p/<server>.v<visitor>.html`.
+ */
+export function writeBeaconPages(
+  www: string,
+  ports: Record<ServerId, number>,
+  servers: readonly ServerId[],
+  frontOrigins: readonly string[],
+): void {
+  for (const id of servers)
+    frontOrigins.forEach((front, v) =>
+      writeFileSync(
+        join(www, 'p', `${id}.v${v}.html`),
+        labPage(id, ports[id], `\n${beaconTag(front, hostOf('a', id), [hostOf('b', id)])}`),
+      ),
     );
-  }
+}
+
+export function beaconPagePath(id: ServerId, visitor: number): string {
+  return `/p/${id}.v${visitor}.html`;
 }

@@ -4,7 +4,7 @@
  * Starts the lab (temporary folder) with RTT profiles matching the seeds' conditions, runs the
  * measurements each headline claim needs (Chromium synthetic runner, `openssl s_time`, the collector's
  * alert engine and what-if model on lab records), writes e2e/reports/seeds.md and prints, last, a
- * summary JSON object (verdict counts). About 8–12 minutes on a quiet 2-core machine.
+ * summary JSON object (verdict counts). About 10–15 minutes on a quiet 2-core machine.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -85,7 +85,7 @@ try {
   log(
     `s_time: TLS 1.2 ${sTimeData.tls12.msPerHandshake.toFixed(2)} ms, TLS 1.3 ${sTimeData.tls13.msPerHandshake.toFixed(2)} ms per handshake`,
   );
-  const alert = await resumptionAlertRun(lab, ping, { clients: 5, runs: 8, onProgress: log });
+  const alert = await resumptionAlertRun(lab, ping, { clients: 40, views: 3, parallel: 4, onProgress: log });
   const data: SeedsData = { handshakes, pingRecords, sTime: sTimeData, alert, profiles: SEED_PROFILES };
   const table = rows(data);
   const save = flag('--save-data');

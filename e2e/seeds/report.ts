@@ -54,7 +54,7 @@ export function renderSeeds(rows: readonly Row[], d: SeedsData, meta: SeedsMeta)
   out.push('## The resumption-breaks run (003)');
   out.push('');
   out.push(
-    `The alert engine's verdicts for \`${d.alert.site}\`, hour window: ${d.alert.records.baseline} baseline records (a week earlier, resumed share ${((d.alert.resumedShare.baseline ?? 0) * 100).toFixed(0)} %) and ${d.alert.records.current} current ones (resumed share ${((d.alert.resumedShare.current ?? 0) * 100).toFixed(0)} %), from ${d.alert.clients} browser profiles per window.`,
+    `The site's own beacon on its pages, ${d.alert.clients} simulated visitors per window (each with its own client address, reaching the collector through a trusted proxy), resumption switched off between the windows. The alert engine's verdicts for \`${d.alert.site}\`, hour window, records of source \`${d.alert.source}\`: ${d.alert.records.baseline} baseline records (a week earlier, from ${d.alert.beacons.baseline} beacons, resumed share ${((d.alert.resumedShare.baseline ?? 0) * 100).toFixed(0)} %) and ${d.alert.records.current} current ones (from ${d.alert.beacons.current} beacons, resumed share ${((d.alert.resumedShare.current ?? 0) * 100).toFixed(0)} %).`,
   );
   out.push('');
   out.push('| check | status | a week earlier | now | p |');
@@ -66,6 +66,12 @@ export function renderSeeds(rows: readonly Row[], d: SeedsData, meta: SeedsMeta)
       `| ${c.check} | ${c.status} | ${v(c.baseline)} | ${v(c.current)} | ${c.pValue === null ? '–' : c.pValue.toExponential(1)} |`,
     );
   }
+  out.push('');
+  out.push("The collector's probe of the site, before and after the switch:");
+  out.push('');
+  out.push('| probe check | status | what it says |');
+  out.push('|---|---|---|');
+  for (const c of d.alert.probeChecks) out.push(`| ${c.check} | ${c.status} | ${c.summary} |`);
   out.push('');
   out.push(
     `Events the engine emits (and would post to its webhook): ${d.alert.events.length ? d.alert.events.join('; ') : 'none'}.`,

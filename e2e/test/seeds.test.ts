@@ -53,12 +53,17 @@ function data(): SeedsData {
       tls13Cipher: 'y',
     },
     alert: {
-      site: 'a.t13-h2.lab.test',
-      clients: 5,
-      records: { baseline: 45, current: 45 },
-      resumedShare: { baseline: 0.9, current: 0 },
-      thresholds: { alpha: 1e-4, minSamples: 36, minClients: 5, shareDrop: 0.1, p75Rise: 0.2 },
-      checks: [{ check: 'resumption_drop', status: 'firing', current: 0, baseline: 0.9, pValue: 1e-20 }],
+      site: 'b.t13-h2.lab.test',
+      clients: 40,
+      source: 'page',
+      records: { baseline: 120, current: 120 },
+      beacons: { baseline: 120, current: 120 },
+      resumedShare: { baseline: 0.67, current: 0 },
+      thresholds: { alpha: 1e-4, minSamples: 96, minClients: 20, shareDrop: 0.1, p75Rise: 0.2 },
+      checks: [{ check: 'resumption_drop', status: 'firing', current: 0, baseline: 0.67, pValue: 1e-20 }],
+      probeChecks: [
+        { check: 'probe_resumption_lost', status: 'firing', summary: 'session resumption stopped working' },
+      ],
       events: [],
     },
     profiles: {
@@ -96,6 +101,10 @@ describe('seeds report', () => {
     // s_time: −10 % against the seed's −37 %.
     expect(r['001-a']).toMatchObject({ verdict: 'differs' });
     expect(r['003-b']).toMatchObject({ verdict: 'reproduced' });
+    // 003-b needs both alerts: the field check on the beacon records and the probe's change check.
+    const probeQuiet = data();
+    probeQuiet.alert.probeChecks = [{ check: 'probe_resumption_lost', status: 'ok', summary: 'fine' }];
+    expect(rows(probeQuiet).find((x) => x.claim.id === '003-b')).toMatchObject({ verdict: 'differs' });
     // Crypto rows: RSA-4096 51 vs ECDSA 43 ms = 1.19× (seed 2.3×); chain 43 → 45 ms = +1 ms per intermediate;
     // trimming 3 → 2 saves 1 ms (seed 10); ECDSA saves 4 ms against RSA-2048 (seed 5: within 20 %).
     expect(r['000-e']).toMatchObject({ verdict: 'differs', labFigure: expect.stringContaining('1.19×') });

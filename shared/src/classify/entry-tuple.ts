@@ -10,6 +10,13 @@ import { connectionTimingOf, httpsHost, TIMING_FIELDS, tlsServerTimingOf, type T
 import { SERVER_TIMING_METRIC } from './server-timing';
 import { connectionKind, type ConnectionTiming } from './timing';
 
+const BEFORE_CONNECTION: ReadonlySet<string> = new Set([
+  'startTime',
+  'fetchStart',
+  'domainLookupStart',
+  'domainLookupEnd',
+]);
+
 /** One new TLS connection seen in a page (posted as an EntryTuple). The URL never leaves the page: only its hostname. */
 export interface Measurement {
   host: string;
@@ -88,13 +95,10 @@ export function measurementOf(tuple: unknown, timeOrigin: unknown): Measurement 
   for (let i = 0; i < TIMING_FIELDS.length; i++) {
     const field = TIMING_FIELDS[i]!;
     const value = tuple[HEAD + i] as unknown;
-    // Firefox reports a navigation's fetchStart before timeOrigin (negative) after a redirect or a
-    // slow unload: only finiteness is required of it and startTime.
-    if (
-      typeof value !== 'number' ||
-      !Number.isFinite(value) ||
-      (value < 0 && field !== 'fetchStart' && field !== 'startTime')
-    )
+    // Firefox reports a navigation's fetchStart, and its lookup when the page was opened from another
+    // one, before timeOrigin (negative) after a redirect or a slow unload: only finiteness is required
+    // of the fields before the connection.
+    if (typeof value !== 'number' || !Number.isFinite(value) || (value < 0 && !BEFORE_CONNECTION.has(field)))
       return null;
     timing[field] = value;
   }
