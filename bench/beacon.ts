@@ -17,8 +17,6 @@
  *
  *   pnpm bench:beacon
  */
-import { createHash, createPublicKey } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:https';
@@ -26,6 +24,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { buildServedScript } from '@tlsrum/beacon/build';
+import { benchCertificate, PNG } from './lib/bench-page';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
 import { scriptCost, TRACE_CATEGORIES, type ScriptCost, type TraceEvent } from './lib/trace';
 
@@ -50,40 +49,6 @@ const SCRIPT_PATH: Record<Variant, string | null> = {
   beacon: '/beacon.js',
   webVitals: '/web-vitals.js',
 };
-
-function certificate(dir: string): { key: Buffer; cert: Buffer; spki: string } {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=bench.test',
-      '-addext',
-      'subjectAltName=DNS:*.bench.test',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const cert = readFileSync(join(dir, 'cert.pem'));
-  const der = createPublicKey(cert).export({ type: 'spki', format: 'der' });
-  return { key: readFileSync(join(dir, 'key.pem')), cert, spki: createHash('sha256').update(der).digest('base64') };
-}
-
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
-  'base64',
-);
 
 function page(port: number, variant: Variant): string {
   const items: string[] = [];
@@ -226,7 +191,7 @@ async function main(): Promise<void> {
   let browser: Browser | undefined;
   let server: Served | undefined;
   try {
-    const tls = certificate(dir);
+    const tls = benchCertificate(dir);
     server = await startServer(tls, {
       '/empty.js': '/* bench baseline: an empty async script */\n',
       '/beacon.js': served.code,

@@ -1,12 +1,11 @@
 /** The extension-overhead bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
-import { createHash, createPublicKey } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { repoRoot } from './lib/processes';
+import { benchCertificate, PNG } from './lib/bench-page';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
 import { rendererMainThreadMs, scriptCost, TRACE_CATEGORIES, type ScriptCost, type TraceEvent } from './lib/trace';
 
@@ -16,41 +15,6 @@ const RESOURCES = 50;
 const ORIGINS = ['a', 'b', 'c', 'd', 'e'].map((h) => `${h}.bench.test`);
 const EXTENSION_DIR = join(repoRoot, 'extension/dist/chromium');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-function certificate(dir: string): { key: Buffer; cert: Buffer; spki: string } {
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=bench.test',
-      '-addext',
-      'subjectAltName=DNS:*.bench.test',
-      '-keyout',
-      join(dir, 'key.pem'),
-      '-out',
-      join(dir, 'cert.pem'),
-    ],
-    { stdio: 'ignore' },
-  );
-  const cert = readFileSync(join(dir, 'cert.pem'));
-  const der = createPublicKey(cert).export({ type: 'spki', format: 'der' });
-  return { key: readFileSync(join(dir, 'key.pem')), cert, spki: createHash('sha256').update(der).digest('base64') };
-}
-
-// A 1×1 PNG.
-const PNG = Buffer.from(
-  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
-  'base64',
-);
 
 function page(port: number): string {
   const items: string[] = [];
@@ -215,7 +179,7 @@ async function main(): Promise<void> {
   const browsers: Browser[] = [];
   let server: Server | undefined;
   try {
-    const tls = certificate(dir);
+    const tls = benchCertificate(dir);
     const started = await startServer(tls);
     server = started.server;
     const url = `https://${ORIGINS[0]}:${started.port}/`;
