@@ -24,7 +24,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { buildServedScript } from '@tlsrum/beacon/build';
-import { benchCertificate, PNG } from './lib/bench-page';
+import { benchCertificate, benchHostArgs, CHROMIUM_ARGS, PNG } from './lib/bench-page';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
 import { scriptCost, TRACE_CATEGORIES, type ScriptCost, type TraceEvent } from './lib/trace';
 
@@ -125,16 +125,7 @@ async function launch(profile: string, spki: string): Promise<Browser> {
     headless: true,
     pipe: true,
     userDataDir: profile,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--host-resolver-rules=MAP *.bench.test 127.0.0.1',
-      `--ignore-certificate-errors-spki-list=${spki}`,
-    ],
+    args: [...CHROMIUM_ARGS, ...benchHostArgs(spki)],
   });
 }
 

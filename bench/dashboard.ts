@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { CHROMIUM_ARGS } from './lib/bench-page';
 import { spawnTs } from '@tlsrum/collector/test/node-process';
 import { SITES } from '@tlsrum/collector/demo/profiles';
 import { repoRoot, stop } from './lib/processes';
@@ -127,14 +128,7 @@ async function main(): Promise<void> {
     browser = await puppeteer.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: [...CHROMIUM_ARGS],
     });
     // One load per view first, not counted: the collector's and the store's first queries warm their caches.
     for (const v of views) await loadOnce(browser, collector.url, v);

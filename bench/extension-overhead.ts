@@ -5,7 +5,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 import { repoRoot } from './lib/processes';
-import { benchCertificate, PNG } from './lib/bench-page';
+import { benchCertificate, benchHostArgs, CHROMIUM_ARGS, PNG } from './lib/bench-page';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
 import { rendererMainThreadMs, scriptCost, TRACE_CATEGORIES, type ScriptCost, type TraceEvent } from './lib/trace';
 
@@ -53,16 +53,7 @@ async function launch(profile: string, spki: string, extensionDir: string | null
     pipe: true,
     enableExtensions: extensionDir ? [extensionDir] : false,
     userDataDir: profile,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--host-resolver-rules=MAP *.bench.test 127.0.0.1',
-      `--ignore-certificate-errors-spki-list=${spki}`,
-    ],
+    args: [...CHROMIUM_ARGS, ...benchHostArgs(spki)],
   });
 }
 

@@ -40,3 +40,19 @@ export const PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=',
   'base64',
 );
+
+/** Chromium as every browser bench runs it: no sandbox or GPU, and nothing of its own on the network. */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** For the benches' local HTTPS pages: every *.bench.test host is this machine, its certificate trusted by hash. */
+export const benchHostArgs = (spki: string): string[] => [
+  '--host-resolver-rules=MAP *.bench.test 127.0.0.1',
+  `--ignore-certificate-errors-spki-list=${spki}`,
+];
