@@ -235,6 +235,13 @@ describe('dashboard: Configuration panel', () => {
     // Two probes in the range: the change log, never "no change since" a date before the first probe.
     expect(await page.$eval('#config', (s) => s.textContent)).not.toContain('No change seen since');
     // The site's view leads with what needs attention: the items the probe found off, linked to the panel.
+    // The verdict loads its own queries beside the Configuration panel's: wait for it, not only for the panel.
+    await page.waitForFunction(
+      () =>
+        document.querySelector('#verdict')?.getAttribute('data-state') === 'ready' &&
+        document.querySelector('#verdict .attention') !== null,
+      { timeout: 60_000 },
+    );
     const attention = await page.$$eval('#verdict .attention li a', (as) =>
       as.map((a) => [a.textContent, (a as HTMLAnchorElement).hash]),
     );
