@@ -32,6 +32,8 @@ export interface RowContext {
   country: string;
   receivedAt: number;
   isRegisteredSite: (hostname: string) => boolean;
+  /** The batch came with its site's read token: its records (that site's synthetic runs only) are the owner's. */
+  owner?: boolean;
 }
 
 /**
@@ -129,6 +131,9 @@ export const COLUMNS = {
   capped: col(NUMBER, null, (r, c) =>
     flagsOf(r, c) === 0 && c.overClientCap?.(r, r.site !== null && c.isRegisteredSite(r.site) ? r.site : '') ? 1 : 0,
   ),
+  // Sent with the site's read token (migration 0014): the owner's own synthetic run, which that site's
+  // token reads without the people threshold (query/cells.ts). Every other figure counts it as synthetic.
+  owner: col(NUMBER, null, (_, c) => (c.owner ? 1 : 0)),
 };
 
 /** Each record's flag bits, computed once per record and context (the token budget counts as it answers). */

@@ -16,6 +16,8 @@ export const MAX_CLOCK_SKEW_MS = 24 * 3600_000;
 
 /** Every way a batch can fail to be stored, with what the sender is told. */
 export const REJECTIONS = {
+  /** A batch sent with a site's read token holds a record that is not that site's synthetic run. */
+  not_owner_run: { status: 403, metric: 'forbidden', countRecords: false },
   /** A record's clock is implausibly far from the collector's. */
   clock_skew: { status: 400, metric: 'invalid', countRecords: false },
   /** A record no honest producer can send (docs/integrity.md names each rule). */
@@ -56,6 +58,11 @@ export interface IngestContext {
   onSpoolError?: (err: unknown) => void;
   /** How a rejection names record `i` in the request's body (default `body/records/i`). */
   recordPath?: (i: number) => string;
+  /**
+   * The site whose read token came with the batch (`Authorization: Bearer`, checked by the route): the
+   * batch is that site's owner's, and may hold only their synthetic runs of that site. Absent: no token.
+   */
+  owner?: string;
 }
 
 const pathOf = (ctx: IngestContext, i: number) => ctx.recordPath?.(i) ?? `body/records/${i}`;
@@ -67,6 +74,33 @@ export interface IngestStep {
 }
 
 export const isRejection = (o: StepOutcome | StoreOutcome): o is Rejection => 'reject' in o;
+
+/**
+ * A batch sent with a site's read token is stored as the owner's own runs, which that token then reads
+ * without the people threshold (query/cells.ts): so every record must be a synthetic run of that very site.
+ * One record that is not refuses the whole batch, like every other refusal: nothing of it is stored.
+ */
+const ownerRuns: IngestStep = {
+  name: 'owner-runs',
+  run(batch, ctx) {
+    const owner = ctx.owner;
+    if (owner === undefined) return batch;
+    for (let i = 0; i < batch.records.length; i++) {
+      const r = batch.records[i]!;
+      if (r.source !== 'synthetic')
+        return {
+          reject: 'not_owner_run',
+          message: `${pathOf(ctx, i)}/source is "${r.source}": a batch sent with a site's read token may hold only that site's own synthetic runs (source "synthetic"); send other records without the token`,
+        };
+      if (r.site !== owner)
+        return {
+          reject: 'not_owner_run',
+          message: `${pathOf(ctx, i)}/site is ${r.site === null ? 'empty' : `"${r.site}"`}, but this read token is for ${owner}: a batch sent with a site's read token may hold only that site's own runs`,
+        };
+    }
+    return batch;
+  },
+};
 
 const clock: IngestStep = {
   name: 'clock',
@@ -128,7 +162,14 @@ const spoolRoom: IngestStep = {
 const UNAVAILABLE = 'the collector cannot take more records now; retry later';
 
 /** Everything before the batch is made durable, in order. */
-export const INGEST_STEPS: readonly IngestStep[] = [clock, plausibility, siteProfiles, storeReady, spoolRoom];
+export const INGEST_STEPS: readonly IngestStep[] = [
+  ownerRuns,
+  clock,
+  plausibility,
+  siteProfiles,
+  storeReady,
+  spoolRoom,
+];
 
 export type StoreOutcome = { stored: 'accepted' | 'duplicate'; records: number } | Rejection;
 

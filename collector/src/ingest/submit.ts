@@ -11,13 +11,15 @@ import { ingestBatch, isRejection, REJECTIONS, type IngestContext } from './step
 export interface SubmitOptions {
   /** How an error names record `i` in the request's body (default `body/records/i`). */
   recordPath?: (i: number) => string;
+  /** The site whose read token came with the batch: its records are stored as that owner's runs (ingest/steps.ts). */
+  owner?: string;
 }
 
 export async function submitBatch(
   app: FastifyInstance,
   request: FastifyRequest,
   batch: HandshakeBatch,
-  { recordPath }: SubmitOptions = {},
+  { recordPath, owner }: SubmitOptions = {},
 ): Promise<{ accepted: number; duplicate?: true }> {
   const m = app.ingestMetrics;
   const n = batch.records.length;
@@ -29,6 +31,7 @@ export async function submitBatch(
     storeReady: () => app.storeStatus.ready,
     pipeline: app.ingest,
     recordPath,
+    owner,
     origin: (ip) => {
       // The token budget's keyed hash of the address lives in memory only: the row holds a flag.
       const admits = app.tokenBudget?.forAddress(ip);
@@ -44,6 +47,7 @@ export async function submitBatch(
         overTokenBudget,
         overClientCap: app.clientCap.forBatch(),
         probeCrypto: app.siteCrypto.get,
+        owner: owner !== undefined,
       };
     },
     onSpoolError: (err) =>

@@ -68,6 +68,30 @@ export async function scopeOf(app: FastifyInstance, request: FastifyRequest): Pr
 }
 
 /**
+ * Whose records an ingest request carries: undefined without a token (anyone's); with a site's read token,
+ * that site (its owner's own runs). 401 for a token that is no site's read token (counted as a failed
+ * attempt of the address), 403 for the admin token (it belongs to no site), 429 once the address has
+ * failed too often.
+ */
+export async function ownerOfBatch(app: FastifyInstance, request: FastifyRequest): Promise<string | undefined> {
+  const token = bearer(request);
+  if (!token) return undefined;
+  refuseIfLocked(app, request);
+  const site = await app.sites.siteForToken(token);
+  if (site) return site;
+  if (tokenMatches(token, app.config.adminToken))
+    throw httpError(
+      403,
+      "the admin token belongs to no site: send a site's own synthetic runs with that site's read token, other records without a token",
+    );
+  app.tokenFailures.fail(request.ip);
+  throw httpError(
+    401,
+    "unknown or revoked read token: send your site's current read token (the one registration gave you), or no token at all",
+  );
+}
+
+/**
  * The site a query may read: the admin any site or all; a read token its own site; without a token
  * only the aggregate over all sites (null = every site, unregistered ones included).
  */

@@ -114,7 +114,7 @@ describe('upgrade: spooled segments of an older release replay with their own co
       ),
     );
     // A release whose registry did not have these columns yet: they are absent from the header and the rows.
-    const missing = ['signatureScheme', 'certChainLength', 'rttHint'];
+    const missing = ['signatureScheme', 'certChainLength', 'rttHint', 'owner'];
     const olderColumns = INSERT_COLUMNS.filter((c) => !missing.includes(c));
     const older = tsvEncoder(olderColumns);
     writeFileSync(
@@ -150,7 +150,7 @@ describe('upgrade: spooled segments of an older release replay with their own co
         t,
         `groupUniqArray(futureKeyBits) AS bits, groupUniqArray(futureStapled) AS stapled,
          groupUniqArray(chainAlgorithms) AS algs, groupUniqArray(signatureScheme) AS sig, groupUniqArray(certChainLength) AS chain,
-         groupUniqArray(rttHint) AS rtt, groupUniqArray(clientToken) AS tokens`,
+         groupUniqArray(rttHint) AS rtt, groupUniqArray(owner) AS owner, groupUniqArray(clientToken) AS tokens`,
       );
       for (const b of [...all, fresh]) {
         const row = stored.get(b.batchId)!;
@@ -162,11 +162,13 @@ describe('upgrade: spooled segments of an older release replay with their own co
         expect(row.bits).toEqual([0]);
         expect(row.stapled).toEqual([]);
         expect(row.algs).toEqual(['']);
+        // Nobody's own runs: a segment without the column replays with its default, as does a batch without a token.
+        expect(row.owner).toEqual([0]);
       }
       expect(stored.size).toBe(all.length + 1);
       // The headed segment's missing columns took the table defaults, not a neighbour's value.
       const o = stored.get(olderBatches[0]!.batchId)!;
-      expect(o).toMatchObject({ sig: [''], chain: [], rtt: [] });
+      expect(o).toMatchObject({ sig: [''], chain: [], rtt: [], owner: [0] });
       // The legacy segments carried them: stored as sent.
       expect(stored.get(tsvBatches[0]!.batchId)!.sig).toEqual([rowsOf(tsvBatches[0]!)[0]!.signatureScheme]);
       // The replayed batches stay duplicates for the clients that resend them.

@@ -1,6 +1,7 @@
 /**
  * The collector's own series. Names follow Prometheus conventions (`_total` counters, base units).
- * `reason` values of rejected batches: invalid (400), too_large (413), unsupported (415),
+ * `reason` values of rejected batches: invalid (400), unauthorized (401: an unknown read token), forbidden
+ * (403: a record that is not the token's site's synthetic run), too_large (413), unsupported (415),
  * rate_limited (429), spool_full / not_ready / pressure / spool_error (503), duplicate (202, not stored
  * again).
  */
@@ -8,6 +9,8 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 
 export type RejectReason =
   | 'invalid'
+  | 'unauthorized'
+  | 'forbidden'
   | 'too_large'
   | 'unsupported'
   | 'rate_limited'

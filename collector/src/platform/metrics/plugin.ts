@@ -28,6 +28,8 @@ declare module 'fastify' {
 
 const STATUS_REASON: Record<number, RejectReason> = {
   400: 'invalid',
+  401: 'unauthorized',
+  403: 'forbidden',
   413: 'too_large',
   415: 'unsupported',
   429: 'rate_limited',
