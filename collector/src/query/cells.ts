@@ -33,6 +33,12 @@ export interface Filters extends ValueFilters {
    * records of a registered site is shown only when it holds records of at least this many of them.
    */
   minSites?: number;
+  /**
+   * The site owner's own synthetic runs (the site's read token asking for source=synthetic): only the rows
+   * ingest marked as sent with that token (`owner = 1`, migration 0014), from the raw table, with no
+   * people threshold and no per-client cap — no person is in them (docs/integrity.md).
+   */
+  ownSynthetic?: boolean;
 }
 
 /** `counts`: records and clients only (the joint cells behind a handshake cell's mixes). */
@@ -90,7 +96,9 @@ export function buildCellSql(
     to: q.filters.to,
     minClients,
     perSite: spanSites,
+    ownSynthetic: q.filters.ownSynthetic,
   });
+  const own = q.filters.ownSynthetic === true;
   const a = src.agg;
   const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
   // An hourly bucket of a rollup cut reads its hour column (chooseReadTable picked a cut that has one).
@@ -130,6 +138,11 @@ export function buildCellSql(
     where.push('site = {site:String}');
     params.site = q.filters.site;
   }
+  if (own) {
+    // Only what the site's token sent, and only for that site: the owner's view is never anyone else's records.
+    if (q.filters.site === null) throw new Error("the owner's own runs are read for one site only");
+    where.push('owner = 1');
+  }
   // A filter's column is its dimension's expression in the table read (the catalogue's names are identifiers).
   for (const f of filters) {
     where.push(`${dimensionSql(filterDimension(f), src.expressions)} = {${f}:String}`);
@@ -145,9 +158,10 @@ export function buildCellSql(
     'toStartOfInterval(ts, INTERVAL 1 HOUR)',
     ...q.dimensions.map((d) => dimensionSql(d, src.expressions)),
   ];
+  // The owner's own runs are one client's by nature: no per-client cap (a cap of 0), plausible rows only.
   const raw =
-    q.bucket === 'hour'
-      ? cappedPerCell(where.join(' AND '), cellKeys, q.filters.clientCap, reads, {
+    q.bucket === 'hour' || own
+      ? cappedPerCell(where.join(' AND '), cellKeys, own ? 0 : q.filters.clientCap, reads, {
           from: q.filters.from,
           to: q.filters.to,
         })
@@ -232,7 +246,14 @@ export function toCell(
   return cell;
 }
 
-export async function queryCells(client: ClickHouseClient, q: CellQuery, minClients: number): Promise<CellAnswer> {
+export async function queryCells(
+  client: ClickHouseClient,
+  q: CellQuery,
+  minClientsPerCell: number,
+): Promise<CellAnswer> {
+  // The owner's own runs hold no person: no cell is suppressed (a threshold of 0), none marked few (no cap bound below).
+  const own = q.filters.ownSynthetic === true;
+  const minClients = own ? 0 : minClientsPerCell;
   const { sql, params, readTable } = buildCellSql(q, minClients);
   const [rows, joint] = await Promise.all([
     (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>(),
@@ -244,7 +265,7 @@ export async function queryCells(client: ClickHouseClient, q: CellQuery, minClie
   // Client tokens rotate daily: one token spans at most two UTC days (one in a day or hour bucket). The
   // raw table holds a token to K per cell and day in hourly cells (read time) and, of one site, in daily
   // ones (ingest marks: K per site and day); every site together may hold K per site it sent for.
-  const exact = readTable.name === 'raw' && (q.bucket === 'hour' || q.filters.site !== null);
+  const exact = !own && readTable.name === 'raw' && (q.bucket === 'hour' || q.filters.site !== null);
   const cap = exact
     ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) }
     : null;

@@ -217,11 +217,13 @@ export interface ReadTableNeeds {
    * registered sites behind it: the k-sites rule of answers without a token (cells.ts).
    */
   perSite?: boolean;
+  /** The site owner's own runs (cells.ts): the rollups do not keep who sent a record, so only the raw table has them. */
+  ownSynthetic?: boolean;
 }
 
 /** The table (raw, or a rollup cut) a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
 export function chooseReadTable(q: ReadTableNeeds): ReadTable {
-  if (q.table === 'raw') return RAW;
+  if (q.table === 'raw' || q.ownSynthetic) return RAW;
   const rollups = [...new Set([...q.dimensions, ...q.filters])].map((d) => DIMENSION_SQL[d].rollup);
   if (rollups.includes(null) || q.from % HOUR !== 0 || q.to % HOUR !== 0 || q.minClients > ROLLUP_CLIENTS_CAP)
     return RAW;

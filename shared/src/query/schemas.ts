@@ -105,7 +105,15 @@ export const QueryAnswer = Type.Object({
   from: Type.Integer({ description: 'Range actually covered, epoch ms (the rollup widens it to whole UTC days).' }),
   to: Type.Integer(),
   site: Type.Union([Type.String(), Type.Null()], { description: 'The site read, or null for every site.' }),
-  minClients: Type.Integer({ description: 'Cells with fewer distinct clients are suppressed.' }),
+  minClients: Type.Integer({
+    description: 'Cells with fewer distinct clients are suppressed (except in an ownSynthetic answer).',
+  }),
+  ownSynthetic: Type.Optional(
+    Type.Literal(true, {
+      description:
+        "The site owner's own synthetic runs: asked with the site's read token and source=synthetic, the answer holds only the records sent with that token (`pnpm synth --token`). No person is in them, so no cell is suppressed or marked fewClients and no per-client cap applies; they are read from the raw table. Absent otherwise.",
+    }),
+  ),
   truncated: Type.Boolean({ description: 'More groups exist than were answered.' }),
   cells: Type.Array(Cell),
 });

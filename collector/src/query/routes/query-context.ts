@@ -31,12 +31,21 @@ export function valueFilters(q: ValueFilters): ValueFilters {
   return Object.fromEntries(VALUE_FILTERS.filter((f) => q[f] !== undefined).map((f) => [f, q[f]]));
 }
 
-/** The request's scope and filters, with the table to read (the rollup widens the range to whole days). */
+/**
+ * The request's scope and filters, with the table to read (the rollup widens the range to whole days). A
+ * site's own read token asking for source=synthetic reads that owner's own runs (query/cells.ts,
+ * `ownSynthetic`): they are in the raw table only, so it is read over the range as asked.
+ */
 export function queryContext(
-  { site, from, to, minSites }: RequestScope,
+  { site, from, to, minSites, owner }: RequestScope,
   q: CommonQuery,
   clientCap: number,
 ): QueryContext {
+  if (owner && site !== null && q.source === 'synthetic')
+    return {
+      table: 'raw',
+      filters: { from, to, site, clientCap, minSites, ...valueFilters(q), ownSynthetic: true },
+    };
   const chosen = chooseTable({ from, to }, q.table ?? 'auto');
   return {
     table: chosen.table,
@@ -58,6 +67,7 @@ export function answer(ctx: QueryContext, minClients: number, result: CellAnswer
     to: ctx.filters.to,
     site: ctx.filters.site,
     minClients,
+    ...(ctx.filters.ownSynthetic ? { ownSynthetic: true as const } : {}),
     cells: result.cells,
     truncated: result.truncated,
   };

@@ -28,6 +28,8 @@ export interface RequestScope {
   to: number;
   /** The k-sites rule for this reader: MIN_SITES_PER_CELL without a token, 1 (off) with one (query/cells.ts). */
   minSites: number;
+  /** The reader holds `site`'s own read token (not the admin token): its owner, who may read their own synthetic runs (query-context.ts). */
+  owner: boolean;
 }
 
 declare module 'fastify' {
@@ -80,6 +82,11 @@ export function installReadScope(app: FastifyInstance): void {
     const site = rule.anonymous === 'unchecked' ? null : siteFor(scope, q.site);
     const range = timeRange(rule, q, scope);
     if (!app.storeStatus.ready) throw httpError(503, 'the store is not reachable yet', { 'retry-after': '5' });
-    request.scope = { site, ...range, minSites: scope.kind === 'public' ? app.config.minSitesPerCell : 1 };
+    request.scope = {
+      site,
+      ...range,
+      minSites: scope.kind === 'public' ? app.config.minSitesPerCell : 1,
+      owner: scope.kind === 'site',
+    };
   });
 }
