@@ -13,10 +13,13 @@ import { formatSummary, summarize } from './summary';
 
 export const EXIT = { ok: 0, visitsFailed: 1, usage: 2, browserMissing: 3, collector: 4 } as const;
 export const AGENT = { name: 'tlsrum-synth', version: '0.1.0' };
+/** Where the read token may come from instead of --token (a command line is seen by `ps` and kept in history). */
+export const TOKEN_ENV = 'TLSRUM_READ_TOKEN';
 
 export const USAGE = `usage: pnpm synth [URL...] [--urls FILE] [--browser chromium|firefox] [--mode cold|warm] [--runs N]
        [--proxy socks5://HOST:PORT] [--resolve PATTERN=IP]... [--block-other-hosts] [--ca FILE.pem] [--spki HASH]...
-       [--h3 HOST:PORT]... [--executable PATH] [--timeout MS] [--collector URL] [--out FILE.ndjson|FILE.csv] [--quiet]`;
+       [--h3 HOST:PORT]... [--executable PATH] [--timeout MS] [--collector URL [--token TOKEN]]
+       [--out FILE.ndjson|FILE.csv] [--quiet]`;
 
 /** `pnpm synth --help`: every option in plain words, with examples, for a site owner. */
 export const HELP = `${USAGE}
@@ -40,6 +43,11 @@ options:
                           FILE.csv (one row per record, with a header row).
   --collector URL         send the records to your collector, e.g. http://127.0.0.1:8787 (stored as
                           synthetic, apart from real visitors).
+  --token TOKEN           your site's read token, sent with the records to --collector: your runs are
+                          then shown to you even though they are one client (the dashboard's Source
+                          "synthetic" with your token; nobody else sees them apart from other records).
+                          Every URL must then be on your site. Or set ${TOKEN_ENV}, which keeps the
+                          token out of your shell history.
   --ca FILE.pem           trust this certificate authority, or your server's own self-signed
                           certificate, for this run only (nothing is installed on the machine).
   --spki HASH             Chromium only: accept the server certificate whose key has this base64
@@ -61,6 +69,7 @@ examples:
   pnpm synth https://example.com/ --mode warm --runs 10
   pnpm synth https://example.com/ --browser firefox --runs 5 --out firefox.ndjson
   pnpm synth --urls pages.txt --runs 3 --collector http://127.0.0.1:8787
+  ${TOKEN_ENV}=tlsrum_rt_... pnpm synth https://www.example.com/ --runs 10 --collector http://127.0.0.1:8787
   pnpm synth https://staging.example.test/ --ca staging.pem --resolve staging.example.test=127.0.0.1
 
 exit codes: 0 every visit worked, 1 some visit failed (the reason is printed), 2 wrong usage,
@@ -83,6 +92,7 @@ export const OPTIONS = {
   executable: { type: 'string' },
   timeout: { type: 'string' },
   collector: { type: 'string' },
+  token: { type: 'string' },
   out: { type: 'string' },
   quiet: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -91,11 +101,13 @@ export const OPTIONS = {
 export interface SynthArgs {
   options: SyntheticOptions;
   collector: string | null;
+  /** The site's read token sent with the records (--token, else the environment's TLSRUM_READ_TOKEN). */
+  token: string | null;
   out: string | null;
   quiet: boolean;
 }
 
-export function parseSynthArgs(argv: string[]): SynthArgs | 'help' {
+export function parseSynthArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): SynthArgs | 'help' {
   let parsed;
   try {
     parsed = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
@@ -131,6 +143,13 @@ export function parseSynthArgs(argv: string[]): SynthArgs | 'help' {
     if (!pattern || !address) throw new UsageError(`--resolve takes PATTERN=IP, got "${r}"`);
     hostResolver[pattern] = address;
   }
+  if (values.token !== undefined && !values.collector)
+    throw new UsageError('--token goes with --collector URL: the token is sent with the records to your collector');
+  const token = values.token ?? (values.collector ? env[TOKEN_ENV] || undefined : undefined);
+  if (token !== undefined && !/^[\x21-\x7e]{1,512}$/.test(token))
+    throw new UsageError(
+      `the read token ${values.token !== undefined ? 'given with --token' : `in ${TOKEN_ENV}`} must be one word without spaces (as registration printed it)`,
+    );
   if (values.out) {
     try {
       formatOf(values.out);
@@ -154,6 +173,7 @@ export function parseSynthArgs(argv: string[]): SynthArgs | 'help' {
       visitTimeoutMs: int(values.timeout, '--timeout'),
     },
     collector: values.collector ?? null,
+    token: token ?? null,
     out: values.out ?? null,
     quiet: values.quiet ?? false,
   };
@@ -227,8 +247,18 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (parsed.collector && result.records.length > 0) {
     try {
-      const sent = await sendRecords(result.records, { collector: parsed.collector, agent: AGENT });
-      console.error(`synth: collector accepted ${sent.accepted} records in ${sent.batches} batches`);
+      const sent = await sendRecords(result.records, {
+        collector: parsed.collector,
+        agent: AGENT,
+        ...(parsed.token ? { token: parsed.token } : {}),
+      });
+      console.error(
+        `synth: collector accepted ${sent.accepted} records in ${sent.batches} batches${
+          parsed.token
+            ? ' as your own runs: your site\'s view shows them with Source "synthetic" and your read token'
+            : ''
+        }`,
+      );
     } catch (err) {
       if (!(err instanceof CollectorError)) throw err;
       console.error(`synth: ${err.message}`);

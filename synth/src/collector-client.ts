@@ -2,7 +2,8 @@
  * Sends records to a collector: `POST {base}/v1/handshakes`, gzip JSON, batches of at most 500 records,
  * each with its own batchId (the collector's idempotency key, so a batch resent after a timeout or a
  * 503 is stored once). 429/503 are retried after their Retry-After (bounded); 4xx other than those are
- * final: the collector said the batch is wrong, resending will not help.
+ * final: the collector said the batch is wrong, resending will not help. With the site's read token
+ * (`token`) the records are stored as the site owner's own runs.
  */
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
@@ -15,6 +16,11 @@ export interface SendOptions {
   /** Collector base URL, e.g. http://127.0.0.1:8787 */
   collector: string;
   agent: { name: string; version: string };
+  /**
+   * The site's read token, sent as `Authorization: Bearer`: the collector then stores the records as the site
+   * owner's own runs, which that token reads without the people threshold (every record must be that site's).
+   */
+  token?: string;
   batchSize?: number;
   /** Attempts per batch (default 5). */
   attempts?: number;
@@ -91,7 +97,11 @@ async function sendBatch(url: string, batch: HandshakeBatch, o: SendOptions): Pr
     try {
       const res = await fetch(url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        headers: {
+          'content-type': 'application/json',
+          'content-encoding': 'gzip',
+          ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+        },
         body,
         signal: AbortSignal.timeout(o.timeoutMs ?? 15_000),
       });
@@ -100,7 +110,9 @@ async function sendBatch(url: string, batch: HandshakeBatch, o: SendOptions): Pr
         const accepted = (JSON.parse(text) as { accepted?: number }).accepted;
         return typeof accepted === 'number' ? accepted : batch.records.length;
       }
-      lastError = `HTTP ${res.status}: ${text.slice(0, 300)}`;
+      lastError = `HTTP ${res.status}: ${messageOf(text)}`;
+      if (res.status === 401 && o.token)
+        throw new CollectorError(`collector refused the read token given with --token: ${lastError}`);
       if (res.status !== 429 && res.status !== 503 && res.status < 500)
         throw new CollectorError(`collector refused the batch: ${lastError}`);
       const retryAfter = Number(res.headers.get('retry-after'));
@@ -113,4 +125,15 @@ async function sendBatch(url: string, batch: HandshakeBatch, o: SendOptions): Pr
     if (attempt < attempts) await new Promise((r) => setTimeout(r, wait));
   }
   throw new CollectorError(`collector unreachable at ${url} after ${attempts} attempts: ${lastError}`);
+}
+
+/** The collector's own words (`{message}` of its JSON error), else the start of the body. */
+function messageOf(text: string): string {
+  try {
+    const message = (JSON.parse(text) as { message?: unknown }).message;
+    if (typeof message === 'string' && message) return message.slice(0, 300);
+  } catch {
+    // Not JSON (a proxy's page): the start of it says enough.
+  }
+  return text.slice(0, 300);
 }

@@ -17,13 +17,13 @@ afterEach(async () => {
 
 /** A scripted collector: answers each request with the next status in `statuses` (then 202). */
 async function fakeCollector(statuses: number[]) {
-  const seen: Array<{ batch: HandshakeBatch; encoding: string | undefined }> = [];
+  const seen: Array<{ batch: HandshakeBatch; encoding: string | undefined; authorization: string | undefined }> = [];
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const batch = JSON.parse(gunzipSync(Buffer.concat(chunks)).toString()) as HandshakeBatch;
-      seen.push({ batch, encoding: req.headers['content-encoding'] });
+      seen.push({ batch, encoding: req.headers['content-encoding'], authorization: req.headers.authorization });
       const status = statuses.shift() ?? 202;
       res.writeHead(status, {
         'content-type': 'application/json',
@@ -65,6 +65,26 @@ describe('collector client', () => {
     await expect(sendRecords(records(1), { collector: bad.url, agent })).rejects.toThrow(
       /collector refused the batch: HTTP 400.*records\/0\/tls/,
     );
+  });
+
+  it("sends the site's read token as Authorization: Bearer on every batch, and no Authorization without one", async () => {
+    const c = await fakeCollector([]);
+    await sendRecords(records(501), { collector: c.url, agent, token: 'tlsrum_rt_owner-of-the-site' });
+    expect(c.seen.map((s) => s.authorization)).toEqual([
+      'Bearer tlsrum_rt_owner-of-the-site',
+      'Bearer tlsrum_rt_owner-of-the-site',
+    ]);
+    const plain = await fakeCollector([]);
+    await sendRecords(records(1), { collector: plain.url, agent });
+    expect(plain.seen.map((s) => s.authorization)).toEqual([undefined]);
+  });
+
+  it('a refused token is said as such, in the collector’s words, and not retried', async () => {
+    const c = await fakeCollector([401]);
+    await expect(sendRecords(records(1), { collector: c.url, agent, token: 'wrong-token' })).rejects.toThrow(
+      /collector refused the read token given with --token: HTTP 401: refused: records\/0\/tls/,
+    );
+    expect(c.seen).toHaveLength(1);
   });
 
   it('gives up on an unreachable collector with a clear error', async () => {

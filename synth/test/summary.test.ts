@@ -137,6 +137,25 @@ describe('pnpm synth: arguments', () => {
     expect(() => parseSynthArgs(['https://a.example.test/', '--bogus'])).toThrow(UsageError);
   });
 
+  it('--token (or TLSRUM_READ_TOKEN) goes with --collector; the option wins over the environment', () => {
+    const base = ['https://www.example.test/', '--collector', 'http://127.0.0.1:8787'];
+    expect(parseSynthArgs([...base, '--token', 'tlsrum_rt_abc'], {})).toMatchObject({ token: 'tlsrum_rt_abc' });
+    expect(parseSynthArgs(base, { TLSRUM_READ_TOKEN: 'tlsrum_rt_env' })).toMatchObject({ token: 'tlsrum_rt_env' });
+    expect(parseSynthArgs([...base, '--token', 'tlsrum_rt_abc'], { TLSRUM_READ_TOKEN: 'tlsrum_rt_env' })).toMatchObject(
+      { token: 'tlsrum_rt_abc' },
+    );
+    expect(parseSynthArgs(base, {})).toMatchObject({ token: null });
+    // Without --collector the environment's token is not used, and --token is a usage error.
+    expect(parseSynthArgs(['https://www.example.test/'], { TLSRUM_READ_TOKEN: 'x' })).toMatchObject({ token: null });
+    expect(() => parseSynthArgs(['https://www.example.test/', '--token', 'x'], {})).toThrow(
+      /--token goes with --collector/,
+    );
+    expect(() => parseSynthArgs([...base, '--token', 'two words'], {})).toThrow(/one word without spaces/);
+    expect(HELP).toMatch(
+      /your site's read token.*: your runs are\s+then shown to you even though they are one client/s,
+    );
+  });
+
   it('--help explains every option it accepts, in words, with examples', () => {
     expect(parseSynthArgs(['--help'])).toBe('help');
     for (const name of Object.keys(OPTIONS)) expect(HELP, name).toMatch(new RegExp(`^ {2}--${name}\\b.*`, 'm'));
