@@ -5,7 +5,7 @@
  */
 import './style.css';
 import { api, ApiError, type Answer } from './api';
-import { registry, type DashboardPanel, type LoadContext } from './panel';
+import { registry, type DashboardPanel, type LoadContext, type PanelAction } from './panel';
 import { apiParams, readFilters, token, writeFilters, type Filters } from './state';
 import { comparePanel } from './panels/compare';
 import { mapPanel } from './panels/map';
@@ -148,33 +148,81 @@ function markPanels(state: 'loading' | 'settled'): void {
 /**
  * A site's view shows its own visitors first: when the site's beacon has sent records in the range and the
  * reader has not chosen a source, the view opens on source "page" (the URL says so; "All sources" in the
- * filter shows everything). One small question per site and range, remembered.
+ * filter shows everything). When the site shows nothing at all (no records, or every group under the people
+ * rule) but its owner has sent synthetic runs with the read token, it opens on those (source "synthetic").
+ * One small question per site and range for each, remembered.
  */
-const beaconSeen = new Map<string, Promise<boolean>>();
+const sourcesSeen = new Map<string, Promise<{ beacon: boolean; shown: boolean } | null>>();
+const ownRunsSeen = new Map<string, Promise<boolean>>();
 /** The reader picked a source (or the shared link named one): never overridden. */
 let sourceChosen = new URLSearchParams(location.search).has('source');
-/** The source is "page" because of the default above, not the reader: another site starts afresh. */
+/** The source is "page" or "synthetic" because of the default above, not the reader: another site starts afresh. */
 let sourceDefaulted = false;
 
-function siteHasBeaconData(f: Filters, params: Record<string, string | undefined>, t: string, signal: AbortSignal) {
+/** Whether the site's beacon has records shown in the range, and whether any group of the site is shown at all. */
+function siteSources(f: Filters, params: Record<string, string | undefined>, t: string, signal: AbortSignal) {
   const key = `${f.site} ${f.range}`;
-  let seen = beaconSeen.get(key);
+  let seen = sourcesSeen.get(key);
   if (!seen) {
     seen = api
       .query('compare', { from: params.from, to: params.to, site: f.site, dimensions: 'source' }, t, signal)
-      .then((a) => a.cells.some((c) => c.key.source === 'page' && !c.suppressed && (c.records ?? 0) > 0))
+      .then((a) => {
+        const shown = a.cells.filter((c) => !c.suppressed && (c.records ?? 0) > 0);
+        return { beacon: shown.some((c) => c.key.source === 'page'), shown: shown.length > 0 };
+      })
       .catch(() => {
-        beaconSeen.delete(key);
-        return false;
+        sourcesSeen.delete(key);
+        return null;
       });
-    beaconSeen.set(key, seen);
+    sourcesSeen.set(key, seen);
   }
   return seen;
 }
 
-function scopeText(site: string | null, f: Filters): string {
+/**
+ * Whether the site's owner sent synthetic runs of it with the read token in the range (`pnpm synth --token`):
+ * the token reads them with source "synthetic", without the people rule (the answer says `ownSynthetic`).
+ */
+function siteHasOwnRuns(
+  site: string,
+  f: Filters,
+  params: Record<string, string | undefined>,
+  t: string,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const key = `${site} ${f.range}`;
+  let seen = ownRunsSeen.get(key);
+  if (!seen) {
+    seen = api
+      .query(
+        'compare',
+        { from: params.from, to: params.to, site, source: 'synthetic', dimensions: 'source' },
+        t,
+        signal,
+      )
+      .then((a) => a.ownSynthetic === true && a.cells.some((c) => (c.records ?? 0) > 0))
+      .catch(() => {
+        ownRunsSeen.delete(key);
+        return false;
+      });
+    ownRunsSeen.set(key, seen);
+  }
+  return seen;
+}
+
+/** `own`: the people rule the answers were exempt from (their `minClients`), when they are the owner's own runs. */
+function scopeText(site: string | null, f: Filters, own: number | null = null): string {
   if (!site) return 'All sites together';
+  if (own !== null)
+    return `Site ${site}: your own synthetic runs, sent with your read token. No people in them, so shown without the ${own}-people rule.`;
   return `Site ${site}${f.source === 'page' ? ': its own visitors, measured by its beacon' : ''}`;
+}
+
+/** Shows the owner's own synthetic runs: the reader's choice from here on, like picking the source. */
+function showOwnRuns(): void {
+  [sourceChosen, sourceDefaulted] = [true, false];
+  writeFilters({ ...readFilters(), source: 'synthetic' });
+  void load();
 }
 
 let controller: AbortController | null = null;
@@ -192,6 +240,7 @@ async function load(): Promise<void> {
   for (const p of panels) p.panel.setState('loading');
   markPanels('loading');
   scope.textContent = scopeText(f.site, f);
+  scope.classList.remove('own-runs');
   // A site chosen without a token: say so once, ask nothing.
   if (f.site && !t) {
     showNotice(tokenProblem(new ApiError(401, ''), f, t));
@@ -200,13 +249,23 @@ async function load(): Promise<void> {
     return;
   }
   showNotice(null);
-  if (f.site && !f.source && !sourceChosen && (await siteHasBeaconData(f, params, t, signal))) {
+  if (f.site && !f.source && !sourceChosen) {
+    const sources = await siteSources(f, params, t, signal);
+    const source = sources?.beacon
+      ? 'page'
+      : sources && !sources.shown && (await siteHasOwnRuns(f.site, f, params, t, signal))
+        ? 'synthetic'
+        : '';
     if (signal.aborted) return;
-    sourceDefaulted = true;
-    writeFilters({ ...f, source: 'page' }, { replace: true });
-    return load();
+    if (source) {
+      sourceDefaulted = true;
+      writeFilters({ ...f, source }, { replace: true });
+      return load();
+    }
   }
   let problem: string | null = null;
+  /** The people rule the answers are exempt from when they are the owner's own runs (the scope line says so). */
+  let ownRules: number | null = null;
 
   const asked = new Map<string, Promise<unknown>>();
   const once = <T>(key: string, ask: () => Promise<T>): Promise<T> => {
@@ -247,7 +306,7 @@ async function load(): Promise<void> {
     // The period in the range selector's own words ("Last 7 days").
     rangeLabel: (field('range') as HTMLSelectElement).selectedOptions[0]?.text ?? f.range,
     onSite: (site) => {
-      scope.textContent = scopeText(site, f);
+      scope.textContent = scopeText(site, f, ownRules);
       followTokenSite(site, f);
     },
     onCountries: addCountries,
@@ -271,10 +330,24 @@ async function load(): Promise<void> {
         ? 'Estimated from the most recent connections of the range.'
         : '';
     const hidden = hiddenNote(answer);
+    if (drawn) return p.panel.setState('ready', [note, hidden].filter(Boolean).join(' '));
+    const empty = hidden || (emptyStore ? EMPTY_STORE : '');
+    // Nothing to show for people, but the owner's own runs are there: say so, one click away.
+    const own = Array.isArray((answer as { cells?: unknown })?.cells) ? await ownRunsAction() : null;
+    if (signal.aborted) return;
+    if (!own) return p.panel.setState('empty', empty);
     p.panel.setState(
-      drawn ? 'ready' : 'empty',
-      drawn ? [note, hidden].filter(Boolean).join(' ') : hidden || (emptyStore ? EMPTY_STORE : ''),
+      'empty',
+      `${empty || 'No data for these filters.'} Your own synthetic runs of this site (sent with your read token) can be shown.`,
+      own,
     );
+  };
+  /** The button to the owner's own runs, when this view is a site's with its token, not already on them, and it has some. */
+  const ownRunsAction = async (): Promise<PanelAction | null> => {
+    if (!t || f.source === 'synthetic') return null;
+    const s = await site;
+    if (!s || !(await siteHasOwnRuns(s, f, params, t, signal))) return null;
+    return { label: 'Show your own runs', run: showOwnRuns };
   };
   // One failing query never blanks the page: a failed panel tries once more by itself (a busy collector
   // says when), then offers a Retry button. A token problem is said once, above the panels.
@@ -300,12 +373,16 @@ async function load(): Promise<void> {
     }
   };
   // An empty store (no record in the range, nothing filtered out): the panels point to the first one's steps.
+  // The owner's own runs: the scope line says so, and which people rule they are shown without.
   let emptyStore = false;
   const evidence = ctx
     .query('compare', { dimensions: 'versionEvidence,source' })
-    .then((a) => {
+    .then(async (a) => {
       emptyStore = isEmptyStore(ctx, { evidence: a });
       document.body.classList.toggle('empty-store', emptyStore);
+      ownRules = a.ownSynthetic ? a.minClients : null;
+      scope.classList.toggle('own-runs', ownRules !== null);
+      if (ownRules !== null) scope.textContent = scopeText(a.site ?? (await site), f, ownRules);
     })
     .catch(() => undefined);
   await evidence;

@@ -16,11 +16,20 @@ export interface Panel {
   charts: EChartsType[];
   /** The panel's table holder (empty when the panel has none); emptied with the charts. */
   table: HTMLElement;
-  /** With `retry`, an error state offers a Retry button that calls it. */
-  setState(state: PanelState, message?: string, retry?: () => void): void;
+  /**
+   * With `retry`, an error state offers a Retry button that calls it; with an action (`{label, run}`), an
+   * empty or ready state offers a button of that label after its message (e.g. "Show your own runs").
+   */
+  setState(state: PanelState, message?: string, retry?: (() => void) | PanelAction): void;
   setRows(rows: Row[]): void;
   /** Replaces chart `i`'s whole option (no merge with the previous filter's series), accessible. */
   draw(i: number, option: Record<string, unknown>): void;
+}
+
+/** A button beside a panel's message: what the reader can do about what the message says. */
+export interface PanelAction {
+  label: string;
+  run: () => void;
 }
 
 /** Every chart on the page, by panel, for the browser test (window.tlsrumDashboard). */
@@ -117,14 +126,18 @@ export function createPanel(
               ? `Could not load: ${message}`
               : message;
       status.className = `status ${state}`;
-      if (state === 'error' && retry) {
-        const again = Object.assign(document.createElement('button'), {
+      const action =
+        typeof retry === 'function'
+          ? state === 'error' && { label: 'Retry', className: 'retry', run: retry }
+          : retry && (state === 'empty' || state === 'ready') && { ...retry, className: 'action' };
+      if (action) {
+        const button = Object.assign(document.createElement('button'), {
           type: 'button',
-          className: 'retry',
-          textContent: 'Retry',
+          className: action.className,
+          textContent: action.label,
         });
-        again.addEventListener('click', retry, { once: true });
-        status.append(' ', again);
+        button.addEventListener('click', action.run, { once: true });
+        status.append(' ', button);
       }
       for (const c of charts) {
         if (state === 'loading') c.showLoading('default', { text: '' });

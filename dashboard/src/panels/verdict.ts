@@ -225,7 +225,13 @@ export function verdictPanel(parent: HTMLElement): DashboardPanel<VerdictData> {
       }
       const v = verdictOf(d);
       const country = ctx.filters.country;
-      const who = `${site ? `${site}'s visitors` : 'visitors of every site together'}${country ? ` in ${countryName(country)}` : ''}`;
+      // The site's own synthetic runs (its token, source synthetic) hold no visitor: the sentence says whose they are.
+      const whose = d.evidence.ownSynthetic
+        ? `your own synthetic runs of ${site}`
+        : site
+          ? `${site}'s visitors`
+          : 'visitors of every site together';
+      const who = `${whose}${country ? ` in ${countryName(country)}` : ''}`;
       // With one country chosen there is no slowest region to name.
       if (country) v.slowest = null;
       const sentence = verdictSentence(v, who);
