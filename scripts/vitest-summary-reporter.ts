@@ -1,8 +1,11 @@
 /**
- * Prints one closing line that any CI can read, whatever the runner:
+ * Prints, whatever the runner, the slowest test files (what to look at when `pnpm test` outgrows its
+ * budget) and one closing line that any CI can read:
  *   vitest: N passed, N failed, N skipped
  */
 import type { Reporter, TestModule } from 'vitest/node';
+
+const SLOWEST = 12;
 
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
@@ -18,6 +21,12 @@ export default class SummaryReporter implements Reporter {
         else skipped += 1;
       }
     }
+    const timed = testModules
+      .map((m) => ({ name: `${m.project.name} ${m.relativeModuleId}`, s: m.diagnostic().duration / 1000 }))
+      .sort((a, b) => b.s - a.s);
+    const total = timed.reduce((n, t) => n + t.s, 0);
+    console.log(`\nSlowest test files (of ${Math.round(total)} s in all files):`);
+    for (const t of timed.slice(0, SLOWEST)) console.log(`  ${t.s.toFixed(1).padStart(7)} s  ${t.name}`);
     console.log(`\nvitest: ${passed} passed, ${failed} failed, ${skipped} skipped`);
   }
 }

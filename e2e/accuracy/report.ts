@@ -1,4 +1,5 @@
 /** Markdown report of one accuracy run. Every figure is computed from the samples of that run. */
+import { MIN_RTT_ESTIMATE_MS } from '@tlsrum/shared';
 import { SERVERS } from '../lab/servers';
 import { renderCryptoSection } from './crypto-report';
 import type { ZeroRttProbe } from './firefox-probe';
@@ -305,8 +306,9 @@ export function renderReport(
   out.push('## Unknown class: why');
   out.push('');
   out.push(
-    "- `rtt-too-small`: the TCP connect time (the path's RTT estimate) is under 2 ms, so round trips cannot be counted — every connection of the zero-delay `local` profile, by design; they are kept in the unknown share above.\n" +
-      '- `more-than-two-round-trips` / `less-than-half-round-trip`: the TLS phase is out of proportion with the TCP phase — on this shared machine mostly scheduling delay of the browser or of the proxy process inflating one phase but not the other.',
+    `- \`rtt-too-small\`: the TCP connect time (the path's RTT estimate) is under ${MIN_RTT_ESTIMATE_MS} ms, so round trips cannot be counted — every connection of the zero-delay \`local\` profile, by design; they are kept in the unknown share above.\n` +
+      '- `more-than-two-round-trips` / `less-than-half-round-trip`: the TLS phase is out of proportion with the TCP phase — on this shared machine mostly scheduling delay of the browser or of the proxy process inflating one phase but not the other.\n' +
+      "- `no-handshake-time`: an HTTP/3 connection established the moment it started — Firefox's mark of a connection that sent early data (0-RTT) — seen without a history of an earlier handshake with the host that would let the record say 0-RTT (a page's beacon keeps none).",
   );
 
   const t = timing(samples);

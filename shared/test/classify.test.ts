@@ -298,7 +298,7 @@ describe('0-RTT from timings: inferred only after a recent handshake with the ho
       unknownReason: 'less-than-half-round-trip',
     });
   });
-  it("QUIC: Firefox's 0-RTT connection shows no TLS phase at all; after a recent handshake that is 0-RTT, inferred", () => {
+  it("QUIC: Firefox's 0-RTT connection shows no TLS phase at all; after a recent handshake that is 0-RTT, inferred, and without one no class is stated", () => {
     const quic = entry(0, 0, {
       nextHopProtocol: 'h3',
       connectStart: 12,
@@ -315,9 +315,13 @@ describe('0-RTT from timings: inferred only after a recent handshake with the ho
       resumed: true,
       resumedSource: 'inferred',
     });
+    // Without a history (a page's beacon keeps none) no class is stated: never 1-RTT for a connection that
+    // took no time at all.
     expect(classifyHandshake({ timing: quic })).toMatchObject({
-      handshakeClass: '1rtt',
-      handshakeClassSource: 'implied',
+      handshakeClass: 'unknown',
+      handshakeClassSource: 'unknown',
+      unknownReason: 'no-handshake-time',
+      tlsVersion: '1.3',
       resumed: null,
     });
     // A QUIC handshake that took any time at all stays 1-RTT.

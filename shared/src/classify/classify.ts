@@ -74,7 +74,8 @@ export interface Classification {
   unknownReason?: UnknownReason;
 }
 
-export type UnknownReason = 'rtt-too-small' | 'more-than-two-round-trips' | 'less-than-half-round-trip';
+export type UnknownReason =
+  'rtt-too-small' | 'more-than-two-round-trips' | 'less-than-half-round-trip' | 'no-handshake-time';
 
 /**
  * - `implied`: by the order of events (the request left before the connection was up: 0-RTT) or by the
@@ -190,6 +191,12 @@ export function classifyHandshake({ timing, security, history: given, profile }:
     handshakeClass = '0rtt';
     zeroRtt = 'inferred';
     tlsRoundTrips = 0;
+  } else if (transport === 'quic' && timing.connectEnd === timing.secureConnectionStart) {
+    // Established the moment it started: no QUIC handshake takes no time (the server's flight and the
+    // certificate check alone take milliseconds), so this is early data the history cannot confirm (a
+    // page's beacon keeps none). Stating 1-RTT would be wrong; 0-RTT is not stated without a history.
+    handshakeClass = 'unknown';
+    unknownReason = 'no-handshake-time';
   } else if (transport === 'quic') {
     // QUIC has no separate TCP phase to estimate the RTT from; its handshake is 1 RTT by design
     // (a Retry or version negotiation adds one, which we cannot see).
