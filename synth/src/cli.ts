@@ -44,10 +44,10 @@ options:
   --collector URL         send the records to your collector, e.g. http://127.0.0.1:8787 (stored as
                           synthetic, apart from real visitors).
   --token TOKEN           your site's read token, sent with the records to --collector: your runs are
-                          then shown to you even though they are one client (the dashboard's Source
-                          "synthetic" with your token; nobody else sees them apart from other records).
-                          Every URL must then be on your site. Or set ${TOKEN_ENV}, which keeps the
-                          token out of your shell history.
+                          then shown to you even though they are one client (Source "synthetic" in the
+                          dashboard, with your token); to anyone else they are synthetic records like
+                          any. Every URL must then be on your site. Or set ${TOKEN_ENV} instead,
+                          which keeps the token out of your shell history.
   --ca FILE.pem           trust this certificate authority, or your server's own self-signed
                           certificate, for this run only (nothing is installed on the machine).
   --spki HASH             Chromium only: accept the server certificate whose key has this base64
