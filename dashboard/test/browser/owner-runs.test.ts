@@ -29,6 +29,9 @@ let token: string;
 const records = (n: number, source: HandshakeRecord['source'], clientToken: (i: number) => string) =>
   Array.from({ length: n }, (_, i) => ({
     ...(example.records[0] as HandshakeRecord),
+    // A full TLS 1.3 handshake whose resumption state was seen: a bar of the comparison (unknown modes are not drawn).
+    resumed: false,
+    resumedSource: 'observed' as const,
     site: SITE,
     source,
     ts: Date.now() - 60_000 - i * 100,
