@@ -83,6 +83,9 @@ function sureness(d: VerdictData): string {
   const few = groups.filter((c) => c.fewClients).map((c) => c.key.stack!);
   const records = groups.reduce((s, c) => s + (c.records ?? 0), 0);
   const least = Math.min(...groups.map((c) => c.clients ?? 0));
+  // The owner's own runs hold no people: how sure rests on how many connections the runs measured.
+  if (d.stacks.ownSynthetic)
+    return `How sure: ${int(records)} connections measured by your own runs (no people, so no people rule).`;
   const capped = groups.every((c) => c.clientsCapped || (c.clients ?? 0) >= 100);
   const people = capped ? 'at least 100 people' : `at least ${int(least)} people`;
   if (few.length)

@@ -3,8 +3,9 @@
  * figures are three visitors (hidden under the 20-people rule) and its owner's run sent with the read token.
  * The site's view opens on the owner's runs and labels them; with "All sources" chosen instead, the hidden
  * panels point to them. Its own file: the embedded store opens one data directory per process.
+ * Screenshot: test-artifacts/dashboard/dashboard-own-runs.png.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
@@ -19,6 +20,7 @@ import { loadConfig } from '@tlsrum/collector/config';
 import { newReadToken } from '@tlsrum/collector/auth';
 
 const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
+const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
 const SITE = 'www.example.com';
 
 let work: string;
@@ -123,6 +125,12 @@ describe("dashboard: the site owner's own synthetic runs", () => {
     expect(scope.text).toContain('shown without the 20-people rule');
     expect(await p.$eval('#compare', (s) => s.getAttribute('data-state'))).toBe('ready');
     expect(await p.$eval('#compare .status', (s) => s.textContent)).not.toContain('hidden');
+    // The answer says whose connections these are, and rests its sureness on them, not on people.
+    const verdict = await p.$eval('#verdict', (s) => s.textContent ?? '');
+    expect(verdict).toContain(`For your own synthetic runs of ${SITE},`);
+    expect(verdict).toContain('How sure: 12 connections measured by your own runs');
+    mkdirSync(artifacts, { recursive: true });
+    await p.screenshot({ path: join(artifacts, 'dashboard-own-runs.png') });
     await p.close();
   });
 
