@@ -178,6 +178,8 @@ function scopeText(site: string | null, f: Filters): string {
 }
 
 let controller: AbortController | null = null;
+/** Connections the what-if models (its `limit`). */
+const WHATIF_SAMPLE = 50_000;
 
 async function load(): Promise<void> {
   const f = readFilters();
@@ -218,13 +220,23 @@ async function load(): Promise<void> {
     }
     return asked.get(key) as Promise<T>;
   };
-  const whatif = api.whatif(params, t, signal);
-  // Without a chosen site, a read token's answers name its site: the what-if answer (asked anyway) says which.
+  // A sample of 50 000 connections models the scenarios as well as the API's default 200 000 (the
+  // savings are medians and quartiles) at a quarter of the time the page waits for it.
+  const whatif = api.whatif({ ...params, limit: String(WHATIF_SAMPLE) }, t, signal);
+  const query: LoadContext['query'] = (route, extra) => {
+    const q = { ...params, ...extra };
+    return once(
+      `${route}?${new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => Boolean(e[1])))}`,
+      () => api.query(route, q, t, signal),
+    );
+  };
+  // Without a chosen site, a read token's answers name its site: the verdict's comparison by stack (asked
+  // anyway, and among the quickest answers) says which, so no panel waits for a slower one to know it.
   const site = f.site
     ? Promise.resolve(f.site)
     : t
-      ? whatif.then(
-          (a) => a.site,
+      ? query('compare', { dimensions: 'stack' }).then(
+          (a) => a.site ?? null,
           () => null,
         )
       : Promise.resolve(null);
@@ -235,13 +247,7 @@ async function load(): Promise<void> {
     signal,
     whatif,
     site,
-    query: (route, extra) => {
-      const q = { ...params, ...extra };
-      return once(
-        `${route}?${new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => Boolean(e[1])))}`,
-        () => api.query(route, q, t, signal),
-      );
-    },
+    query,
     alerts: () => once('alerts', () => site.then((s) => api.alerts({ site: s ?? undefined }, t, signal))),
     probes: (s) => once(`probes:${s}`, () => api.probes(s, t, signal)),
     // The period in the range selector's own words ("Last 7 days").
@@ -268,7 +274,7 @@ async function load(): Promise<void> {
     const note = flags.truncated
       ? 'Only the largest groups are shown.'
       : flags.sampled
-        ? 'Estimated from the most recent connections of the range.'
+        ? 'Estimated from a sample of the connections, spread over the whole range.'
         : '';
     const hidden = hiddenNote(answer);
     p.panel.setState(
