@@ -262,6 +262,16 @@ async function load(): Promise<void> {
   void site.then((s) => {
     if (!signal.aborted && s) ctx.onSite(s);
   });
+  let emptyStore = false;
+  // An empty store (no record in the range, nothing filtered out): the panels point to the first one's steps.
+  // Asked beside the panels' own queries, not before them: only an empty panel waits for it.
+  const evidence = ctx
+    .query('compare', { dimensions: 'versionEvidence,source' })
+    .then((a) => {
+      emptyStore = isEmptyStore(ctx, { evidence: a });
+      document.body.classList.toggle('empty-store', emptyStore);
+    })
+    .catch(() => undefined);
   const draw = async (p: DashboardPanel<unknown>): Promise<void> => {
     const request = p.load(ctx);
     if ('skip' in request) return p.panel.setState('empty', request.skip);
@@ -277,6 +287,9 @@ async function load(): Promise<void> {
         ? 'Estimated from a sample of the connections, spread over the whole range.'
         : '';
     const hidden = hiddenNote(answer);
+    // Only a panel with nothing to draw needs to know whether the whole store is empty (what it says then).
+    if (!drawn) await evidence;
+    if (signal.aborted) return;
     p.panel.setState(
       drawn ? 'ready' : 'empty',
       drawn ? [note, hidden].filter(Boolean).join(' ') : hidden || (emptyStore ? EMPTY_STORE : ''),
@@ -305,16 +318,6 @@ async function load(): Promise<void> {
       });
     }
   };
-  // An empty store (no record in the range, nothing filtered out): the panels point to the first one's steps.
-  let emptyStore = false;
-  const evidence = ctx
-    .query('compare', { dimensions: 'versionEvidence,source' })
-    .then((a) => {
-      emptyStore = isEmptyStore(ctx, { evidence: a });
-      document.body.classList.toggle('empty-store', emptyStore);
-    })
-    .catch(() => undefined);
-  await evidence;
   await Promise.all(panels.map((p) => run(p)));
   if (signal.aborted) return;
   if (problem) showNotice(problem);
