@@ -1,5 +1,5 @@
 /** The dashboard bench. What it measures, how to run it and its settings: its entry in lib/catalogue.ts (shown in BENCHMARKS.md). */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
@@ -17,6 +17,8 @@ const LOADS = Number(process.env.BENCH_DASHBOARD_LOADS ?? 20);
 /** A load that has not settled by then counts its unsettled panels as failed. */
 const LOAD_TIMEOUT_MS = Number(process.env.BENCH_DASHBOARD_TIMEOUT_MS ?? 60_000);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Fill (or reuse) this folder and keep it: a second run skips the generation. */
+const KEPT_DIR = process.env.BENCH_DASHBOARD_DATA_DIR;
 const DASHBOARD_DIR = join(repoRoot, 'dashboard/dist');
 const DAYS = 30;
 const HOUR = 3_600_000;
@@ -31,6 +33,16 @@ interface View {
 interface Load {
   ms: number;
   failed: number;
+  /** Each API request of the load: what it asked (route and dimensions) and how long it took, ms. */
+  requests: { what: string; ms: number }[];
+}
+
+/** A request named by what it asks: the API route and its dimensions, or the kind of file. */
+function requestName(url: string): string {
+  const u = new URL(url);
+  if (!u.pathname.startsWith('/v1/')) return u.pathname === '/' ? 'page' : 'files';
+  const dims = u.searchParams.get('dimensions');
+  return dims ? `${u.pathname} ${dims}` : u.pathname;
 }
 
 /**
@@ -46,6 +58,15 @@ async function loadOnce(browser: Browser, base: string, view: View): Promise<Loa
     // Page-side code as strings: this package is typed for Node, without the DOM's names.
     if (view.token)
       await page.evaluateOnNewDocument(`sessionStorage.setItem('tlsrum.readToken', ${JSON.stringify(view.token)})`);
+    const started = new Map<unknown, number>();
+    const requests: Load['requests'] = [];
+    page.on('request', (r) => started.set(r, performance.now()));
+    const finished = (r: { url(): string }) => {
+      const t = started.get(r);
+      if (t !== undefined) requests.push({ what: requestName(r.url()), ms: performance.now() - t });
+    };
+    page.on('requestfinished', finished);
+    page.on('requestfailed', finished);
     const t0 = performance.now();
     await page.goto(`${base}${view.path}`, { waitUntil: 'domcontentloaded' });
     try {
@@ -55,11 +76,11 @@ async function loadOnce(browser: Browser, base: string, view: View): Promise<Loa
       const stuck = (await page.evaluate(
         `[...document.querySelectorAll('section.panel')].filter((e) => ['loading', 'error'].includes(e.dataset.state)).length`,
       )) as number;
-      return { ms: performance.now() - t0, failed: stuck };
+      return { ms: performance.now() - t0, failed: stuck, requests };
     }
     const ms = performance.now() - t0;
     const failed = Number(await page.evaluate(`document.body.dataset.failedPanels`));
-    return { ms, failed };
+    return { ms, failed, requests };
   } finally {
     await context.close();
   }
@@ -85,25 +106,35 @@ async function main(): Promise<void> {
     `dashboard benchmark: ${ROWS.toLocaleString('en')} records over ${DAYS} days, ${LOADS} loads per view in Chromium; ${machine()}; ${describeLoad()}`,
   );
   const loadAtStart = loadAverage();
-  const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-bench-dashboard-'));
+  if (KEPT_DIR) mkdirSync(KEPT_DIR, { recursive: true });
+  const dataDir = KEPT_DIR ?? mkdtempSync(join(tmpdir(), 'tlsrum-bench-dashboard-'));
+  const keptRows = join(dataDir, 'bench-rows.json');
   // Ending at the current hour: the dashboard's ranges end now, and its default week holds every generated day.
   const end = Math.floor(Date.now() / HOUR) * HOUR;
   let collector: Awaited<ReturnType<typeof spawnTs>> | null = null;
   let browser: Browser | null = null;
   try {
-    const seeded = await runStoreWorker({
-      dataDir,
-      targetRows: ROWS,
-      end,
-      days: DAYS,
-      seed: 1,
-      rounds: 0,
-      seriesBudgetS: 0,
-      insertRounds: 0,
-    });
-    console.log(
-      `generated ${seeded.generatedRows.toLocaleString('en')} records in ${round(seeded.generateSeconds, 1)} s; ${describeLoad()}`,
-    );
+    let seeded: { rows: number };
+    if (existsSync(keptRows)) {
+      seeded = JSON.parse(readFileSync(keptRows, 'utf8')) as { rows: number };
+      console.log(`reusing the ${seeded.rows.toLocaleString('en')} records kept in ${dataDir}`);
+    } else {
+      const made = await runStoreWorker({
+        dataDir,
+        targetRows: ROWS,
+        end,
+        days: DAYS,
+        seed: 1,
+        rounds: 0,
+        seriesBudgetS: 0,
+        insertRounds: 0,
+      });
+      console.log(
+        `generated ${made.generatedRows.toLocaleString('en')} records in ${round(made.generateSeconds, 1)} s; ${describeLoad()}`,
+      );
+      seeded = { rows: made.rows };
+      if (KEPT_DIR) writeFileSync(keptRows, JSON.stringify(seeded));
+    }
     collector = await spawnTs('collector/src/server.ts', {
       cwd: repoRoot,
       env: {
@@ -156,6 +187,25 @@ async function main(): Promise<void> {
         'failed panels': loads.reduce((a, l) => a + l.failed, 0),
       })),
     );
+    // Where the time goes: each kind of request a load makes, slowest first (the precise detail behind the figure).
+    const byRequest = new Map<string, number[]>();
+    for (const [view, loads] of byView)
+      for (const r of loads.flatMap((l) => l.requests)) {
+        const key = `${view === views[0]!.name ? 'all' : 'site'}  ${r.what}`;
+        byRequest.set(key, [...(byRequest.get(key) ?? []), r.ms]);
+      }
+    printTable(
+      'requests of a load, slowest first (ms; "all" = the all-sites view, "site" = the site\'s view)',
+      [...byRequest]
+        .map(([request, ms]) => ({
+          request,
+          n: ms.length,
+          p50: round(median(ms), 0),
+          p95: round(quantile(ms, 0.95), 0),
+        }))
+        .sort((a, b) => b.p50 - a.p50)
+        .slice(0, 15),
+    );
     const p95 = quantile(
       all.map((l) => l.ms),
       0.95,
@@ -175,7 +225,7 @@ async function main(): Promise<void> {
   } finally {
     await browser?.close();
     if (collector) await stop(collector);
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!KEPT_DIR) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -128,6 +128,7 @@ export const BENCHES: readonly BenchEntry[] = [
     options: [
       "BENCH_ROWS (1 200 000, the demo's size; 10 000 000 for 10 M)",
       'BENCH_DASHBOARD_LOADS (20) loads per view, BENCH_DASHBOARD_TIMEOUT_MS (60 000) per load',
+      'BENCH_DASHBOARD_DATA_DIR: fill (or reuse) that folder and keep it',
       'CHROMIUM_PATH (/usr/bin/chromium)',
     ],
     measures:
@@ -135,7 +136,8 @@ export const BENCHES: readonly BenchEntry[] = [
       'dashboard, and loads the dashboard in Chromium as a new visitor would (a fresh browser context each time: no cache), ' +
       "BENCH_DASHBOARD_LOADS times each for the all-sites view and for one demo site's view with its read token, after one " +
       'uncounted load per view. Each load is timed from navigation until the page says every panel has settled ' +
-      '(`data-panels` on <body>); the panels that failed (after their own retry) are counted.',
+      '(`data-panels` on <body>); the panels that failed (after their own retry) are counted. A second table shows where ' +
+      'the time goes: each kind of request a load makes (API route and dimensions), slowest first.',
     baseline: "the goal (p95 / goal: 1 500 ms at the demo's size, 2 000 ms at 10 M)",
     goal: "p95 ≤ 1 500 ms at the demo's size, ≤ 2 000 ms at 10 M; 0 failed panels",
     figures: (r) =>

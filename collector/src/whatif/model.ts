@@ -120,8 +120,18 @@ export function profileSaving(
   c: Connection,
   site: CertFacts | null,
 ): { rounds: number; cpuMs: number } {
-  const none = { rounds: 0, cpuMs: 0 };
-  const p = connectionCertFacts(c, site);
+  return savingWith(s, c, connectionCertFacts(c, site));
+}
+
+const NO_SAVING = { rounds: 0, cpuMs: 0 } as const;
+
+/** profileSaving with the connection's configuration already worked out (once per connection, not per scenario). */
+function savingWith(
+  s: 'ocsp_stapled' | 'ecdsa_leaf' | 'shorter_chain',
+  c: Connection,
+  p: CertFacts | null,
+): { rounds: number; cpuMs: number } {
+  const none = NO_SAVING;
   if (!p) return none;
   switch (s) {
     case 'ocsp_stapled':
@@ -181,9 +191,12 @@ export interface RegionModel {
   quicRoundTrips: number | null;
 }
 
-const median = (xs: number[]): number | null => {
+/** A sorted copy: a typed array sorts numbers natively, several times faster than a comparator over an array. */
+const sortedCopy = (xs: ArrayLike<number>): Float64Array => Float64Array.from(xs).sort();
+
+const median = (xs: ArrayLike<number>): number | null => {
   if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
+  const s = sortedCopy(xs);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
@@ -235,7 +248,7 @@ export function roundTripsIn(s: ScenarioName, c: Connection, rtt: number, m: Reg
 type Quantiles = WhatIfAccounting['ttfb'];
 
 /** Linear-interpolated quantile (type 7), as ClickHouse's quantileExactInclusive. */
-export function quantile(sorted: readonly number[], q: number): number {
+export function quantile(sorted: ArrayLike<number>, q: number): number {
   if (!sorted.length) return NaN;
   const h = (sorted.length - 1) * q;
   const lo = Math.floor(h);
@@ -243,8 +256,8 @@ export function quantile(sorted: readonly number[], q: number): number {
   return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
 }
 
-const quantiles = (xs: number[]): Quantiles => {
-  const s = [...xs].sort((a, b) => a - b);
+const quantiles = (xs: ArrayLike<number>): Quantiles => {
+  const s = sortedCopy(xs);
   const r = (x: number) => Math.round(x * 10) / 10;
   return { p50: r(quantile(s, 0.5)), p75: r(quantile(s, 0.75)) };
 };
@@ -325,19 +338,24 @@ export function analyse(
   };
   // The profile scenarios need the site's probe profile or connections that carry their own crypto facts.
   const knowsCrypto = profile !== null || conns.some((c) => c.crypto !== undefined);
+  const facts = knowsCrypto ? conns.map((c) => connectionCertFacts(c, profile)) : [];
   const scenarios = SCENARIOS.filter((s) => knowsCrypto || !PROFILE_SCENARIOS.has(s))
     .map((s): ScenarioResult => {
       let affected = 0;
       let saved = 0;
-      const after = conns.map((c, i) => {
+      const after = new Float64Array(conns.length);
+      const ofProfile = PROFILE_SCENARIOS.has(s);
+      for (let i = 0; i < conns.length; i++) {
+        const c = conns[i]!;
         const rtt = rtts[i]!;
-        const { rounds, cpuMs } = PROFILE_SCENARIOS.has(s)
-          ? profileSaving(s as Parameters<typeof profileSaving>[0], c, profile)
-          : { rounds: roundTripsToday(c, rtt) - roundTripsIn(s, c, rtt, models[i]!), cpuMs: 0 };
+        let rounds: number;
+        let cpuMs = 0;
+        if (ofProfile) ({ rounds, cpuMs } = savingWith(s as Parameters<typeof profileSaving>[0], c, facts[i]!));
+        else rounds = roundTripsToday(c, rtt) - roundTripsIn(s, c, rtt, models[i]!);
         if (rounds > 0 || cpuMs > 0) affected++;
         if (rounds > 0) saved += rounds;
-        return Math.max(0, today[i]! - Math.max(0, rounds) * rtt - cpuMs);
-      });
+        after[i] = Math.max(0, today[i]! - Math.max(0, rounds) * rtt - cpuMs);
+      }
       const ttfb = quantiles(after);
       return {
         scenario: s,

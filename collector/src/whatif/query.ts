@@ -2,7 +2,9 @@
  * The connections behind the what-if: one row per new connection in [from, to) of a site (or of every
  * site), with its region and whether it is a repeat — the same client token connected to the same site
  * earlier within the ticket lifetime (looking back that far before `from`, so the range's first hour
- * is not all "first visits"). Bound parameters only. At most `limit` rows, the most recent ones.
+ * is not all "first visits"). Bound parameters only. At most `limit` rows: when the range holds more, a
+ * sample spread over the whole range (ordered by a hash of the client and the time, so the same records
+ * always give the same sample), not its last hours.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { CERT_KEY_TYPES, HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
@@ -39,7 +41,8 @@ const CONNECTION_COLUMNS = `
     certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled,
     toUnixTimestamp64Milli(ts)
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
-      <= {lifetime:Int64} AS repeat`;
+      <= {lifetime:Int64} AS repeat,
+    cityHash64(clientToken, ts) AS sample`;
 
 const sql = `
 SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser,
@@ -49,7 +52,7 @@ FROM (
   FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != ''`, CONNECTION_COLUMNS)}
 )
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
-ORDER BY ts DESC
+ORDER BY sample
 LIMIT {limit:UInt32}`;
 
 const clientsSql = `

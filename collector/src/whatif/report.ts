@@ -10,6 +10,8 @@ import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS } from './model';
 import { probeCertFacts } from './profile';
 import { queryConnections, queryRegionClients, type WhatIfQuery } from './query';
 
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClients: number): Promise<WhatIfAnswer> {
   const [conns, clients, probe] = await Promise.all([
     queryConnections(client, q),
@@ -24,22 +26,31 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
     [...clients].filter(([, r]) => r.clients >= minClients && !fewSites(r.sites, minSites)).map(([c]) => c),
   );
   const shown = conns.filter((c) => allowed.has(c.country));
+  const byCountry = new Map<string, typeof shown>();
+  for (const c of shown) {
+    const g = byCountry.get(c.country);
+    if (g) g.push(c);
+    else byCountry.set(c.country, [c]);
+  }
   const totalClients = [...clients.values()].reduce((a, r) => a + r.clients, 0);
-  const regions: WhatIfAnswer['regions'] = [...clients]
-    .sort((a, b) => b[1].connections - a[1].connections || a[0].localeCompare(b[0]))
-    .map(([country, r]) =>
-      allowed.has(country)
-        ? {
-            country,
-            connections: r.connections,
-            result: analyse(
-              shown.filter((c) => c.country === country),
-              undefined,
-              profile,
-            ),
-          }
-        : { country, suppressed: true as const },
-    );
+  const regions: WhatIfAnswer['regions'] = [];
+  for (const [country, r] of [...clients].sort(
+    (a, b) => b[1].connections - a[1].connections || a[0].localeCompare(b[0]),
+  )) {
+    if (!allowed.has(country)) {
+      regions.push({ country, suppressed: true as const });
+      continue;
+    }
+    // The model is synchronous work over up to `limit` connections: between regions the collector answers
+    // the requests that arrived meanwhile, so a what-if never holds every other reader until it is done.
+    await yieldToEventLoop();
+    regions.push({
+      country,
+      connections: r.connections,
+      result: analyse(byCountry.get(country) ?? [], undefined, profile),
+    });
+  }
+  await yieldToEventLoop();
   // The whole site counts only regions that are shown, so no suppressed cell can be recovered by difference.
   const overallOk = allowed.size > 0 && totalClients >= minClients;
   return {

@@ -46,7 +46,7 @@ const whatif: FastifyPluginAsyncTypebox = async (app) => {
               minimum: 1000,
               maximum: 500_000,
               default: 200_000,
-              description: 'most recent connections analysed',
+              description: 'most connections analysed; a range holding more is sampled evenly over its whole span',
             }),
           ),
         }),

@@ -175,7 +175,7 @@ export const WhatIfAnswer = Type.Object({
   to: Type.Integer(),
   connections: Type.Integer({ description: 'Connections analysed (shown regions only).' }),
   sampled: Type.Boolean({
-    description: 'The range held more connections than `limit`: the most recent ones were analysed.',
+    description: 'The range held more connections than `limit`: a sample spread evenly over the range was analysed.',
   }),
   ticketLifetimeHours: Type.Integer(),
   assumptions: Type.Object({
