@@ -33,6 +33,9 @@ export function cryptoFactsFromProbe(p: ProbeResult): ProbeCryptoFacts | null {
     ...(leaf.keyBits !== null ? { certKeyBits: leaf.keyBits } : {}),
     certChainLength: p.cert.chainLength,
     certChainBytes: p.cert.chainBytes,
-    ...(p.ocsp.stapled !== null ? { ocspStapled: p.ocsp.stapled } : {}),
+    // A certificate naming no OCSP service has no status to staple: "not stapled" is no fact about it.
+    ...(p.ocsp.stapled === true || (p.ocsp.stapled === false && p.ocsp.responder !== false)
+      ? { ocspStapled: p.ocsp.stapled }
+      : {}),
   });
 }

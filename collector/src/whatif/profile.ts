@@ -18,7 +18,8 @@ export async function probeCertFacts(
   const leaf = p?.result.cert.leaf;
   if (!p || !leaf) return null;
   const profile: CertFacts = {
-    ocspStapled: p.result.ocsp.stapled,
+    // No OCSP service named by the certificate: nothing to staple, so the stapling scenario does not apply.
+    ocspStapled: p.result.ocsp.responder === false && p.result.ocsp.stapled === false ? null : p.result.ocsp.stapled,
     leafKeyType: leaf.keyType,
     leafKeyBits: leaf.keyBits,
     chainLength: p.result.cert.chainLength,

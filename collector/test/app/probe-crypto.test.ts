@@ -51,6 +51,11 @@ describe('cryptoFactsFromProbe', () => {
     // A probing OpenSSL without the hybrid group cannot say what Chromium (which offers it) negotiates.
     expect(cryptoFactsFromProbe({ ...result, pq: { supported: null } })).not.toHaveProperty('group');
     expect(cryptoFactsFromProbe({ ...result, ocsp: { stapled: null } })).not.toHaveProperty('ocspStapled');
+    // A certificate that names no OCSP service: stapling does not apply (the what-if prices nothing for it).
+    expect(cryptoFactsFromProbe({ ...result, ocsp: { stapled: false, responder: false } })).not.toHaveProperty(
+      'ocspStapled',
+    );
+    expect(cryptoFactsFromProbe({ ...result, ocsp: { stapled: false, responder: true } })!.ocspStapled).toBe(false);
     expect(cryptoFactsFromProbe({ ...result, cert: { chainLength: 0, chainBytes: 0, leaf: null } })).toBeNull();
   });
 });
