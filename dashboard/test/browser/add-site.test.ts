@@ -9,22 +9,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser } from 'puppeteer-core';
-import { build } from 'vite';
+import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '@tlsrum/collector';
-import { loadConfig } from '@tlsrum/collector/config';
 import { labCert } from '../../scripts/lab-cert';
+import { dashboardCollector, launchChromium, type TestCollector } from './support/collector';
 
-const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
 const SITE = 'shop.example.org';
 const WAIT = { polling: 100, timeout: 60_000 };
 
 let work: string;
 let site: Server;
 let published: string | null = null;
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: TestCollector;
 let browser: Browser;
 let base: string;
 
@@ -36,40 +32,14 @@ beforeAll(async () => {
     res.writeHead(404).end();
   });
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
-  const outDir = join(work, 'dist');
-  await build({
-    root: dashboardDir,
-    configFile: join(dashboardDir, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true },
+  app = await dashboardCollector(work, {
+    ALERT_INTERVAL_MS: '0',
+    PROBE_CONNECT_TO: `${SITE}:443:127.0.0.1:${(site.address() as { port: number }).port}`,
+    PROBE_CA_FILE: ca,
   });
-  app = await buildApp(
-    loadConfig({
-      DATA_DIR: join(work, 'data'),
-      DASHBOARD_DIR: outDir,
-      LOG_LEVEL: 'silent',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      PROBE_INTERVAL_MS: '0',
-      ALERT_INTERVAL_MS: '0',
-      PROBE_CONNECT_TO: `${SITE}:443:127.0.0.1:${(site.address() as { port: number }).port}`,
-      PROBE_CA_FILE: ca,
-    }),
-  );
-  await app.storeStatus.whenReady;
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  browser = await puppeteer.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 120_000);
 
 afterAll(async () => {

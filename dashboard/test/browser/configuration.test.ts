@@ -14,21 +14,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import puppeteer, { type Browser } from 'puppeteer-core';
-import { build } from 'vite';
-import { buildApp } from '@tlsrum/collector';
-import { loadConfig } from '@tlsrum/collector/config';
+import type { Browser } from 'puppeteer-core';
 import { newReadToken } from '@tlsrum/collector/auth';
 import { generateDemoData, SITES } from '@tlsrum/collector/demo';
 import { insertProbes } from '@tlsrum/collector/probes/store';
+import { dashboardCollector, launchChromium, type TestCollector } from './support/collector';
 
 const SITE = 'shop.example.com';
-const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
 const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
 const docsShot = fileURLToPath(new URL('../../../docs/configuration-panel.png', import.meta.url));
 
 let work: string;
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: TestCollector;
 let browser: Browser;
 let server: Server | null = null;
 let port: number;
@@ -102,28 +99,13 @@ beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'tlsrum-config-panel-'));
   const certs = makeCerts(work);
   port = await startServer(certs, true);
-  const outDir = join(work, 'dist');
-  await build({
-    root: dashboardDir,
-    configFile: join(dashboardDir, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true },
+  // Probe cycles are run by the test (runCycle), one before and one after the server's change.
+  app = await dashboardCollector(work, {
+    MIN_CLIENTS_PER_CELL: '5',
+    PROBE_RUNS: '1',
+    PROBE_CA_FILE: certs.ca,
+    PROBE_CONNECT_TO: `${SITE}:443:127.0.0.1:${port}`,
   });
-  app = await buildApp(
-    loadConfig({
-      DATA_DIR: join(work, 'data'),
-      DASHBOARD_DIR: outDir,
-      LOG_LEVEL: 'silent',
-      MIN_CLIENTS_PER_CELL: '5',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      // Cycles are run by the test (runCycle), one before and one after the server's change.
-      PROBE_INTERVAL_MS: '0',
-      PROBE_RUNS: '1',
-      PROBE_CA_FILE: certs.ca,
-      PROBE_CONNECT_TO: `${SITE}:443:127.0.0.1:${port}`,
-    }),
-  );
-  await app.storeStatus.whenReady;
   // The site's field data agree with the server the probe sees (an RSA-4096 leaf sent alone, no stapling), so
   // its what-if prices the same certificate the checklist shows.
   const leafBytes = new X509Certificate(certs.cert).raw.length;
@@ -137,18 +119,7 @@ beforeAll(async () => {
   );
   await generateDemoData(app.store.ingest, { records: 40_000, days: 7, seed: 5, sites });
   await app.listen({ host: '127.0.0.1', port: 0 });
-  browser = await puppeteer.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   // Probe 1: tickets on. Probe 2: the server restarted without tickets on the same port.
   const { token, hash } = newReadToken();
   await app.sites.register(SITE, hash);

@@ -9,14 +9,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { build } from 'vite';
-import { buildApp } from '@tlsrum/collector';
-import { loadConfig } from '@tlsrum/collector/config';
+import type { Browser, Page } from 'puppeteer-core';
 import { newReadToken } from '@tlsrum/collector/auth';
 import { generateDemoData } from '@tlsrum/collector/demo';
+import { dashboardCollector, launchChromium, type TestCollector } from './support/collector';
 
-const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
 const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
 const PANELS = ['verdict', 'compare', 'map', 'trends', 'shares', 'phases', 'crypto', 'whatif', 'alerts', 'config'];
 /** Per-site panels: alerts and the probed configuration (without a site and token they are empty). */
@@ -27,7 +24,7 @@ const states = (state: string, alerts = state === 'error' ? 'error' : 'empty') =
 
 let work: string;
 let outDir: string;
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: TestCollector;
 let browser: Browser;
 let page: Page;
 let base: string;
@@ -73,43 +70,17 @@ const panelStates = (p: Page) =>
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'tlsrum-dashboard-'));
   outDir = join(work, 'dist');
-  await build({
-    root: dashboardDir,
-    configFile: join(dashboardDir, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true },
-  });
-  // Load shedding off: a busy test machine lags the event loop, and a 503 there would not be the dashboard's fault.
-  const config = loadConfig({
-    DATA_DIR: join(work, 'data'),
-    DASHBOARD_DIR: outDir,
-    LOG_LEVEL: 'silent',
+  app = await dashboardCollector(work, {
     MIN_CLIENTS_PER_CELL: '5',
     // One public figure per crypto value needs records of two registered sites (k-sites rule, tested in the
     // collector); the demo's sites each have their own certificate, so this test reads them one site at a time.
     MIN_SITES_PER_CELL: '1',
-    MAX_EVENT_LOOP_DELAY_MS: '0',
-    // The demo sites are fictional hostnames: no scheduled TLS probes (tests talk to loopback only).
-    PROBE_INTERVAL_MS: '0',
   });
-  app = await buildApp(config);
-  await app.storeStatus.whenReady;
   await generateDemoData(app.store.ingest, { records: 80_000, days: 30, seed: 3 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   mkdirSync(artifacts, { recursive: true });
-  browser = await puppeteer.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   page = await browser.newPage();
   await page.setViewport({ width: 1440, height: 1000 });
 });

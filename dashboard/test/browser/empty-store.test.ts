@@ -9,43 +9,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import puppeteer, { type Browser } from 'puppeteer-core';
-import { build } from 'vite';
-import { buildApp } from '@tlsrum/collector';
-import { loadConfig } from '@tlsrum/collector/config';
+import type { Browser } from 'puppeteer-core';
+import { dashboardCollector, launchChromium, type TestCollector } from './support/collector';
 
-const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
 const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
 
 let work: string;
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: TestCollector;
 let browser: Browser;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'tlsrum-dashboard-empty-'));
-  const outDir = join(work, 'dist');
-  await build({
-    root: dashboardDir,
-    configFile: join(dashboardDir, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true },
-  });
-  app = await buildApp(
-    loadConfig({
-      DATA_DIR: join(work, 'data'),
-      DASHBOARD_DIR: outDir,
-      LOG_LEVEL: 'silent',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      PROBE_INTERVAL_MS: '0',
-    }),
-  );
-  await app.storeStatus.whenReady;
+  app = await dashboardCollector(work);
   await app.listen({ host: '127.0.0.1', port: 0 });
-  browser = await puppeteer.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

@@ -11,20 +11,17 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { build } from 'vite';
+import type { Browser, Page } from 'puppeteer-core';
 import type { HandshakeBatch, HandshakeRecord } from '@tlsrum/shared';
 import example from '@tlsrum/shared/examples/batch.json' with { type: 'json' };
-import { buildApp } from '@tlsrum/collector';
-import { loadConfig } from '@tlsrum/collector/config';
 import { newReadToken } from '@tlsrum/collector/auth';
+import { dashboardCollector, launchChromium, type TestCollector } from './support/collector';
 
-const dashboardDir = fileURLToPath(new URL('../..', import.meta.url));
 const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
 const SITE = 'www.example.com';
 
 let work: string;
-let app: Awaited<ReturnType<typeof buildApp>>;
+let app: TestCollector;
 let browser: Browser;
 let token: string;
 
@@ -59,24 +56,7 @@ async function send(recs: HandshakeRecord[], headers: Record<string, string> = {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'tlsrum-dashboard-owner-'));
-  const outDir = join(work, 'dist');
-  await build({
-    root: dashboardDir,
-    configFile: join(dashboardDir, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true },
-  });
-  app = await buildApp(
-    loadConfig({
-      DATA_DIR: join(work, 'data'),
-      DASHBOARD_DIR: outDir,
-      LOG_LEVEL: 'silent',
-      MIN_CLIENTS_PER_CELL: '20',
-      MAX_EVENT_LOOP_DELAY_MS: '0',
-      PROBE_INTERVAL_MS: '0',
-    }),
-  );
-  await app.storeStatus.whenReady;
+  app = await dashboardCollector(work, { MIN_CLIENTS_PER_CELL: '20' });
   const issued = newReadToken();
   token = issued.token;
   await app.sites.register(SITE, issued.hash);
@@ -88,11 +68,7 @@ beforeAll(async () => {
   );
   await app.ingest.flush();
   await app.listen({ host: '127.0.0.1', port: 0 });
-  browser = await puppeteer.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  browser = await launchChromium();
 }, 180_000);
 
 afterAll(async () => {

@@ -1,0 +1,57 @@
+/**
+ * What every dashboard browser test starts from: the dashboard built by Vite into `work`/dist, a collector
+ * on an embedded store in `work`/data serving it (not yet listening: a test may fill the store first), and
+ * Chromium.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Browser } from 'puppeteer-core';
+import { build } from 'vite';
+import { buildApp } from '@tlsrum/collector';
+import { loadConfig } from '@tlsrum/collector/config';
+
+export const dashboardDir = fileURLToPath(new URL('../../..', import.meta.url));
+
+export type TestCollector = Awaited<ReturnType<typeof buildApp>>;
+
+/**
+ * The built dashboard and a ready collector serving it. Load shedding is off (a busy test machine lags the
+ * event loop, and a 503 there would not be the dashboard's fault) and so is scheduled probing (tests talk to
+ * loopback only); `env` adds or overrides settings.
+ */
+export async function dashboardCollector(work: string, env: Record<string, string> = {}): Promise<TestCollector> {
+  const outDir = join(work, 'dist');
+  await build({
+    root: dashboardDir,
+    configFile: join(dashboardDir, 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir, emptyOutDir: true },
+  });
+  const app = await buildApp(
+    loadConfig({
+      DATA_DIR: join(work, 'data'),
+      DASHBOARD_DIR: outDir,
+      LOG_LEVEL: 'silent',
+      MAX_EVENT_LOOP_DELAY_MS: '0',
+      PROBE_INTERVAL_MS: '0',
+      ...env,
+    }),
+  );
+  await app.storeStatus.whenReady;
+  return app;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
