@@ -8,7 +8,7 @@ import { spawnTs } from '@tlsrum/collector/test/node-process';
 import { SITES } from '@tlsrum/collector/demo/profiles';
 import { repoRoot, stop } from './lib/processes';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
-import { runStoreWorker } from './lib/store-child';
+import { seedDemoStore } from './lib/store-child';
 import { describeLoad, loadAverage } from './lib/load';
 
 /** The demo's size by default (`pnpm demo`: DEMO_RECORDS, 1.2 M over 30 days). */
@@ -119,16 +119,7 @@ async function main(): Promise<void> {
       seeded = JSON.parse(readFileSync(keptRows, 'utf8')) as { rows: number };
       console.log(`reusing the ${seeded.rows.toLocaleString('en')} records kept in ${dataDir}`);
     } else {
-      const made = await runStoreWorker({
-        dataDir,
-        targetRows: ROWS,
-        end,
-        days: DAYS,
-        seed: 1,
-        rounds: 0,
-        seriesBudgetS: 0,
-        insertRounds: 0,
-      });
+      const made = await seedDemoStore(dataDir, ROWS, end, DAYS);
       console.log(
         `generated ${made.generatedRows.toLocaleString('en')} records in ${round(made.generateSeconds, 1)} s; ${describeLoad()}`,
       );

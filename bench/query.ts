@@ -7,7 +7,7 @@ import { spawnTs } from '@tlsrum/collector/test/node-process';
 import { queryShapes, shapeUrl } from './lib/query-shapes';
 import { apiUrl, MIN_ROUNDS, QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
-import { runStoreWorker } from './lib/store-child';
+import { runStoreWorker, seedDemoStore } from './lib/store-child';
 import { describeLoad, loadAverage } from './lib/load';
 
 const ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 10_000_000);
@@ -104,17 +104,7 @@ async function main(): Promise<void> {
   const from = end - DAYS * 86_400_000;
   try {
     if (SHAPES_ONLY) {
-      if (!existsSync(join(dataDir, 'metadata')))
-        await runStoreWorker({
-          dataDir,
-          targetRows: ROWS,
-          end,
-          days: DAYS,
-          seed: 1,
-          rounds: 0,
-          seriesBudgetS: 0,
-          insertRounds: 0,
-        });
+      if (!existsSync(join(dataDir, 'metadata'))) await seedDemoStore(dataDir, ROWS, end, DAYS);
       await shapesPhase(dataDir, from, end, loadAtStart, benchStarted);
       return;
     }

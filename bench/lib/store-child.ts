@@ -23,3 +23,17 @@ export async function runStoreWorker(
   if (code !== 0 || !line) throw new Error(`store worker failed (exit ${code}): ${err.slice(-2000)}`);
   return JSON.parse(line.slice('RESULT '.length)) as WorkerResult;
 }
+
+/** A store filled with `rows` demo records over `days` days ending at `end`, and nothing timed in it. */
+export function seedDemoStore(
+  dataDir: string,
+  rows: number,
+  end: number,
+  days: number,
+  onLine?: (line: string) => void,
+): Promise<WorkerResult> {
+  return runStoreWorker(
+    { dataDir, targetRows: rows, end, days, seed: 1, rounds: 0, seriesBudgetS: 0, insertRounds: 0 },
+    onLine,
+  );
+}
