@@ -131,20 +131,19 @@ function savingWith(
   c: Connection,
   p: CertFacts | null,
 ): { rounds: number; cpuMs: number } {
-  const none = NO_SAVING;
-  if (!p) return none;
+  if (!p) return NO_SAVING;
   switch (s) {
     case 'ocsp_stapled':
       return p.ocspStapled === false && !c.repeat && OCSP_ONLINE_BROWSERS.has(c.browser ?? '')
         ? { rounds: OCSP_FETCH_ROUND_TRIPS, cpuMs: 0 }
-        : none;
+        : NO_SAVING;
     case 'ecdsa_leaf': {
-      if (p.leafKeyType !== 'rsa' || !isFull(c)) return none;
+      if (p.leafKeyType !== 'rsa' || !isFull(c)) return NO_SAVING;
       const today = SIGN_MS[`rsa-${p.leafKeyBits}`] ?? SIGN_MS['rsa-2048']!;
       return { rounds: 0, cpuMs: today - SIGN_MS['ecdsa-256']! };
     }
     case 'shorter_chain': {
-      if (p.chainLength <= 2 || !isFull(c)) return none;
+      if (p.chainLength <= 2 || !isFull(c)) return NO_SAVING;
       const shorter = (p.chainBytes * 2) / p.chainLength;
       return { rounds: flightRoundTrips(c.transport, p.chainBytes) - flightRoundTrips(c.transport, shorter), cpuMs: 0 };
     }
@@ -270,6 +269,18 @@ export type RegionResult = WhatIfResult;
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
+/** The items in groups by `key`, each group in the items' order. */
+export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const g = groups.get(k);
+    if (g) g.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}
+
 /**
  * Accounting and scenarios over connections that may come from several regions: each connection is
  * modelled with its own region's RTT and QUIC cost (`regionOf`; one region when omitted). Connections of
@@ -280,13 +291,7 @@ export function analyse(
   regionOf: (c: Connection) => string = () => '',
   profile: CertFacts | null = null,
 ): RegionResult | null {
-  const groups = new Map<string, Connection[]>();
-  for (const c of all) {
-    const k = regionOf(c);
-    const g = groups.get(k);
-    if (g) g.push(c);
-    else groups.set(k, [c]);
-  }
+  const groups = groupBy(all, regionOf);
   const conns: Connection[] = [];
   const models: RegionModel[] = [];
   for (const g of groups.values()) {

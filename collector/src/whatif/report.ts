@@ -6,7 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import { fewSites } from '../query/cells';
-import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS } from './model';
+import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS, groupBy } from './model';
 import { probeCertFacts } from './profile';
 import { queryConnections, queryRegionClients, type WhatIfQuery } from './query';
 
@@ -26,12 +26,7 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
     [...clients].filter(([, r]) => r.clients >= minClients && !fewSites(r.sites, minSites)).map(([c]) => c),
   );
   const shown = conns.filter((c) => allowed.has(c.country));
-  const byCountry = new Map<string, typeof shown>();
-  for (const c of shown) {
-    const g = byCountry.get(c.country);
-    if (g) g.push(c);
-    else byCountry.set(c.country, [c]);
-  }
+  const byCountry = groupBy(shown, (c) => c.country);
   const totalClients = [...clients.values()].reduce((a, r) => a + r.clients, 0);
   const regions: WhatIfAnswer['regions'] = [];
   for (const [country, r] of [...clients].sort(
