@@ -146,13 +146,27 @@ function markPanels(state: 'loading' | 'settled'): void {
 }
 
 /**
+ * The answer for `key`, asked once and shared by every caller; a failed answer is forgotten, so the next call
+ * (a panel's retry, the next load) asks again instead of reusing the failure.
+ */
+function askOnce<T>(cache: Map<string, Promise<T>>, key: string, ask: () => Promise<T>): Promise<T> {
+  let answer = cache.get(key);
+  if (!answer) {
+    answer = ask();
+    answer.catch(() => cache.delete(key));
+    cache.set(key, answer);
+  }
+  return answer;
+}
+
+/**
  * A site's view shows its own visitors first: when the site's beacon has sent records in the range and the
  * reader has not chosen a source, the view opens on source "page" (the URL says so; "All sources" in the
  * filter shows everything). When the site shows nothing at all (no records, or every group under the people
  * rule) but its owner has sent synthetic runs with the read token, it opens on those (source "synthetic").
  * One small question per site and range for each, remembered.
  */
-const sourcesSeen = new Map<string, Promise<{ beacon: boolean; shown: boolean } | null>>();
+const sourcesSeen = new Map<string, Promise<{ beacon: boolean; shown: boolean }>>();
 const ownRunsSeen = new Map<string, Promise<boolean>>();
 /** The reader picked a source (or the shared link named one): never overridden. */
 let sourceChosen = new URLSearchParams(location.search).has('source');
@@ -161,22 +175,14 @@ let sourceDefaulted = false;
 
 /** Whether the site's beacon has records shown in the range, and whether any group of the site is shown at all. */
 function siteSources(f: Filters, params: Record<string, string | undefined>, t: string, signal: AbortSignal) {
-  const key = `${f.site} ${f.range}`;
-  let seen = sourcesSeen.get(key);
-  if (!seen) {
-    seen = api
+  return askOnce(sourcesSeen, `${f.site} ${f.range}`, () =>
+    api
       .query('compare', { from: params.from, to: params.to, site: f.site, dimensions: 'source' }, t, signal)
       .then((a) => {
         const shown = a.cells.filter((c) => !c.suppressed && (c.records ?? 0) > 0);
         return { beacon: shown.some((c) => c.key.source === 'page'), shown: shown.length > 0 };
-      })
-      .catch(() => {
-        sourcesSeen.delete(key);
-        return null;
-      });
-    sourcesSeen.set(key, seen);
-  }
-  return seen;
+      }),
+  ).catch(() => null);
 }
 
 /**
@@ -190,24 +196,16 @@ function siteHasOwnRuns(
   t: string,
   signal: AbortSignal,
 ): Promise<boolean> {
-  const key = `${site} ${f.range}`;
-  let seen = ownRunsSeen.get(key);
-  if (!seen) {
-    seen = api
+  return askOnce(ownRunsSeen, `${site} ${f.range}`, () =>
+    api
       .query(
         'compare',
         { from: params.from, to: params.to, site, source: 'synthetic', dimensions: 'source' },
         t,
         signal,
       )
-      .then((a) => a.ownSynthetic === true && a.cells.some((c) => (c.records ?? 0) > 0))
-      .catch(() => {
-        ownRunsSeen.delete(key);
-        return false;
-      });
-    ownRunsSeen.set(key, seen);
-  }
-  return seen;
+      .then((a) => a.ownSynthetic === true && a.cells.some((c) => (c.records ?? 0) > 0)),
+  ).catch(() => false);
 }
 
 /** `own`: the people rule the answers were exempt from (their `minClients`), when they are the owner's own runs. */
@@ -270,15 +268,7 @@ async function load(): Promise<void> {
   let ownRules: number | null = null;
 
   const asked = new Map<string, Promise<unknown>>();
-  const once = <T>(key: string, ask: () => Promise<T>): Promise<T> => {
-    if (!asked.has(key)) {
-      // A failed answer is forgotten, so a panel's retry asks again instead of reusing the failure.
-      const answer = ask();
-      answer.catch(() => asked.delete(key));
-      asked.set(key, answer);
-    }
-    return asked.get(key) as Promise<T>;
-  };
+  const once = <T>(key: string, ask: () => Promise<T>): Promise<T> => askOnce(asked, key, ask) as Promise<T>;
   // A sample of 50 000 connections models the scenarios as well as the API's default 200 000 (the
   // savings are medians and quartiles) at a quarter of the time the page waits for it.
   const whatif = api.whatif({ ...params, limit: String(WHATIF_SAMPLE) }, t, signal);
