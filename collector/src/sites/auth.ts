@@ -54,9 +54,13 @@ function refuseIfLocked(app: FastifyInstance, request: FastifyRequest): void {
 
 /**
  * Who is asking: 401 for a token that is neither the admin token nor a site's read token (counted as a
- * failed attempt of the address), 429 once the address has failed too often.
+ * failed attempt of the address; `unknown` is what the 401 says), 429 once the address has failed too often.
  */
-export async function scopeOf(app: FastifyInstance, request: FastifyRequest): Promise<Scope> {
+export async function scopeOf(
+  app: FastifyInstance,
+  request: FastifyRequest,
+  unknown = 'unknown or revoked token',
+): Promise<Scope> {
   const token = bearer(request);
   if (!token) return { kind: 'public' };
   refuseIfLocked(app, request);
@@ -64,7 +68,7 @@ export async function scopeOf(app: FastifyInstance, request: FastifyRequest): Pr
   const site = await app.sites.siteForToken(token);
   if (site) return { kind: 'site', site };
   app.tokenFailures.fail(request.ip);
-  throw httpError(401, 'unknown or revoked token');
+  throw httpError(401, unknown);
 }
 
 /**
@@ -74,21 +78,18 @@ export async function scopeOf(app: FastifyInstance, request: FastifyRequest): Pr
  * failed too often.
  */
 export async function ownerOfBatch(app: FastifyInstance, request: FastifyRequest): Promise<string | undefined> {
-  const token = bearer(request);
-  if (!token) return undefined;
-  refuseIfLocked(app, request);
-  const site = await app.sites.siteForToken(token);
-  if (site) return site;
-  if (tokenMatches(token, app.config.adminToken))
+  const scope = await scopeOf(
+    app,
+    request,
+    "unknown or revoked read token: send your site's current read token (the one registration gave you), or no token at all",
+  );
+  if (scope.kind === 'public') return undefined;
+  if (scope.kind === 'admin')
     throw httpError(
       403,
       "the admin token belongs to no site: send a site's own synthetic runs with that site's read token, other records without a token",
     );
-  app.tokenFailures.fail(request.ip);
-  throw httpError(
-    401,
-    "unknown or revoked read token: send your site's current read token (the one registration gave you), or no token at all",
-  );
+  return scope.site;
 }
 
 /**
