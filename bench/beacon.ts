@@ -1,6 +1,7 @@
 /**
  * Beacon benchmark: the served script's gzip size and what it costs a page view, against the same page
- * without it, with an empty script loaded the same way (the fixed cost of any async third-party tag), and
+ * without it, with an empty script loaded the same way (the fixed cost of any async third-party tag), with
+ * a script that only calls sendBeacon once on hide (the browser's own cost of sending, in every beacon), and
  * with the `web-vitals` library (from the npm registry) measuring the same page and reporting on hide.
  *
  * The page: 50 resources from 5 origins on one local HTTPS server (*.bench.test, trusted by its SPKI
@@ -35,20 +36,28 @@ const ORIGINS = ['a', 'b', 'c', 'd', 'e'].map((h) => `${h}.bench.test`);
 const RUM = 'rum.bench.test';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-type Variant = 'without' | 'empty' | 'beacon' | 'webVitals';
-const VARIANTS: readonly Variant[] = ['without', 'empty', 'beacon', 'webVitals'];
+type Variant = 'without' | 'empty' | 'sendOnly' | 'beacon' | 'webVitals';
+const VARIANTS: readonly Variant[] = ['without', 'empty', 'sendOnly', 'beacon', 'webVitals'];
 const LABEL: Record<Variant, string> = {
   without: 'no script',
   empty: 'an empty async script',
+  sendOnly: 'one sendBeacon on hide',
   beacon: 'the beacon',
   webVitals: 'web-vitals',
 };
 const SCRIPT_PATH: Record<Variant, string | null> = {
   without: null,
   empty: '/empty.js',
+  sendOnly: '/send-only.js',
   beacon: '/beacon.js',
   webVitals: '/web-vitals.js',
 };
+/**
+ * The floor of any beacon: a script that only posts a fixed body of the beacon's size (50 entries) with
+ * sendBeacon when the page is hidden. The browser's own cost of that call is in every beacon's figure.
+ */
+const SEND_ONLY_BYTES = 6000;
+const SEND_ONLY = `addEventListener('visibilitychange',function(){if(document.visibilityState==='hidden')navigator.sendBeacon('/v1/floor',${JSON.stringify('x'.repeat(SEND_ONLY_BYTES))});});`;
 
 function page(port: number, variant: Variant): string {
   const items: string[] = [];
@@ -82,11 +91,14 @@ interface Served {
   server: Server;
   port: number;
   beacons: () => number;
+  /** bytes of the last beacon body received */
+  beaconBytes: () => number;
 }
 
 async function startServer(tls: { key: Buffer; cert: Buffer }, scripts: Record<string, string>): Promise<Served> {
   let port = 0;
   let beacons = 0;
+  let beaconBytes = 0;
   const server = createServer({ ...tls, keepAlive: false }, (req, res) => {
     const headers = {
       'timing-allow-origin': '*',
@@ -97,9 +109,12 @@ async function startServer(tls: { key: Buffer; cert: Buffer }, scripts: Record<s
     const host = (req.headers.host ?? '').split(':')[0];
     const path = req.url?.split('?')[0] ?? '/';
     if (req.method === 'POST') {
-      req.resume();
-      if (path === '/v1/beacon') beacons++;
-      res.writeHead(202, headers).end();
+      let bytes = 0;
+      req.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      req.on('end', () => {
+        if (path === '/v1/beacon') [beacons, beaconBytes] = [beacons + 1, bytes];
+        res.writeHead(202, headers).end();
+      });
     } else if (host === RUM && scripts[path] !== undefined)
       res.writeHead(200, { ...headers, 'content-type': 'text/javascript' }).end(scripts[path]);
     else if (path.startsWith('/page/'))
@@ -114,7 +129,7 @@ async function startServer(tls: { key: Buffer; cert: Buffer }, scripts: Record<s
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   port = (server.address() as { port: number }).port;
-  return { server, port, beacons: () => beacons };
+  return { server, port, beacons: () => beacons, beaconBytes: () => beaconBytes };
 }
 
 async function launch(profile: string, spki: string): Promise<Browser> {
@@ -185,6 +200,7 @@ async function main(): Promise<void> {
     const tls = benchCertificate(dir);
     server = await startServer(tls, {
       '/empty.js': '/* bench baseline: an empty async script */\n',
+      '/send-only.js': SEND_ONLY,
       '/beacon.js': served.code,
       '/web-vitals.js': webVitalsScript(),
     });
@@ -193,7 +209,7 @@ async function main(): Promise<void> {
     const scriptUrl = (v: Variant) => (SCRIPT_PATH[v] ? `https://${RUM}:${port}${SCRIPT_PATH[v]}` : null);
     browser = await launch(join(dir, 'profile'), tls.spki);
     for (let i = 0; i < 3; i++) for (const v of VARIANTS) await loadOnce(browser, url(v));
-    const times: Record<Variant, number[]> = { without: [], empty: [], beacon: [], webVitals: [] };
+    const times: Record<Variant, number[]> = { without: [], empty: [], sendOnly: [], beacon: [], webVitals: [] };
     for (let i = 0; i < RUNS; i++) {
       for (let k = 0; k < VARIANTS.length; k++) {
         const v = VARIANTS[(i + k) % VARIANTS.length]!;
@@ -201,7 +217,7 @@ async function main(): Promise<void> {
       }
     }
     const before = server.beacons();
-    const traced: Record<Variant, ScriptCost[]> = { without: [], empty: [], beacon: [], webVitals: [] };
+    const traced: Record<Variant, ScriptCost[]> = { without: [], empty: [], sendOnly: [], beacon: [], webVitals: [] };
     for (let i = 0; i < TRACED; i++)
       for (const v of VARIANTS) traced[v].push(await tracedView(browser, url(v), scriptUrl(v)));
     const sent = server.beacons() - before;
@@ -234,7 +250,7 @@ async function main(): Promise<void> {
       ]);
     }
     console.log(
-      `\nbeacon: ${round(cpu('beacon'), 3)} ms per page view (goal < 0.5 and below web-vitals' ${round(cpu('webVitals'), 3)}); load ratio ${round(p50('beacon') / p50('without'), 3)} (goal within the empty script's ${round(p50('empty') / p50('without'), 3)}); ${sent} beacons received from ${TRACED} traced views; load average ${load.map((l) => l.toFixed(2)).join(' ')}`,
+      `\nbeacon: ${round(cpu('beacon'), 3)} ms per page view (goal < 0.5 and below web-vitals' ${round(cpu('webVitals'), 3)}), of which the browser's own sendBeacon call is ${round(cpu('sendOnly'), 3)} (a script that only sends a body of ${SEND_ONLY_BYTES} bytes on hide; the beacon's was ${server.beaconBytes()}); load ratio ${round(p50('beacon') / p50('without'), 3)} (goal within the empty script's ${round(p50('empty') / p50('without'), 3)}); ${sent} beacons received from ${TRACED} traced views; load average ${load.map((l) => l.toFixed(2)).join(' ')}`,
     );
     if (sent < TRACED) throw new Error(`the beacon reported ${sent} of ${TRACED} traced page views: it did not run`);
     printResult({
@@ -246,6 +262,8 @@ async function main(): Promise<void> {
       emptyScriptLoadRatio: round(p50('empty') / p50('without'), 3),
       webVitalsLoadRatio: round(p50('webVitals') / p50('without'), 3),
       emptyScriptMainThreadMs: round(cpu('empty'), 3),
+      sendOnlyMainThreadMs: round(cpu('sendOnly'), 3),
+      beaconBodyBytes: server.beaconBytes(),
       loadP50Ms: Object.fromEntries(VARIANTS.map((v) => [v, round(p50(v), 1)])),
       runs: RUNS,
       tracedPages: TRACED,

@@ -4,7 +4,16 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { connectionTimingOf, httpsHost, serverTimingOf, TIMING_FIELDS, tlsServerTimingOf } from '../src/classify/index';
+import {
+  connectionTimingOf,
+  entryTupleOf,
+  httpsHost,
+  newConnectionTupleOf,
+  serverTimingOf,
+  TIMING_FIELDS,
+  tlsServerTimingOf,
+} from '../src/classify/index';
+import type { TimingEntryLike } from '../src/classify/index';
 import { resourceEntry } from './arbitraries';
 
 const entry = resourceEntry({
@@ -27,6 +36,62 @@ describe('connectionTimingOf', () => {
     const { nextHopProtocol: _, ...without } = entry;
     expect(connectionTimingOf(without)!.nextHopProtocol).toBe('');
     expect(connectionTimingOf({ ...entry, entryType: 'paint' })).toBeNull();
+  });
+});
+
+describe('newConnectionTupleOf', () => {
+  /** The entry behind getters that count their reads, as a browser's live entry (each read a call into it). */
+  function counted(e: TimingEntryLike): { entry: TimingEntryLike; reads: Map<string, number> } {
+    const reads = new Map<string, number>();
+    const entry = Object.create(null) as TimingEntryLike;
+    for (const [k, v] of Object.entries(e))
+      Object.defineProperty(entry, k, {
+        get: () => {
+          reads.set(k, (reads.get(k) ?? 0) + 1);
+          return v as unknown;
+        },
+      });
+    return { entry, reads };
+  }
+
+  it('is the entry tuple of a new connection, reading each field of the entry once', () => {
+    const { entry: live, reads } = counted(entry);
+    expect(newConnectionTupleOf(live)).toEqual(entryTupleOf(entry));
+    expect(Math.max(...reads.values())).toBe(1);
+  });
+
+  it('rounds times to the microsecond, below any browser timer resolution, so nothing measured changes', () => {
+    const tuple = newConnectionTupleOf({
+      ...entry,
+      connectStart: 110.40000000596046,
+      secureConnectionStart: 150.0049,
+    })!;
+    expect(tuple.slice(8, 10)).toEqual([110.4, 150.005]);
+  });
+
+  it('gives null for reused, opaque and plain-HTTP connections without reading their Server-Timing or URL', () => {
+    const reused = {
+      ...entry,
+      domainLookupStart: 100,
+      domainLookupEnd: 100,
+      connectStart: 100,
+      secureConnectionStart: 100,
+      connectEnd: 100,
+    };
+    const opaque = {
+      ...entry,
+      connectStart: 0,
+      secureConnectionStart: 0,
+      connectEnd: 0,
+      requestStart: 0,
+      responseStart: 0,
+    };
+    for (const e of [reused, opaque]) {
+      const { entry: live, reads } = counted(e);
+      expect(newConnectionTupleOf(live)).toBeNull();
+      expect(reads.has('serverTiming') || reads.has('name')).toBe(false);
+    }
+    expect(newConnectionTupleOf({ ...entry, name: 'http://static.example.com/app.js' })).toBeNull();
   });
 });
 

@@ -52,9 +52,10 @@ export interface TimingEntriesDump {
 
 /** The entry's connection timing, or null for an entry that is neither navigation nor resource. */
 export function connectionTimingOf(e: TimingEntryLike): ConnectionTiming | null {
-  if (e.entryType !== 'navigation' && e.entryType !== 'resource') return null;
+  const entryType = e.entryType;
+  if (entryType !== 'navigation' && entryType !== 'resource') return null;
   return {
-    entryType: e.entryType,
+    entryType,
     nextHopProtocol: e.nextHopProtocol ?? '',
     startTime: e.startTime,
     fetchStart: e.fetchStart,
