@@ -6,7 +6,8 @@
  * - extension/docs/screenshots/{onboarding,popup-off,popup-on,popup-paused,options}.png
  * - docs/dashboard.png (the first screen of every site together, as the README shows it first),
  *   docs/dashboard-site.png (the first screen of one site's view, with its read token), docs/beacon-site-view.png
- *   (a site's first screen, on its beacon's records), docs/dashboard-full.png (every panel, every site),
+ *   (a site's first screen, on its beacon's records), docs/dashboard-own-runs.png (the same site's own synthetic
+ *   runs, sent with its token), docs/dashboard-full.png (every panel, every site),
  *   docs/dashboard-crypto.png (the Cryptography panel, every site, 7 days), docs/dashboard-hidden.png (the
  *   comparison for a country with few people: its hidden groups counted) and docs/dashboard-empty.png (a
  *   collector with nothing recorded yet), all at 1280 px
@@ -229,6 +230,17 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1_500));
     step('beacon-site-view.png');
     await page.screenshot({ path: join(root, 'docs/beacon-site-view.png') });
+    // The same site's own synthetic runs (sent with its token): shown without the people rule, labelled.
+    step('dashboard-own-runs.png');
+    await page.goto(`${collector.url}/?range=7d&site=app.example.io&source=synthetic`, { waitUntil: 'load' });
+    await page.waitForFunction(() => document.getElementById('scope')!.textContent!.includes('your own'), POLL);
+    await page.waitForFunction(
+      () =>
+        [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'),
+      POLL,
+    );
+    await new Promise((r) => setTimeout(r, 1_500));
+    await page.screenshot({ path: join(root, 'docs/dashboard-own-runs.png') });
     // The Cryptography panel, every site together (a fresh context: no read token).
     step('cryptography panel');
     const ctx = await b.browser.createBrowserContext();
