@@ -73,6 +73,15 @@ async function collectorWithDemoData(work: string) {
   return { app, url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, tokens };
 }
 
+/** Every panel of the dashboard has settled (ready, empty or failed) and its charts have animated in. */
+async function panelsDrawn(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'),
+    POLL,
+  );
+  await new Promise((r) => setTimeout(r, 1_500));
+}
+
 /** The popup as the toolbar shows it: its own width, the page's height. */
 async function shootPopup(p: Page, file: string): Promise<void> {
   step(file);
@@ -173,12 +182,7 @@ async function main(): Promise<void> {
     await page.bringToFront();
     await page.setViewport({ width: 1280, height: 900 });
     await page.goto(`${collector.url}/?range=7d`, { waitUntil: 'load' });
-    await page.waitForFunction(
-      () =>
-        [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'),
-      POLL,
-    );
-    await new Promise((r) => setTimeout(r, 1_500)); // charts animate in
+    await panelsDrawn(page);
     step('dashboard.png');
     await page.screenshot({ path: join(root, 'docs/dashboard.png') });
     await page.screenshot({ path: join(root, 'docs/dashboard-full.png'), fullPage: true });
@@ -212,34 +216,19 @@ async function main(): Promise<void> {
         ]);
         throw new Error(`${err.message}; the page shows ${JSON.stringify(seen)}`);
       });
-    await page.waitForFunction(
-      () =>
-        [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'),
-      POLL,
-    );
-    await new Promise((r) => setTimeout(r, 1_500));
+    await panelsDrawn(page);
     await page.screenshot({ path: join(root, 'docs/dashboard-site.png') });
     // The first screen of the same view opened afresh: on the site's own visitors (its beacon's records).
     await page.reload({ waitUntil: 'load' });
     await page.waitForFunction(() => new URL(location.href).searchParams.get('source') === 'page', POLL);
-    await page.waitForFunction(
-      () =>
-        [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'),
-      POLL,
-    );
-    await new Promise((r) => setTimeout(r, 1_500));
+    await panelsDrawn(page);
     step('beacon-site-view.png');
     await page.screenshot({ path: join(root, 'docs/beacon-site-view.png') });
     // The same site's own synthetic runs (sent with its token): shown without the people rule, labelled.
     step('dashboard-own-runs.png');
     await page.goto(`${collector.url}/?range=7d&site=app.example.io&source=synthetic`, { waitUntil: 'load' });
     await page.waitForFunction(() => document.getElementById('scope')!.textContent!.includes('your own'), POLL);
-    await page.waitForFunction(
-      () =>
-        [...document.querySelectorAll('section.panel')].every((s) => (s as HTMLElement).dataset.state !== 'loading'),
-      POLL,
-    );
-    await new Promise((r) => setTimeout(r, 1_500));
+    await panelsDrawn(page);
     await page.screenshot({ path: join(root, 'docs/dashboard-own-runs.png') });
     // The Cryptography panel, every site together (a fresh context: no read token).
     step('cryptography panel');
