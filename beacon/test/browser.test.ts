@@ -73,6 +73,8 @@ describe('the served beacon in real browsers', () => {
         ADMIN_TOKEN: ADMIN,
         MIN_CLIENTS_PER_CELL: '1',
         PROBE_INTERVAL_MS: '0',
+        // Every answer fresh: records are stored and asked about again at once.
+        ANSWER_CACHE_SECONDS: '0',
       }),
     );
     app.addHook('onSend', async (_request, reply) => {

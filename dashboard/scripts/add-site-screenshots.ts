@@ -49,6 +49,8 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'silent',
       MAX_EVENT_LOOP_DELAY_MS: '0',
       PROBE_INTERVAL_MS: '0',
+      // Every answer fresh: records are stored and asked about again at once.
+      ANSWER_CACHE_SECONDS: '0',
       ALERT_INTERVAL_MS: '0',
       PROBE_CONNECT_TO: `${SITE}:443:127.0.0.1:${sitePort}`,
       PROBE_CA_FILE: ca,

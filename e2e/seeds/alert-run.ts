@@ -141,6 +141,8 @@ export async function resumptionAlertRun(
     ALERT_SOURCE: 'page',
     // Probes only when the run asks (before and after the switch), at the switch's address.
     PROBE_INTERVAL_MS: '0',
+    // Every answer fresh: records are stored and asked about again at once.
+    ANSWER_CACHE_SECONDS: '0',
     PROBE_CA_FILE: lab.ca.caCert,
     PROBE_CONNECT_TO: `${site}:443:127.0.0.1:${sw.port}`,
   });

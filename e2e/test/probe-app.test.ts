@@ -77,6 +77,8 @@ beforeAll(async () => {
     ALERT_WEBHOOK_URL: `http://127.0.0.1:${(webhook.address() as { port: number }).port}/hook`,
     // A short interval without jitter: the cycles of this test come from the scheduler's own timer.
     PROBE_INTERVAL_MS: '1500',
+    // Every answer fresh: records are stored and asked about again at once.
+    ANSWER_CACHE_SECONDS: '0',
     PROBE_JITTER: '0',
     PROBE_RUNS: '1',
     PROBE_TIMEOUT_MS: String(PROBE_TIMEOUT_MS),

@@ -55,6 +55,8 @@ async function collectorWithDemoData(work: string) {
     MAX_EVENT_LOOP_DELAY_MS: '0',
     RATE_LIMIT_PER_MINUTE: '0',
     ALERT_INTERVAL_MS: '0',
+    // Every answer fresh: the script stores records between pictures.
+    ANSWER_CACHE_SECONDS: '0',
     OPERATOR_NAME: 'Example Networks Ltd (demo)',
     OPERATOR_CONTACT: 'privacy@example.net',
     RETENTION_DAYS: '90',
@@ -255,6 +257,8 @@ async function main(): Promise<void> {
         LOG_LEVEL: 'silent',
         MAX_EVENT_LOOP_DELAY_MS: '0',
         PROBE_INTERVAL_MS: '0',
+        // Every answer fresh: records are stored and asked about again at once.
+        ANSWER_CACHE_SECONDS: '0',
       }),
     );
     try {

@@ -33,6 +33,8 @@ export async function runBeaconArm(lab: RunningLab, o: BeaconArmOptions): Promis
       // A cell is shown from as many distinct clients as the arm has visitors: one identity per visitor or nothing.
       MIN_CLIENTS_PER_CELL: String(o.visitors),
       PROBE_INTERVAL_MS: '0',
+      // Every answer fresh: records are stored and asked about again at once.
+      ANSWER_CACHE_SECONDS: '0',
     }),
   );
   const addresses = visitorAddresses(o.visitors);

@@ -256,6 +256,20 @@ export const ConfigSchema = Type.Object({
     TiB,
     "memory limit of one read query in the store (ClickHouse `max_memory_usage`); `0` = the store's own",
   ),
+  answerCacheSeconds: int(
+    'ANSWER_CACHE_SECONDS',
+    60,
+    0,
+    3600,
+    "how long an answer of the dashboard's read routes (`/v1/compare`, `/v1/timeseries`, `/v1/map`, `/v1/phases`, `/v1/whatif`) is kept and served again to a reader of the same scope and question: figures are then at most this old; `0` = off",
+  ),
+  answerCacheBytes: int(
+    'ANSWER_CACHE_BYTES',
+    64 * MiB,
+    0,
+    TiB,
+    'memory the kept answers may hold; the oldest go first',
+  ),
   corsOrigins: Type.Array(ORIGIN, {
     env: 'CORS_ORIGINS',
     default: [],

@@ -14,6 +14,8 @@ export class SiteRegistry {
   private sites = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   private lastRefresh = 0;
+  /** Goes up whenever a site or its token changes (kept answers name registered hostnames: query/answer-cache.ts). */
+  version = 0;
 
   constructor(private readonly client: ClickHouseClient) {}
 
@@ -30,7 +32,10 @@ export class SiteRegistry {
 
   async refresh(): Promise<void> {
     this.lastRefresh = Date.now();
-    this.sites = new Map((await listSiteRows(this.client)).map((r) => [r.hostname, r.tokenHash]));
+    const fresh = new Map((await listSiteRows(this.client)).map((r) => [r.hostname, r.tokenHash]));
+    const changed = fresh.size !== this.sites.size || [...fresh].some(([h, t]) => this.sites.get(h) !== t);
+    this.sites = fresh;
+    if (changed) this.version++;
   }
 
   has = (hostname: string): boolean => this.sites.has(hostname);
@@ -52,11 +57,13 @@ export class SiteRegistry {
     const added = !this.sites.has(hostname);
     await saveSite(this.client, hostname, false, tokenHash);
     this.sites.set(hostname, tokenHash);
+    this.version++;
     return added;
   }
 
   async unregister(hostname: string): Promise<boolean> {
     const had = this.sites.delete(hostname);
+    this.version++;
     await saveSite(this.client, hostname, true);
     return had;
   }

@@ -5,6 +5,7 @@ import { whatIf } from './report';
 import { ErrorResponse } from '../platform/http/responses';
 import { TimeRange } from '../query/params';
 import { valueFilters } from '../query/routes/query-context';
+import { keepOnlyIfFound } from '../query/routes/kept-answers';
 
 const DAY = 86_400_000;
 const MAX_RANGE_DAYS = 31;
@@ -16,6 +17,7 @@ const whatif: FastifyPluginAsyncTypebox = async (app) => {
       config: {
         read: {
           anonymous: 'all-sites',
+          cache: true,
           range: {
             defaultMs: DAY,
             maxMs: MAX_RANGE_DAYS * DAY,
@@ -55,7 +57,7 @@ const whatif: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const q = request.query;
-      return whatIf(
+      const report = await whatIf(
         app.store.query,
         {
           ...request.scope,
@@ -65,6 +67,8 @@ const whatif: FastifyPluginAsyncTypebox = async (app) => {
         },
         app.config.minClientsPerCell,
       );
+      keepOnlyIfFound(request, report.connections > 0);
+      return report;
     },
   );
 };

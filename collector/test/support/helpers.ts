@@ -43,6 +43,9 @@ export async function startApp(env: Record<string, string> = {}, dataDir = tempD
     PROBE_INTERVAL_MS: '0',
     // No monthly dataset export: a test exports when it means to (datasets tests).
     DATASET_MONTHLY_EXPORT: 'false',
+    // No kept answers: most tests store records and ask the same question again at once (kept-answers.test.ts
+    // turns them on).
+    ANSWER_CACHE_SECONDS: '0',
     ...env,
   });
   let logText = '';

@@ -22,6 +22,8 @@ export async function startCollector(env: Record<string, string>): Promise<Colle
       QUERY_RATE_LIMIT_PER_MINUTE: '0',
       MAX_EVENT_LOOP_DELAY_MS: '0',
       PROBE_INTERVAL_MS: '0',
+      // Every answer fresh: records are stored and asked about again at once.
+      ANSWER_CACHE_SECONDS: '0',
       ...env,
     },
     ready: { logged: 'listening on' },

@@ -74,6 +74,8 @@ async function startCollector() {
       CLIENT_RECORDS_PER_CELL_DAY: '0',
       LOG_LEVEL: 'warn',
       PROBE_INTERVAL_MS: '0',
+      // Every answer fresh: records are stored and asked about again at once.
+      ANSWER_CACHE_SECONDS: '0',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

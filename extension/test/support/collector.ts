@@ -40,6 +40,8 @@ export async function startCollector(): Promise<TestCollector> {
     ADMIN_TOKEN,
     MIN_CLIENTS_PER_CELL: '1',
     PROBE_INTERVAL_MS: '0',
+    // Every answer fresh: records are stored and asked about again at once.
+    ANSWER_CACHE_SECONDS: '0',
   });
   const app = await buildApp(config);
   const requests: { method: string; url: string }[] = [];

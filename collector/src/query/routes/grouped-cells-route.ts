@@ -8,6 +8,7 @@ import { queryCells, type MetricSet } from '../cells';
 import { ErrorResponse } from '../../platform/http/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../params';
 import { answer, CELLS_READ, parseDimensions, privateCache, queryContext } from './query-context';
+import { keepOnlyIfFound } from './kept-answers';
 
 export interface GroupedCellsRoute {
   path: string;
@@ -51,6 +52,7 @@ export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncT
           { table: ctx.table, filters: ctx.filters, dimensions, metrics: route.metrics, limit: route.limit },
           min,
         );
+        keepOnlyIfFound(request, cells.cells.length > 0);
         return answer(ctx, min, cells);
       },
     );

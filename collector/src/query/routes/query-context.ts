@@ -14,6 +14,7 @@ export const MAX_RANGE_MS = 400 * 86_400_000;
 
 export const CELLS_READ: ReadRule = {
   anonymous: 'all-sites',
+  cache: true,
   range: {
     defaultMs: DEFAULT_RANGE_MS,
     maxMs: MAX_RANGE_MS,

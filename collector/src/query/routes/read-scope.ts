@@ -18,6 +18,11 @@ export interface ReadRule {
   anonymous: 'all-sites' | 'unchecked' | { refuse: string };
   /** The time range: defaults and longest span, or `unbounded` (all time by default, any span); absent: no range. */
   range?: { defaultMs: number; maxMs: number; tooLong: string } | 'unbounded';
+  /**
+   * The answer depends only on the scope, the query and the stored records (and registered hostnames): it
+   * may be kept for ANSWER_CACHE_SECONDS and served again to a reader of the same scope (query/answer-cache.ts).
+   */
+  cache?: boolean;
 }
 
 export interface RequestScope {

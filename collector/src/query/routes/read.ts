@@ -1,11 +1,13 @@
 /**
  * The /v1 read routes in one encapsulated plugin: its preHandler hook (read-scope.ts) resolves each
  * request's scope — token, site, time range, store ready — before the route runs, by the rule the route
- * declares in `config.read`. Their store queries share a bounded pool (platform/store/query-pool.ts).
+ * declares in `config.read`. Their store queries share a bounded pool (platform/store/query-pool.ts); the
+ * answers of the routes that allow it are kept briefly and served again (kept-answers.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { readRateLimit } from '../../platform/http/rate-limit';
 import { installReadScope } from './read-scope';
+import { installAnswerCache } from './kept-answers';
 import { querySignal } from '../../platform/store/query-pool';
 import alertRoutes from '../../alerts/route';
 import probeRoutes from '../../probes/route';
@@ -29,6 +31,8 @@ const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
     querySignal.run(gone.signal, done);
   });
   installReadScope(app);
+  // After the scope: a kept answer is served only once the reader's token has been checked.
+  installAnswerCache(app);
   await app.register(summaryRoutes);
   await app.register(alertRoutes);
   await app.register(probeRoutes);

@@ -34,6 +34,8 @@ export async function dashboardCollector(work: string, env: Record<string, strin
       LOG_LEVEL: 'silent',
       MAX_EVENT_LOOP_DELAY_MS: '0',
       PROBE_INTERVAL_MS: '0',
+      // Every answer fresh: records are stored and asked about again at once.
+      ANSWER_CACHE_SECONDS: '0',
       ...env,
     }),
   );

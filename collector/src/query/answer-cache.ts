@@ -1,0 +1,96 @@
+/**
+ * Answers of the read routes kept for a short while (ANSWER_CACHE_SECONDS). A dashboard view asks about
+ * fifteen questions; every viewer of the same minute, and the same viewer reloading, asks the same ones,
+ * and their answers change only as records arrive. A kept answer is served as it was sent, so it costs
+ * neither a store query nor the collector's own work (the what-if model).
+ *
+ * An answer is keyed by everything it depends on and nothing else: the route, the reader's resolved scope
+ * (query/routes/read-scope.ts: site, range, the k-sites rule, owner), every query parameter, and the site
+ * registry's version (an all-sites answer names registered hostnames only, so a registration or removal
+ * starts afresh). It is looked up after the token is checked, so a revoked token never reads a kept answer;
+ * no answer older than the time to live is served; the memory it holds is bounded in bytes.
+ */
+export interface KeptAnswer {
+  /** The answer as it was sent (JSON). */
+  body: string;
+  /** Its headers that say how to read and keep it (content-type, cache-control, vary). */
+  headers: Record<string, string>;
+  /** When it was kept (epoch ms). */
+  at: number;
+}
+
+export class AnswerCache {
+  /** Insertion order is age order: the oldest entry is first, and each lives exactly `ttlMs`. */
+  private readonly entries = new Map<string, KeptAnswer>();
+  private bytes = 0;
+  /** Answers served from here, and answers that had to be worked out: for /metrics and tests. */
+  readonly counts = { hit: 0, miss: 0 };
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxBytes: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get enabled(): boolean {
+    return this.ttlMs > 0 && this.maxBytes > 0;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get heldBytes(): number {
+    return this.bytes;
+  }
+
+  /** The kept answer for `key` if it is younger than the time to live. */
+  get(key: string): KeptAnswer | undefined {
+    this.expire();
+    const kept = this.entries.get(key);
+    if (kept) this.counts.hit++;
+    else this.counts.miss++;
+    return kept;
+  }
+
+  set(key: string, body: string, headers: Record<string, string>): void {
+    if (!this.enabled) return;
+    const size = sizeOf(key, body);
+    // One answer larger than the whole budget is not kept (it would empty the cache for nothing).
+    if (size > this.maxBytes) return;
+    this.delete(key);
+    this.entries.set(key, { body, headers, at: this.now() });
+    this.bytes += size;
+    this.expire();
+    for (const oldest of this.entries.keys()) {
+      if (this.bytes <= this.maxBytes) break;
+      this.delete(oldest);
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  private delete(key: string): void {
+    const kept = this.entries.get(key);
+    if (!kept) return;
+    this.entries.delete(key);
+    this.bytes -= sizeOf(key, kept.body);
+  }
+
+  /** Drops the entries past their time to live (they are the oldest, so at the front). */
+  private expire(): void {
+    const oldestKept = this.now() - this.ttlMs;
+    for (const [key, kept] of this.entries) {
+      if (kept.at > oldestKept) break;
+      this.delete(key);
+    }
+  }
+}
+
+/** Bytes an entry holds, near enough: two per character of its key and body (V8's widest strings). */
+function sizeOf(key: string, body: string): number {
+  return 2 * (key.length + body.length);
+}

@@ -1,0 +1,192 @@
+/**
+ * Kept answers (real embedded store, `app.inject`): the same question from a reader of the same scope is
+ * answered again from memory, saying its age, and never across scopes — not from a token holder to a reader
+ * without one, not to a revoked token, not past a registration change — and an answer that found nothing is
+ * not kept. The cache itself (time to live, byte bound) is tested with a clock of its own below.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { QueryAnswer } from '@tlsrum/shared/query/schemas';
+import { AnswerCache } from '../../src/query/answer-cache';
+import { makeBatch, makeRecords, metricValue, postBatch, removeDir, startApp, type TestApp } from '../support/helpers';
+
+const ADMIN = 'admin-token-for-kept-answers';
+const SITE = 'www.example.com';
+const HOUR = 3_600_000;
+
+let t: TestApp;
+let siteToken = '';
+// One fixed range for every question, as the dashboard asks (its ranges end on the minute).
+const to = Math.ceil(Date.now() / 60_000) * 60_000 + 60_000;
+const from = to - 6 * HOUR;
+const range = `from=${from}&to=${to}`;
+
+async function register(hostname: string): Promise<string> {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/v1/sites',
+    payload: { hostname },
+    headers: { authorization: `Bearer ${ADMIN}` },
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json<{ readToken: string }>().readToken;
+}
+
+async function store(n: number, site: string | null, tag: string): Promise<void> {
+  const res = await postBatch(t.app, makeBatch(makeRecords(n, { site, clientToken: `${tag}-client` }, n)));
+  expect(res.statusCode, res.body).toBe(202);
+  await t.app.ingest.flush();
+}
+
+function ask(url: string, token?: string) {
+  return t.app.inject({ method: 'GET', url, headers: token ? { authorization: `Bearer ${token}` } : {} });
+}
+
+const records = (body: string) =>
+  JSON.parse(body).cells.reduce((n: number, c: QueryAnswer['cells'][number]) => n + (c.records ?? 0), 0) as number;
+
+async function cacheCount(result: 'hit' | 'miss'): Promise<number> {
+  const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  return metricValue(metrics, `tlsrum_answer_cache_total{result="${result}"}`) ?? 0;
+}
+
+describe('kept answers', () => {
+  beforeAll(async () => {
+    // Two sites per public cell: a reader without a token sees less of one site's records than the admin.
+    t = await startApp({ ADMIN_TOKEN: ADMIN, ANSWER_CACHE_SECONDS: '600', MIN_SITES_PER_CELL: '2' });
+    siteToken = await register(SITE);
+  });
+  afterAll(async () => {
+    await t.close();
+    removeDir(t.dataDir);
+  });
+
+  it('an answer that found nothing is not kept: the first records show on the next question', async () => {
+    const url = `/v1/compare?${range}&dimensions=stack`;
+    const empty = await ask(url);
+    expect(empty.statusCode).toBe(200);
+    expect(JSON.parse(empty.body).cells).toEqual([]);
+    await store(3, null, 'first');
+    const found = await ask(url);
+    expect(found.headers.age).toBeUndefined();
+    expect(records(found.body)).toBe(3);
+  });
+
+  it('the same question again is answered as it was first sent, with its Age, without a new query', async () => {
+    const url = `/v1/compare?${range}&dimensions=stack,mode`;
+    const first = await ask(url);
+    expect(first.statusCode).toBe(200);
+    expect(first.headers.age).toBeUndefined();
+    const hitsBefore = await cacheCount('hit');
+    const runBefore = t.app.store.queryPool.counts.run;
+    // Records stored meanwhile are not in the kept answer: it is at most ANSWER_CACHE_SECONDS old.
+    await store(2, null, 'meanwhile');
+    const runAfterStoring = t.app.store.queryPool.counts.run;
+    const again = await ask(url);
+    expect(again.statusCode).toBe(200);
+    expect(again.body).toBe(first.body);
+    expect(Number(again.headers.age)).toBeGreaterThanOrEqual(0);
+    expect(again.headers['content-type']).toBe(first.headers['content-type']);
+    expect(again.headers['cache-control']).toBe(first.headers['cache-control']);
+    expect(t.app.store.queryPool.counts.run).toBe(runAfterStoring);
+    expect(runAfterStoring).toBeGreaterThanOrEqual(runBefore);
+    expect(await cacheCount('hit')).toBe(hitsBefore + 1);
+    // Another question is worked out afresh and sees the new records.
+    const other = await ask(`/v1/compare?${range}&dimensions=mode,stack`);
+    expect(other.headers.age).toBeUndefined();
+    expect(records(other.body)).toBe(records(first.body) + 2);
+  });
+
+  it('an answer kept for the admin is never served to a reader without a token (other scope, other rule)', async () => {
+    await store(4, SITE, 'site');
+    const url = `/v1/map?${range}`;
+    const admin = await ask(url, ADMIN);
+    expect(records(admin.body)).toBeGreaterThan(0);
+    const anyone = await ask(url);
+    expect(anyone.headers.age).toBeUndefined();
+    expect(anyone.body).not.toBe(admin.body);
+    // And the reverse: the public answer, now kept, is not the admin's either.
+    const adminAgain = await ask(url, ADMIN);
+    expect(adminAgain.body).toBe(admin.body);
+    expect(JSON.parse(anyone.body).cells.every((c: { suppressed?: boolean }) => c.suppressed)).toBe(true);
+  });
+
+  it('a revoked read token reads no kept answer (401), and its site’s new token reads afresh after the change', async () => {
+    const old = siteToken;
+    const url = `/v1/compare?${range}&dimensions=mode`;
+    const first = await ask(url, old);
+    expect(first.statusCode).toBe(200);
+    expect((await ask(url, old)).headers.age).toBeDefined();
+    // Registering the hostname again replaces its token: the old one is refused before any kept answer.
+    const fresh = await register(SITE);
+    expect((await ask(url, old)).statusCode).toBe(401);
+    const withNew = await ask(url, fresh);
+    expect(withNew.statusCode).toBe(200);
+    expect(withNew.headers.age).toBeUndefined();
+  });
+
+  it('a registration change starts every answer afresh (all-sites answers name registered hostnames only)', async () => {
+    const url = `/v1/compare?${range}&dimensions=browser`;
+    await ask(url, ADMIN);
+    expect((await ask(url, ADMIN)).headers.age).toBeDefined();
+    await register('shop.example.org');
+    expect((await ask(url, ADMIN)).headers.age).toBeUndefined();
+  });
+
+  it('the what-if is kept like the cells', async () => {
+    const url = `/v1/whatif?${range}`;
+    const first = await ask(url, ADMIN);
+    expect(first.statusCode, first.body).toBe(200);
+    expect(JSON.parse(first.body).connections).toBeGreaterThan(0);
+    const again = await ask(url, ADMIN);
+    expect(again.headers.age).toBeDefined();
+    expect(again.body).toBe(first.body);
+  });
+});
+
+describe('kept answers off', () => {
+  it('ANSWER_CACHE_SECONDS=0 keeps nothing', async () => {
+    const off = await startApp({ ANSWER_CACHE_SECONDS: '0' });
+    try {
+      await postBatch(off.app, makeBatch(makeRecords(2)));
+      await off.app.ingest.flush();
+      const url = `/v1/compare?${range}`;
+      await off.app.inject({ method: 'GET', url });
+      const again = await off.app.inject({ method: 'GET', url });
+      expect(again.statusCode).toBe(200);
+      expect(again.headers.age).toBeUndefined();
+    } finally {
+      await off.close();
+      removeDir(off.dataDir);
+    }
+  });
+});
+
+describe('the answer cache', () => {
+  it('serves an answer until its time to live is over, then never again', () => {
+    let now = 1_000_000;
+    const cache = new AnswerCache(60_000, 1 << 20, () => now);
+    cache.set('a', '{"x":1}', {});
+    now += 59_999;
+    expect(cache.get('a')?.body).toBe('{"x":1}');
+    now += 1;
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.size).toBe(0);
+    expect(cache.heldBytes).toBe(0);
+  });
+
+  it('holds at most its byte budget, dropping the oldest first; an answer over the budget is not kept', () => {
+    const cache = new AnswerCache(60_000, 100, () => 0);
+    const body = 'x'.repeat(20); // 2 × (1 + 20) = 42 bytes with its one-character key
+    cache.set('a', body, {});
+    cache.set('b', body, {});
+    expect(cache.heldBytes).toBe(84);
+    cache.set('c', body, {});
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')?.body).toBe(body);
+    expect(cache.get('c')?.body).toBe(body);
+    expect(cache.heldBytes).toBe(84);
+    cache.set('d', 'y'.repeat(60), {});
+    expect(cache.get('d')).toBeUndefined();
+    expect(cache.size).toBe(2);
+  });
+});
