@@ -139,10 +139,6 @@ export function createPanel(
         button.addEventListener('click', action.run, { once: true });
         status.append(' ', button);
       }
-      for (const c of charts) {
-        if (state === 'loading') c.showLoading('default', { text: '' });
-        else c.hideLoading();
-      }
       // Nothing from the previous filters may stay on screen or in the download.
       if (state === 'empty' || state === 'error') {
         for (const c of charts) c.clear();
