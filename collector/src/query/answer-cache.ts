@@ -23,8 +23,6 @@ export class AnswerCache {
   /** Insertion order is age order: the oldest entry is first, and each lives exactly `ttlMs`. */
   private readonly entries = new Map<string, KeptAnswer>();
   private bytes = 0;
-  /** Answers served from here, and answers that had to be worked out: for /metrics and tests. */
-  readonly counts = { hit: 0, miss: 0 };
 
   constructor(
     private readonly ttlMs: number,
@@ -47,10 +45,7 @@ export class AnswerCache {
   /** The kept answer for `key` if it is younger than the time to live. */
   get(key: string): KeptAnswer | undefined {
     this.expire();
-    const kept = this.entries.get(key);
-    if (kept) this.counts.hit++;
-    else this.counts.miss++;
-    return kept;
+    return this.entries.get(key);
   }
 
   set(key: string, body: string, headers: Record<string, string>): void {

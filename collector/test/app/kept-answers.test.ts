@@ -132,6 +132,21 @@ describe('kept answers', () => {
     expect((await ask(url, ADMIN)).headers.age).toBeUndefined();
   });
 
+  it('the same question asked twice at once is worked out once: the second asker waits for the first answer', async () => {
+    const url = `/v1/compare?${range}&dimensions=country`;
+    const runBefore = t.app.store.queryPool.counts.run;
+    const one = await ask(`/v1/compare?${range}&dimensions=country,mode`);
+    expect(one.statusCode).toBe(200);
+    const perAnswer = t.app.store.queryPool.counts.run - runBefore;
+    expect(perAnswer).toBeGreaterThan(0);
+    const before = t.app.store.queryPool.counts.run;
+    const [a, b] = await Promise.all([ask(url), ask(url)]);
+    expect(a.statusCode).toBe(200);
+    expect(b.body).toBe(a.body);
+    expect(t.app.store.queryPool.counts.run - before).toBe(perAnswer);
+    expect([a.headers.age, b.headers.age].filter((age) => age !== undefined)).toHaveLength(1);
+  });
+
   it('the what-if is kept like the cells', async () => {
     const url = `/v1/whatif?${range}`;
     const first = await ask(url, ADMIN);

@@ -1,8 +1,9 @@
 /**
- * The read routes' kept answers (query/answer-cache.ts) as two hooks: a preHandler, after the scope is
+ * The read routes' kept answers (query/answer-cache.ts) as hooks: a preHandler, after the scope is
  * resolved, that answers from the cache when it holds this question for this scope; and an onSend that
  * keeps a fresh 200 answer that found something. A served answer carries `Age` (seconds since it was
- * worked out).
+ * worked out). The same question asked again while the first asking is still being worked out (two viewers
+ * opening the dashboard together) waits for that answer instead of asking the store a second time.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AnswerCache } from '../answer-cache';
@@ -12,6 +13,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set when this request's answer may be kept: its cache key. */
     answerKey: string | null;
+    /** Set on the request working out a question others may wait for: tells them it is over. */
+    answerDone: (() => void) | null;
   }
 }
 
@@ -37,14 +40,19 @@ function answerKey(request: FastifyRequest, registryVersion: number): string {
 
 export function installAnswerCache(app: FastifyInstance): void {
   const cache = new AnswerCache(app.config.answerCacheSeconds * 1000, app.config.answerCacheBytes);
+  /** Answers served kept, and answers worked out: for /metrics and tests. */
+  const counts = { hit: 0, miss: 0 };
+  /** Questions being worked out now, by key: settled once that request's response is over. */
+  const working = new Map<string, Promise<void>>();
   app.decorateRequest('answerKey', null);
+  app.decorateRequest('answerDone', null);
   scrapedCounter(app.registry, {
     name: 'tlsrum_answer_cache_total',
     help: 'Read answers served from the kept answers (hit) or worked out (miss); ANSWER_CACHE_SECONDS.',
     labelNames: ['result'],
     read: () => [
-      [{ result: 'hit' }, cache.counts.hit],
-      [{ result: 'miss' }, cache.counts.miss],
+      [{ result: 'hit' }, counts.hit],
+      [{ result: 'miss' }, counts.miss],
     ],
   });
   scrapedGauge(app.registry, {
@@ -57,11 +65,26 @@ export function installAnswerCache(app: FastifyInstance): void {
   app.addHook('preHandler', async (request, reply) => {
     if (!request.routeOptions.config.read?.cache) return;
     const key = answerKey(request, app.sites.version);
-    const kept = cache.get(key);
+    let kept = cache.get(key);
+    const inWork = working.get(key);
+    if (!kept && inWork) {
+      await inWork;
+      kept = cache.get(key);
+    }
     if (!kept) {
+      counts.miss++;
       request.answerKey = key;
+      if (!working.has(key)) {
+        let settle = () => {};
+        working.set(key, new Promise<void>((resolve) => (settle = resolve)));
+        request.answerDone = () => {
+          working.delete(key);
+          settle();
+        };
+      }
       return;
     }
+    counts.hit++;
     for (const [name, value] of Object.entries(kept.headers)) reply.header(name, value);
     reply.header('age', String(Math.floor((Date.now() - kept.at) / 1000)));
     return reply.send(kept.body);
@@ -78,4 +101,13 @@ export function installAnswerCache(app: FastifyInstance): void {
     }
     return payload;
   });
+
+  // Sent, failed or abandoned: whoever waits for this answer reads the cache (or works it out) now.
+  const over = async (request: FastifyRequest) => {
+    const done = request.answerDone;
+    request.answerDone = null;
+    done?.();
+  };
+  app.addHook('onResponse', over);
+  app.addHook('onRequestAbort', over);
 }
