@@ -63,11 +63,6 @@ export class AnswerCache {
     }
   }
 
-  clear(): void {
-    this.entries.clear();
-    this.bytes = 0;
-  }
-
   private delete(key: string): void {
     const kept = this.entries.get(key);
     if (!kept) return;
