@@ -14,8 +14,7 @@ export class SiteRegistry {
   private sites = new Map<string, string>();
   private timer: NodeJS.Timeout | null = null;
   private lastRefresh = 0;
-  /** Goes up whenever a site or its token changes (kept answers name registered hostnames: query/answer-cache.ts). */
-  version = 0;
+  private changes = 0;
 
   constructor(private readonly client: ClickHouseClient) {}
 
@@ -35,7 +34,12 @@ export class SiteRegistry {
     const fresh = new Map((await listSiteRows(this.client)).map((r) => [r.hostname, r.tokenHash]));
     const changed = fresh.size !== this.sites.size || [...fresh].some(([h, t]) => this.sites.get(h) !== t);
     this.sites = fresh;
-    if (changed) this.version++;
+    if (changed) this.changes++;
+  }
+
+  /** Goes up whenever a site or its token changes (kept answers name registered hostnames: query/answer-cache.ts). */
+  get version(): number {
+    return this.changes;
   }
 
   has = (hostname: string): boolean => this.sites.has(hostname);
@@ -57,13 +61,13 @@ export class SiteRegistry {
     const added = !this.sites.has(hostname);
     await saveSite(this.client, hostname, false, tokenHash);
     this.sites.set(hostname, tokenHash);
-    this.version++;
+    this.changes++;
     return added;
   }
 
   async unregister(hostname: string): Promise<boolean> {
     const had = this.sites.delete(hostname);
-    this.version++;
+    this.changes++;
     await saveSite(this.client, hostname, true);
     return had;
   }
