@@ -8,7 +8,6 @@ import { queryCells, type MetricSet } from '../cells';
 import { ErrorResponse } from '../../platform/http/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../params';
 import { answer, CELLS_READ, parseDimensions, privateCache, queryContext } from './query-context';
-import { keepOnlyIfFound } from './kept-answers';
 
 export interface GroupedCellsRoute {
   path: string;
@@ -52,8 +51,7 @@ export function groupedCellsRoute(route: GroupedCellsRoute): FastifyPluginAsyncT
           { table: ctx.table, filters: ctx.filters, dimensions, metrics: route.metrics, limit: route.limit },
           min,
         );
-        keepOnlyIfFound(request, cells.cells.length > 0);
-        return answer(ctx, min, cells);
+        return answer(request, ctx, min, cells);
       },
     );
   };

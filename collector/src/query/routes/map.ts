@@ -4,7 +4,6 @@ import { MAX_CELLS, queryCells } from '../cells';
 import { ErrorResponse } from '../../platform/http/responses';
 import { CommonQuery, QueryAnswer } from '../params';
 import { answer, CELLS_READ, privateCache, queryContext } from './query-context';
-import { keepOnlyIfFound } from './kept-answers';
 
 const map: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -28,8 +27,7 @@ const map: FastifyPluginAsyncTypebox = async (app) => {
         { table: ctx.table, filters: ctx.filters, dimensions: ['country'], metrics: 'handshake', limit: MAX_CELLS.map },
         min,
       );
-      keepOnlyIfFound(request, cells.cells.length > 0);
-      return answer(ctx, min, cells);
+      return answer(request, ctx, min, cells);
     },
   );
 };

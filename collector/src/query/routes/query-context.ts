@@ -2,12 +2,13 @@
  * What the cell routes (compare, timeseries, map, phases) share: their read rule (public, 7 days by
  * default, at most 400), the request's filters with raw table or rollup chosen, and their answer.
  */
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DIMENSION_NAMES, VALUE_FILTERS } from '@tlsrum/shared/query';
 import { chooseTable, type CellAnswer, type Filters, type ValueFilters } from '../cells';
 import type { Dimension, Table } from '../dimensions';
 import type { CommonQuery } from '../params';
 import type { ReadRule, RequestScope } from './read-scope';
+import { keepOnlyIfFound } from './kept-answers';
 
 export const DEFAULT_RANGE_MS = 7 * 86_400_000;
 export const MAX_RANGE_MS = 400 * 86_400_000;
@@ -61,7 +62,9 @@ export function parseDimensions(list: string | undefined, fallback: Dimension[])
   return [...new Set(names)];
 }
 
-export function answer(ctx: QueryContext, minClients: number, result: CellAnswer) {
+/** The cells as the route answers them; an answer that found nothing is not kept (kept-answers.ts). */
+export function answer(request: FastifyRequest, ctx: QueryContext, minClients: number, result: CellAnswer) {
+  keepOnlyIfFound(request, result.cells.length > 0);
   return {
     table: result.table,
     from: ctx.filters.from,

@@ -4,7 +4,6 @@ import { MAX_CELLS, queryCells } from '../cells';
 import { ErrorResponse } from '../../platform/http/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../params';
 import { answer, CELLS_READ, parseDimensions, privateCache, queryContext } from './query-context';
-import { keepOnlyIfFound } from './kept-answers';
 
 /** Ranges up to this long are bucketed by hour by default, longer ones by day. */
 const HOURLY_UP_TO_MS = 3 * 86_400_000;
@@ -42,9 +41,7 @@ const timeseries: FastifyPluginAsyncTypebox = async (app) => {
         metrics: 'handshake',
         limit: MAX_CELLS.timeseries,
       } as const;
-      const cells = await queryCells(app.store.query, q, min);
-      keepOnlyIfFound(request, cells.cells.length > 0);
-      return answer(ctx, min, cells);
+      return answer(request, ctx, min, await queryCells(app.store.query, q, min));
     },
   );
 };
