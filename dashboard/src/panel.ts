@@ -148,7 +148,9 @@ export function createPanel(
     },
     setRows,
     draw(i, option) {
-      charts[i]!.setOption({ aria: { enabled: true }, ...option }, true);
+      // No entry animation: a chart shows its figures at once, and fourteen charts animating together
+      // would hold the page's main thread for a second after their answers came.
+      charts[i]!.setOption({ aria: { enabled: true }, animation: false, ...option }, true);
     },
   };
 }
