@@ -36,6 +36,8 @@ function startCollector(dataDir: string): ReturnType<typeof spawnTs> {
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '0',
     QUERY_RATE_LIMIT_PER_MINUTE: '0',
+    // Every run works its answer out: a kept answer would time the collector's memory, not the query.
+    ANSWER_CACHE_SECONDS: '0',
     ALERT_INTERVAL_MS: '0',
     PROBE_INTERVAL_MS: '0',
   };
