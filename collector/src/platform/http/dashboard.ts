@@ -1,6 +1,6 @@
 /**
  * Serves the built dashboard (dashboard/dist) at `/`. Hashed assets are cached for a year, the page
- * itself is revalidated. When the dashboard has not been built, `/` says how to build it instead of a 404.
+ * itself is revalidated; each file goes out as its compressed copy from the build when the browser accepts one. When the dashboard has not been built, `/` says how to build it instead of a 404.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -25,6 +25,8 @@ const dashboard: FastifyPluginAsync = async (app) => {
     prefix: '/',
     wildcard: false,
     index: ['index.html'],
+    // The build writes a .br and a .gz copy beside each text file: the one the browser accepts is sent.
+    preCompressed: true,
     // Our own cache headers (below), not the plugin's default max-age=0.
     cacheControl: false,
     setHeaders: (reply, path) => {
