@@ -93,8 +93,12 @@ export function createPanel(
     el.tabIndex = 0;
     holder.append(el);
     const chart = echarts.init(el, undefined, { renderer: 'canvas' });
-    // Charts follow their box (window resize, grid reflow, phone rotation).
-    new ResizeObserver(() => chart.resize()).observe(el);
+    // Charts follow their box (window resize, grid reflow, phone rotation). A resize redraws the whole
+    // chart, so only a box that changed size gets one (the observer also reports every box once at start).
+    new ResizeObserver(([entry]) => {
+      const { width, height } = entry!.contentRect;
+      if (Math.round(width) !== chart.getWidth() || Math.round(height) !== chart.getHeight()) chart.resize();
+    }).observe(el);
     return chart;
   });
   registry.set(opts.id, charts);
