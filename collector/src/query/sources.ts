@@ -7,7 +7,7 @@
  * hourly one, or the hourly grain). It reads the raw table when no cut holds the columns
  * (docs/decisions/0009-hourly-grain.md lists them), when the range is not in whole hours, or when the
  * suppression threshold is above what the rollup counts clients up to. The crypto dimensions read their
- * own daily rollup (0009), whole days only. All SQL here is fixed text: no input reaches it.
+ * own daily rollups, whole days only: one crypto column at a time (0015), or their combinations (0009). All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql, sparseBucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -191,8 +191,29 @@ function cryptoCut(sites: 'one' | 'all'): ReadTable {
   };
 }
 
+/**
+ * The crypto rollup one crypto column at a time (migration 0015): per site and for every site, by one of
+ * the four columns alone. A query on one crypto dimension reads a few rows a day here instead of 0009's
+ * every combination of the four.
+ */
+function cryptoColumnCut(column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], sites: 'one' | 'all'): ReadTable {
+  const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', column] : [column];
+  return {
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${column}`,
+    table: 'handshakes_crypto_cuts',
+    time: 'day',
+    grain: 'day',
+    expressions: 'rollup',
+    cut: [column],
+    sites,
+    where: `cut = ${cutNumber(keyed, ['site', ...CRYPTO_ROLLUP_COLUMN_NAMES])}`,
+    agg: rollupAgg,
+  };
+}
+
 export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
+  ...(['all', 'one'] as const).flatMap((sites) => CRYPTO_ROLLUP_COLUMN_NAMES.map((c) => cryptoColumnCut(c, sites))),
   cryptoCut('all'),
   cryptoCut('one'),
   ...(['all', 'one'] as const).flatMap((sites) => HOURLY_CUT_COLUMNS.map((c) => hourlyCut(c, sites))),

@@ -207,8 +207,12 @@ describe('crypto dimensions', () => {
     });
   });
 
-  it("the crypto rollup's view stores each dimension's raw expression under its column (one definition)", () => {
+  it("the crypto rollups' views store each dimension's raw expression under its column (one definition)", () => {
     const sql = readFileSync(`${MIGRATIONS_DIR}/0009_crypto.sql`, 'utf8');
     for (const [raw, column] of Object.values(CRYPTO_ROLLUP_COLUMNS)) expect(sql).toContain(`${raw} AS ${column},`);
+    // 0015 the same, Nullable-typed expressions wrapped in assumeNotNull (their values are never NULL).
+    const cuts = readFileSync(`${MIGRATIONS_DIR}/0015_crypto_cuts.sql`, 'utf8');
+    for (const [raw, column] of Object.values(CRYPTO_ROLLUP_COLUMNS))
+      expect(cuts.includes(`${raw} AS ${column},`) || cuts.includes(`assumeNotNull(${raw}) AS ${column},`)).toBe(true);
   });
 });

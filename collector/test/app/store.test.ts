@@ -147,6 +147,24 @@ describe('store', { timeout: 180_000 }, () => {
     });
   });
 
+  it('fills the crypto rollup by one crypto column at a time (0015) from the rows of a data folder that predates it: each of its eight cuts counts every record', async () => {
+    await upgradeFolder(15, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(15));
+      const cuts = CUTS.filter((c) => c.table === 'handshakes_crypto_cuts')
+        .map((c) => Number(c.where!.replace('cut = ', '')))
+        .sort((a, b) => a - b);
+      expect(cuts.length).toBe(8);
+      expect(await rollupTotals(store, 'handshakes_crypto_cuts')).toEqual(
+        cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
+      );
+      // New records reach it through its view.
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 15 });
+      expect((await rollupTotals(store, 'handshakes_crypto_cuts')).map((r) => r.records)).toEqual(
+        cuts.map(() => 21_000),
+      );
+    });
+  });
+
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
     await upgradeFolder(6, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(6));

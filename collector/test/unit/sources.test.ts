@@ -73,6 +73,29 @@ describe('chooseReadTable', () => {
     });
   });
 
+  it('reads one crypto column from its own cut, and two or more from the cut of their combinations', () => {
+    const crypto = (n: Partial<ReadTableNeeds>) => {
+      const t = chooseReadTable(needs(n));
+      return [t.table, t.name, t.where];
+    };
+    // cut = grouping(site, kxGroup, certKey, chainLength, cipherSuite): a bit for each column aggregated away.
+    expect(crypto({ dimensions: ['group'] })).toEqual([
+      'handshakes_crypto_cuts',
+      'rollup-all-sites-by-kxGroup',
+      `cut = ${0b10111}`,
+    ]);
+    expect(crypto({ dimensions: ['pq'], site: 'a.example.com' })).toEqual([
+      'handshakes_crypto_cuts',
+      'rollup-site-by-kxGroup',
+      `cut = ${0b00111}`,
+    ]);
+    expect(crypto({ dimensions: ['certKey'], filters: ['certKey'] })[1]).toBe('rollup-all-sites-by-certKey');
+    expect(crypto({ dimensions: ['chainLength'] })[2]).toBe(`cut = ${0b11101}`);
+    expect(crypto({ dimensions: ['cipher'], bucket: 'day' })[2]).toBe(`cut = ${0b11110}`);
+    expect(crypto({ dimensions: ['pq', 'certKey'] })[0]).toBe('handshakes_crypto_per_day');
+    expect(crypto({ dimensions: ['cipher'], filters: ['group'] })[0]).toBe('handshakes_crypto_per_day');
+  });
+
   it('reads the raw table when no cut has the columns, the grain or the range, or when asked to', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser'] })).name).toBe('raw');
     expect(chooseReadTable(needs({ dimensions: ['signatureScheme'] })).name).toBe('raw');
