@@ -7,7 +7,8 @@
  * hourly one, or the hourly grain). It reads the raw table when no cut holds the columns
  * (docs/decisions/0009-hourly-grain.md lists them), when the range is not in whole hours, or when the
  * suppression threshold is above what the rollup counts clients up to. The crypto dimensions read their
- * own daily rollups, whole days only: one crypto column at a time (0015), or their combinations (0009). All SQL here is fixed text: no input reaches it.
+ * own daily rollups, whole days only: one crypto column at a time with the mix columns (0015), or their
+ * combinations (0009). All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql, sparseBucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -80,8 +81,8 @@ const rollupAgg: Aggregates = {
   inferred: 'sum(inferred)',
 };
 
-/** The hourly grain's states (migration 0013): the same, with the histogram buckets as sparse maps. */
-const hourlyAgg: Aggregates = {
+/** The hourly grain's states (migration 0013) and the crypto columns' cuts (0015): the same, with the histogram buckets as sparse maps. */
+const sparseAgg: Aggregates = {
   ...rollupAgg,
   quantiles: (p) => sparseBucketPercentilesSql(`${p}_hist`),
 };
@@ -169,7 +170,7 @@ function hourlyCut(columns: readonly RollupColumn[], sites: 'one' | 'all'): Read
     cut: ['hour', ...columns],
     sites,
     where: `cut = ${hourlyCutNumber(keyed)}`,
-    agg: hourlyAgg,
+    agg: sparseAgg,
   };
 }
 
@@ -193,21 +194,22 @@ function cryptoCut(sites: 'one' | 'all'): ReadTable {
 
 /**
  * The crypto rollup one crypto column at a time (migration 0015): per site and for every site, by one of
- * the four columns alone. A query on one crypto dimension reads a few rows a day here instead of 0009's
- * every combination of the four.
+ * the four columns alone with the mix columns, so that a query on one crypto dimension and its cells'
+ * mix protection (cells.ts, jointMixCells) both read a few rows a day instead of the raw table.
  */
 function cryptoColumnCut(column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], sites: 'one' | 'all'): ReadTable {
   const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', column] : [column];
+  const columns: readonly RollupColumn[] = [column, 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
   return {
-    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${column}`,
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${columns.join('-')}`,
     table: 'handshakes_crypto_cuts',
     time: 'day',
     grain: 'day',
     expressions: 'rollup',
-    cut: [column],
+    cut: columns,
     sites,
     where: `cut = ${cutNumber(keyed, ['site', ...CRYPTO_ROLLUP_COLUMN_NAMES])}`,
-    agg: rollupAgg,
+    agg: sparseAgg,
   };
 }
 

@@ -154,14 +154,23 @@ describe('store', { timeout: 180_000 }, () => {
         .map((c) => Number(c.where!.replace('cut = ', '')))
         .sort((a, b) => a - b);
       expect(cuts.length).toBe(8);
-      expect(await rollupTotals(store, 'handshakes_crypto_cuts')).toEqual(
+      const totals = async () =>
+        (
+          await (
+            await store.query.query({
+              query: `SELECT cut, sum(records) AS records, arraySum(mapValues(sumMap(tls_hist))) AS tls,
+                             arraySum(mapValues(sumMap(ttfb_hist))) AS ttfb
+                      FROM handshakes_crypto_cuts GROUP BY cut ORDER BY cut`,
+              format: 'JSONEachRow',
+            })
+          ).json<Record<string, number>>()
+        ).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])));
+      expect(await totals()).toEqual(
         cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
       );
       // New records reach it through its view.
       await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 15 });
-      expect((await rollupTotals(store, 'handshakes_crypto_cuts')).map((r) => r.records)).toEqual(
-        cuts.map(() => 21_000),
-      );
+      expect((await totals()).map((r) => r.records)).toEqual(cuts.map(() => 21_000));
     });
   });
 

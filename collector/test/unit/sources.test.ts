@@ -73,7 +73,7 @@ describe('chooseReadTable', () => {
     });
   });
 
-  it('reads one crypto column from its own cut, and two or more from the cut of their combinations', () => {
+  it('reads one crypto column, with or without the mix columns, from its own cut; two or more from the cut of their combinations', () => {
     const crypto = (n: Partial<ReadTableNeeds>) => {
       const t = chooseReadTable(needs(n));
       return [t.table, t.name, t.where];
@@ -81,15 +81,21 @@ describe('chooseReadTable', () => {
     // cut = grouping(site, kxGroup, certKey, chainLength, cipherSuite): a bit for each column aggregated away.
     expect(crypto({ dimensions: ['group'] })).toEqual([
       'handshakes_crypto_cuts',
-      'rollup-all-sites-by-kxGroup',
+      'rollup-all-sites-by-kxGroup-protocol-tlsVersion-resumed-handshakeClass',
       `cut = ${0b10111}`,
     ]);
     expect(crypto({ dimensions: ['pq'], site: 'a.example.com' })).toEqual([
       'handshakes_crypto_cuts',
-      'rollup-site-by-kxGroup',
+      'rollup-site-by-kxGroup-protocol-tlsVersion-resumed-handshakeClass',
       `cut = ${0b00111}`,
     ]);
-    expect(crypto({ dimensions: ['certKey'], filters: ['certKey'] })[1]).toBe('rollup-all-sites-by-certKey');
+    expect(crypto({ dimensions: ['certKey'], filters: ['certKey'] })[1]).toBe(
+      'rollup-all-sites-by-certKey-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    // A cell's mix protection splits it by the mix columns: the same cut holds them.
+    expect(crypto({ dimensions: ['cipher', 'stack', 'mode'] })[1]).toBe(
+      'rollup-all-sites-by-cipherSuite-protocol-tlsVersion-resumed-handshakeClass',
+    );
     expect(crypto({ dimensions: ['chainLength'] })[2]).toBe(`cut = ${0b11101}`);
     expect(crypto({ dimensions: ['cipher'], bucket: 'day' })[2]).toBe(`cut = ${0b11110}`);
     expect(crypto({ dimensions: ['pq', 'certKey'] })[0]).toBe('handshakes_crypto_per_day');

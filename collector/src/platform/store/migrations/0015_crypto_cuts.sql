@@ -1,11 +1,14 @@
--- The crypto rollup (0009) one crypto column at a time: per site and for every site together, by
--- key-exchange group alone, certificate key alone, chain length alone and cipher alone (the other three
--- columns ''). The Cryptography panel asks for one of them per chart, and its cells then read a few rows a
--- day instead of 0009's every combination of the four: at ten million records a month, a chart's query read
--- 0009 in 1.4-2.8 s. 0009 stays for the queries that combine crypto columns.
--- The same rows, states and normalised values as 0009 (plausible, not `capped`); `cut` is grouping() over
--- (site, kxGroup, certKey, chainLength, cipherSuite), a bit set for each column aggregated away
--- (queries/sources.ts derives it). The columns are in the order of the view's SELECT: the migration
+-- The crypto rollup (0009) one crypto column at a time, with the columns a handshake cell's mixes come
+-- from: per site and for every site together, by key-exchange group alone, certificate key alone, chain
+-- length alone and cipher alone (the other three columns ''), each with protocol, TLS version, resumption
+-- and class, like the hourly grain (0013). A Cryptography chart asks for one crypto dimension, and its cell
+-- protection splits every cell by the four mix columns (queries/cells.ts, jointMixCells): no cut of 0009
+-- holds them, so that split read the raw table, 1.1-2.8 s per chart at ten million records a month.
+-- 0009 stays for the queries that combine crypto columns.
+-- The same rows and normalised values as 0009 (plausible, not `capped`); percentiles in the same log-scale
+-- buckets, kept sparse like 0013's (a map of bucket index to count per phase, merged by sumMap). `cut` is
+-- grouping() over (site, kxGroup, certKey, chainLength, cipherSuite), a bit set for each column aggregated
+-- away (queries/sources.ts derives it). The columns are in the order of the view's SELECT: the migration
 -- runner's backfill inserts it by position, filling this table from the records already stored.
 CREATE TABLE IF NOT EXISTS handshakes_crypto_cuts
 (
@@ -16,6 +19,10 @@ CREATE TABLE IF NOT EXISTS handshakes_crypto_cuts
     certKey            LowCardinality(String),
     chainLength        LowCardinality(String),
     cipherSuite        LowCardinality(String),
+    protocol           LowCardinality(String),
+    tlsVersion         LowCardinality(String),
+    resumed            LowCardinality(String),
+    handshakeClass     LowCardinality(String),
     records            SimpleAggregateFunction(sum, UInt64),
     evidenced          SimpleAggregateFunction(sum, UInt64),
     inferred           SimpleAggregateFunction(sum, UInt64),
@@ -24,15 +31,15 @@ CREATE TABLE IF NOT EXISTS handshakes_crypto_cuts
     mix_protocol       SimpleAggregateFunction(sumMap, Map(String, UInt64)),
     mix_tlsVersion     SimpleAggregateFunction(sumMap, Map(String, UInt64)),
     mix_mode           SimpleAggregateFunction(sumMap, Map(String, UInt64)),
-    dns_buckets        AggregateFunction(countResample(0, 274, 1), UInt16),
-    tcp_buckets        AggregateFunction(countResample(0, 274, 1), UInt16),
-    tls_buckets        AggregateFunction(countResample(0, 274, 1), UInt16),
-    connect_buckets    AggregateFunction(countResample(0, 274, 1), UInt16),
-    ttfb_buckets       AggregateFunction(countResample(0, 274, 1), UInt16)
+    dns_hist           SimpleAggregateFunction(sumMap, Map(UInt16, UInt64)),
+    tcp_hist           SimpleAggregateFunction(sumMap, Map(UInt16, UInt64)),
+    tls_hist           SimpleAggregateFunction(sumMap, Map(UInt16, UInt64)),
+    connect_hist       SimpleAggregateFunction(sumMap, Map(UInt16, UInt64)),
+    ttfb_hist          SimpleAggregateFunction(sumMap, Map(UInt16, UInt64))
 )
 ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(day)
-ORDER BY (cut, site, day, kxGroup, certKey, chainLength, cipherSuite);
+ORDER BY (cut, site, day, kxGroup, certKey, chainLength, cipherSuite, protocol, tlsVersion, resumed, handshakeClass);
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS handshakes_crypto_cuts_mv TO handshakes_crypto_cuts AS
 SELECT
@@ -43,6 +50,10 @@ SELECT
     certKey,
     chainLength,
     cipherSuite,
+    protocol,
+    tlsVersion,
+    resumed,
+    handshakeClass,
     count() AS records,
     countIf(resumedSource IN ('observed', 'server-timing')) AS evidenced,
     countIf(resumedSource = 'inferred') AS inferred,
@@ -51,11 +62,11 @@ SELECT
     sumMap(map(protocol, toUInt64(1))) AS mix_protocol,
     sumMap(map(tlsVersion, toUInt64(1))) AS mix_tlsVersion,
     sumMap(map(multiIf(handshakeClass = '0rtt', '0-RTT', resumed = 'true', 'resumed', resumed = 'false', 'full', 'unknown'), toUInt64(1))) AS mix_mode,
-    countResampleState(0, 274, 1)(if(dns < 0.1, 0, least(273, toUInt16(1 + floor(log(dns / 0.1) / log(1.05)))))) AS dns_buckets,
-    countResampleState(0, 274, 1)(if(tcp < 0.1, 0, least(273, toUInt16(1 + floor(log(tcp / 0.1) / log(1.05)))))) AS tcp_buckets,
-    countResampleState(0, 274, 1)(if(tls < 0.1, 0, least(273, toUInt16(1 + floor(log(tls / 0.1) / log(1.05)))))) AS tls_buckets,
-    countResampleState(0, 274, 1)(if(connect < 0.1, 0, least(273, toUInt16(1 + floor(log(connect / 0.1) / log(1.05)))))) AS connect_buckets,
-    countResampleState(0, 274, 1)(if(ttfb < 0.1, 0, least(273, toUInt16(1 + floor(log(ttfb / 0.1) / log(1.05)))))) AS ttfb_buckets
+    sumMap(map(if(dns < 0.1, 0, least(273, toUInt16(1 + floor(log(dns / 0.1) / log(1.05))))), toUInt64(1))) AS dns_hist,
+    sumMap(map(if(tcp < 0.1, 0, least(273, toUInt16(1 + floor(log(tcp / 0.1) / log(1.05))))), toUInt64(1))) AS tcp_hist,
+    sumMap(map(if(tls < 0.1, 0, least(273, toUInt16(1 + floor(log(tls / 0.1) / log(1.05))))), toUInt64(1))) AS tls_hist,
+    sumMap(map(if(connect < 0.1, 0, least(273, toUInt16(1 + floor(log(connect / 0.1) / log(1.05))))), toUInt64(1))) AS connect_hist,
+    sumMap(map(if(ttfb < 0.1, 0, least(273, toUInt16(1 + floor(log(ttfb / 0.1) / log(1.05))))), toUInt64(1))) AS ttfb_hist
 FROM
 (
     SELECT
@@ -82,12 +93,12 @@ FROM
     WHERE implausible = 0 AND capped = 0
 )
 GROUP BY GROUPING SETS (
-    (site, day, kxGroup),
-    (day, kxGroup),
-    (site, day, certKey),
-    (day, certKey),
-    (site, day, chainLength),
-    (day, chainLength),
-    (site, day, cipherSuite),
-    (day, cipherSuite)
+    (site, day, kxGroup, protocol, tlsVersion, resumed, handshakeClass),
+    (day, kxGroup, protocol, tlsVersion, resumed, handshakeClass),
+    (site, day, certKey, protocol, tlsVersion, resumed, handshakeClass),
+    (day, certKey, protocol, tlsVersion, resumed, handshakeClass),
+    (site, day, chainLength, protocol, tlsVersion, resumed, handshakeClass),
+    (day, chainLength, protocol, tlsVersion, resumed, handshakeClass),
+    (site, day, cipherSuite, protocol, tlsVersion, resumed, handshakeClass),
+    (day, cipherSuite, protocol, tlsVersion, resumed, handshakeClass)
 );
