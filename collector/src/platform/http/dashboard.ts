@@ -1,6 +1,7 @@
 /**
  * Serves the built dashboard (dashboard/dist) at `/`. Hashed assets are cached for a year, the page
- * itself is revalidated; each file goes out as its compressed copy from the build when the browser accepts one. When the dashboard has not been built, `/` says how to build it instead of a 404.
+ * itself is revalidated; a file goes out as the build's compressed copy when the browser accepts one.
+ * When the dashboard has not been built, `/` says how to build it instead of a 404.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
