@@ -115,6 +115,7 @@ type C = {
   clients?: number;
   suppressed?: boolean;
   tls?: { p50: number; p75: number };
+  mix?: Record<string, Record<string, number>>;
 };
 const cells = async (q: string): Promise<{ table: string; cells: C[] }> => {
   const res = await get(q);
