@@ -22,6 +22,13 @@ const FULL_DATAGRAM = 1200;
  * a re-send comes a probe timeout later, never under ≈ 100 ms in Chromium and Firefox.
  */
 const CLIENT_HELLO_GAP_MS = 20;
+/**
+ * A re-sent ClientHello is a probe: Chromium and Firefox send none sooner than ≈ 100 ms after the first
+ * (they start from a 100 ms RTT estimate). An Initial the client sent earlier than this, however late a busy
+ * browser sent it, belongs to its first flight — for example a resumed handshake's 0-RTT packets coalesced
+ * with an Initial 20 ms after the ClientHello on a loaded machine.
+ */
+const EARLIEST_PROBE_MS = 60;
 
 /**
  * true: the server's first datagram carrying a Handshake packet left only after a client datagram with
@@ -48,7 +55,8 @@ export function quicStalled(proxy: ProxyLine | null): boolean | null {
     while (
       clientHello < up.kinds.length &&
       !up.kinds[clientHello]!.includes('H') &&
-      up.arrived[clientHello]! - up.arrived[clientHello - 1]! < CLIENT_HELLO_GAP_MS
+      (up.arrived[clientHello]! - up.arrived[clientHello - 1]! < CLIENT_HELLO_GAP_MS ||
+        up.arrived[clientHello]! - up.arrived[0]! < EARLIEST_PROBE_MS)
     )
       clientHello++;
     for (let i = clientHello; i < up.kinds.length; i++) {

@@ -142,6 +142,28 @@ describe('quicStalled', () => {
     expect(quicStalled(flow)).toBe(false);
   });
 
+  it('an Initial a loaded browser sent late, but sooner than any probe, is still its first flight', () => {
+    // Chromium, resumed, on a loaded machine: its Initial with 0-RTT data left 22 ms after the ClientHello,
+    // and the server's flight (64 ms) answered the first ClientHello.
+    const flow = line(
+      40,
+      [
+        ['I', 0.04],
+        ['I', 0.24],
+        ['I0', 22.61],
+        ['IH1', 107.21],
+        ['1', 194.75],
+      ],
+      [
+        ['I', 41.1],
+        ['IH1', 64.01],
+        ['1', 64.02],
+        ['1', 64.03],
+      ],
+    );
+    expect(quicStalled(flow)).toBe(false);
+  });
+
   it('a server flight that left only after a re-sent ClientHello reached it is a stall', () => {
     // metro: the server ACKs the first datagram, drops the second, and sends its flight only once the
     // client's probe (≈ 100 ms later) has reached it — 10 ms of relay delay after the probe.
