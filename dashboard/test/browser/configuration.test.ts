@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { newReadToken } from '@tlsrum/collector/auth';
 import { generateDemoData, SITES } from '@tlsrum/collector/demo';
 import { insertProbes } from '@tlsrum/collector/probes/store';
@@ -29,6 +29,21 @@ let app: TestCollector;
 let browser: Browser;
 let server: Server | null = null;
 let port: number;
+
+/**
+ * Waits until the page has settled on `site`'s view — every panel drawn, found nothing or failed after its
+ * retry (a loaded machine can take a minute) — and says what the Configuration panel then shows.
+ */
+async function settledConfig(page: Page, site: string): Promise<{ state?: string; text: string }> {
+  await page.waitForFunction(
+    (s) =>
+      document.body.dataset.panels === 'settled' &&
+      document.getElementById('scope')!.textContent!.startsWith(`Site ${s}`),
+    { timeout: 170_000 },
+    site,
+  );
+  return page.$eval('#config', (s) => ({ state: (s as HTMLElement).dataset.state, text: s.textContent ?? '' }));
+}
 
 /** A lab CA and an RSA-4096 leaf for SITE (openssl), so the probe sees a realistic "large RSA key" site. */
 function makeCerts(dir: string) {
@@ -150,10 +165,9 @@ describe('dashboard: Configuration panel', () => {
     await page.goto(`${base}/?range=7d&site=${SITE}`);
     await page.type('input[name=token]', token);
     await page.$eval('input[name=token]', (i) => i.dispatchEvent(new Event('change', { bubbles: true })));
-    await page.waitForFunction(() => document.querySelector('#config')?.getAttribute('data-state') === 'ready', {
-      timeout: 60_000,
-    });
-    const text = await page.$eval('#config', (s) => s.textContent ?? '');
+    const config = await settledConfig(page, SITE);
+    expect(config.state, config.text).toBe('ready');
+    const { text } = config;
     // Checklist rows with the probe's verdicts.
     const rows = await page.$$eval('#config table:first-of-type tbody tr', (trs) =>
       trs.map((tr) => Array.from(tr.children, (c) => c.textContent)),
@@ -181,7 +195,7 @@ describe('dashboard: Configuration panel', () => {
     copyFileSync(shot, docsShot);
     expect(errors).toEqual([]);
     await page.close();
-  });
+  }, 200_000);
 
   it("reads the token's site when the token is entered without choosing a site (as the README says)", async () => {
     const token = (globalThis as { token?: string }).token!;
@@ -191,14 +205,8 @@ describe('dashboard: Configuration panel', () => {
     await page.goto(`${base}/?range=7d`);
     await page.type('input[name=token]', token);
     await page.click('#apply-token');
-    await page.waitForFunction(() => document.querySelector('#config')?.getAttribute('data-state') === 'ready', {
-      timeout: 60_000,
-    });
-    await page.waitForFunction(
-      (site) => document.getElementById('scope')!.textContent!.startsWith(`Site ${site}`),
-      {},
-      SITE,
-    );
+    const config = await settledConfig(page, SITE);
+    expect(config.state, config.text).toBe('ready');
     const rows = await page.$$eval('#config table:first-of-type tbody tr', (trs) =>
       trs.map((tr) => Array.from(tr.children, (c) => c.textContent)),
     );
@@ -206,13 +214,12 @@ describe('dashboard: Configuration panel', () => {
     // Two probes in the range: the change log, never "no change since" a date before the first probe.
     expect(await page.$eval('#config', (s) => s.textContent)).not.toContain('No change seen since');
     // The site's view leads with what needs attention: the items the probe found off, linked to the panel.
-    // The verdict loads its own queries beside the Configuration panel's: wait for it, not only for the panel.
-    await page.waitForFunction(
-      () =>
-        document.querySelector('#verdict')?.getAttribute('data-state') === 'ready' &&
-        document.querySelector('#verdict .attention') !== null,
-      { timeout: 60_000 },
-    );
+    // The verdict loads its own queries beside the Configuration panel's; the page had settled, so it is drawn.
+    const verdict = await page.$eval('#verdict', (s) => ({
+      state: (s as HTMLElement).dataset.state,
+      text: s.textContent,
+    }));
+    expect(verdict.state, verdict.text ?? '').toBe('ready');
     const attention = await page.$$eval('#verdict .attention li a', (as) =>
       as.map((a) => [a.textContent, (a as HTMLAnchorElement).hash]),
     );
@@ -220,7 +227,7 @@ describe('dashboard: Configuration panel', () => {
     const order = await page.$$eval('section.panel', (ss) => ss.map((s) => s.id));
     expect(order.slice(0, 3)).toEqual(['verdict', 'alerts', 'config']);
     await page.close();
-  });
+  }, 200_000);
 
   it('shows the probe\'s own error when a probe could not connect, not "?" and not "nothing to recommend"', async () => {
     const down = 'down.example.com';
@@ -259,10 +266,8 @@ describe('dashboard: Configuration panel', () => {
     await page.goto(`${base}/?range=7d`);
     await page.type('input[name=token]', token);
     await page.click('#apply-token');
-    await page.waitForFunction(() => document.querySelector('#config')?.getAttribute('data-state') === 'ready', {
-      timeout: 60_000,
-    });
-    const text = await page.$eval('#config', (s) => s.textContent ?? '');
+    const { state, text } = await settledConfig(page, down);
+    expect(state, text).toBe('ready');
     expect(text).toContain(`The probe could not connect to ${down}`);
     expect(text).toContain(reason);
     expect(text).not.toContain('Nothing to recommend');
@@ -272,5 +277,5 @@ describe('dashboard: Configuration panel', () => {
     expect(await page.$eval('#verdict .attention', (s) => s.textContent)).toContain(reason);
     await (await page.$('#config'))!.screenshot({ path: join(artifacts, 'configuration-probe-failed.png') });
     await page.close();
-  });
+  }, 200_000);
 });
