@@ -8,7 +8,8 @@
  * (docs/decisions/0009-hourly-grain.md lists them), when the range is not in whole hours, or when the
  * suppression threshold is above what the rollup counts clients up to. The crypto dimensions read their
  * own daily rollups, whole days only: one crypto column at a time with the mix columns (0015), or their
- * combinations (0009). All SQL here is fixed text: no input reaches it.
+ * combinations (0009). Country with a browser, source or evidence column and the mix columns has daily cuts
+ * of its own (0016). All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql, sparseBucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -81,7 +82,7 @@ const rollupAgg: Aggregates = {
   inferred: 'sum(inferred)',
 };
 
-/** The hourly grain's states (migration 0013) and the crypto columns' cuts (0015): the same, with the histogram buckets as sparse maps. */
+/** The hourly grain's states (migration 0013), the crypto columns' cuts (0015) and the country cuts (0016): the same, with the histogram buckets as sparse maps. */
 const sparseAgg: Aggregates = {
   ...rollupAgg,
   quantiles: (p) => sparseBucketPercentilesSql(`${p}_hist`),
@@ -213,8 +214,39 @@ function cryptoColumnCut(column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], si
   };
 }
 
+/** The columns migration 0016's cut number is grouping() over; country and the mix columns are in every cut. */
+const COUNTRY_CUT_GROUPING: readonly RollupColumn[] = ['site', 'browser', 'source', 'versionEvidence', 'cryptoSource'];
+const MIX_COLUMNS: readonly RollupColumn[] = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+
+/**
+ * Country with a browser-and-source, evidence or crypto-source column and the mix columns (migration 0016),
+ * per site and for every site: a handshake cell's mix protection (cells.ts, jointMixCells) for the map under
+ * those filters, or countries compared by them, reads a few rows a day instead of the raw table.
+ */
+function countryCut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable {
+  const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', ...columns] : columns;
+  const all: readonly RollupColumn[] = ['country', ...columns, ...MIX_COLUMNS];
+  return {
+    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${all.join('-')}`,
+    table: 'handshakes_country_cuts',
+    time: 'day',
+    grain: 'day',
+    expressions: 'rollup',
+    cut: all,
+    sites,
+    where: `cut = ${cutNumber(keyed, COUNTRY_CUT_GROUPING)}`,
+    agg: sparseAgg,
+  };
+}
+const COUNTRY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
+  ['browser', 'source'],
+  ['versionEvidence'],
+  ['cryptoSource'],
+];
+
 export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
+  ...(['all', 'one'] as const).flatMap((sites) => COUNTRY_CUT_COLUMNS.map((c) => countryCut(c, sites))),
   ...(['all', 'one'] as const).flatMap((sites) => CRYPTO_ROLLUP_COLUMN_NAMES.map((c) => cryptoColumnCut(c, sites))),
   cryptoCut('all'),
   cryptoCut('one'),

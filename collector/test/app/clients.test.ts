@@ -26,11 +26,18 @@ afterAll(async () => {
 
 describe('distinct clients', () => {
   it('the migration stores the states the rollup queries merge', () => {
-    const sql = readFileSync(`${MIGRATIONS_DIR}/0011_rollup_cuts.sql`, 'utf8');
     const n = ROLLUP_CLIENTS_CAP - 1;
     expect(ROLLUP_CLIENTS).toBe(`uniqUpToMerge(${n})(clients)`);
-    expect(sql).toContain(`clients            AggregateFunction(uniqUpTo(${n}), String)`);
-    expect(sql).toContain(`uniqUpToState(${n})(clientToken) AS clients`);
+    for (const file of [
+      '0011_rollup_cuts.sql',
+      '0013_hourly_grain.sql',
+      '0015_crypto_cuts.sql',
+      '0016_country_cuts.sql',
+    ]) {
+      const sql = readFileSync(`${MIGRATIONS_DIR}/${file}`, 'utf8');
+      expect(sql, file).toContain(`clients            AggregateFunction(uniqUpTo(${n}), String)`);
+      expect(sql, file).toContain(`uniqUpToState(${n})(clientToken) AS clients`);
+    }
   });
 
   it('raw and rollup agree exactly below the cap; the rollup says "cap" beyond it, the raw count stays exact to 127', async () => {

@@ -42,11 +42,13 @@ describe('bucket layout', () => {
     }
   });
 
-  it('the hourly grain stores, per phase, the same buckets as sparse counts', () => {
-    const sql = readFileSync(`${MIGRATIONS_DIR}/0013_hourly_grain.sql`, 'utf8').replace(/\s+/g, ' ');
-    for (const p of ALL_PHASES) {
-      expect(sql).toContain(`${p}_hist ${SPARSE_BUCKET_STATE_TYPE}`);
-      expect(sql).toContain(`${sparseBucketStateSql(p)} AS ${p}_hist`);
+  it("the hourly grain, the crypto columns' cuts and the country cuts store, per phase, the same buckets as sparse counts", () => {
+    for (const file of ['0013_hourly_grain.sql', '0015_crypto_cuts.sql', '0016_country_cuts.sql']) {
+      const sql = readFileSync(`${MIGRATIONS_DIR}/${file}`, 'utf8').replace(/\s+/g, ' ');
+      for (const p of ALL_PHASES) {
+        expect(sql, file).toContain(`${p}_hist ${SPARSE_BUCKET_STATE_TYPE}`);
+        expect(sql, file).toContain(`${sparseBucketStateSql(p)} AS ${p}_hist`);
+      }
     }
   });
 
@@ -85,7 +87,7 @@ beforeAll(async () => {
     query: INSERT_ADVERSARIAL,
     query_params: { from, span: DAYS * DAY, site: SITES[0]!.hostname },
   });
-  // Three rollups' views fill as the rows land: minutes on a loaded 2-core machine.
+  // The rollups' views fill as the rows land: minutes on a loaded 2-core machine.
 }, 180_000);
 afterAll(async () => {
   await store.close();
@@ -108,7 +110,10 @@ describe('bucket percentiles on the real store', () => {
       [['country'], null, hours, /^rollup-all-sites-hourly-/],
       [['stack', 'mode'], null, hours, /^rollup-all-sites-hourly-/],
       [['country'], SITES[0]!.hostname, hours, /^rollup-site-hourly-/],
-      [['versionEvidence'], null, { from, to: end }, /^rollup-all-sites-hourly-/],
+      [['versionEvidence'], null, hours, /^rollup-all-sites-hourly-/],
+      // Country with the evidence or a browser, and the mix columns: the country cuts (0016).
+      [['country', 'versionEvidence'], null, { from, to: end }, /^rollup-all-sites-by-country-versionEvidence-/],
+      [['country', 'browser', 'stack'], SITES[0]!.hostname, { from, to: end }, /^rollup-site-by-country-browser-/],
     ];
     let compared = 0;
     let worst = 0;

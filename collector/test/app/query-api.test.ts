@@ -349,6 +349,13 @@ describe('rollups', () => {
       // an hourly series with a browser filter and the evidence: the hourly grain's cuts (migration 0013)
       ['/v1/timeseries?interval=hour&browser=chrome', '', 'rollup'],
       ['/v1/compare?dimensions=versionEvidence', '', 'rollup'],
+      // country with a browser, source or evidence column, and their cells' mix columns: the country cuts (0016)
+      ['/v1/compare?dimensions=country,browser', '', 'rollup'],
+      ['/v1/compare?dimensions=country,source', '', 'rollup'],
+      ['/v1/compare?dimensions=country,evidence', '', 'rollup'],
+      ['/v1/compare?dimensions=country,cryptoSource&site=a.example.com', ADMIN, 'rollup'],
+      ['/v1/map?evidence=measured', '', 'rollup'],
+      ['/v1/map?source=rum', '', 'rollup'],
       // an hourly series by country with a browser filter: no cut has it, the raw table, and the answer says so
       ['/v1/timeseries?interval=hour&dimensions=country&browser=chrome', '', 'raw'],
     ];

@@ -174,6 +174,33 @@ describe('store', { timeout: 180_000 }, () => {
     });
   });
 
+  it('fills the country cuts (0016) from the rows of a data folder that predates them: each of their six cuts counts every record', async () => {
+    await upgradeFolder(16, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(16));
+      const cuts = CUTS.filter((c) => c.table === 'handshakes_country_cuts')
+        .map((c) => Number(c.where!.replace('cut = ', '')))
+        .sort((a, b) => a - b);
+      expect(cuts.length).toBe(6);
+      const totals = async () =>
+        (
+          await (
+            await store.query.query({
+              query: `SELECT cut, sum(records) AS records, arraySum(mapValues(sumMap(tls_hist))) AS tls,
+                             arraySum(mapValues(sumMap(ttfb_hist))) AS ttfb
+                      FROM handshakes_country_cuts GROUP BY cut ORDER BY cut`,
+              format: 'JSONEachRow',
+            })
+          ).json<Record<string, number>>()
+        ).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])));
+      expect(await totals()).toEqual(
+        cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
+      );
+      // New records reach them through their view.
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 16 });
+      expect((await totals()).map((r) => r.records)).toEqual(cuts.map(() => 21_000));
+    });
+  });
+
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
     await upgradeFolder(6, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(6));

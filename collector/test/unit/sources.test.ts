@@ -102,8 +102,35 @@ describe('chooseReadTable', () => {
     expect(crypto({ dimensions: ['cipher'], filters: ['group'] })[0]).toBe('handshakes_crypto_per_day');
   });
 
+  it("reads country with a browser, source or evidence column, and such a cell's mix columns, from the country cuts", () => {
+    // cut = grouping(site, browser, source, versionEvidence, cryptoSource): a bit for each column aggregated away.
+    const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+    expect(chooseReadTable(needs({ dimensions: ['country', 'stack', 'mode'], filters: ['browser'] }))).toMatchObject({
+      table: 'handshakes_country_cuts',
+      name: `rollup-all-sites-by-${['country', 'browser', 'source', ...mixes].join('-')}`,
+      where: `cut = ${0b10011}`,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['country', 'source', 'mode'], site: 'a.example.com' }))).toMatchObject({
+      where: `cut = ${0b00011}`,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['country', 'evidence'] }))).toMatchObject({
+      name: `rollup-all-sites-by-${['country', 'versionEvidence', ...mixes].join('-')}`,
+      where: `cut = ${0b11101}`,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['stack'], filters: ['country', 'cryptoSource'] }))).toMatchObject({
+      name: `rollup-all-sites-by-${['country', 'cryptoSource', ...mixes].join('-')}`,
+      where: `cut = ${0b11110}`,
+    });
+    // Country with a browser alone (no mix columns): the smaller daily cut of migration 0011.
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['browser'] })).table).toBe('handshakes_cuts');
+    // Not whole days: these cuts are daily.
+    expect(chooseReadTable(needs({ dimensions: ['country', 'evidence'], from: month.from + HOUR })).name).toBe('raw');
+  });
+
   it('reads the raw table when no cut has the columns, the grain or the range, or when asked to', () => {
-    expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser'] })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser', 'group'] })).name).toBe(
+      'raw',
+    );
     expect(chooseReadTable(needs({ dimensions: ['signatureScheme'] })).name).toBe('raw');
     // Not whole hours; the crypto rollup answers whole days only.
     expect(chooseReadTable(needs({ from: month.from + 60_000 })).name).toBe('raw');
@@ -140,8 +167,8 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ bucket: 'hour', filters: ['browser'] })).name).toBe(
       'rollup-all-sites-hourly-by-browser-source-cryptoSource-protocol-tlsVersion-resumed-handshakeClass',
     );
-    // Dimensions only the hourly grain holds, for any range of whole hours (a month too).
-    expect(chooseReadTable(needs({ dimensions: ['versionEvidence'] })).name).toBe(
+    // Dimensions only the hourly grain holds among the cuts with an hour column, for any range of whole hours.
+    expect(chooseReadTable(needs({ ...last24h, dimensions: ['versionEvidence'] })).name).toBe(
       'rollup-all-sites-hourly-by-versionEvidence-protocol-tlsVersion-resumed-handshakeClass',
     );
     expect(chooseReadTable(needs({ dimensions: ['browser', 'cryptoSource'], site: 'a.example.com' })).name).toBe(
