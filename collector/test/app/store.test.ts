@@ -69,6 +69,37 @@ async function upgradeFolder(version: number, test: (store: Store) => Promise<vo
   }
 }
 
+/**
+ * Upgrades a folder to `version`, whose migration adds `table` (cuts with sparse histograms, as sources.ts
+ * declares them): each of its `count` cuts counts every stored record, in its records and in the tls and
+ * ttfb buckets, and new records reach it through its view.
+ */
+async function sparseCutsFilled(version: number, table: string, count: number): Promise<void> {
+  await upgradeFolder(version, async (store) => {
+    expect(await migrate(store.ingest)).toEqual(versionsFrom(version));
+    const cuts = CUTS.filter((c) => c.table === table)
+      .map((c) => Number(c.where!.replace('cut = ', '')))
+      .sort((a, b) => a - b);
+    expect(cuts.length).toBe(count);
+    const totals = async () =>
+      (
+        await (
+          await store.query.query({
+            query: `SELECT cut, sum(records) AS records, arraySum(mapValues(sumMap(tls_hist))) AS tls,
+                           arraySum(mapValues(sumMap(ttfb_hist))) AS ttfb
+                    FROM ${table} GROUP BY cut ORDER BY cut`,
+            format: 'JSONEachRow',
+          })
+        ).json<Record<string, number>>()
+      ).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])));
+    expect(await totals()).toEqual(
+      cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
+    );
+    await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: version });
+    expect((await totals()).map((r) => r.records)).toEqual(cuts.map(() => 21_000));
+  });
+}
+
 // Each upgrade test migrates and backfills a data folder of 20 000 rows: minutes on a loaded 2-core machine.
 describe('store', { timeout: 180_000 }, () => {
   it('applies migrations once; running them again changes nothing', async () => {
@@ -148,57 +179,11 @@ describe('store', { timeout: 180_000 }, () => {
   });
 
   it('fills the crypto rollup by one crypto column at a time (0015) from the rows of a data folder that predates it: each of its eight cuts counts every record', async () => {
-    await upgradeFolder(15, async (store) => {
-      expect(await migrate(store.ingest)).toEqual(versionsFrom(15));
-      const cuts = CUTS.filter((c) => c.table === 'handshakes_crypto_cuts')
-        .map((c) => Number(c.where!.replace('cut = ', '')))
-        .sort((a, b) => a - b);
-      expect(cuts.length).toBe(8);
-      const totals = async () =>
-        (
-          await (
-            await store.query.query({
-              query: `SELECT cut, sum(records) AS records, arraySum(mapValues(sumMap(tls_hist))) AS tls,
-                             arraySum(mapValues(sumMap(ttfb_hist))) AS ttfb
-                      FROM handshakes_crypto_cuts GROUP BY cut ORDER BY cut`,
-              format: 'JSONEachRow',
-            })
-          ).json<Record<string, number>>()
-        ).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])));
-      expect(await totals()).toEqual(
-        cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
-      );
-      // New records reach it through its view.
-      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 15 });
-      expect((await totals()).map((r) => r.records)).toEqual(cuts.map(() => 21_000));
-    });
+    await sparseCutsFilled(15, 'handshakes_crypto_cuts', 8);
   });
 
   it('fills the country cuts (0016) from the rows of a data folder that predates them: each of their six cuts counts every record', async () => {
-    await upgradeFolder(16, async (store) => {
-      expect(await migrate(store.ingest)).toEqual(versionsFrom(16));
-      const cuts = CUTS.filter((c) => c.table === 'handshakes_country_cuts')
-        .map((c) => Number(c.where!.replace('cut = ', '')))
-        .sort((a, b) => a - b);
-      expect(cuts.length).toBe(6);
-      const totals = async () =>
-        (
-          await (
-            await store.query.query({
-              query: `SELECT cut, sum(records) AS records, arraySum(mapValues(sumMap(tls_hist))) AS tls,
-                             arraySum(mapValues(sumMap(ttfb_hist))) AS ttfb
-                      FROM handshakes_country_cuts GROUP BY cut ORDER BY cut`,
-              format: 'JSONEachRow',
-            })
-          ).json<Record<string, number>>()
-        ).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])));
-      expect(await totals()).toEqual(
-        cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
-      );
-      // New records reach them through their view.
-      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 16 });
-      expect((await totals()).map((r) => r.records)).toEqual(cuts.map(() => 21_000));
-    });
+    await sparseCutsFilled(16, 'handshakes_country_cuts', 6);
   });
 
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
