@@ -100,6 +100,9 @@ export const RAW: ReadTable = {
   agg: rawAgg,
 };
 
+/** The columns a handshake cell's mixes come from (cells.ts, jointMixCells splits each cell by them). */
+const MIX_COLUMNS: readonly RollupColumn[] = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+
 /**
  * The cuts of migration 0011's grouping sets, by the columns each groups by besides the site and the day,
  * smallest first (chooseReadTable takes the first that fits). Each exists per site and for every site.
@@ -153,10 +156,10 @@ function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable 
  * smallest first; each with the mix columns, which a handshake cell's joint mix cells group by.
  */
 const HOURLY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
-  ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
-  ['country', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
-  ['versionEvidence', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
-  ['browser', 'source', 'cryptoSource', 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'],
+  MIX_COLUMNS,
+  ['country', ...MIX_COLUMNS],
+  ['versionEvidence', ...MIX_COLUMNS],
+  ['browser', 'source', 'cryptoSource', ...MIX_COLUMNS],
 ];
 
 function hourlyCut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable {
@@ -200,7 +203,7 @@ function cryptoCut(sites: 'one' | 'all'): ReadTable {
  */
 function cryptoColumnCut(column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], sites: 'one' | 'all'): ReadTable {
   const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', column] : [column];
-  const columns: readonly RollupColumn[] = [column, 'protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+  const columns: readonly RollupColumn[] = [column, ...MIX_COLUMNS];
   return {
     name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${columns.join('-')}`,
     table: 'handshakes_crypto_cuts',
@@ -216,7 +219,6 @@ function cryptoColumnCut(column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], si
 
 /** The columns migration 0016's cut number is grouping() over; country and the mix columns are in every cut. */
 const COUNTRY_CUT_GROUPING: readonly RollupColumn[] = ['site', 'browser', 'source', 'versionEvidence', 'cryptoSource'];
-const MIX_COLUMNS: readonly RollupColumn[] = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
 
 /**
  * Country with a browser-and-source, evidence or crypto-source column and the mix columns (migration 0016),
