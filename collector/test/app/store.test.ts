@@ -17,12 +17,17 @@ import {
   withApp,
 } from '../support/helpers';
 
-/** Per rollup cut: records, and the values counted in the tls and ttfb buckets. */
-async function rollupTotals(store: Store, table = 'handshakes_cuts') {
+/**
+ * Per cut of a rollup: its records and the values in its tls and ttfb buckets, kept as bucket states
+ * (`_buckets`, 0011 and 0009) or as sparse count maps (`_hist`, 0013, 0015, 0016).
+ */
+async function rollupTotals(store: Store, table = 'handshakes_cuts', buckets: 'states' | 'sparse' = 'states') {
+  const values = (p: string) =>
+    buckets === 'states'
+      ? `arraySum(countResampleMerge(0, ${BUCKETS}, 1)(${p}_buckets))`
+      : `arraySum(mapValues(sumMap(${p}_hist)))`;
   const rs = await store.query.query({
-    query: `SELECT cut, sum(records) AS records,
-                   arraySum(countResampleMerge(0, ${BUCKETS}, 1)(tls_buckets)) AS tls,
-                   arraySum(countResampleMerge(0, ${BUCKETS}, 1)(ttfb_buckets)) AS ttfb
+    query: `SELECT cut, sum(records) AS records, ${values('tls')} AS tls, ${values('ttfb')} AS ttfb
             FROM ${table} GROUP BY cut ORDER BY cut`,
     format: 'JSONEachRow',
   });
@@ -34,11 +39,15 @@ async function rollupTotals(store: Store, table = 'handshakes_cuts') {
   }));
 }
 
+/** The cut numbers sources.ts declares for a rollup table, in order. */
+const cutNumbers = (table: string) =>
+  CUTS.filter((c) => c.table === table)
+    .map((c) => Number(c.where!.replace('cut = ', '')))
+    .sort((a, b) => a - b);
+
 const FOLDER_RECORDS = 20_000;
 /** Every cut counts every stored record once, in its records and in its phase buckets. */
-const CUT_NUMBERS = CUTS.filter((c) => c.table === 'handshakes_cuts')
-  .map((c) => Number(c.where!.replace('cut = ', '')))
-  .sort((a, b) => a - b);
+const CUT_NUMBERS = cutNumbers('handshakes_cuts');
 const EVERY_CUT_COUNTS_EVERY_RECORD = CUT_NUMBERS.map((cut) => ({
   cut,
   records: FOLDER_RECORDS,
@@ -77,21 +86,9 @@ async function upgradeFolder(version: number, test: (store: Store) => Promise<vo
 async function sparseCutsFilled(version: number, table: string, count: number): Promise<void> {
   await upgradeFolder(version, async (store) => {
     expect(await migrate(store.ingest)).toEqual(versionsFrom(version));
-    const cuts = CUTS.filter((c) => c.table === table)
-      .map((c) => Number(c.where!.replace('cut = ', '')))
-      .sort((a, b) => a - b);
+    const cuts = cutNumbers(table);
     expect(cuts.length).toBe(count);
-    const totals = async () =>
-      (
-        await (
-          await store.query.query({
-            query: `SELECT cut, sum(records) AS records, arraySum(mapValues(sumMap(tls_hist))) AS tls,
-                           arraySum(mapValues(sumMap(ttfb_hist))) AS ttfb
-                    FROM ${table} GROUP BY cut ORDER BY cut`,
-            format: 'JSONEachRow',
-          })
-        ).json<Record<string, number>>()
-      ).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])));
+    const totals = () => rollupTotals(store, table, 'sparse');
     expect(await totals()).toEqual(
       cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
     );
