@@ -197,49 +197,54 @@ function cryptoCut(sites: 'one' | 'all'): ReadTable {
 }
 
 /**
- * The crypto rollup one crypto column at a time (migration 0015): per site and for every site, by one of
- * the four columns alone with the mix columns, so that a query on one crypto dimension and its cells'
- * mix protection (cells.ts, jointMixCells) both read a few rows a day instead of the raw table.
+ * A cut of a daily table with sparse histograms and the mix columns in every row (migrations 0015, 0016):
+ * its rows group by `keys` besides the site, always hold the `leading` columns and the mix columns too,
+ * and its number is grouping() over `grouping`.
  */
-function cryptoColumnCut(column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], sites: 'one' | 'all'): ReadTable {
-  const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', column] : [column];
-  const columns: readonly RollupColumn[] = [column, ...MIX_COLUMNS];
+function sparseDailyCut(
+  table: string,
+  grouping: readonly RollupColumn[],
+  keys: readonly RollupColumn[],
+  sites: 'one' | 'all',
+  leading: readonly RollupColumn[] = [],
+): ReadTable {
+  const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', ...keys] : keys;
+  const columns: readonly RollupColumn[] = [...leading, ...keys, ...MIX_COLUMNS];
   return {
     name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${columns.join('-')}`,
-    table: 'handshakes_crypto_cuts',
+    table,
     time: 'day',
     grain: 'day',
     expressions: 'rollup',
     cut: columns,
     sites,
-    where: `cut = ${cutNumber(keyed, ['site', ...CRYPTO_ROLLUP_COLUMN_NAMES])}`,
+    where: `cut = ${cutNumber(keyed, grouping)}`,
     agg: sparseAgg,
   };
 }
 
-/** The columns migration 0016's cut number is grouping() over; country and the mix columns are in every cut. */
-const COUNTRY_CUT_GROUPING: readonly RollupColumn[] = ['site', 'browser', 'source', 'versionEvidence', 'cryptoSource'];
+/**
+ * The crypto rollup one crypto column at a time (migration 0015): per site and for every site, by one of
+ * the four columns alone with the mix columns, so that a query on one crypto dimension and its cells'
+ * mix protection (cells.ts, jointMixCells) both read a few rows a day instead of the raw table.
+ */
+const cryptoColumnCut = (column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], sites: 'one' | 'all') =>
+  sparseDailyCut('handshakes_crypto_cuts', ['site', ...CRYPTO_ROLLUP_COLUMN_NAMES], [column], sites);
 
 /**
  * Country with a browser-and-source, evidence or crypto-source column and the mix columns (migration 0016),
  * per site and for every site: a handshake cell's mix protection (cells.ts, jointMixCells) for the map under
- * those filters, or countries compared by them, reads a few rows a day instead of the raw table.
+ * those filters, or countries compared by them, reads a few rows a day instead of the raw table. Its cut
+ * number is grouping() over (site, browser, source, versionEvidence, cryptoSource); country is in every cut.
  */
-function countryCut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable {
-  const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', ...columns] : columns;
-  const all: readonly RollupColumn[] = ['country', ...columns, ...MIX_COLUMNS];
-  return {
-    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-by-${all.join('-')}`,
-    table: 'handshakes_country_cuts',
-    time: 'day',
-    grain: 'day',
-    expressions: 'rollup',
-    cut: all,
+const countryCut = (columns: readonly RollupColumn[], sites: 'one' | 'all') =>
+  sparseDailyCut(
+    'handshakes_country_cuts',
+    ['site', 'browser', 'source', 'versionEvidence', 'cryptoSource'],
+    columns,
     sites,
-    where: `cut = ${cutNumber(keyed, COUNTRY_CUT_GROUPING)}`,
-    agg: sparseAgg,
-  };
-}
+    ['country'],
+  );
 const COUNTRY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
   ['browser', 'source'],
   ['versionEvidence'],
