@@ -250,19 +250,19 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     try {
       await new Promise((r) => setTimeout(r, IDLE_CLOSE_WAIT_MS));
       const sentBefore = (await readStorage(ext)).outbox!.sent;
-      // Records from two pages wait: d's page, then a's (its navigation and b's image).
+      // Records from two pages wait: d's page, then a's. a's page always yields b's first image (b keeps
+      // no sessions: a new, full handshake); its own navigation usually too, but not always on a loaded
+      // machine (the background then counts the entry as reused or skipped and sends nothing). The page's first
+      // report is one message; a later batch comes within the content script's 2 s batching window.
       await visit(b, secondPageUrl(nginx.url));
       await visit(b, pageUrl(nginx.url));
       const pagesOf = (st: Awaited<ReturnType<typeof readStorage>>) => [
         ...(st.outbox?.pending?.pages ?? []),
         ...(st.outbox?.pages ?? []),
       ];
-      const waiting = await waitForStorage(
-        ext,
-        (st) => pagesOf(st).filter((p) => p === 'a.lab.test').length >= 2,
-        40_000,
-      );
-      const fromA = pagesOf(waiting).filter((p) => p === 'a.lab.test').length;
+      await waitForStorage(ext, (st) => pagesOf(st).includes('a.lab.test'), 40_000);
+      await new Promise((r) => setTimeout(r, 3_000));
+      const fromA = pagesOf(await readStorage(ext)).filter((p) => p === 'a.lab.test').length;
 
       const options = await extensionPage(b, 'options/index.html');
       await options.type('#exclude-host', 'a.lab.test');
@@ -365,7 +365,11 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     expect(state.settings).not.toHaveProperty('optedInAt');
     expect(state.queuePages).toEqual(['a.lab.test']);
     expect((await readStorage(ext)).storageVersion).toBe(2);
-    expect(await sendNow(b)).toBe('Sent 1.');
+    // The background's own flush (its periodic alarm, or the retry alarm the test before scheduled while
+    // the collector was down) may send the record before the button is pressed; either way it goes once.
+    expect(await sendNow(b)).toMatch(/^Sent [01]\.$/);
+    await waitForStorage(ext, (st) => st.outbox?.pending === null && st.outbox.records.length === 0);
+    expect((await readStorage(ext)).outbox).toMatchObject({ sent: 10, dropped: 0, rejected: 0 });
     const rows = await collector.rows();
     expect(rows).toHaveLength(rowsBefore + 1);
     expect(rows.filter((r) => r.clientToken === old.clientToken)).toEqual([

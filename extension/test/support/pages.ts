@@ -136,7 +136,10 @@ export async function waitForStorage(p: Page, done: (s: Stored) => boolean, time
     const s = await readStorage(p);
     if (done(s)) return s;
     if (Date.now() > deadline)
-      throw new Error(`extension storage never reached the expected state: ${JSON.stringify(s).slice(0, 2000)}`);
+      // What the background counted (reused, opaque, skipped) first: it says why a record is missing.
+      throw new Error(
+        `extension storage never reached the expected state: ${JSON.stringify({ counts: s.counts, ...s }).slice(0, 2000)}`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
