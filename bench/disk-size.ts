@@ -34,23 +34,33 @@ async function main(): Promise<void> {
       await store.ingest.insert({ table: 'handshakes', values: rows, format: 'JSONEachRow' });
       stored += rows.length;
     }
-    await store.ingest.command({ query: 'OPTIMIZE TABLE handshakes FINAL' });
-    const [parts] = await (
+    // Every table the records fill: the raw table and the rollups its views write (an operator's disk holds all of them).
+    const tables = await (
       await store.query.query({
-        query: `SELECT sum(rows) AS rows, sum(bytes_on_disk) AS disk, sum(data_compressed_bytes) AS compressed,
-                       sum(data_uncompressed_bytes) AS uncompressed, count() AS parts
-                FROM system.parts WHERE active AND table = 'handshakes'`,
+        query: `SELECT DISTINCT table FROM system.parts WHERE active AND database = currentDatabase() AND table LIKE 'handshakes%' ORDER BY table`,
         format: 'JSONEachRow',
       })
-    ).json<{ rows: number; disk: number; compressed: number; uncompressed: number; parts: number }>();
+    ).json<{ table: string }>();
+    for (const { table } of tables) await store.ingest.command({ query: `OPTIMIZE TABLE ${table} FINAL` });
+    const sizes = await (
+      await store.query.query({
+        query: `SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS disk, sum(data_compressed_bytes) AS compressed,
+                       sum(data_uncompressed_bytes) AS uncompressed, count() AS parts
+                FROM system.parts WHERE active AND database = currentDatabase() AND table LIKE 'handshakes%'
+                GROUP BY table ORDER BY disk DESC`,
+        format: 'JSONEachRow',
+      })
+    ).json<{ table: string; rows: number; disk: number; compressed: number; uncompressed: number; parts: number }>();
+    const parts = sizes.find((t) => t.table === 'handshakes');
     const columns = await (
       await store.query.query({
         query: `SELECT name, data_compressed_bytes AS c, data_uncompressed_bytes AS u FROM system.columns
-                WHERE table = 'handshakes' ORDER BY c DESC LIMIT 8`,
+                WHERE database = currentDatabase() AND table = 'handshakes' ORDER BY c DESC LIMIT 8`,
         format: 'JSONEachRow',
       })
     ).json<{ name: string; c: number; u: number }>();
     const rows = Number(parts!.rows);
+    const allDisk = sizes.reduce((sum, t) => sum + Number(t.disk), 0);
     printTable(`handshakes on disk after OPTIMIZE FINAL — ${rows} rows, ${parts!.parts} parts (${machine()})`, [
       {
         'bytes/row on disk': round(Number(parts!.disk) / rows, 1),
@@ -61,7 +71,15 @@ async function main(): Promise<void> {
       },
     ]);
     printTable(
-      'largest columns',
+      'every table, per stored record (the rollups hold a row per combination of their columns per hour or day, so their share falls as the records per hour grow)',
+      sizes.map((t) => ({
+        table: t.table,
+        rows: Number(t.rows),
+        'bytes/record on disk': round(Number(t.disk) / rows, 1),
+      })),
+    );
+    printTable(
+      'largest columns of handshakes',
       columns.map((c) => ({
         column: c.name,
         'bytes/row': round(Number(c.c) / rows, 2),
@@ -74,6 +92,8 @@ async function main(): Promise<void> {
       bytesPerRowOnDisk: round(Number(parts!.disk) / rows, 2),
       bytesPerRowUncompressed: round(Number(parts!.uncompressed) / rows, 2),
       ratio: round(Number(parts!.uncompressed) / Number(parts!.compressed), 2),
+      bytesPerRecordAllTables: round(allDisk / rows, 2),
+      tables: Object.fromEntries(sizes.map((t) => [t.table, round(Number(t.disk) / rows, 2)])),
     });
   } finally {
     await store.close();

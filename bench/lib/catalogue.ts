@@ -231,10 +231,13 @@ export const BENCHES: readonly BenchEntry[] = [
       "Bytes per stored record on disk after compression, for capacity planning (docs/cluster.md): generates the ingest bench's " +
       "records (batches of one client, 40 countries, 30 days; 1 000 000 by default), stores them through the collector's own " +
       'row mapping and migrations in a fresh embedded store, merges the parts as background merges eventually would and reads ' +
-      "the store's part sizes.",
+      "the store's part sizes: the raw table and every rollup its views fill, per stored record.",
     baseline: 'uncompressed bytes of the same rows',
     goal: '— (capacity planning)',
     figures: (r) =>
+      (r.bytesPerRecordAllTables === undefined
+        ? ''
+        : `${num(r.bytesPerRecordAllTables, ' B')}/record on disk with every rollup; raw table `) +
       `${num(r.bytesPerRowOnDisk, ' B')}/record on disk (${num(r.bytesPerRowUncompressed, ' B')} uncompressed, ratio ${num(r.ratio)}; ${num(r.rows)} records)`,
   },
   {
