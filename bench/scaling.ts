@@ -88,6 +88,8 @@ async function main(): Promise<void> {
         rollupQueryMs: median(QUERY_SPECS.map((s) => q[`${s.name}/rollup`]!)),
         queries: q,
         bytesPerRow: raw ? raw.bytesOnDisk / raw.rows : NaN,
+        // The raw table and every rollup its views fill: what an operator's disk holds per record.
+        bytesPerRowAllTables: raw ? l.result.disk.reduce((sum, d) => sum + d.bytesOnDisk, 0) / raw.rows : NaN,
         rollupRows: rollup?.rows ?? 0,
         rollupBytes: rollup?.bytesOnDisk ?? 0,
         parts: raw?.parts ?? 0,
@@ -106,7 +108,8 @@ async function main(): Promise<void> {
         'rollup query ms': round(f.rollupQueryMs, 1),
         'rollup × base': round(f.rollupQueryMs / b.rollupQueryMs, 2),
         'rollup rows': f.rollupRows.toLocaleString('en'),
-        'B/record on disk': round(f.bytesPerRow, 1),
+        'B/record on disk (raw)': round(f.bytesPerRow, 1),
+        'B/record on disk (all tables)': round(f.bytesPerRowAllTables, 1),
         parts: f.parts,
       })),
     );
@@ -129,6 +132,7 @@ async function main(): Promise<void> {
         rawQueryMs: round(f.rawQueryMs, 1),
         rollupQueryMs: round(f.rollupQueryMs, 1),
         bytesPerRowOnDisk: round(f.bytesPerRow, 1),
+        bytesPerRowAllTables: round(f.bytesPerRowAllTables, 1),
         rollupRows: f.rollupRows,
       })),
       rawQueryGrowth: round(last.rawQueryMs / b.rawQueryMs, 2),

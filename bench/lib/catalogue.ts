@@ -171,14 +171,19 @@ export const BENCHES: readonly BenchEntry[] = [
     ],
     measures:
       "One store grown in steps, and at each size the cost of a 10 000-row insert (JSONEachRow and TabSeparated), of the API's " +
-      'queries over 30 days on the raw table and on the rollup, and the bytes per record on disk. Every figure is a ratio of how ' +
+      'queries over 30 days on the raw table and on the rollup, and the bytes per record on disk (the raw table alone, and with every rollup). Every figure is a ratio of how ' +
       'cost grows with data.',
     baseline: 'the smallest store size',
     goal: '— (how cost grows)',
     figures: (r) => {
       const levels = Array.isArray(r.levels) ? (r.levels as Figures[]) : [];
       const last = levels.at(-1);
-      return `up to ${num(last?.rows)} records: raw query × ${num(r.rawQueryGrowth)} (${num(last?.rawQueryMs, ' ms')}), rollup × ${num(r.rollupQueryGrowth)} (${num(last?.rollupQueryMs, ' ms')}), TabSeparated insert ${num(last?.insertTsvUsPerRow, ' µs')}/row, ${num(last?.bytesPerRowOnDisk, ' B')}/record on disk`;
+      return (
+        `up to ${num(last?.rows)} records: raw query × ${num(r.rawQueryGrowth)} (${num(last?.rawQueryMs, ' ms')}), rollup × ${num(r.rollupQueryGrowth)} (${num(last?.rollupQueryMs, ' ms')}), TabSeparated insert ${num(last?.insertTsvUsPerRow, ' µs')}/row, ${num(last?.bytesPerRowOnDisk, ' B')}/record on disk` +
+        (last?.bytesPerRowAllTables === undefined
+          ? ' (raw table only)'
+          : ` in the raw table, ${num(last.bytesPerRowAllTables, ' B')} with every rollup`)
+      );
     },
   },
   {

@@ -164,7 +164,7 @@ async function main(): Promise<void> {
   const disk = await (
     await store.query.query({
       query: `SELECT table, sum(rows) AS rows, sum(bytes_on_disk) AS bytesOnDisk, sum(data_uncompressed_bytes) AS uncompressed, count() AS parts
-              FROM system.parts WHERE active AND database = currentDatabase() AND table IN ('handshakes', 'handshakes_cuts') GROUP BY table ORDER BY table`,
+              FROM system.parts WHERE active AND database = currentDatabase() AND table LIKE 'handshakes%' GROUP BY table ORDER BY table`,
       format: 'JSONEachRow',
     })
   ).json<WorkerResult['disk'][number]>();
