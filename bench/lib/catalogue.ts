@@ -53,7 +53,8 @@ export const BENCHES: readonly BenchEntry[] = [
     baseline: 'a bare `node:http` server reading the body',
     goal: 'ratio ≥ 0.5, p99 < 100 ms, RSS < 1 GiB, 0 lost',
     figures: (r) =>
-      `ratio ${num(r.ratio)}, ${num(r.recordsPerSec)} records/s, ${num(r.usPerRecord, ' µs')} CPU/record, p99 ${num(r.p99Ms, ' ms')}, RSS ${num(r.rssMiB, ' MiB')}, lost ${num(r.lost)}`,
+      `ratio ${num(r.ratio)}, ${num(r.recordsPerSec)} records/s, ${num(r.usPerRecord, ' µs')} CPU/record, p99 ${num(r.p99Ms, ' ms')}, RSS ${num(r.rssMiB, ' MiB')}, lost ${num(r.lost)}` +
+      (typeof r.non2xx === 'number' && r.non2xx > 0 ? `, ${num(r.non2xx)} requests refused (not 2xx)` : ''),
   },
   {
     name: 'ingest-probing',
