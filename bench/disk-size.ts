@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       },
     ]);
     printTable(
-      'every table, per stored record (the rollups hold a row per combination of their columns per hour or day, so their share falls as the records per hour grow)',
+      'every table, per stored record (a rollup holds a row per combination of its columns per hour or day: its size follows the variety of the traffic more than its volume)',
       sizes.map((t) => ({
         table: t.table,
         rows: Number(t.rows),
