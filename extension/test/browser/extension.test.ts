@@ -368,8 +368,8 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     // The background's own flush (its periodic alarm, or the retry alarm the test before scheduled while
     // the collector was down) may send the record before the button is pressed; either way it goes once.
     expect(await sendNow(b)).toMatch(/^Sent [01]\.$/);
-    await waitForStorage(ext, (st) => st.outbox?.pending === null && st.outbox.records.length === 0);
-    expect((await readStorage(ext)).outbox).toMatchObject({ sent: 10, dropped: 0, rejected: 0 });
+    const sent = await waitForStorage(ext, (st) => st.outbox?.pending === null && st.outbox.records.length === 0);
+    expect(sent.outbox).toMatchObject({ sent: 10, dropped: 0, rejected: 0 });
     const rows = await collector.rows();
     expect(rows).toHaveLength(rowsBefore + 1);
     expect(rows.filter((r) => r.clientToken === old.clientToken)).toEqual([
