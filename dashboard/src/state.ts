@@ -4,7 +4,7 @@
  * sessionStorage. The data filters are the query catalogue's (@tlsrum/shared/query); range and metric
  * are the dashboard's own.
  */
-import { FILTER_NAMES, type FilterName } from '@tlsrum/shared/query';
+import { FILTER_NAMES, widenedRange, type FilterName } from '@tlsrum/shared/query';
 
 export type Filters = Record<FilterName, string> & {
   range: '24h' | '7d' | '30d';
@@ -40,11 +40,15 @@ export function writeFilters(f: Filters, { replace = false } = {}): void {
   else history.pushState(null, '', url);
 }
 
-/** The API parameters for the filters; the end of the range is rounded to the minute so reloads agree. */
+/**
+ * The API parameters for the filters. The range is the one the collector reads for "the last 24 hours" or
+ * "the last 7 days": widened to whole hours or days (shared/query/range.ts). So every panel covers the same
+ * span, and reloads within the hour (or day) ask the same questions, which the collector keeps answered.
+ */
 export function apiParams(f: Filters, now = Date.now()): Record<string, string | undefined> {
-  const to = Math.ceil(now / 60_000) * 60_000;
+  const { from, to } = widenedRange({ from: now - RANGES[f.range], to: now });
   return {
-    from: String(to - RANGES[f.range]),
+    from: String(from),
     to: String(to),
     ...Object.fromEntries(FILTER_NAMES.map((k) => [k, f[k] || undefined])),
   };

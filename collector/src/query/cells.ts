@@ -8,7 +8,7 @@
  * the rollups the smallest one that holds the query's dimensions (sources.ts).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { VALUE_FILTERS, type ValueFilterName } from '@tlsrum/shared/query';
+import { VALUE_FILTERS, widenedRange, type ValueFilterName } from '@tlsrum/shared/query';
 import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
 import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
@@ -370,15 +370,11 @@ export function protectedMix(joint: Map<string, JointCell[]> | null, key: string
   return mix;
 }
 
-/** Ranges at least this long are widened to whole days (the daily cuts alone answer them), shorter ones to whole hours. */
-export const ROLLUP_MIN_RANGE_MS = 7 * 86_400_000;
-const HOUR = 3_600_000;
-
 /**
  * Raw table or rollup for a range: the rollup unless the caller asks for the raw table (a query whose
  * dimensions no cut holds still reads the raw table: chooseReadTable). The rollups answer whole hours, so
  * the range is widened to hour boundaries — to day boundaries from a week on, as the week and month views
- * always were; the answer reports the range it actually covers.
+ * always were (shared/query/range.ts); the answer reports the range it actually covers.
  */
 export function chooseTable(
   range: { from: number; to: number },
@@ -386,6 +382,5 @@ export function chooseTable(
 ): { table: Table; from: number; to: number } {
   const table = requested === 'auto' ? 'rollup' : requested;
   if (table === 'raw') return { table, ...range };
-  const unit = range.to - range.from >= ROLLUP_MIN_RANGE_MS ? DAY : HOUR;
-  return { table, from: Math.floor(range.from / unit) * unit, to: Math.ceil(range.to / unit) * unit };
+  return { table, ...widenedRange(range) };
 }
