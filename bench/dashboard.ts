@@ -137,8 +137,8 @@ async function main(): Promise<void> {
       args: [...CHROMIUM_ARGS],
     });
     // Two passes over the same store: as the collector runs by default (answers kept ANSWER_CACHE_SECONDS,
-    // so a load within the minute of another one reads kept answers), then with nothing kept (every load
-    // works out every answer: the first visitor of a minute).
+    // then served while refreshed for ANSWER_STALE_SECONDS: a view in use reads kept answers), then with
+    // nothing kept (every load works out every answer: the first visitor of a view unused for a while).
     const passes: { name: string; env: Record<string, string> }[] = [
       { name: 'kept answers (default)', env: {} },
       { name: 'nothing kept', env: { ANSWER_CACHE_SECONDS: '0' } },

@@ -261,7 +261,14 @@ export const ConfigSchema = Type.Object({
     60,
     0,
     3600,
-    "how long an answer of the dashboard's read routes (`/v1/compare`, `/v1/timeseries`, `/v1/map`, `/v1/phases`, `/v1/whatif`) is kept and served again to a reader of the same scope and question: figures are then at most this old; `0` = off",
+    "how long an answer of the dashboard's read routes (`/v1/compare`, `/v1/timeseries`, `/v1/map`, `/v1/phases`, `/v1/whatif`) is kept and served again to a reader of the same scope and question: fresh for this long, then stale (`ANSWER_STALE_SECONDS`); `0` = off",
+  ),
+  answerStaleSeconds: int(
+    'ANSWER_STALE_SECONDS',
+    60,
+    0,
+    3600,
+    'after `ANSWER_CACHE_SECONDS`, how long a kept answer is still served at once while the collector works out a fresh one behind it (stale-while-revalidate): the next viewer of a view in use never waits for the store, and figures are at most the two together old; `0` = off',
   ),
   answerCacheBytes: int(
     'ANSWER_CACHE_BYTES',

@@ -8,7 +8,11 @@
  * (query/routes/read-scope.ts: site, range, the k-sites rule, owner), every query parameter, and the site
  * registry's version (an all-sites answer names registered hostnames only, so a registration or removal
  * starts afresh). It is looked up after the token is checked, so a revoked token never reads a kept answer;
- * no answer older than the time to live is served; the memory it holds is bounded in bytes.
+ * the memory it holds is bounded in bytes.
+ *
+ * An answer is fresh for its time to live. For a while after (`staleMs`, stale-while-revalidate), it is
+ * still served at once while one fresh answer is worked out behind it (kept-answers.ts): a view in use
+ * never makes its next viewer wait for the store because a minute has passed. After that it is dropped.
  */
 export interface KeptAnswer {
   /** The answer as it was sent (JSON). */
@@ -28,6 +32,7 @@ export class AnswerCache {
     private readonly ttlMs: number,
     private readonly maxBytes: number,
     private readonly now: () => number = Date.now,
+    private readonly staleMs = 0,
   ) {}
 
   get enabled(): boolean {
@@ -45,7 +50,15 @@ export class AnswerCache {
   /** The kept answer for `key` if it is younger than the time to live. */
   get(key: string): KeptAnswer | undefined {
     this.expire();
-    return this.entries.get(key);
+    const kept = this.entries.get(key);
+    return kept && this.now() - kept.at < this.ttlMs ? kept : undefined;
+  }
+
+  /** The kept answer for `key` if it is past its time to live but still within the stale window. */
+  getStale(key: string): KeptAnswer | undefined {
+    this.expire();
+    const kept = this.entries.get(key);
+    return kept && this.now() - kept.at >= this.ttlMs ? kept : undefined;
   }
 
   set(key: string, body: string, headers: Record<string, string>): void {
@@ -70,9 +83,9 @@ export class AnswerCache {
     this.bytes -= sizeOf(key, kept.body);
   }
 
-  /** Drops the entries past their time to live (they are the oldest, so at the front). */
+  /** Drops the entries past their time to live and stale window (they are the oldest, so at the front). */
   private expire(): void {
-    const oldestKept = this.now() - this.ttlMs;
+    const oldestKept = this.now() - this.ttlMs - this.staleMs;
     for (const [key, kept] of this.entries) {
       if (kept.at > oldestKept) break;
       this.delete(key);

@@ -4,7 +4,8 @@
  * without one, not to a revoked token, not past a registration change — and an answer that found nothing is
  * not kept. The cache itself (time to live, byte bound) is tested with a clock of its own below.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { QueryAnswer } from '@tlsrum/shared/query/schemas';
 import { AnswerCache } from '../../src/query/answer-cache';
 import { makeBatch, makeRecords, metricValue, postBatch, removeDir, startApp, type TestApp } from '../support/helpers';
@@ -15,7 +16,7 @@ const HOUR = 3_600_000;
 
 let t: TestApp;
 let siteToken = '';
-// One fixed range for every question, as the dashboard asks (its ranges end on the minute).
+// One fixed range for every question, as the dashboard asks (its ranges are whole hours or days).
 const to = Math.ceil(Date.now() / 60_000) * 60_000 + 60_000;
 const from = to - 6 * HOUR;
 const range = `from=${from}&to=${to}`;
@@ -44,8 +45,8 @@ function ask(url: string, token?: string) {
 const records = (body: string) =>
   JSON.parse(body).cells.reduce((n: number, c: QueryAnswer['cells'][number]) => n + (c.records ?? 0), 0) as number;
 
-async function cacheCount(result: 'hit' | 'miss'): Promise<number> {
-  const metrics = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+async function cacheCount(result: 'hit' | 'stale' | 'miss', app = t.app): Promise<number> {
+  const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
   return metricValue(metrics, `tlsrum_answer_cache_total{result="${result}"}`) ?? 0;
 }
 
@@ -176,6 +177,73 @@ describe('kept answers off', () => {
   });
 });
 
+describe('kept answers past their time to live (ANSWER_STALE_SECONDS)', () => {
+  let s: TestApp;
+  const url = `/v1/compare?${range}&dimensions=stack`;
+  const askS = (headers: Record<string, string> = {}) => s.app.inject({ method: 'GET', url, headers });
+  const storeS = async (n: number, tag: string) => {
+    const res = await postBatch(s.app, makeBatch(makeRecords(n, { clientToken: `${tag}-client` }, n)));
+    expect(res.statusCode, res.body).toBe(202);
+    await s.app.ingest.flush();
+  };
+  beforeAll(async () => {
+    // Fresh for one second, then served stale for ten minutes; one reader may ask four times a minute.
+    s = await startApp({ ANSWER_CACHE_SECONDS: '1', ANSWER_STALE_SECONDS: '600', QUERY_RATE_LIMIT_PER_MINUTE: '4' });
+  });
+  afterAll(async () => {
+    await s.close();
+    removeDir(s.dataDir);
+  });
+
+  it('a stale answer is served at once, refreshed once behind it (uncounted by the rate limit), and the next reader gets the fresh one', async () => {
+    await storeS(3, 'old');
+    const first = await askS();
+    expect(records(first.body)).toBe(3);
+    await storeS(2, 'new');
+    await sleep(1100); // past the one-second time to live
+    const missesBefore = await cacheCount('miss', s.app);
+    // Three readers at once past the time to live: each gets the kept answer, saying its age, at once.
+    const stale = await Promise.all([askS(), askS(), askS()]);
+    for (const r of stale) {
+      expect(r.statusCode).toBe(200);
+      expect(records(r.body)).toBe(3);
+      expect(Number(r.headers.age)).toBeGreaterThanOrEqual(1);
+    }
+    expect(await cacheCount('stale', s.app)).toBe(3);
+    // One refresh was worked out behind them, though the reader's four requests a minute are spent.
+    await vi.waitFor(async () => expect(await cacheCount('miss', s.app)).toBe(missesBefore + 1), { timeout: 20_000 });
+    expect((await askS()).statusCode).toBe(429);
+    // What the refresh keeps holds the new records: readers from other addresses get it without new work.
+    let address = 0;
+    await vi.waitFor(
+      async () => {
+        const other = await s.app.inject({ method: 'GET', url, remoteAddress: `127.0.1.${++address}` });
+        expect(other.statusCode).toBe(200);
+        expect(records(other.body)).toBe(5);
+      },
+      { timeout: 20_000 },
+    );
+    expect(await cacheCount('miss', s.app)).toBe(missesBefore + 1);
+  });
+
+  it('a request naming a refresh it was not given is an ordinary reader: served the stale answer, not a fresh one', async () => {
+    // Another question and another reader's address (the first test spent 127.0.0.1's budget).
+    const modeUrl = `/v1/compare?${range}&dimensions=mode`;
+    const ask2 = (headers: Record<string, string> = {}) =>
+      s.app.inject({ method: 'GET', url: modeUrl, headers, remoteAddress: '127.0.0.3' });
+    expect(records((await ask2()).body)).toBe(5);
+    await storeS(4, 'later');
+    await sleep(1100);
+    const staleBefore = await cacheCount('stale', s.app);
+    const spoofed = await ask2({ 'x-tlsrum-refresh': '00000000-0000-4000-8000-000000000000' });
+    expect(records(spoofed.body)).toBe(5);
+    expect(spoofed.headers.age).toBeDefined();
+    expect(await cacheCount('stale', s.app)).toBe(staleBefore + 1);
+    // The collector's own refresh then replaces it: the next reader sees the new records.
+    await vi.waitFor(async () => expect(records((await ask2()).body)).toBe(9), { timeout: 20_000 });
+  });
+});
+
 describe('the answer cache', () => {
   it('serves an answer until its time to live is over, then never again', () => {
     let now = 1_000_000;
@@ -185,6 +253,24 @@ describe('the answer cache', () => {
     expect(cache.get('a')?.body).toBe('{"x":1}');
     now += 1;
     expect(cache.get('a')).toBeUndefined();
+    expect(cache.size).toBe(0);
+    expect(cache.heldBytes).toBe(0);
+  });
+
+  it('after its time to live, an answer is only served stale, for the stale window, then dropped', () => {
+    let now = 1_000_000;
+    const cache = new AnswerCache(60_000, 1 << 20, () => now, 30_000);
+    cache.set('a', '{"x":1}', {});
+    now += 59_999;
+    expect(cache.get('a')?.body).toBe('{"x":1}');
+    expect(cache.getStale('a')).toBeUndefined();
+    now += 1;
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.getStale('a')?.body).toBe('{"x":1}');
+    now += 29_999;
+    expect(cache.getStale('a')?.body).toBe('{"x":1}');
+    now += 1;
+    expect(cache.getStale('a')).toBeUndefined();
     expect(cache.size).toBe(0);
     expect(cache.heldBytes).toBe(0);
   });

@@ -5,7 +5,7 @@
  * The addresses live only in the limiter's in-memory LRU (never logged or stored); IPv6 counts per /64.
  */
 import rateLimit from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyPluginAsync, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Config } from '../config';
 import { httpError } from './error-handler';
@@ -34,8 +34,15 @@ const perMinute = (max: number) => (max > 0 ? { max, timeWindow: 60_000 } : fals
 
 export const ingestRateLimit = (limits: Limits) => perMinute(limits.rateLimitPerMinute);
 
-/** One counter per address for every read route of `app` (null when QUERY_RATE_LIMIT_PER_MINUTE is 0). */
-export function readRateLimit(app: FastifyInstance, limits: Limits): onRequestHookHandler | null {
+/**
+ * One counter per address for every read route of `app` (null when QUERY_RATE_LIMIT_PER_MINUTE is 0);
+ * `exempt` names the collector's own requests, which no address sent.
+ */
+export function readRateLimit(
+  app: FastifyInstance,
+  limits: Limits,
+  exempt: (request: FastifyRequest) => boolean = () => false,
+): onRequestHookHandler | null {
   const limit = perMinute(limits.queryRateLimitPerMinute);
-  return limit ? app.rateLimit({ ...limit, groupId: 'read' }) : null;
+  return limit ? app.rateLimit({ ...limit, groupId: 'read', allowList: (request) => exempt(request) }) : null;
 }

@@ -4,9 +4,16 @@
  * keeps a fresh 200 answer that found something. A served answer carries `Age` (seconds since it was
  * worked out). The same question asked again while the first asking is still being worked out (two viewers
  * opening the dashboard together) waits for that answer instead of asking the store a second time.
+ *
+ * An answer past its time to live but within ANSWER_STALE_SECONDS is served at once, and the collector asks
+ * the question again itself, once, behind it (an `inject` of the same request, with the reader's token, so it
+ * passes every check the reader's did): the next reader gets the fresh answer. That request is marked by a
+ * single-use nonce this process issued (`BackgroundRefreshes`), so no outsider can skip the kept answers or
+ * the read rate limit by sending the header; the reader's own request already counted against that limit.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AnswerCache } from '../answer-cache';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AnswerCache, type KeptAnswer } from '../answer-cache';
 import { scrapedCounter, scrapedGauge } from '../../platform/metrics/scraped';
 
 declare module 'fastify' {
@@ -26,6 +33,29 @@ export function keepOnlyIfFound(request: FastifyRequest, found: boolean): void {
   if (!found) request.answerKey = null;
 }
 
+const REFRESH_HEADER = 'x-tlsrum-refresh';
+
+/** The collector's own background refreshes of stale answers: each request carries a nonce issued here. */
+export class BackgroundRefreshes {
+  private readonly pending = new Set<string>();
+
+  issue(): string {
+    const nonce = randomUUID();
+    this.pending.add(nonce);
+    return nonce;
+  }
+
+  forget(nonce: string): void {
+    this.pending.delete(nonce);
+  }
+
+  /** Whether `request` is one of these refreshes (its nonce is still pending). */
+  owns(request: FastifyRequest): boolean {
+    const nonce = request.headers[REFRESH_HEADER];
+    return typeof nonce === 'string' && this.pending.has(nonce);
+  }
+}
+
 /** The headers a kept answer is served with, as its first sending set them. */
 const KEPT_HEADERS = ['content-type', 'cache-control', 'vary'] as const;
 
@@ -38,20 +68,35 @@ function answerKey(request: FastifyRequest, registryVersion: number): string {
   return JSON.stringify([request.routeOptions.url, site, from, to, minSites, owner, registryVersion, query]);
 }
 
-export function installAnswerCache(app: FastifyInstance): void {
-  const cache = new AnswerCache(app.config.answerCacheSeconds * 1000, app.config.answerCacheBytes);
-  /** Answers served kept, and answers worked out: for /metrics and tests. */
-  const counts = { hit: 0, miss: 0 };
+function sendKept(reply: FastifyReply, kept: KeptAnswer): FastifyReply {
+  for (const [name, value] of Object.entries(kept.headers)) reply.header(name, value);
+  reply.header('age', String(Math.floor((Date.now() - kept.at) / 1000)));
+  return reply.send(kept.body);
+}
+
+export function installAnswerCache(app: FastifyInstance, refreshes: BackgroundRefreshes): void {
+  const cache = new AnswerCache(
+    app.config.answerCacheSeconds * 1000,
+    app.config.answerCacheBytes,
+    Date.now,
+    app.config.answerStaleSeconds * 1000,
+  );
+  /** Answers served kept (fresh or stale), and answers worked out: for /metrics and tests. */
+  const counts = { hit: 0, stale: 0, miss: 0 };
   /** Questions being worked out now, by key: settled once that request's response is over. */
   const working = new Map<string, Promise<void>>();
+  /** Keys whose stale answer is being refreshed, and those refreshes (awaited before the app closes). */
+  const refreshing = new Set<string>();
+  const inFlight = new Set<Promise<void>>();
   app.decorateRequest('answerKey', null);
   app.decorateRequest('answerDone', null);
   scrapedCounter(app.registry, {
     name: 'tlsrum_answer_cache_total',
-    help: 'Read answers served from the kept answers (hit) or worked out (miss); ANSWER_CACHE_SECONDS.',
+    help: 'Read answers served from the kept answers (hit), served past their time to live while refreshed (stale), or worked out (miss); ANSWER_CACHE_SECONDS, ANSWER_STALE_SECONDS.',
     labelNames: ['result'],
     read: () => [
       [{ result: 'hit' }, counts.hit],
+      [{ result: 'stale' }, counts.stale],
       [{ result: 'miss' }, counts.miss],
     ],
   });
@@ -62,12 +107,52 @@ export function installAnswerCache(app: FastifyInstance): void {
   });
   if (!cache.enabled) return;
 
+  /** Asks the reader's question again behind its stale answer, once per key at a time. */
+  const refreshLater = (request: FastifyRequest, key: string): void => {
+    if (refreshing.has(key) || working.has(key)) return;
+    refreshing.add(key);
+    const nonce = refreshes.issue();
+    const authorization = request.headers.authorization;
+    const run = app
+      .inject({
+        method: 'GET',
+        url: request.url,
+        headers: { [REFRESH_HEADER]: nonce, ...(authorization ? { authorization } : {}) },
+      })
+      .then(
+        (res) => {
+          if (res.statusCode !== 200)
+            app.log.warn({ url: request.routeOptions.url, status: res.statusCode }, 'refreshing a kept answer failed');
+        },
+        (err: unknown) => app.log.warn({ err, url: request.routeOptions.url }, 'refreshing a kept answer failed'),
+      )
+      .finally(() => {
+        refreshes.forget(nonce);
+        refreshing.delete(key);
+        inFlight.delete(run);
+      });
+    inFlight.add(run);
+  };
+  app.addHook('preClose', async () => {
+    await Promise.allSettled([...inFlight]);
+  });
+
   app.addHook('preHandler', async (request, reply) => {
     if (!request.routeOptions.config.read?.cache) return;
     const key = answerKey(request, app.sites.version);
-    let kept = cache.get(key);
+    // The collector's own refresh works the answer out afresh, whatever is kept.
+    const isRefresh = refreshes.owns(request);
+    let kept = isRefresh ? undefined : cache.get(key);
+    if (!kept && !isRefresh) {
+      const stale = cache.getStale(key);
+      if (stale) {
+        counts.stale++;
+        refreshLater(request, key);
+        return sendKept(reply, stale);
+      }
+    }
     const inWork = working.get(key);
-    if (!kept && inWork) {
+    if (!kept && inWork && !isRefresh) {
       await inWork;
       kept = cache.get(key);
     }
@@ -85,9 +170,7 @@ export function installAnswerCache(app: FastifyInstance): void {
       return;
     }
     counts.hit++;
-    for (const [name, value] of Object.entries(kept.headers)) reply.header(name, value);
-    reply.header('age', String(Math.floor((Date.now() - kept.at) / 1000)));
-    return reply.send(kept.body);
+    return sendKept(reply, kept);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { readRateLimit } from '../../platform/http/rate-limit';
 import { installReadScope } from './read-scope';
-import { installAnswerCache } from './kept-answers';
+import { BackgroundRefreshes, installAnswerCache } from './kept-answers';
 import { querySignal } from '../../platform/store/query-pool';
 import alertRoutes from '../../alerts/route';
 import probeRoutes from '../../probes/route';
@@ -20,7 +20,9 @@ import whatifRoutes from '../../whatif/route';
 
 const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
   // Anyone may ask most of these: one budget per address for all of them, checked before anything else.
-  const limit = readRateLimit(app, app.config);
+  // The collector's own refresh of a stale kept answer is not counted: the reader's request that caused it was.
+  const refreshes = new BackgroundRefreshes();
+  const limit = readRateLimit(app, app.config, (request) => refreshes.owns(request));
   if (limit) app.addHook('onRequest', limit);
   // A reader that goes away takes its waiting queries with it: they are dropped before they run.
   app.addHook('onRequest', (request, reply, done) => {
@@ -32,7 +34,7 @@ const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
   installReadScope(app);
   // After the scope: a kept answer is served only once the reader's token has been checked.
-  installAnswerCache(app);
+  installAnswerCache(app, refreshes);
   await app.register(summaryRoutes);
   await app.register(alertRoutes);
   await app.register(probeRoutes);
