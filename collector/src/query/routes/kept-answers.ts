@@ -8,8 +8,9 @@
  * An answer past its time to live but within ANSWER_STALE_SECONDS is served at once, and the collector asks
  * the question again itself, once, behind it (an `inject` of the same request, with the reader's token, so it
  * passes every check the reader's did): the next reader gets the fresh answer. That request is marked by a
- * single-use nonce this process issued (`BackgroundRefreshes`), so no outsider can skip the kept answers or
- * the read rate limit by sending the header; the reader's own request already counted against that limit.
+ * random nonce this process issued for that refresh alone, valid while it runs (`BackgroundRefreshes`), so
+ * no outsider can skip the kept answers or the read rate limit by sending the header; the reader's own
+ * request already counted against that limit.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
