@@ -83,6 +83,8 @@ export interface BeaconArmCounts {
   beacons: number;
   /** Beacon bodies the collector answered with anything but 202. */
   refused: number;
+  /** What the collector said to each refused body (status and message), so a refusal names its cause. */
+  refusals: string[];
   records: number;
   joined: number;
   /** Distinct client identities per site among the stored records (fewest, most), and visitors whose beacons were taken. */
@@ -148,6 +150,7 @@ export function joinBeaconRows(
       failedViews: joined.failedVisits,
       beacons: arm.captured.length,
       refused: arm.captured.length - taken.length,
+      refusals: arm.captured.filter((c) => c.status !== 202).map((c) => `${c.status} ${c.refusal ?? ''}`.trim()),
       records: arm.rows.length,
       joined: joined.samples.length,
       identitiesPerSite: identitiesPerSite(arm.rows),
