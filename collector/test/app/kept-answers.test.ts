@@ -32,10 +32,10 @@ async function register(hostname: string): Promise<string> {
   return res.json<{ readToken: string }>().readToken;
 }
 
-async function store(n: number, site: string | null, tag: string): Promise<void> {
-  const res = await postBatch(t.app, makeBatch(makeRecords(n, { site, clientToken: `${tag}-client` }, n)));
+async function store(n: number, site: string | null, tag: string, app = t.app): Promise<void> {
+  const res = await postBatch(app, makeBatch(makeRecords(n, { site, clientToken: `${tag}-client` }, n)));
   expect(res.statusCode, res.body).toBe(202);
-  await t.app.ingest.flush();
+  await app.ingest.flush();
 }
 
 function ask(url: string, token?: string) {
@@ -181,11 +181,7 @@ describe('kept answers past their time to live (ANSWER_STALE_SECONDS)', () => {
   let s: TestApp;
   const url = `/v1/compare?${range}&dimensions=stack`;
   const askS = (headers: Record<string, string> = {}) => s.app.inject({ method: 'GET', url, headers });
-  const storeS = async (n: number, tag: string) => {
-    const res = await postBatch(s.app, makeBatch(makeRecords(n, { clientToken: `${tag}-client` }, n)));
-    expect(res.statusCode, res.body).toBe(202);
-    await s.app.ingest.flush();
-  };
+  const storeS = (n: number, tag: string) => store(n, null, tag, s.app);
   beforeAll(async () => {
     // Fresh for one second, then served stale for ten minutes; one reader may ask four times a minute.
     s = await startApp({ ANSWER_CACHE_SECONDS: '1', ANSWER_STALE_SECONDS: '600', QUERY_RATE_LIMIT_PER_MINUTE: '4' });

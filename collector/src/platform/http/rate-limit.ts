@@ -44,5 +44,5 @@ export function readRateLimit(
   exempt: (request: FastifyRequest) => boolean = () => false,
 ): onRequestHookHandler | null {
   const limit = perMinute(limits.queryRateLimitPerMinute);
-  return limit ? app.rateLimit({ ...limit, groupId: 'read', allowList: (request) => exempt(request) }) : null;
+  return limit ? app.rateLimit({ ...limit, groupId: 'read', allowList: exempt }) : null;
 }
