@@ -3,14 +3,13 @@
  * site), with its region and whether it is a repeat — the same client token connected to the same site
  * earlier within the ticket lifetime (looking back that far before `from`, so the range's first hour
  * is not all "first visits"). Bound parameters only. At most `limit` rows: when the range holds more, a
- * sample spread over the whole range (ordered by a hash of the client and the time, so the same records
- * always give the same sample), not its last hours.
+ * sample spread over the whole range — of clients (a hash of the token), then of their connections (a hash
+ * of the token and the time), so the same records always give the same sample — not its last hours.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { CERT_KEY_TYPES, HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
 import { VALUE_FILTERS } from '@tlsrum/shared/query';
-import type { ValueFilters } from '../query/cells';
-import { RAW_CLIENTS } from '../query/clients';
+import { buildCellSql, type ValueFilters } from '../query/cells';
 import { dimensionSql, filterDimension } from '../query/dimensions';
 import type { Connection } from './model';
 import { countedRows } from '../query/counted';
@@ -44,21 +43,28 @@ const CONNECTION_COLUMNS = `
       <= {lifetime:Int64} AS repeat,
     cityHash64(clientToken, ts) AS sample`;
 
+/**
+ * The clients sampled: a client token is in when the hash of the token falls in the first `share` of its
+ * range, with `share` = SAMPLE_HEADROOM × limit / the range's connections (all of them when that is 1 or
+ * more). All of a sampled client's connections are read, so its repeats are exact, and only theirs go
+ * through the window below: the work grows with `limit`, not with the records stored (reading the range's
+ * token column to hash it is the one part that does).
+ */
+const SAMPLED_CLIENT = 'cityHash64(clientToken) / 18446744073709551616.0 <= {share:Float64}';
+
+/** How many more connections than `limit` the client sample aims at, so that it rarely falls short of it. */
+export const SAMPLE_HEADROOM = 1.25;
+
 const sql = `
 SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser,
   certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled
 FROM (
   SELECT${CONNECTION_COLUMNS}
-  FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != ''`, CONNECTION_COLUMNS)}
+  FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != '' AND ${SAMPLED_CLIENT}`, CONNECTION_COLUMNS)}
 )
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
 ORDER BY sample
 LIMIT {limit:UInt32}`;
-
-const clientsSql = `
-SELECT country, ${RAW_CLIENTS} AS clients, count() AS connections, uniqExactIf(site, site != '') AS sites
-FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE}`, `country, site, ${RAW_CLIENTS}`)}
-GROUP BY country`;
 
 type Row = [
   string,
@@ -99,7 +105,7 @@ function cryptoOf(
   return Object.keys(crypto).length ? crypto : undefined;
 }
 
-function params(q: WhatIfQuery) {
+function params(q: WhatIfQuery, connections: number) {
   return {
     site: q.site ?? '*',
     ...Object.fromEntries(VALUE_FILTERS.map((f) => [f, q.filters[f] ?? ''])),
@@ -108,11 +114,17 @@ function params(q: WhatIfQuery) {
     lookFrom: q.from - q.ticketLifetimeMs,
     lifetime: q.ticketLifetimeMs,
     limit: q.limit,
+    share: (SAMPLE_HEADROOM * q.limit) / Math.max(1, connections),
   };
 }
 
-export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery): Promise<RegionConnection[]> {
-  const rs = await client.query({ query: sql, query_params: params(q), format: 'JSONCompactEachRow' });
+/** The connections analysed: of a sample of clients when the range holds more than `limit` (`connections` of them). */
+export async function queryConnections(
+  client: ClickHouseClient,
+  q: WhatIfQuery,
+  connections: number,
+): Promise<RegionConnection[]> {
+  const rs = await client.query({ query: sql, query_params: params(q, connections), format: 'JSONCompactEachRow' });
   const rows = await rs.json<Row>();
   return rows.map(
     ([
@@ -156,17 +168,45 @@ export async function queryConnections(client: ClickHouseClient, q: WhatIfQuery)
   );
 }
 
-/** Distinct clients and connections per country over the whole range (for small-cell suppression). */
+/** More than the countries there are: no region is left out of the counts. */
+const REGIONS_READ = 1000;
+
+export interface RegionCounts {
+  clients: number;
+  connections: number;
+  /** Registered sites behind the region's connections; 0 when the k-sites rule is off (it is not counted then). */
+  sites: number;
+}
+
+/**
+ * Distinct clients, connections and (without a token) registered sites per country over the whole range,
+ * for small-cell suppression and the sample's size: the map's cells (query/cells.ts), so from the rollup
+ * whenever it holds the range and the filters, as the map's own counts are, and from the raw table else.
+ */
 export async function queryRegionClients(
   client: ClickHouseClient,
   q: WhatIfQuery,
-): Promise<Map<string, { clients: number; connections: number; sites: number }>> {
-  const rs = await client.query({ query: clientsSql, query_params: params(q), format: 'JSONEachRow' });
-  const rows = await rs.json<{ country: string; clients: number; connections: number; sites: number }>();
+  minClients: number,
+): Promise<Map<string, RegionCounts>> {
+  const { sql: regionSql, params: regionParams } = buildCellSql(
+    {
+      table: 'rollup',
+      // Whole-range cells count the rows within the cap marked at ingest (query/counted.ts): no read-time cap.
+      filters: { from: q.from, to: q.to, site: q.site, clientCap: 0, minSites: q.minSites, ...q.filters },
+      dimensions: ['country'],
+      metrics: 'counts',
+      limit: REGIONS_READ,
+    },
+    minClients,
+  );
+  const rs = await client.query({ query: regionSql, query_params: regionParams, format: 'JSONEachRow' });
+  const rows = await rs.json<{ d_country: string; n_records: number; n_clients: number; n_sites?: number }>();
   return new Map(
-    rows.map((r) => [
-      r.country,
-      { clients: Number(r.clients), connections: Number(r.connections), sites: Number(r.sites) },
-    ]),
+    rows
+      .filter((r) => Number(r.n_records) > 0)
+      .map((r) => [
+        r.d_country,
+        { clients: Number(r.n_clients), connections: Number(r.n_records), sites: Number(r.n_sites ?? 0) },
+      ]),
   );
 }

@@ -13,13 +13,14 @@ import { queryConnections, queryRegionClients, type WhatIfQuery } from './query'
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClients: number): Promise<WhatIfAnswer> {
-  const [conns, clients, probe] = await Promise.all([
-    queryConnections(client, q),
-    queryRegionClients(client, q),
+  const [clients, probe] = await Promise.all([
+    queryRegionClients(client, q, minClients),
     probeCertFacts(client, q.site),
   ]);
-  const profile = probe?.profile ?? null;
   const total = [...clients.values()].reduce((a, r) => a + r.connections, 0);
+  // The regions' counts size the sample: only as many clients as `limit` connections need are read.
+  const conns = total > 0 ? await queryConnections(client, q, total) : [];
+  const profile = probe?.profile ?? null;
   // Without a token, a region of fewer registered sites than MIN_SITES_PER_CELL is suppressed too (cells.ts).
   const minSites = q.site === null ? (q.minSites ?? 1) : 1;
   const allowed = new Set(

@@ -257,6 +257,38 @@ describe('GET /v1/whatif on a real store', () => {
     expect(report.overall?.accounting.tlsByClass['full-2rtt'].share).toBe(1);
   });
 
+  it('a range holding more connections than the limit is sampled by whole clients: at most the limit analysed, every region counted whole, the same savings', async () => {
+    const range = {
+      site: 'lab.example',
+      from: now - 3 * hour,
+      to: now + 1000,
+      filters: {},
+      ticketLifetimeMs: 24 * hour,
+    };
+    const whole = await whatIf(t.app.store.query, { ...range, limit: 200_000 }, 20);
+    const sampled = await whatIf(t.app.store.query, { ...range, limit: 300 }, 20);
+    expect(whole.sampled).toBe(false);
+    expect(sampled.sampled).toBe(true);
+    // 800 connections of 80 clients (10 each): about a third of the clients, then cut to the limit.
+    expect(sampled.connections).toBeLessThanOrEqual(300);
+    expect(sampled.connections).toBeGreaterThan(150);
+    // The regions' counts and suppression come from the whole range, not from the sample.
+    const counts = (r: typeof whole) =>
+      r.regions.map((x) => ('connections' in x ? [x.country, x.connections] : [x.country]));
+    expect(counts(sampled)).toEqual(counts(whole));
+    // Every connection of a region alike: a sample's savings are the whole range's.
+    for (const country of ['DE', 'AU']) {
+      const scenarios = (r: typeof whole) => {
+        const region = r.regions.find((x) => x.country === country);
+        return region && 'result' in region ? region.result?.scenarios.map((s) => [s.scenario, s.saving]) : undefined;
+      };
+      expect(scenarios(sampled)).toBeDefined();
+      expect(scenarios(sampled)).toEqual(scenarios(whole));
+    }
+    // The same records give the same sample.
+    expect(await whatIf(t.app.store.query, { ...range, limit: 300 }, 20)).toEqual(sampled);
+  });
+
   it('is scoped: one site needs a token, no token gives every site together', async () => {
     expect((await get('site=lab.example', '')).statusCode).toBe(401);
     expect((await get('site=lab.example', 'wrong-token-0123456789')).statusCode).toBe(401);
