@@ -1,7 +1,8 @@
 /**
  * How much of a figure is measured and how much derived: "TLS version known for X % of records (observed
  * Y %, server-timing Z %, …)", and which record sources it rests on ("From site visitors (beacon) A %,
- * …"), from one `GET /v1/compare?dimensions=versionEvidence,source` answer over the page's filters. Every
+ * …"), from two answers over the page's filters, `GET /v1/compare?dimensions=versionEvidence` and
+ * `…dimensions=source` (each read from the rollups; the two together would read every stored record). Every
  * answer's plain-words line is said once per page, in the verdict; a site's view adds the share of its
  * connections whose TLS version came from its own Server-Timing header.
  */
@@ -20,18 +21,20 @@ const SOURCE_WORDS: Record<Exclude<EvidenceSource, 'unknown'>, string> = {
 };
 
 export interface Coverage {
-  /** Records in the shown (not suppressed) groups. */
+  /** Records in the shown (not suppressed) groups of the evidence answer. */
   records: number;
   bySource: Partial<Record<EvidenceSource, number>>;
+  /** Records in the shown groups of the record-source answer. */
+  sourceRecords: number;
   /** Records by who measured them: the site's beacon, the extension, the synthetic runner. */
   byRecordSource: Partial<Record<RecordSource, number>>;
   /** Some groups were too small to show: the shares are over the others. */
   suppressed: boolean;
 }
 
-export function coverageOf(a: Answer): Coverage {
-  const bySource: Coverage['bySource'] = {};
-  const byRecordSource: Coverage['byRecordSource'] = {};
+/** Records of each shown group of one dimension (`known`: the values counted), and whether any was suppressed. */
+function tally<K extends string>(a: Answer, dimension: string, known: readonly K[]) {
+  const by: Partial<Record<K, number>> = {};
   let records = 0;
   let suppressed = false;
   for (const c of a.cells) {
@@ -39,15 +42,25 @@ export function coverageOf(a: Answer): Coverage {
       suppressed = true;
       continue;
     }
-    const s = c.key.versionEvidence as EvidenceSource | undefined;
-    if (!s || !(EVIDENCE_SOURCES as readonly string[]).includes(s)) continue;
-    bySource[s] = (bySource[s] ?? 0) + (c.records ?? 0);
-    const r = c.key.source as RecordSource | undefined;
-    if (r && (RECORD_SOURCES as readonly string[]).includes(r))
-      byRecordSource[r] = (byRecordSource[r] ?? 0) + (c.records ?? 0);
+    const k = c.key[dimension] as K | undefined;
+    if (!k || !known.includes(k)) continue;
+    by[k] = (by[k] ?? 0) + (c.records ?? 0);
     records += c.records ?? 0;
   }
-  return { records, bySource, byRecordSource, suppressed };
+  return { by, records, suppressed };
+}
+
+/** The coverage of the answers by TLS-version evidence and by record source. */
+export function coverageOf(evidence: Answer, sources: Answer): Coverage {
+  const e = tally(evidence, 'versionEvidence', EVIDENCE_SOURCES);
+  const r = tally(sources, 'source', RECORD_SOURCES);
+  return {
+    records: e.records,
+    bySource: e.by,
+    sourceRecords: r.records,
+    byRecordSource: r.by,
+    suppressed: e.suppressed || r.suppressed,
+  };
 }
 
 /** "TLS version known for 58 % of records (observed 20 %, server-timing 6 %, implied 25 %, site profile 5 %, inferred 2 %)." */
@@ -63,10 +76,10 @@ export function coverageSentence(c: Coverage): string {
 
 /** "From site visitors (beacon) 62 %, extension users 38 %." — the sources with records, in the filter's order. */
 export function recordSourceSentence(c: Coverage): string {
-  if (c.records === 0) return '';
+  if (c.sourceRecords === 0) return '';
   const labels: Readonly<Record<string, string>> = FILTERS.source.valueLabels ?? {};
   const parts = RECORD_SOURCES.filter((s) => (c.byRecordSource[s] ?? 0) > 0).map(
-    (s) => `${(labels[s] ?? s).toLowerCase()} ${pct((c.byRecordSource[s] ?? 0) / c.records)}`,
+    (s) => `${(labels[s] ?? s).toLowerCase()} ${pct((c.byRecordSource[s] ?? 0) / c.sourceRecords)}`,
   );
   return parts.length ? `From ${parts.join(', ')}.` : '';
 }

@@ -316,7 +316,7 @@ async function load(): Promise<void> {
   // Asked beside the panels' own queries, not before them: only an empty panel waits for it.
   // The owner's own runs: the scope line says so, and which people rule they are shown without.
   const evidence = ctx
-    .query('compare', { dimensions: 'versionEvidence,source' })
+    .query('compare', { dimensions: 'versionEvidence' })
     .then(async (a) => {
       emptyStore = isEmptyStore(ctx, { evidence: a });
       document.body.classList.toggle('empty-store', emptyStore);

@@ -18,7 +18,9 @@ export interface VerdictData {
   stacks: Answer;
   modes: Answer;
   countries: Answer;
+  /** By the TLS version's evidence, and by who measured the records (coverage.ts). */
   evidence: Answer;
+  sources: Answer;
   /** A site's view only: its alerts and probes (null when they could not be read). */
   alerts: AlertsAnswer | null;
   probes: ProbesAnswer | null;
@@ -183,15 +185,16 @@ export function verdictPanel(parent: HTMLElement): DashboardPanel<VerdictData> {
     panel,
     load: async (ctx) => {
       const site = await ctx.site;
-      const [stacks, modes, countries, evidence, alerts, probes] = await Promise.all([
+      const [stacks, modes, countries, evidence, sources, alerts, probes] = await Promise.all([
         ctx.query('compare', { dimensions: 'stack' }),
         ctx.query('compare', { dimensions: 'stack,mode' }),
         ctx.query('map', {}),
-        ctx.query('compare', { dimensions: 'versionEvidence,source' }),
+        ctx.query('compare', { dimensions: 'versionEvidence' }),
+        ctx.query('compare', { dimensions: 'source' }),
         site ? ctx.alerts().catch(() => null) : null,
         site ? ctx.probes(site).catch(() => null) : null,
       ]);
-      return { stacks, modes, countries, evidence, alerts, probes };
+      return { stacks, modes, countries, evidence, sources, alerts, probes };
     },
     async render(d, ctx) {
       const site = await ctx.site;
@@ -255,7 +258,7 @@ export function verdictPanel(parent: HTMLElement): DashboardPanel<VerdictData> {
       figure(v.resumedShare === null ? '—' : pct(v.resumedShare), 'of connections resumed an earlier session');
       body.append(figures);
       const sure = sureness(d);
-      const coverage = coverageOf(d.evidence);
+      const coverage = coverageOf(d.evidence, d.sources);
       const evidence = [
         sure,
         evidenceSentence(coverage),

@@ -343,8 +343,8 @@ describe('dashboard', () => {
     const api = requests.filter((u) => u.includes('/v1/') && !u.includes('/v1/sites'));
     // Each answer asked once however many panels draw it: the comparison (stack × mode, and by stack for the
     // verdict), the map (all protocols and per protocol), trends, shares, phases, the Cryptography panel's six,
-    // the what-if and the evidence line; alerts need a site and a token.
-    expect(api.length).toBe(15);
+    // the what-if and the evidence line (by evidence and by record source); alerts need a site and a token.
+    expect(api.length).toBe(16);
     expect(new Set(api).size).toBe(api.length);
     for (const u of api) expect(new URL(u).searchParams.get('browser')).toBe('firefox');
     expect(await panelStates(page)).toEqual(states('ready'));

@@ -8,15 +8,32 @@ const answer = (cells: Array<{ key: Record<string, string>; records?: number; su
 it("names the record sources a figure rests on, in the source filter's words, leaving out suppressed groups", () => {
   const c = coverageOf(
     answer([
-      { key: { versionEvidence: 'server-timing', source: 'page' }, records: 60 },
-      { key: { versionEvidence: 'unknown', source: 'page' }, records: 15 },
-      { key: { versionEvidence: 'observed', source: 'rum' }, records: 25 },
-      { key: { versionEvidence: 'observed', source: 'synthetic' }, suppressed: true },
+      { key: { versionEvidence: 'server-timing' }, records: 60 },
+      { key: { versionEvidence: 'unknown' }, records: 15 },
+      { key: { versionEvidence: 'observed' }, records: 25 },
+      { key: { versionEvidence: 'implied' }, suppressed: true },
+    ]),
+    answer([
+      { key: { source: 'page' }, records: 150 },
+      { key: { source: 'rum' }, records: 50 },
+      { key: { source: 'synthetic' }, suppressed: true },
     ]),
   );
   expect(recordSourceSentence(c)).toBe('From site visitors (beacon) 75 %, extension users 25 %.');
   expect(coverageSentence(c)).toMatch(
     /^TLS version known for 85 % of records \(observed 25 %, server-timing 60 %.*groups with too few clients left out\.$/,
   );
-  expect(recordSourceSentence(coverageOf(answer([])))).toBe('');
+  expect(recordSourceSentence(coverageOf(answer([]), answer([])))).toBe('');
+});
+
+it('says groups were left out when only the record-source answer hid one', () => {
+  const c = coverageOf(
+    answer([{ key: { versionEvidence: 'observed' }, records: 40 }]),
+    answer([
+      { key: { source: 'rum' }, records: 40 },
+      { key: { source: 'synthetic' }, suppressed: true },
+    ]),
+  );
+  expect(c.suppressed).toBe(true);
+  expect(coverageSentence(c)).toMatch(/groups with too few clients left out\.$/);
 });
