@@ -90,6 +90,13 @@ async function main() {
         'peak RSS MiB': Math.round(real.rssMiB),
       },
     ]);
+    if (real.run.non2xx)
+      printTable(
+        'requests the collector refused, by its reason (measured run)',
+        Object.entries(real.run.reasons)
+          .sort((a, b) => b[1] - a[1])
+          .map(([reason, requests]) => ({ reason, requests })),
+      );
     printTable('durability (records)', [
       {
         acknowledged,
@@ -119,6 +126,7 @@ async function main() {
       lost,
       duplicated,
       non2xx: real.run.non2xx,
+      ...(real.run.non2xx ? { refusedBy: real.run.reasons } : {}),
       seconds: SECONDS,
     });
   } finally {

@@ -32,6 +32,13 @@ export function num(x: unknown, unit = ''): string {
   return `${x < 0 ? '−' : ''}${grouped}${frac ? `.${frac}` : ''}${unit}`;
 }
 
+/** ", most of them: 503 the spool is full …" — the reason most refused requests were given, when the line names reasons. */
+function mostly(reasons: unknown): string {
+  if (!reasons || typeof reasons !== 'object') return '';
+  const top = Object.entries(reasons as Record<string, number>).sort((a, b) => b[1] - a[1])[0];
+  return top ? `, most of them: "${top[0]}"` : '';
+}
+
 const get = (r: Figures, path: string): unknown =>
   path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Figures)[k] : undefined), r);
 
@@ -54,7 +61,9 @@ export const BENCHES: readonly BenchEntry[] = [
     goal: 'ratio ≥ 0.5, p99 < 100 ms, RSS < 1 GiB, 0 lost',
     figures: (r) =>
       `ratio ${num(r.ratio)}, ${num(r.recordsPerSec)} records/s, ${num(r.usPerRecord, ' µs')} CPU/record, p99 ${num(r.p99Ms, ' ms')}, RSS ${num(r.rssMiB, ' MiB')}, lost ${num(r.lost)}` +
-      (typeof r.non2xx === 'number' && r.non2xx > 0 ? `, ${num(r.non2xx)} requests refused (not 2xx)` : ''),
+      (typeof r.non2xx === 'number' && r.non2xx > 0
+        ? `, ${num(r.non2xx)} requests refused (not 2xx)${mostly(r.refusedBy)}`
+        : ''),
   },
   {
     name: 'ingest-probing',

@@ -26,6 +26,18 @@ export interface LoadResult {
   p99: number;
   /** non-202 answers by status code (429 rate limit, 503 spool full or pressure) */
   statuses: Record<number, number>;
+  /** non-202 answers by status and the collector's own message (which limit refused them) */
+  reasons: Record<string, number>;
+}
+
+/** "503 the spool is full; retry later": the status and the message of an error answer (the body's `message`). */
+function refusalReason(status: number, body: string): string {
+  try {
+    const message = (JSON.parse(body) as { message?: unknown }).message;
+    return typeof message === 'string' ? `${status} ${message}` : String(status);
+  } catch {
+    return String(status);
+  }
 }
 
 type Message = { type: 'warm' } | { type: 'done'; warm: LoadResult; run: LoadResult; acknowledgedIds: string[] };
@@ -62,6 +74,7 @@ async function load(
 ): Promise<LoadResult> {
   let accepted = 0;
   const statuses: Record<number, number> = {};
+  const reasons: Record<string, number> = {};
   const result = await autocannon({
     url,
     connections,
@@ -80,6 +93,8 @@ async function load(
         onResponse: (status, body, context) => {
           if (status !== 202) {
             statuses[status] = (statuses[status] ?? 0) + 1;
+            const reason = refusalReason(status, body);
+            reasons[reason] = (reasons[reason] ?? 0) + 1;
             return;
           }
           const n = (JSON.parse(body) as { accepted: number }).accepted;
@@ -99,6 +114,7 @@ async function load(
     p50: result.latency.p50,
     p99: result.latency.p99,
     statuses,
+    reasons,
   };
 }
 
