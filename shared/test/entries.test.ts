@@ -8,13 +8,14 @@ import {
   connectionTimingOf,
   entryTupleOf,
   httpsHost,
+  measurementOf,
   newConnectionTupleOf,
   serverTimingOf,
   TIMING_FIELDS,
   tlsServerTimingOf,
 } from '../src/classify/index';
 import type { TimingEntryLike } from '../src/classify/index';
-import { resourceEntry } from './arbitraries';
+import { newTlsTimingArb, resourceEntry } from './arbitraries';
 
 const entry = resourceEntry({
   name: 'https://static.example.com/app.js?user=42',
@@ -92,6 +93,22 @@ describe('newConnectionTupleOf', () => {
       expect(reads.has('serverTiming') || reads.has('name')).toBe(false);
     }
     expect(newConnectionTupleOf({ ...entry, name: 'http://static.example.com/app.js' })).toBeNull();
+  });
+
+  it('gives only tuples the receiver accepts: a connection made before the time origin is not sent', () => {
+    // A new connection's timings moved so that it starts up to 500 ms either side of the time origin
+    // (Firefox reports a navigation's connection before it, as negative times, after a redirect or a slow unload).
+    fc.assert(
+      fc.property(newTlsTimingArb(), fc.integer({ min: -500_000, max: 500_000 }), ({ timing }, startUs) => {
+        const shift = startUs / 1000 - timing.connectStart;
+        const shifted = Object.fromEntries(
+          Object.entries(timing).map(([k, v]) => [k, typeof v === 'number' ? v + shift : v]),
+        ) as typeof timing;
+        const tuple = newConnectionTupleOf({ ...entry, ...shifted });
+        if (tuple) expect(measurementOf(tuple, 1_790_000_000_000)).not.toBeNull();
+        else expect(shifted.connectStart).toBeLessThan(0);
+      }),
+    );
   });
 });
 

@@ -83,7 +83,10 @@ export function entryTupleOf(e: TimingEntryLike): EntryTuple | null {
  */
 export function newConnectionTupleOf(e: TimingEntryLike): EntryTuple | null {
   const t = connectionTimingOf(e);
-  if (!t || connectionKind(t) !== 'new') return null;
+  // A connection made before the page's time origin (Firefox, a navigation after a redirect or a slow
+  // unload) has a negative connectStart, which the receiver refuses (measurementOf): the beacon's whole
+  // page view would be refused with it. Ordered, every later field of a new connection is then ≥ 0 too.
+  if (!t || t.connectStart < 0 || connectionKind(t) !== 'new') return null;
   const host = httpsHost(e.name);
   if (!host) return null;
   return [
