@@ -14,6 +14,8 @@ import { repoRoot } from './processes';
 
 export const RECORDS_PER_BATCH = 20;
 const TEMPLATES = 2000;
+/** Requests per connection before the generator opens a new one: under the collector's MAX_REQUESTS_PER_SOCKET. */
+const RECONNECT_AFTER_REQUESTS = 900;
 
 export interface LoadResult {
   requestsPerSec: number;
@@ -34,10 +36,12 @@ export interface LoadResult {
 function refusalReason(status: number, body: string): string {
   try {
     const message = (JSON.parse(body) as { message?: unknown }).message;
-    return typeof message === 'string' ? `${status} ${message}` : String(status);
+    if (typeof message === 'string') return `${status} ${message}`;
   } catch {
-    return String(status);
+    /* not JSON: named by its first characters below */
   }
+  const text = String(body ?? '').slice(0, 80);
+  return text ? `${status} ${text}` : `${status} (no body)`;
 }
 
 type Message = { type: 'warm' } | { type: 'done'; warm: LoadResult; run: LoadResult; acknowledgedIds: string[] };
@@ -79,6 +83,10 @@ async function load(
     url,
     connections,
     duration: seconds,
+    // The collector closes a keep-alive connection after MAX_REQUESTS_PER_SOCKET requests (1 000 by default).
+    // A browser then opens a new one; autocannon keeps sending on it and Node answers each of those with a
+    // bare 503, so every run stopped at 50 000 accepted requests. Open a new connection first, as a client does.
+    reconnectRate: RECONNECT_AFTER_REQUESTS,
     requests: [
       {
         method: 'POST',
