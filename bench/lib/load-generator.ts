@@ -32,7 +32,7 @@ export interface LoadResult {
   reasons: Record<string, number>;
 }
 
-/** "503 the spool is full; retry later": the status and the message of an error answer (the body's `message`). */
+/** "503 the collector cannot take more records now; retry later": the status and the message of an error answer (the body's `message`). */
 function refusalReason(status: number, body: string): string {
   try {
     const message = (JSON.parse(body) as { message?: unknown }).message;
@@ -85,7 +85,7 @@ async function load(
     duration: seconds,
     // The collector closes a keep-alive connection after MAX_REQUESTS_PER_SOCKET requests (1 000 by default).
     // A browser then opens a new one; autocannon keeps sending on it and Node answers each of those with a
-    // bare 503, so every run stopped at 50 000 accepted requests. Open a new connection first, as a client does.
+    // bare 503, so a run would stop at connections × 1 000 accepted requests. Open a new connection first, as a client does.
     reconnectRate: RECONNECT_AFTER_REQUESTS,
     requests: [
       {
