@@ -9,7 +9,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import { CERT_KEY_TYPES, HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
 import { VALUE_FILTERS } from '@tlsrum/shared/query';
-import { buildCellSql, type ValueFilters } from '../query/cells';
+import { buildCellSql, MAX_CELLS, type ValueFilters } from '../query/cells';
 import { dimensionSql, filterDimension } from '../query/dimensions';
 import type { Connection } from './model';
 import { countedRows } from '../query/counted';
@@ -168,9 +168,6 @@ export async function queryConnections(
   );
 }
 
-/** More than the countries there are: no region is left out of the counts. */
-const REGIONS_READ = 1000;
-
 export interface RegionCounts {
   clients: number;
   connections: number;
@@ -195,7 +192,8 @@ export async function queryRegionClients(
       filters: { from: q.from, to: q.to, site: q.site, clientCap: 0, minSites: q.minSites, ...q.filters },
       dimensions: ['country'],
       metrics: 'counts',
-      limit: REGIONS_READ,
+      // The map's own limit, above the number of countries: no region is left out of the counts.
+      limit: MAX_CELLS.map,
     },
     minClients,
   );
