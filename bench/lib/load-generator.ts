@@ -26,9 +26,7 @@ export interface LoadResult {
   errors: number;
   p50: number;
   p99: number;
-  /** non-202 answers by status code (429 rate limit, 503 spool full or pressure) */
-  statuses: Record<number, number>;
-  /** non-202 answers by status and the collector's own message (which limit refused them) */
+  /** non-202 answers by status and the collector's own message (429 rate limit, 503 spool full or pressure, …) */
   reasons: Record<string, number>;
 }
 
@@ -77,7 +75,6 @@ async function load(
   acknowledged: string[] | null,
 ): Promise<LoadResult> {
   let accepted = 0;
-  const statuses: Record<number, number> = {};
   const reasons: Record<string, number> = {};
   const result = await autocannon({
     url,
@@ -100,7 +97,6 @@ async function load(
         },
         onResponse: (status, body, context) => {
           if (status !== 202) {
-            statuses[status] = (statuses[status] ?? 0) + 1;
             const reason = refusalReason(status, body);
             reasons[reason] = (reasons[reason] ?? 0) + 1;
             return;
@@ -121,7 +117,6 @@ async function load(
     errors: result.errors + result.timeouts,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    statuses,
     reasons,
   };
 }
