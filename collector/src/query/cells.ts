@@ -13,7 +13,7 @@ import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
 import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
 import { cappedPerCell, countedRows } from './counted';
-import { chooseReadTable, rangeColumn, type ReadTable } from './sources';
+import { chooseReadTable, RAW, rangeColumn, type ReadTable, type ReadTableNeeds } from './sources';
 
 export type { Cell, Quantiles };
 
@@ -86,7 +86,7 @@ export function buildCellSql(
 ): { sql: string; params: Record<string, string | number>; readTable: ReadTable } {
   const filters = VALUE_FILTERS.filter((f) => q.filters[f] !== undefined);
   const spanSites = spansSites(q.filters);
-  const src = chooseReadTable({
+  const needs: ReadTableNeeds = {
     table: q.table,
     dimensions: q.dimensions,
     filters: filters.map(filterDimension),
@@ -95,22 +95,22 @@ export function buildCellSql(
     from: q.filters.from,
     to: q.filters.to,
     minClients,
-    perSite: spanSites,
     ownSynthetic: q.filters.ownSynthetic,
-  });
+  };
+  const perSite = chooseReadTable({ ...needs, perSite: spanSites });
+  // The k-sites count needs rows of one site each. On the rollups the cells' metrics come from the cut of
+  // every site together (a fraction of the per-site cut's rows, and merging their histograms is most of a
+  // query's work); the per-site cut gives only each group's count of sites, reading its key columns.
+  const allSites = spanSites && perSite !== RAW ? chooseReadTable(needs) : null;
+  const src = allSites && allSites !== RAW ? allSites : perSite;
+  const sitesApart = src !== perSite;
   const own = q.filters.ownSynthetic === true;
   const a = src.agg;
-  const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
-  // An hourly bucket of a rollup cut reads its hour column (chooseReadTable picked a cut that has one).
-  const bucketTime = q.bucket === 'hour' ? src.hourTime! : src.time;
-  if (q.bucket)
-    keys.unshift(
-      `toUnixTimestamp(toStartOfInterval(${bucketTime}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`,
-    );
+  const keys = groupKeysSql(q, src);
   // Output names never equal a column name: in the rollup `sum(records) AS records` would nest aggregates.
   const metrics = [`${a.records} AS n_records`, `${a.clients} AS n_clients`];
   // Registered sites behind the cell (unregistered records have site ''): the k-sites rule's count.
-  if (spanSites) metrics.push(`${SITES_SQL} AS n_sites`);
+  if (spanSites && !sitesApart) metrics.push(`${SITES_SQL} AS n_sites`);
   if (q.metrics !== 'counts')
     for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
   if (q.metrics === 'handshake') {
@@ -120,6 +120,72 @@ export function buildCellSql(
   }
 
   const params: Record<string, string | number> = {};
+  const where = conditions(q, src, filters, params);
+  if (own) {
+    // Only what the site's token sent, and only for that site: the owner's view is never anyone else's records.
+    if (q.filters.site === null) throw new Error("the owner's own runs are read for one site only");
+    where.push('owner = 1');
+  }
+  params.limit = q.limit + 1;
+
+  const groupKeys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
+  const grouped = (select: string[], from: string[]) =>
+    [`SELECT ${select.join(',\n  ')}`, ...from, groupKeys.length ? `GROUP BY ${groupKeys.join(', ')}` : '']
+      .filter(Boolean)
+      .join('\n');
+  // The raw table's rows go through the per-client cap (counted.ts): for whole days, the rows ingest did
+  // not mark (as the rollups count them); hourly cells cap per their own cells at read time.
+  const reads = [...keys, ...metrics].join(', ');
+  const cellKeys = [
+    'toStartOfInterval(ts, INTERVAL 1 HOUR)',
+    ...q.dimensions.map((d) => dimensionSql(d, src.expressions)),
+  ];
+  // The owner's own runs are one client's by nature: no per-client cap (a cap of 0), plausible rows only.
+  const raw =
+    q.bucket === 'hour' || own
+      ? cappedPerCell(where.join(' AND '), cellKeys, own ? 0 : q.filters.clientCap, reads, {
+          from: q.filters.from,
+          to: q.filters.to,
+        })
+      : countedRows(where.join(' AND '), reads);
+  const from = src.grain === 'ms' ? [`FROM ${raw}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
+  let cells = grouped([...keys, ...metrics], from);
+  if (sitesApart) {
+    // The same rows grouped the same way (both cuts come from one view's grouping sets), one site each.
+    const siteWhere = conditions(q, perSite, filters, params);
+    const sites = grouped(
+      [...groupKeysSql(q, perSite), `${SITES_SQL} AS n_sites`],
+      [`FROM ${perSite.table}`, `WHERE ${siteWhere.join(' AND ')}`],
+    );
+    cells = `SELECT * FROM (\n${cells}\n) AS cells\n${
+      groupKeys.length ? 'LEFT JOIN' : 'CROSS JOIN'
+    } (\n${sites}\n) AS sites${groupKeys.length ? ` USING (${groupKeys.join(', ')})` : ''}`;
+  }
+  const sql = [cells, groupKeys.length ? `ORDER BY ${groupKeys.join(', ')}` : '', 'LIMIT {limit:UInt32}']
+    .filter(Boolean)
+    .join('\n');
+  return { sql, params, readTable: src };
+}
+
+/** The query's group keys as read from `src`: its time bucket (`t`) if any, then each dimension (`d_…`). */
+function groupKeysSql(q: CellQuery, src: ReadTable): string[] {
+  const keys = q.dimensions.map((d) => `${dimensionSql(d, src.expressions)} AS d_${d}`);
+  // An hourly bucket of a rollup cut reads its hour column (chooseReadTable picked a cut that has one).
+  const bucketTime = q.bucket === 'hour' ? src.hourTime! : src.time;
+  if (q.bucket)
+    keys.unshift(
+      `toUnixTimestamp(toStartOfInterval(${bucketTime}, INTERVAL 1 ${q.bucket === 'hour' ? 'HOUR' : 'DAY'})) * 1000 AS t`,
+    );
+  return keys;
+}
+
+/** The conditions selecting the query's rows in `src` (its cut, the range, the site, the filters); their values go into `params`. */
+function conditions(
+  q: CellQuery,
+  src: ReadTable,
+  filters: readonly ValueFilterName[],
+  params: Record<string, string | number>,
+): string[] {
   const where: string[] = src.where ? [src.where] : [];
   if (src.grain === 'ms') {
     where.push('ts >= fromUnixTimestamp64Milli({from:Int64})', 'ts < fromUnixTimestamp64Milli({to:Int64})');
@@ -138,45 +204,12 @@ export function buildCellSql(
     where.push('site = {site:String}');
     params.site = q.filters.site;
   }
-  if (own) {
-    // Only what the site's token sent, and only for that site: the owner's view is never anyone else's records.
-    if (q.filters.site === null) throw new Error("the owner's own runs are read for one site only");
-    where.push('owner = 1');
-  }
   // A filter's column is its dimension's expression in the table read (the catalogue's names are identifiers).
   for (const f of filters) {
     where.push(`${dimensionSql(filterDimension(f), src.expressions)} = {${f}:String}`);
     params[f] = q.filters[f]!;
   }
-  params.limit = q.limit + 1;
-
-  const groupKeys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
-  // The raw table's rows go through the per-client cap (counted.ts): for whole days, the rows ingest did
-  // not mark (as the rollups count them); hourly cells cap per their own cells at read time.
-  const reads = [...keys, ...metrics].join(', ');
-  const cellKeys = [
-    'toStartOfInterval(ts, INTERVAL 1 HOUR)',
-    ...q.dimensions.map((d) => dimensionSql(d, src.expressions)),
-  ];
-  // The owner's own runs are one client's by nature: no per-client cap (a cap of 0), plausible rows only.
-  const raw =
-    q.bucket === 'hour' || own
-      ? cappedPerCell(where.join(' AND '), cellKeys, own ? 0 : q.filters.clientCap, reads, {
-          from: q.filters.from,
-          to: q.filters.to,
-        })
-      : countedRows(where.join(' AND '), reads);
-  const from = src.grain === 'ms' ? [`FROM ${raw}`] : [`FROM ${src.table}`, `WHERE ${where.join(' AND ')}`];
-  const sql = [
-    `SELECT ${[...keys, ...metrics].join(',\n  ')}`,
-    ...from,
-    groupKeys.length ? `GROUP BY ${groupKeys.join(', ')}` : '',
-    groupKeys.length ? `ORDER BY ${groupKeys.join(', ')}` : '',
-    'LIMIT {limit:UInt32}',
-  ]
-    .filter(Boolean)
-    .join('\n');
-  return { sql, params, readTable: src };
+  return where;
 }
 
 const DAY = 86_400_000;
