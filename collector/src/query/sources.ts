@@ -9,7 +9,8 @@
  * suppression threshold is above what the rollup counts clients up to. The crypto dimensions read their
  * own daily rollups, whole days only: one crypto column at a time with the mix columns (0015), or their
  * combinations (0009). Country with a browser, source or evidence column and the mix columns has daily cuts
- * of its own (0016). All SQL here is fixed text: no input reaches it.
+ * of its own (0016), and so have the evidence columns without country (0017). All SQL here is fixed text: no
+ * input reaches it.
  */
 import { bucketPercentilesSql, sparseBucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -251,8 +252,19 @@ const COUNTRY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
   ['cryptoSource'],
 ];
 
+/**
+ * The version evidence or the crypto facts' source alone with the mix columns (migration 0017), per site and
+ * for every site: a comparison by either, or any chart under an evidence filter, over whole days reads a few
+ * rows a day instead of the country cuts (fifty times the rows). Its cut number is grouping() over (site,
+ * versionEvidence, cryptoSource).
+ */
+const evidenceCut = (columns: readonly RollupColumn[], sites: 'one' | 'all') =>
+  sparseDailyCut('handshakes_evidence_cuts', ['site', 'versionEvidence', 'cryptoSource'], columns, sites);
+const EVIDENCE_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [['versionEvidence'], ['cryptoSource']];
+
 export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
+  ...(['all', 'one'] as const).flatMap((sites) => EVIDENCE_CUT_COLUMNS.map((c) => evidenceCut(c, sites))),
   ...(['all', 'one'] as const).flatMap((sites) => COUNTRY_CUT_COLUMNS.map((c) => countryCut(c, sites))),
   ...(['all', 'one'] as const).flatMap((sites) => CRYPTO_ROLLUP_COLUMN_NAMES.map((c) => cryptoColumnCut(c, sites))),
   cryptoCut('all'),

@@ -33,6 +33,7 @@ describe('distinct clients', () => {
       '0013_hourly_grain.sql',
       '0015_crypto_cuts.sql',
       '0016_country_cuts.sql',
+      '0017_evidence_cuts.sql',
     ]) {
       const sql = readFileSync(`${MIGRATIONS_DIR}/${file}`, 'utf8');
       expect(sql, file).toContain(`clients            AggregateFunction(uniqUpTo(${n}), String)`);

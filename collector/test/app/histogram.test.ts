@@ -43,7 +43,12 @@ describe('bucket layout', () => {
   });
 
   it("the hourly grain, the crypto columns' cuts and the country cuts store, per phase, the same buckets as sparse counts", () => {
-    for (const file of ['0013_hourly_grain.sql', '0015_crypto_cuts.sql', '0016_country_cuts.sql']) {
+    for (const file of [
+      '0013_hourly_grain.sql',
+      '0015_crypto_cuts.sql',
+      '0016_country_cuts.sql',
+      '0017_evidence_cuts.sql',
+    ]) {
       const sql = readFileSync(`${MIGRATIONS_DIR}/${file}`, 'utf8').replace(/\s+/g, ' ');
       for (const p of ALL_PHASES) {
         expect(sql, file).toContain(`${p}_hist ${SPARSE_BUCKET_STATE_TYPE}`);
@@ -114,6 +119,9 @@ describe('bucket percentiles on the real store', () => {
       // Country with the evidence or a browser, and the mix columns: the country cuts (0016).
       [['country', 'versionEvidence'], null, { from, to: end }, /^rollup-all-sites-by-country-versionEvidence-/],
       [['country', 'browser', 'stack'], SITES[0]!.hostname, { from, to: end }, /^rollup-site-by-country-browser-/],
+      // The evidence or the crypto facts' source alone, and the mix columns: the evidence cuts (0017).
+      [['versionEvidence', 'stack'], null, { from, to: end }, /^rollup-all-sites-by-versionEvidence-/],
+      [['cryptoSource'], SITES[1]!.hostname, { from, to: end }, /^rollup-site-by-cryptoSource-/],
     ];
     let compared = 0;
     let worst = 0;

@@ -356,6 +356,11 @@ describe('rollups', () => {
       ['/v1/compare?dimensions=country,cryptoSource&site=a.example.com', ADMIN, 'rollup'],
       ['/v1/map?evidence=measured', '', 'rollup'],
       ['/v1/map?source=rum', '', 'rollup'],
+      // the evidence or the crypto facts' source without country, and their cells' mix columns: the evidence cuts (0017)
+      ['/v1/compare?dimensions=evidence', '', 'rollup'],
+      ['/v1/compare?dimensions=stack,mode&evidence=measured', '', 'rollup'],
+      ['/v1/timeseries?interval=day&dimensions=stack&evidence=measured', '', 'rollup'],
+      ['/v1/compare?dimensions=cryptoSource&site=a.example.com', ADMIN, 'rollup'],
       // an hourly series by country with a browser filter: no cut has it, the raw table, and the answer says so
       ['/v1/timeseries?interval=hour&dimensions=country&browser=chrome', '', 'raw'],
     ];

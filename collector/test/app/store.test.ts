@@ -183,6 +183,10 @@ describe('store', { timeout: 180_000 }, () => {
     await sparseCutsFilled(16, 'handshakes_country_cuts', 6);
   });
 
+  it('fills the evidence cuts (0017) from the rows of a data folder that predates them: each of their four cuts counts every record', async () => {
+    await sparseCutsFilled(17, 'handshakes_evidence_cuts', 4);
+  });
+
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
     await upgradeFolder(6, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(6));

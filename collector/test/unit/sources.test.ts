@@ -127,6 +127,29 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'evidence'], from: month.from + HOUR })).name).toBe('raw');
   });
 
+  it("reads the evidence or the crypto facts' source without country, and such a cell's mix columns, from the evidence cuts over whole days", () => {
+    // cut = grouping(site, versionEvidence, cryptoSource): a bit for each column aggregated away.
+    const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+    expect(chooseReadTable(needs({ dimensions: ['evidence'] }))).toMatchObject({
+      table: 'handshakes_evidence_cuts',
+      name: `rollup-all-sites-by-${['versionEvidence', ...mixes].join('-')}`,
+      where: `cut = ${0b101}`,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'], filters: ['evidence'] })).name).toBe(
+      `rollup-all-sites-by-${['versionEvidence', ...mixes].join('-')}`,
+    );
+    expect(chooseReadTable(needs({ dimensions: ['cryptoSource', 'tlsVersion'], site: 'a.example.com' }))).toMatchObject(
+      {
+        name: `rollup-site-by-${['cryptoSource', ...mixes].join('-')}`,
+        where: `cut = ${0b010}`,
+      },
+    );
+    // Without the evidence, the smaller cuts of migration 0011 still answer.
+    expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'] })).table).toBe('handshakes_cuts');
+    // Hours: the hourly grain's evidence cut.
+    expect(chooseReadTable(needs({ dimensions: ['evidence'], bucket: 'hour' })).table).toBe('handshakes_per_hour');
+  });
+
   it('reads the raw table when no cut has the columns, the grain or the range, or when asked to', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser', 'group'] })).name).toBe(
       'raw',
