@@ -98,10 +98,10 @@ export function buildCellSql(
     ownSynthetic: q.filters.ownSynthetic,
   };
   const perSite = chooseReadTable({ ...needs, perSite: spanSites });
-  // The k-sites count needs rows of one site each. On the rollups the cells' metrics come from the cut of
-  // every site together (a fraction of the per-site cut's rows, and merging their histograms is most of a
-  // query's work); the per-site cut gives only each group's count of sites, reading its key columns.
-  const allSites = spanSites && perSite !== RAW ? chooseReadTable(needs) : null;
+  // The k-sites count needs rows of one site each. On the larger rollups the cells' metrics come from the
+  // cut of every site together (a fraction of the per-site cut's rows, and merging their histograms is most
+  // of a query's work); the per-site cut gives only each group's count of sites, reading its key columns.
+  const allSites = spanSites && perSite !== RAW && !perSite.few ? chooseReadTable(needs) : null;
   const src = allSites && allSites !== RAW ? allSites : perSite;
   const sitesApart = src !== perSite;
   const own = q.filters.ownSynthetic === true;
