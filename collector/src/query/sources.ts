@@ -9,8 +9,8 @@
  * suppression threshold is above what the rollup counts clients up to. The crypto dimensions read their
  * own daily rollups, whole days only: one crypto column at a time with the mix columns (0015), or their
  * combinations (0009). Country with a browser, source or evidence column and the mix columns has daily cuts
- * of its own (0016), and so have the evidence columns without country (0017). All SQL here is fixed text: no
- * input reaches it.
+ * of its own (0016), and so have the evidence columns without country (0017) and country with the key-exchange
+ * group (0018). All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql, sparseBucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -270,6 +270,14 @@ const evidenceCut = (columns: readonly RollupColumn[], sites: 'one' | 'all') =>
   sparseDailyCut('handshakes_evidence_cuts', ['site', 'versionEvidence', 'cryptoSource'], columns, sites, [], true);
 const EVIDENCE_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [['versionEvidence'], ['cryptoSource']];
 
+/**
+ * Country with the key-exchange group and the mix columns (migration 0018), per site and for every site: the
+ * map under a post-quantum or group filter, and countries compared by either, over whole days. Its cut number
+ * is grouping(site).
+ */
+const countryGroupCut = (sites: 'one' | 'all') =>
+  sparseDailyCut('handshakes_country_group_cuts', ['site'], ['kxGroup'], sites, ['country']);
+
 export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
   ...(['all', 'one'] as const).flatMap((sites) => EVIDENCE_CUT_COLUMNS.map((c) => evidenceCut(c, sites))),
@@ -277,6 +285,8 @@ export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CRYPTO_ROLLUP_COLUMN_NAMES.map((c) => cryptoColumnCut(c, sites))),
   cryptoCut('all'),
   cryptoCut('one'),
+  countryGroupCut('all'),
+  countryGroupCut('one'),
   ...(['all', 'one'] as const).flatMap((sites) => HOURLY_CUT_COLUMNS.map((c) => hourlyCut(c, sites))),
 ];
 

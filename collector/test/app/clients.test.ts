@@ -34,6 +34,7 @@ describe('distinct clients', () => {
       '0015_crypto_cuts.sql',
       '0016_country_cuts.sql',
       '0017_evidence_cuts.sql',
+      '0018_country_group_cuts.sql',
     ]) {
       const sql = readFileSync(`${MIGRATIONS_DIR}/${file}`, 'utf8');
       expect(sql, file).toContain(`clients            AggregateFunction(uniqUpTo(${n}), String)`);

@@ -219,5 +219,10 @@ describe('crypto dimensions', () => {
     const cuts = readFileSync(`${MIGRATIONS_DIR}/0015_crypto_cuts.sql`, 'utf8');
     for (const [raw, column] of Object.values(CRYPTO_ROLLUP_COLUMNS))
       expect(cuts.includes(`${raw} AS ${column},`) || cuts.includes(`assumeNotNull(${raw}) AS ${column},`)).toBe(true);
+    // 0018 holds the group alone, with country.
+    const [groupRaw, groupColumn] = CRYPTO_ROLLUP_COLUMNS.group;
+    expect(readFileSync(`${MIGRATIONS_DIR}/0018_country_group_cuts.sql`, 'utf8')).toContain(
+      `${groupRaw} AS ${groupColumn},`,
+    );
   });
 });

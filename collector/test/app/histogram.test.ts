@@ -42,12 +42,13 @@ describe('bucket layout', () => {
     }
   });
 
-  it("the hourly grain, the crypto columns' cuts and the country cuts store, per phase, the same buckets as sparse counts", () => {
+  it('the hourly grain and the sparse daily cuts store, per phase, the same buckets as sparse counts', () => {
     for (const file of [
       '0013_hourly_grain.sql',
       '0015_crypto_cuts.sql',
       '0016_country_cuts.sql',
       '0017_evidence_cuts.sql',
+      '0018_country_group_cuts.sql',
     ]) {
       const sql = readFileSync(`${MIGRATIONS_DIR}/${file}`, 'utf8').replace(/\s+/g, ' ');
       for (const p of ALL_PHASES) {
@@ -122,6 +123,8 @@ describe('bucket percentiles on the real store', () => {
       // The evidence or the crypto facts' source alone, and the mix columns: the evidence cuts (0017).
       [['versionEvidence', 'stack'], null, { from, to: end }, /^rollup-all-sites-by-versionEvidence-/],
       [['cryptoSource'], SITES[1]!.hostname, { from, to: end }, /^rollup-site-by-cryptoSource-/],
+      // Country with the key-exchange group: the country and group cuts (0018).
+      [['country', 'pq'], null, { from, to: end }, /^rollup-all-sites-by-country-kxGroup-/],
     ];
     let compared = 0;
     let worst = 0;

@@ -361,6 +361,9 @@ describe('rollups', () => {
       ['/v1/compare?dimensions=stack,mode&evidence=measured', '', 'rollup'],
       ['/v1/timeseries?interval=day&dimensions=stack&evidence=measured', '', 'rollup'],
       ['/v1/compare?dimensions=cryptoSource&site=a.example.com', ADMIN, 'rollup'],
+      // country with the key-exchange group, and their cells' mix columns: the country and group cuts (0018)
+      ['/v1/map?pq=hybrid', '', 'rollup'],
+      ['/v1/compare?dimensions=country,group&site=a.example.com', ADMIN, 'rollup'],
       // an hourly series by country with a browser filter: no cut has it, the raw table, and the answer says so
       ['/v1/timeseries?interval=hour&dimensions=country&browser=chrome', '', 'raw'],
     ];

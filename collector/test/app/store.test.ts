@@ -187,6 +187,10 @@ describe('store', { timeout: 180_000 }, () => {
     await sparseCutsFilled(17, 'handshakes_evidence_cuts', 4);
   });
 
+  it('fills the country and key-exchange group cuts (0018) from the rows of a data folder that predates them: both cuts count every record', async () => {
+    await sparseCutsFilled(18, 'handshakes_country_group_cuts', 2);
+  });
+
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
     await upgradeFolder(6, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(6));

@@ -127,6 +127,22 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'evidence'], from: month.from + HOUR })).name).toBe('raw');
   });
 
+  it("reads country with the key-exchange group or post-quantum use, and such a cell's mix columns, from the country and group cuts", () => {
+    const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['pq'] }))).toMatchObject({
+      table: 'handshakes_country_group_cuts',
+      name: `rollup-all-sites-by-${['country', 'kxGroup', ...mixes].join('-')}`,
+      where: 'cut = 1',
+    });
+    expect(chooseReadTable(needs({ dimensions: ['country', 'group', 'stack'], site: 'a.example.com' }))).toMatchObject({
+      where: 'cut = 0',
+    });
+    // The group without country: the smaller crypto cuts (0015).
+    expect(chooseReadTable(needs({ dimensions: ['pq'] })).table).toBe('handshakes_crypto_cuts');
+    // Country with another crypto column: no cut holds it.
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['certKey'] })).name).toBe('raw');
+  });
+
   it("reads the evidence or the crypto facts' source without country, and such a cell's mix columns, from the evidence cuts over whole days", () => {
     // cut = grouping(site, versionEvidence, cryptoSource): a bit for each column aggregated away.
     const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
