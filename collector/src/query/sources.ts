@@ -214,7 +214,6 @@ function sparseDailyCut(
   keys: readonly RollupColumn[],
   sites: 'one' | 'all',
   leading: readonly RollupColumn[] = [],
-  few = false,
 ): ReadTable {
   const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', ...keys] : keys;
   const columns: readonly RollupColumn[] = [...leading, ...keys, ...MIX_COLUMNS];
@@ -227,7 +226,6 @@ function sparseDailyCut(
     cut: columns,
     sites,
     where: `cut = ${cutNumber(keyed, grouping)}`,
-    ...(few ? { few } : {}),
     agg: sparseAgg,
   };
 }
@@ -237,8 +235,10 @@ function sparseDailyCut(
  * the four columns alone with the mix columns, so that a query on one crypto dimension and its cells'
  * mix protection (cells.ts, jointMixCells) both read a few rows a day instead of the raw table.
  */
-const cryptoColumnCut = (column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], sites: 'one' | 'all') =>
-  sparseDailyCut('handshakes_crypto_cuts', ['site', ...CRYPTO_ROLLUP_COLUMN_NAMES], [column], sites, [], true);
+const cryptoColumnCut = (column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], sites: 'one' | 'all'): ReadTable => ({
+  ...sparseDailyCut('handshakes_crypto_cuts', ['site', ...CRYPTO_ROLLUP_COLUMN_NAMES], [column], sites),
+  few: true,
+});
 
 /**
  * Country with a browser-and-source, evidence or crypto-source column and the mix columns (migration 0016),
@@ -266,8 +266,10 @@ const COUNTRY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
  * rows a day instead of the country cuts (fifty times the rows). Its cut number is grouping() over (site,
  * versionEvidence, cryptoSource).
  */
-const evidenceCut = (columns: readonly RollupColumn[], sites: 'one' | 'all') =>
-  sparseDailyCut('handshakes_evidence_cuts', ['site', 'versionEvidence', 'cryptoSource'], columns, sites, [], true);
+const evidenceCut = (columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable => ({
+  ...sparseDailyCut('handshakes_evidence_cuts', ['site', 'versionEvidence', 'cryptoSource'], columns, sites),
+  few: true,
+});
 const EVIDENCE_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [['versionEvidence'], ['cryptoSource']];
 
 /**
