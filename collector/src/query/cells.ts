@@ -59,6 +59,8 @@ export interface CellQuery {
   metrics: MetricSet;
   /** Most groups answered; one more is fetched to tell the caller the answer was cut. */
   limit: number;
+  /** Rows in any order (default: by time bucket, then dimensions). */
+  unordered?: boolean;
 }
 
 /** Cells, whether the limit cut them, and the table actually read (a rollup without the dimensions falls back to raw). */
@@ -113,11 +115,8 @@ export function buildCellSql(
   if (spanSites && !sitesApart) metrics.push(`${SITES_SQL} AS n_sites`);
   if (q.metrics !== 'counts')
     for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
-  if (q.metrics === 'handshake') {
-    for (const m of Object.keys(MIXES) as MixName[])
-      metrics.push(`${a.mix(dimensionSql(m, src.expressions), m)} AS mix_${m}`);
-    metrics.push(`${a.evidenced} AS n_evidenced`, `${a.inferred} AS n_inferred`);
-  }
+  // A handshake cell's mixes come from its joint cells (jointMixCells), which protect its small sub-groups.
+  if (q.metrics === 'handshake') metrics.push(`${a.evidenced} AS n_evidenced`, `${a.inferred} AS n_inferred`);
 
   const params: Record<string, string | number> = {};
   const where = conditions(q, src, filters, params);
@@ -161,9 +160,10 @@ export function buildCellSql(
       groupKeys.length ? 'LEFT JOIN' : 'CROSS JOIN'
     } (\n${sites}\n) AS sites${groupKeys.length ? ` USING (${groupKeys.join(', ')})` : ''}`;
   }
-  const sql = [cells, groupKeys.length ? `ORDER BY ${groupKeys.join(', ')}` : '', 'LIMIT {limit:UInt32}']
-    .filter(Boolean)
-    .join('\n');
+  // Unordered: any rows up to the limit, for a caller that reads them into a map and drops an answer past it
+  // (the joint cells); sorting tens of thousands of rows by their text keys costs more than reading them.
+  const order = groupKeys.length && !q.unordered ? `ORDER BY ${groupKeys.join(', ')}` : '';
+  const sql = [cells, order, 'LIMIT {limit:UInt32}'].filter(Boolean).join('\n');
   return { sql, params, readTable: src };
 }
 
@@ -251,6 +251,7 @@ export function toCell(
   clientsCap?: number,
   cap?: CapBound | null,
   minSites = 1,
+  mix?: (records: number) => Cell['mix'],
 ): Cell {
   const key = Object.fromEntries(q.dimensions.map((d) => [d, String(row[`d_${d}`])]));
   const cell: Cell = { key };
@@ -265,12 +266,7 @@ export function toCell(
   if (fewClients(records, clients, minClients, cap)) cell.fewClients = true;
   for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) cell[p] = quantiles(row[`q_${p}`]);
   if (q.metrics === 'handshake') {
-    const mix = {} as Record<MixName, Record<string, number>>;
-    for (const m of Object.keys(MIXES) as MixName[]) {
-      const counts = row[`mix_${m}`] as Record<string, number>;
-      mix[m] = Object.fromEntries(MIXES[m].map((v) => [v, share(Number(counts[v] ?? 0), records)]));
-    }
-    cell.mix = mix;
+    cell.mix = mix?.(records) ?? emptyMix();
     cell.evidence = {
       evidenced: share(Number(row.n_evidenced), records),
       inferred: share(Number(row.n_inferred), records),
@@ -303,11 +299,13 @@ export async function queryCells(
     ? { k: q.filters.clientCap, days: q.bucket ? 1 : Math.min(2, Math.ceil((q.filters.to - q.filters.from) / DAY)) }
     : null;
   const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
-  const cells = kept.slice(0, q.limit).map((r) => {
-    const cell = toCell(r, q, minClients, readTable.agg.clientsCap, cap, minSites);
-    if (cell.mix) cell.mix = protectedMix(joint, cellKey(r, q), cell.records!);
-    return cell;
-  });
+  const cells = kept
+    .slice(0, q.limit)
+    .map((r) =>
+      toCell(r, q, minClients, readTable.agg.clientsCap, cap, minSites, (records) =>
+        protectedMix(joint, cellKey(r, q), records),
+      ),
+    );
   return { cells, truncated, table: readTable.name === 'raw' ? 'raw' : 'rollup' };
 }
 
@@ -318,8 +316,9 @@ export async function queryCells(
 const MIX_COLUMNS = ['protocol', 'tlsVersion', 'handshakeClass', 'resumed'] as const satisfies readonly Dimension[];
 const JOINT_LIMIT = 100_000;
 type MixColumn = (typeof MIX_COLUMNS)[number];
-type JointCell = { values: Partial<Record<MixColumn, string>>; records: number; shown: boolean };
+export type JointCell = { values: Partial<Record<MixColumn, string>>; records: number; shown: boolean };
 
+/** A cell's key in the joint cells' map (jointMixCells builds the same from its rows). */
 const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) =>
   JSON.stringify([q.bucket ? Number(row.t) : 0, ...q.dimensions.map((d) => String(row[`d_${d}`]))]);
 
@@ -340,30 +339,42 @@ async function jointMixCells(
   q: CellQuery,
   minClients: number,
 ): Promise<Map<string, JointCell[]> | null> {
-  const columns = MIX_COLUMNS;
-  const built = {
-    ...buildCellSql(
-      { ...q, dimensions: [...new Set([...q.dimensions, ...columns])], metrics: 'counts', limit: JOINT_LIMIT },
-      minClients,
-    ),
-    columns,
-  };
-  const rows = await (
-    await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })
-  ).json<Row>();
+  const built = buildCellSql(
+    {
+      ...q,
+      dimensions: [...new Set([...q.dimensions, ...MIX_COLUMNS])],
+      metrics: 'counts',
+      limit: JOINT_LIMIT,
+      unordered: true,
+    },
+    minClients,
+  );
+  // Tens of thousands of rows for an hourly series: arrays under one header parse faster than objects.
+  const [names, ...rows] = await (
+    await client.query({ query: built.sql, query_params: built.params, format: 'JSONCompactEachRowWithNames' })
+  ).json<unknown[]>();
   if (rows.length > JOINT_LIMIT) return null;
+  const at = (name: string) => (names as string[]).indexOf(name);
+  const [records, clients, sites, t] = [at('n_records'), at('n_clients'), at('n_sites'), at('t')];
+  const dims = q.dimensions.map((d) => at(`d_${d}`));
+  const [protocol, tlsVersion, handshakeClass, resumed] = MIX_COLUMNS.map((c) => at(`d_${c}`));
   const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
   const out = new Map<string, JointCell[]>();
   for (const r of rows) {
-    const records = Number(r.n_records);
-    if (records <= 0) continue;
-    const shown =
-      Number(r.n_clients) >= minClients && !(r.n_sites !== undefined && fewSites(Number(r.n_sites), minSites));
-    const values = Object.fromEntries(built.columns.map((c) => [c, String(r[`d_${c}`])]));
-    const key = cellKey(r, q);
-    const list = out.get(key) ?? [];
-    list.push({ values, records, shown });
-    out.set(key, list);
+    const n = Number(r[records!]);
+    if (n <= 0) continue;
+    const shown = Number(r[clients!]) >= minClients && !(sites! >= 0 && fewSites(Number(r[sites!]), minSites));
+    const values = {
+      protocol: String(r[protocol!]),
+      tlsVersion: String(r[tlsVersion!]),
+      handshakeClass: String(r[handshakeClass!]),
+      resumed: String(r[resumed!]),
+    };
+    // The main cells' key (cellKey): the time bucket, then each of the query's own dimensions.
+    const key = JSON.stringify([q.bucket ? Number(r[t!]) : 0, ...dims.map((i) => String(r[i!]))]);
+    const list = out.get(key);
+    if (list) list.push({ values, records: n, shown });
+    else out.set(key, [{ values, records: n, shown }]);
   }
   return out;
 }
@@ -381,14 +392,29 @@ function mixValue(m: MixName, v: JointCell['values']): string | undefined {
         : 'unknown';
 }
 
+/** Joint cells of one cell in the order of their mix columns' values (the order ClickHouse sorts them in). */
+function byValues(a: JointCell, b: JointCell): number {
+  for (const c of MIX_COLUMNS) {
+    const x = a.values[c] ?? '';
+    const y = b.values[c] ?? '';
+    if (x !== y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Every mix with no value: what a cell shows when its joint cells were too many to read. */
+function emptyMix(): NonNullable<Cell['mix']> {
+  return Object.fromEntries(Object.keys(MIXES).map((m) => [m, {}])) as NonNullable<Cell['mix']>;
+}
+
 export function protectedMix(joint: Map<string, JointCell[]> | null, key: string, records: number): Cell['mix'] {
-  const mix = {} as Record<MixName, Record<string, number>>;
-  for (const m of Object.keys(MIXES) as MixName[]) mix[m] = {};
+  const mix = emptyMix() as Record<MixName, Record<string, number>>;
   const cells = joint?.get(key);
   if (!cells) return mix;
   const hidden = cells.filter((c) => !c.shown);
   if (hidden.length === 1) {
-    const smallest = cells.filter((c) => c.shown).sort((a, b) => a.records - b.records)[0];
+    // Ties go to the first by value, whatever order the rows came in: the same answer every time.
+    const smallest = cells.filter((c) => c.shown).sort((a, b) => a.records - b.records || byValues(a, b))[0];
     if (smallest) smallest.shown = false;
   }
   for (const m of Object.keys(MIXES) as MixName[]) {

@@ -19,10 +19,8 @@ import {
   CRYPTO_ROLLUP_COLUMN_NAMES,
   DIMENSION_SQL,
   HOURLY_COLUMNS,
-  MIXES,
   ROLLUP_COLUMNS,
   type Dimension,
-  type MixName,
   type RollupColumn,
   type Table,
 } from './dimensions';
@@ -35,8 +33,6 @@ export interface Aggregates {
   /** `clients` counts up to this value and stops there ("this many or more"); absent: counts them all. */
   clientsCap?: number;
   quantiles: (p: Phase) => string;
-  /** Count of records per value of a mix's dimension (a Map), given the dimension's SQL expression. */
-  mix: (expr: string, name: MixName) => string;
   evidenced: string;
   inferred: string;
 }
@@ -65,13 +61,10 @@ export interface ReadTable {
   agg: Aggregates;
 }
 
-// Profiled at 2 M rows (bench:query's SQL, one aggregate removed at a time): one `countIf` per listed value costs 2.5× less than `sumMap(map(…))`.
 const rawAgg: Aggregates = {
   records: 'count()',
   clients: RAW_CLIENTS,
   quantiles: (p) => `quantilesTDigest(${PERCENTILES})(${p})`,
-  // MIXES values are fixed identifiers without quotes: safe as literals.
-  mix: (expr, name) => `map(${MIXES[name].map((v) => `'${v}', countIf(${expr} = '${v}')`).join(', ')})`,
   evidenced: "countIf(resumedSource IN ('observed', 'server-timing'))",
   inferred: "countIf(resumedSource = 'inferred')",
 };
@@ -83,7 +76,6 @@ const rollupAgg: Aggregates = {
   clients: ROLLUP_CLIENTS,
   clientsCap: ROLLUP_CLIENTS_CAP,
   quantiles: (p) => bucketPercentilesSql(`${p}_buckets`),
-  mix: (_expr, name) => `sumMap(mix_${name})`,
   evidenced: 'sum(evidenced)',
   inferred: 'sum(inferred)',
 };
