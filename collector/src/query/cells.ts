@@ -318,9 +318,16 @@ const JOINT_LIMIT = 100_000;
 type MixColumn = (typeof MIX_COLUMNS)[number];
 export type JointCell = { values: Partial<Record<MixColumn, string>>; records: number; shown: boolean };
 
-/** A cell's key in the joint cells' map (jointMixCells builds the same from its rows). */
+/** A cell's key in the joint cells' map: its time bucket (0 without one), then its dimensions' values. */
+const keyOf = (q: Pick<CellQuery, 'bucket'>, t: unknown, values: readonly unknown[]) =>
+  JSON.stringify([q.bucket ? Number(t) : 0, ...values.map(String)]);
+
 const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) =>
-  JSON.stringify([q.bucket ? Number(row.t) : 0, ...q.dimensions.map((d) => String(row[`d_${d}`]))]);
+  keyOf(
+    q,
+    row.t,
+    q.dimensions.map((d) => row[`d_${d}`]),
+  );
 
 /**
  * A handshake cell's mixes get the protection its sub-groups would get as cells of their own. Its records
@@ -355,23 +362,34 @@ async function jointMixCells(
   ).json<unknown[]>();
   if (rows.length > JOINT_LIMIT) return null;
   const at = (name: string) => (names as string[]).indexOf(name);
-  const [records, clients, sites, t] = [at('n_records'), at('n_clients'), at('n_sites'), at('t')];
+  const records = at('n_records');
+  const clients = at('n_clients');
+  const sites = at('n_sites'); // -1: no k-sites count in this answer
+  const t = at('t');
   const dims = q.dimensions.map((d) => at(`d_${d}`));
-  const [protocol, tlsVersion, handshakeClass, resumed] = MIX_COLUMNS.map((c) => at(`d_${c}`));
+  const [protocol, tlsVersion, handshakeClass, resumed] = [
+    at('d_protocol'),
+    at('d_tlsVersion'),
+    at('d_handshakeClass'),
+    at('d_resumed'),
+  ] as const;
   const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
   const out = new Map<string, JointCell[]>();
   for (const r of rows) {
-    const n = Number(r[records!]);
+    const n = Number(r[records]);
     if (n <= 0) continue;
-    const shown = Number(r[clients!]) >= minClients && !(sites! >= 0 && fewSites(Number(r[sites!]), minSites));
+    const shown = Number(r[clients]) >= minClients && !(sites >= 0 && fewSites(Number(r[sites]), minSites));
     const values = {
-      protocol: String(r[protocol!]),
-      tlsVersion: String(r[tlsVersion!]),
-      handshakeClass: String(r[handshakeClass!]),
-      resumed: String(r[resumed!]),
+      protocol: String(r[protocol]),
+      tlsVersion: String(r[tlsVersion]),
+      handshakeClass: String(r[handshakeClass]),
+      resumed: String(r[resumed]),
     };
-    // The main cells' key (cellKey): the time bucket, then each of the query's own dimensions.
-    const key = JSON.stringify([q.bucket ? Number(r[t!]) : 0, ...dims.map((i) => String(r[i!]))]);
+    const key = keyOf(
+      q,
+      r[t],
+      dims.map((i) => r[i]),
+    );
     const list = out.get(key);
     if (list) list.push({ values, records: n, shown });
     else out.set(key, [{ values, records: n, shown }]);
