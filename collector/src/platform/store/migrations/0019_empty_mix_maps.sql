@@ -2,9 +2,10 @@
 -- handshake cell's mixes come from its joint cells (the cell by protocol, TLS version, class and resumption:
 -- key columns every cut keeps), which hide the values of small sub-groups; the maps gave unprotected shares
 -- and no query reads them. Each view is re-created to write an empty map instead of building four at every
--- insert, and the stored maps are cleared. The columns stay, empty (a few bytes per part): the earlier
--- migrations' statements, which name them, then still apply to every data folder, and the views' SELECTs
--- keep the tables' column order that the backfill inserts by.
+-- insert (the crypto rollup's view no longer reads the columns only its maps used), and the stored maps are
+-- cleared. The columns stay, empty (a few bytes per part): the earlier migrations' statements, which name
+-- them, then still apply to every data folder, and the views' SELECTs keep the tables' column order that the
+-- backfill inserts by.
 
 DROP VIEW IF EXISTS handshakes_crypto_per_day_mv;
 
@@ -39,10 +40,6 @@ FROM
         multiIf(certKeyType = '', 'unknown', certKeyType = 'rsa', if(certKeyBits IS NULL, 'RSA', concat('RSA-', toString(certKeyBits))), certKeyType = 'ecdsa', if(certKeyBits IS NULL, 'ECDSA', concat('ECDSA-P', toString(certKeyBits))), certKeyType = 'ed25519', 'Ed25519', 'other') AS certKey,
         multiIf(certChainLength IS NULL, 'unknown', certChainLength >= 5, '5+', toString(certChainLength)) AS chainLength,
         if(cipher = '', 'unknown', cipher) AS cipherSuite,
-        protocol,
-        ifNull(tlsVersion, 'unknown') AS tlsVersion,
-        multiIf(resumed IS NULL, 'unknown', resumed, 'true', 'false') AS resumed,
-        handshakeClass,
         resumedSource,
         clientToken,
         dns,
