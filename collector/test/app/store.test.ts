@@ -4,6 +4,7 @@ import { loadMigrations, materializedViews, migrate, splitStatements } from '../
 import { BUCKETS, BUCKET_STATE_TYPE } from '../../src/query/histogram';
 import { CUTS } from '../../src/query/sources';
 import { DIMENSION_SQL } from '../../src/query/dimensions';
+import { ROLLUP_CLIENT_HASH, ROLLUP_CLIENTS } from '../../src/query/clients';
 import type { Store } from '../../src/platform/store/clients';
 import {
   countRows,
@@ -112,8 +113,24 @@ describe('store', { timeout: 180_000 }, () => {
       expect((await rs.json<{ version: number }>()).map((r) => r.version)).toEqual(
         loadMigrations().map((m) => m.version),
       );
-      // Statements are idempotent too: a crash after a statement but before its record is harmless.
-      for (const m of loadMigrations()) for (const s of m.statements) await store.ingest.command({ query: s });
+    } finally {
+      await store.close();
+      removeDir(dir);
+    }
+  });
+
+  it("a crash inside a migration is harmless: each migration's statements run again where it stands", async () => {
+    const dir = tempDir();
+    const store = openStore({ dataDir: dir, clickhouse: null });
+    try {
+      // On restart the migration that was not recorded runs again from its first statement, on the folder
+      // as every earlier migration and any of its own statements left it.
+      const all = loadMigrations();
+      for (const [i, m] of all.entries()) {
+        expect(await migrate(store.ingest, all.slice(0, i + 1))).toEqual([m.version]);
+        for (const s of m.statements) await store.ingest.command({ query: s });
+      }
+      expect(await migrate(store.ingest)).toEqual([]);
     } finally {
       await store.close();
       removeDir(dir);
@@ -231,6 +248,72 @@ describe('store', { timeout: 180_000 }, () => {
     await sparseCutsFilled(18, 'handshakes_country_group_cuts', 2);
   });
 
+  it('narrows the stored client hashes (0020) and every cell still counts the clients it counted; a client counted before counts once with its new records; running it again changes nothing', async () => {
+    await upgradeFolder(20, async (store) => {
+      const json = async <T>(query: string) => (await store.query.query({ query, format: 'JSONEachRow' })).json<T>();
+      const tables = await json<{ name: string; key: string }>(
+        `SELECT t.name AS name, t.sorting_key AS key FROM system.tables AS t
+         WHERE t.database = currentDatabase() AND t.engine LIKE '%MergeTree'
+           AND t.name IN (SELECT table FROM system.columns WHERE database = currentDatabase() AND name = 'clients')
+         ORDER BY name`,
+      );
+      expect(tables.map((t) => t.name)).toHaveLength(7);
+      // Per table, the clients of each cell (its whole sorting key), and the bytes the states take.
+      const counts = () =>
+        Promise.all(
+          tables.map(({ name, key }) =>
+            json<Record<string, unknown>>(
+              `SELECT ${key}, ${ROLLUP_CLIENTS} AS clients FROM ${name} GROUP BY ${key} ORDER BY ${key}`,
+            ),
+          ),
+        );
+      const bytes = () =>
+        Promise.all(
+          tables.map(async ({ name }) =>
+            Number(
+              (await json<{ b: number }>(`SELECT sum(length(formatRow('RowBinary', clients))) AS b FROM ${name}`))[0]!
+                .b,
+            ),
+          ),
+        );
+      const before = await counts();
+      const bytesBefore = await bytes();
+      expect(before.flat().some((r) => Number(r.clients) > 1 && Number(r.clients) < 100)).toBe(true);
+      expect(before.flat().some((r) => Number(r.clients) === 100)).toBe(true);
+
+      expect(await migrate(store.ingest)).toEqual([20]);
+      expect(await counts()).toEqual(before);
+      const bytesAfter = await bytes();
+      for (const [i, b] of bytesAfter.entries()) expect(b, tables[i]!.name).toBeLessThan(bytesBefore[i]! * 0.6);
+
+      // The views hash new records as the conversion kept the old ones: per site and hour, the stored states
+      // merged with states of the same hour's raw rows count each client once, as the raw table does.
+      const merged = await json<{ site: string; hour: string; stored: number; both: number; raw: number }>(`
+        SELECT site, hour,
+               uniqUpToMergeIf(99)(s, stored) AS stored,
+               uniqUpToMerge(99)(s) AS both,
+               max(raw) AS raw
+        FROM (
+          SELECT site, hour, clients AS s, 1 AS stored, 0 AS raw FROM handshakes_per_hour WHERE site != ''
+          UNION ALL
+          SELECT site, toStartOfHour(ts, 'UTC') AS hour, uniqUpToState(99)(${ROLLUP_CLIENT_HASH}) AS s, 0 AS stored,
+                 least(100, uniqExact(clientToken)) AS raw
+          FROM handshakes WHERE implausible = 0 AND capped = 0 AND site != '' GROUP BY site, hour
+        )
+        GROUP BY site, hour`);
+      expect(merged.length).toBeGreaterThan(200);
+      for (const r of merged) {
+        expect(Number(r.stored), `${r.site} ${r.hour}`).toBe(Number(r.raw));
+        expect(Number(r.both), `${r.site} ${r.hour}`).toBe(Number(r.raw));
+      }
+
+      // Every statement again, as after a crash before the migration's record: the same counts.
+      for (const s of loadMigrations().find((m) => m.version === 20)!.statements)
+        await store.ingest.command({ query: s });
+      expect(await counts()).toEqual(before);
+    });
+  });
+
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
     await upgradeFolder(6, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(6));
@@ -243,7 +326,7 @@ describe('store', { timeout: 180_000 }, () => {
         })
       ).json<{ name: string; type: string }>();
       expect(Object.fromEntries(columns.map((c) => [c.name, c.type]))).toEqual({
-        clients: 'AggregateFunction(uniqUpTo(99), String)',
+        clients: 'AggregateFunction(uniqUpTo(99), UInt32)',
         tls_buckets: BUCKET_STATE_TYPE,
       });
       // New records reach the new rollup through its view.

@@ -10,6 +10,7 @@ import example from '@tlsrum/shared/examples/batch.json' with { type: 'json' };
 import { buildApp } from '../../src/app';
 import { loadConfig } from '../../src/platform/config';
 import { openStore, type Store } from '../../src/platform/store/clients';
+import { loadMigrations, materializedViews, type MaterializedView } from '../../src/platform/store/migrate';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -127,6 +128,18 @@ export async function countRows(store: Store | FastifyInstance['store']): Promis
 }
 
 export { openStore };
+
+/** The materialized views a fully migrated store has, each by its last definition (later migrations re-create some). */
+export function viewsInForce(): MaterializedView[] {
+  const views = new Map<string, MaterializedView>();
+  for (const m of loadMigrations())
+    for (const statement of m.statements) {
+      const dropped = /^DROP\s+VIEW\s+(?:IF\s+EXISTS\s+)?(\w+)/i.exec(statement);
+      if (dropped) views.delete(dropped[1]!);
+      for (const view of materializedViews([statement])) views.set(view.name, view);
+    }
+  return [...views.values()];
+}
 
 /** The value of one series in the exposition text (undefined when absent). */
 export function metricValue(text: string, series: string): number | undefined {
