@@ -29,7 +29,10 @@ export const ROLLUP_COLUMNS = [
 export const HOURLY_COLUMNS = [...ROLLUP_COLUMNS, 'versionEvidence', 'cryptoSource'] as const;
 /** The crypto rollup's key columns (migration 0009, handshakes_crypto_per_day: one cut per site and for all sites). */
 export const CRYPTO_ROLLUP_COLUMN_NAMES = ['kxGroup', 'certKey', 'chainLength', 'cipherSuite'] as const;
-export type RollupColumn = (typeof HOURLY_COLUMNS)[number] | (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number];
+/** The signature scheme's column in its own daily cuts (migration 0021, handshakes_signature_cuts). */
+export const SIGNATURE_ROLLUP_COLUMN = 'sigScheme';
+export type RollupColumn =
+  (typeof HOURLY_COLUMNS)[number] | (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number] | typeof SIGNATURE_ROLLUP_COLUMN;
 
 export interface DimensionSql {
   raw: string;
@@ -111,7 +114,7 @@ export const DIMENSION_SQL: Record<DimensionName, DimensionSql> = {
   certKey: crypto('certKey'),
   chainLength: crypto('chainLength'),
   cryptoSource: column("if(cryptoSource = '', 'none', cryptoSource)", 'cryptoSource'),
-  signatureScheme: { raw: "if(signatureScheme = '', 'unknown', signatureScheme)", rollup: null },
+  signatureScheme: column("if(signatureScheme = '', 'unknown', signatureScheme)", SIGNATURE_ROLLUP_COLUMN),
 };
 
 /** A dimension's expression in a table (the rollup only for a dimension it holds: chooseReadTable checks). */

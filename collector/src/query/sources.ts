@@ -9,8 +9,8 @@
  * suppression threshold is above what the rollup counts clients up to. The crypto dimensions read their
  * own daily rollups, whole days only: one crypto column at a time with the mix columns (0015), or their
  * combinations (0009). Country with a browser, source or evidence column and the mix columns has daily cuts
- * of its own (0016), and so have the evidence columns without country (0017) and country with the key-exchange
- * group (0018). All SQL here is fixed text: no input reaches it.
+ * of its own (0016), and so have the evidence columns without country (0017), country with the key-exchange
+ * group (0018) and the signature scheme (0021). All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql, sparseBucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -20,6 +20,7 @@ import {
   DIMENSION_SQL,
   HOURLY_COLUMNS,
   ROLLUP_COLUMNS,
+  SIGNATURE_ROLLUP_COLUMN,
   type Dimension,
   type RollupColumn,
   type Table,
@@ -272,6 +273,15 @@ const EVIDENCE_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [['versionEvi
 const countryGroupCut = (sites: 'one' | 'all') =>
   sparseDailyCut('handshakes_country_group_cuts', ['site'], ['kxGroup'], sites, ['country']);
 
+/**
+ * The signature scheme alone with the mix columns (migration 0021), per site and for every site: a comparison
+ * by it, or any chart under a signature filter, over whole days. Its cut number is grouping(site).
+ */
+const signatureCut = (sites: 'one' | 'all'): ReadTable => ({
+  ...sparseDailyCut('handshakes_signature_cuts', ['site'], [SIGNATURE_ROLLUP_COLUMN], sites),
+  few: true,
+});
+
 export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
   ...(['all', 'one'] as const).flatMap((sites) => EVIDENCE_CUT_COLUMNS.map((c) => evidenceCut(c, sites))),
@@ -281,6 +291,8 @@ export const CUTS: readonly ReadTable[] = [
   cryptoCut('one'),
   countryGroupCut('all'),
   countryGroupCut('one'),
+  signatureCut('all'),
+  signatureCut('one'),
   ...(['all', 'one'] as const).flatMap((sites) => HOURLY_CUT_COLUMNS.map((c) => hourlyCut(c, sites))),
 ];
 

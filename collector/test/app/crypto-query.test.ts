@@ -152,8 +152,7 @@ describe('crypto dimensions', () => {
       for (const table of ['raw', 'rollup'] as const) {
         const body = await cells(`/v1/compare?${days}&dimensions=${d}&table=${table}`);
         mixes[table] = body.cells.map((c) => [c.key, c.mix]);
-        // signatureScheme is not in the rollup: the answer says the raw table was read.
-        expect(body.table).toBe(table === 'rollup' && DIMENSION_SQL[d as 'group'].rollup ? 'rollup' : 'raw');
+        expect(body.table).toBe(table);
         expect(byKey(body, d)).toEqual(expected[d]);
         for (const c of body.cells.filter((x) => x.suppressed))
           expect(Object.keys(c).sort()).toEqual(['key', 'suppressed']);
@@ -219,6 +218,10 @@ describe('crypto dimensions', () => {
     const cuts = readFileSync(`${MIGRATIONS_DIR}/0015_crypto_cuts.sql`, 'utf8');
     for (const [raw, column] of Object.values(CRYPTO_ROLLUP_COLUMNS))
       expect(cuts.includes(`${raw} AS ${column},`) || cuts.includes(`assumeNotNull(${raw}) AS ${column},`)).toBe(true);
+    // 0021 holds the signature scheme alone.
+    expect(readFileSync(`${MIGRATIONS_DIR}/0021_signature_cuts.sql`, 'utf8')).toContain(
+      `${DIMENSION_SQL.signatureScheme.raw} AS sigScheme,`,
+    );
     // 0018 holds the group alone, with country.
     const [groupRaw, groupColumn] = CRYPTO_ROLLUP_COLUMNS.group;
     expect(readFileSync(`${MIGRATIONS_DIR}/0018_country_group_cuts.sql`, 'utf8')).toContain(

@@ -162,6 +162,15 @@ describe('chooseReadTable', () => {
     );
     // Without the evidence, the smaller cuts of migration 0011 still answer.
     expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'] })).table).toBe('handshakes_cuts');
+    // The signature scheme, alone or as a filter, with the mix columns.
+    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'] }))).toMatchObject({
+      table: 'handshakes_signature_cuts',
+      name: 'rollup-all-sites-by-sigScheme-protocol-tlsVersion-resumed-handshakeClass',
+      where: 'cut = 1',
+    });
+    expect(
+      chooseReadTable(needs({ dimensions: ['stack', 'mode'], filters: ['signatureScheme'], site: 'a.example.com' })),
+    ).toMatchObject({ table: 'handshakes_signature_cuts', where: 'cut = 0' });
     // Hours: the hourly grain's evidence cut.
     expect(chooseReadTable(needs({ dimensions: ['evidence'], bucket: 'hour' })).table).toBe('handshakes_per_hour');
   });
@@ -170,7 +179,10 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser', 'group'] })).name).toBe(
       'raw',
     );
-    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'] })).name).toBe('raw');
+    // The signature scheme's cuts hold it with the mix columns only, by day.
+    expect(chooseReadTable(needs({ dimensions: ['country', 'signatureScheme'] })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'], filters: ['certKey'] })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'], bucket: 'hour' })).name).toBe('raw');
     // Not whole hours; the crypto rollup answers whole days only.
     expect(chooseReadTable(needs({ from: month.from + 60_000 })).name).toBe('raw');
     expect(chooseReadTable(needs({ dimensions: ['certKey'], from: month.from + HOUR })).name).toBe('raw');
