@@ -6,7 +6,7 @@
  *
  * The count is exact below ROLLUP_CLIENTS_CAP (100) in both tables:
  * - raw table: `uniqCombined64(12)`. Up to 127 distinct values it keeps every 64-bit hash (exact;
- *   test/clients.test.ts checks the bound), above it a HyperLogLog (standard error 1.6 %). It is the cheapest
+ *   test/app/clients.test.ts checks the bound), above it a HyperLogLog (standard error 1.6 %). It is the cheapest
  *   exact-when-small function measured on the cells query (docs/decisions/0007-suppression-and-no-differencing.md: `uniq` costs 2×,
  *   `uniqExact` keeps every token of a large group in memory);
  * - rollups: `uniqUpTo(99)` states, exact up to 99 and 100 meaning "100 or more". A state past 99 clients
