@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { generateDemoData } from '../../src/demo/generate';
-import { loadMigrations, materializedViews, migrate, splitStatements } from '../../src/platform/store/migrate';
+import { loadMigrations, migrate, splitStatements } from '../../src/platform/store/migrate';
 import { BUCKETS, BUCKET_STATE_TYPE } from '../../src/query/histogram';
 import { CUTS } from '../../src/query/sources';
 import { DIMENSION_SQL } from '../../src/query/dimensions';
-import { ROLLUP_CLIENT_HASH, ROLLUP_CLIENTS } from '../../src/query/clients';
+import { ROLLUP_CLIENT_HASH, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from '../../src/query/clients';
 import type { Store } from '../../src/platform/store/clients';
 import {
   countRows,
@@ -15,6 +15,7 @@ import {
   removeDir,
   startApp,
   tempDir,
+  viewsInForce,
   withApp,
 } from '../support/helpers';
 
@@ -143,8 +144,7 @@ describe('store', { timeout: 180_000 }, () => {
     const json = async <T>(query: string) => (await store.query.query({ query, format: 'JSONEachRow' })).json<T>();
     try {
       await migrate(store.ingest);
-      // The last definition of each view is the one in force (a later migration re-creates it); some were dropped.
-      const views = new Map(loadMigrations().flatMap((m) => materializedViews(m.statements).map((v) => [v.name, v])));
+      const views = new Map(viewsInForce().map((v) => [v.name, v]));
       const live = await json<{ name: string }>(
         "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView' ORDER BY name",
       );
@@ -282,8 +282,8 @@ describe('store', { timeout: 180_000 }, () => {
         );
       const before = await counts();
       const bytesBefore = await bytes();
-      expect(before.flat().some((r) => Number(r.clients) > 1 && Number(r.clients) < 100)).toBe(true);
-      expect(before.flat().some((r) => Number(r.clients) === 100)).toBe(true);
+      expect(before.flat().some((r) => Number(r.clients) > 1 && Number(r.clients) < ROLLUP_CLIENTS_CAP)).toBe(true);
+      expect(before.flat().some((r) => Number(r.clients) === ROLLUP_CLIENTS_CAP)).toBe(true);
 
       expect(await migrate(store.ingest)).toEqual(versionsFrom(20));
       expect(await counts()).toEqual(before);
@@ -294,14 +294,14 @@ describe('store', { timeout: 180_000 }, () => {
       // merged with states of the same hour's raw rows count each client once, as the raw table does.
       const merged = await json<{ site: string; hour: string; stored: number; both: number; raw: number }>(`
         SELECT site, hour,
-               uniqUpToMergeIf(99)(s, stored) AS stored,
-               uniqUpToMerge(99)(s) AS both,
+               uniqUpToMergeIf(${ROLLUP_CLIENTS_CAP - 1})(s, stored) AS stored,
+               ${ROLLUP_CLIENTS.replace('(clients)', '(s)')} AS both,
                max(raw) AS raw
         FROM (
           SELECT site, hour, clients AS s, 1 AS stored, 0 AS raw FROM handshakes_per_hour WHERE site != ''
           UNION ALL
-          SELECT site, toStartOfHour(ts, 'UTC') AS hour, uniqUpToState(99)(${ROLLUP_CLIENT_HASH}) AS s, 0 AS stored,
-                 least(100, uniqExact(clientToken)) AS raw
+          SELECT site, toStartOfHour(ts, 'UTC') AS hour, uniqUpToState(${ROLLUP_CLIENTS_CAP - 1})(${ROLLUP_CLIENT_HASH}) AS s, 0 AS stored,
+                 least(${ROLLUP_CLIENTS_CAP}, uniqExact(clientToken)) AS raw
           FROM handshakes WHERE implausible = 0 AND capped = 0 AND site != '' GROUP BY site, hour
         )
         GROUP BY site, hour`);
