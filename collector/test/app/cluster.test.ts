@@ -37,6 +37,8 @@ FROM handshakes GROUP BY site, hour, country;
 INSERT INTO handshakes_hourly SELECT site, toStartOfHour(ts) AS hour, country, countState(), quantilesTDigestState(0.5, 0.75, 0.95)(tls) FROM handshakes GROUP BY site, hour, country;
 ALTER TABLE handshakes ADD COLUMN IF NOT EXISTS note LowCardinality(String) DEFAULT '';
 ALTER TABLE handshakes MODIFY SETTING non_replicated_deduplication_window = 20000;
+ALTER TABLE handshakes MODIFY COLUMN note CODEC(ZSTD(3)), MODIFY COLUMN site CODEC(ZSTD(1));
+ALTER TABLE handshakes MODIFY COLUMN note LowCardinality(String) DEFAULT 'none' CODEC(ZSTD(3));
 `),
   },
 ];
@@ -150,9 +152,17 @@ describe('cluster DDL', () => {
     expect(stmts.some((s) => s.startsWith('INSERT'))).toBe(false);
   });
 
-  it('applies column changes to both the local and the Distributed table, storage settings to the local one only', () => {
+  it('applies column changes to both the local and the Distributed table, storage settings and codecs to the local one only', () => {
     const add = stmts.filter((s) => s.includes('ADD COLUMN IF NOT EXISTS note'));
     expect(add.map((s) => s.split(' ')[2])).toEqual(['tlsrum.handshakes_local', 'tlsrum.handshakes']);
+    const codec = stmts.filter((s) => s.includes('MODIFY COLUMN note CODEC'));
+    expect(codec.map((s) => s.split(' ')[2])).toEqual(['tlsrum.handshakes_local']);
+    const typeAndCodec = stmts.filter((s) => s.includes("MODIFY COLUMN note LowCardinality(String) DEFAULT 'none'"));
+    expect(typeAndCodec.map((s) => s.split(' ')[2])).toEqual(['tlsrum.handshakes_local', 'tlsrum.handshakes']);
+    const rollupCodecs = stmts.filter(
+      (s) => s.startsWith('ALTER TABLE tlsrum.handshakes_per_hour') && s.includes('CODEC'),
+    );
+    expect(rollupCodecs.map((s) => s.split(' ')[2])).toEqual(['tlsrum.handshakes_per_hour_local']);
     const setting = stmts.filter((s) => s.includes('MODIFY SETTING'));
     expect(setting).toEqual([
       'ALTER TABLE tlsrum.handshakes_local ON CLUSTER rum_cluster MODIFY SETTING replicated_deduplication_window = 20000',

@@ -177,6 +177,31 @@ describe('store', { timeout: 180_000 }, () => {
     }
   });
 
+  it("stores every rollup's mixes and histogram states with ZSTD, the older rollups' included", async () => {
+    const dir = tempDir();
+    const store = openStore({ dataDir: dir, clickhouse: null });
+    try {
+      await migrate(store.ingest);
+      const columns = await (
+        await store.query.query({
+          query: `SELECT table, name, compression_codec AS codec FROM system.columns
+                  WHERE database = currentDatabase()
+                    AND table IN (SELECT target FROM (SELECT arrayJoin({targets:Array(String)}) AS target))
+                    AND (name LIKE 'mix\\_%' OR name LIKE '%\\_hist' OR name LIKE '%\\_buckets')`,
+          query_params: { targets: [...new Set(viewsInForce().map((v) => v.target))] },
+          format: 'JSONEachRow',
+        })
+      ).json<{ table: string; name: string; codec: string }>();
+      // Five phases' states in every rollup, and the four mixes where it keeps them.
+      for (const target of new Set(viewsInForce().map((v) => v.target)))
+        expect(columns.filter((c) => c.table === target).length, target).toBeGreaterThanOrEqual(5);
+      for (const c of columns) expect(c.codec, `${c.table}.${c.name}`).toBe('CODEC(ZSTD(3))');
+    } finally {
+      await store.close();
+      removeDir(dir);
+    }
+  });
+
   it('fills the daily rollup from the rows of a data folder that predates it, and drops the hourly one', async () => {
     await upgradeFolder(5, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(5));

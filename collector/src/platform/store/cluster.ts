@@ -132,14 +132,27 @@ function createMaterializedView(stmt: string, l: ClusterLayout, c: Catalog): str
   ];
 }
 
+/** `MODIFY COLUMN a CODEC(…), MODIFY COLUMN b CODEC(…)`: how a column is compressed, nothing else. */
+function changesCodecsOnly(commands: string): boolean {
+  // Nested parentheses (`CODEC(ZSTD(3))`) collapse first, so that the commas left separate commands.
+  let flat = commands;
+  while (/\([^()]*\)/.test(flat)) flat = flat.replace(/\([^()]*\)/g, '');
+  return flat.split(',').every((command) => /^\s*MODIFY\s+COLUMN\s+\w+\s+CODEC\s*$/i.test(command));
+}
+
 function alterTable(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   const m = /^ALTER\s+TABLE\s+(\w+)\s+/i.exec(stmt);
   if (!m) throw new ClusterDdlError(`cannot read the table name of: ${stmt.slice(0, 80)}`);
   const table = m[1]!;
   const rest = settings(stmt.slice(m[0].length));
   const out = [`ALTER TABLE ${physical(l, c, table)} ON CLUSTER ${l.cluster} ${rest}`];
-  // A Distributed table has its own column list: column changes apply to it too, storage changes do not.
-  if (c.tables.get(table) === 'sharded' && /^(ADD|DROP|MODIFY|RENAME|COMMENT)\s+COLUMN\b/i.test(rest)) {
+  // A Distributed table has its own column list: column changes apply to it too, storage changes (a
+  // codec, which it has no data to apply to) do not.
+  if (
+    c.tables.get(table) === 'sharded' &&
+    /^(ADD|DROP|MODIFY|RENAME|COMMENT)\s+COLUMN\b/i.test(rest) &&
+    !changesCodecsOnly(rest)
+  ) {
     out.push(`ALTER TABLE ${qualified(l, table)} ON CLUSTER ${l.cluster} ${rest}`);
   }
   return out;
