@@ -177,24 +177,25 @@ describe('store', { timeout: 180_000 }, () => {
     }
   });
 
-  it("stores every rollup's mixes and histogram states with ZSTD, the older rollups' included", async () => {
+  it("stores every rollup's counts, mixes and histogram states with ZSTD, the older rollups' included", async () => {
     const dir = tempDir();
     const store = openStore({ dataDir: dir, clickhouse: null });
     try {
       await migrate(store.ingest);
+      const targets = [...new Set(viewsInForce().map((v) => v.target))];
       const columns = await (
         await store.query.query({
           query: `SELECT table, name, compression_codec AS codec FROM system.columns
-                  WHERE database = currentDatabase()
-                    AND table IN (SELECT target FROM (SELECT arrayJoin({targets:Array(String)}) AS target))
-                    AND (name LIKE 'mix\\_%' OR name LIKE '%\\_hist' OR name LIKE '%\\_buckets')`,
-          query_params: { targets: [...new Set(viewsInForce().map((v) => v.target))] },
+                  WHERE database = currentDatabase() AND has({targets:Array(String)}, table)
+                    AND (name IN ('records', 'evidenced', 'inferred') OR name LIKE 'mix\\_%'
+                         OR name LIKE '%\\_hist' OR name LIKE '%\\_buckets')`,
+          query_params: { targets },
           format: 'JSONEachRow',
         })
       ).json<{ table: string; name: string; codec: string }>();
-      // Five phases' states in every rollup, and the four mixes where it keeps them.
-      for (const target of new Set(viewsInForce().map((v) => v.target)))
-        expect(columns.filter((c) => c.table === target).length, target).toBeGreaterThanOrEqual(5);
+      // Three counts and five phases' states in every rollup, and the four mixes where it keeps them.
+      for (const target of targets)
+        expect(columns.filter((c) => c.table === target).length, target).toBeGreaterThanOrEqual(8);
       for (const c of columns) expect(c.codec, `${c.table}.${c.name}`).toBe('CODEC(ZSTD(3))');
     } finally {
       await store.close();
