@@ -177,7 +177,7 @@ describe('store', { timeout: 180_000 }, () => {
     }
   });
 
-  it("stores every rollup's counts, mixes and histogram states with ZSTD, the older rollups' included", async () => {
+  it("stores the raw records and every rollup's counts, mixes and histogram states with ZSTD, the older rollups' included", async () => {
     const dir = tempDir();
     const store = openStore({ dataDir: dir, clickhouse: null });
     try {
@@ -197,6 +197,17 @@ describe('store', { timeout: 180_000 }, () => {
       for (const target of targets)
         expect(columns.filter((c) => c.table === target).length, target).toBeGreaterThanOrEqual(8);
       for (const c of columns) expect(c.codec, `${c.table}.${c.name}`).toBe('CODEC(ZSTD(3))');
+      // The raw table: every column but the sort key's and the batch id (random bytes).
+      const raw = await (
+        await store.query.query({
+          query: `SELECT name, compression_codec AS codec FROM system.columns
+                  WHERE database = currentDatabase() AND table = 'handshakes'
+                    AND name NOT IN ('site', 'country', 'batchId')`,
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string; codec: string }>();
+      expect(raw.length).toBeGreaterThan(30);
+      for (const c of raw) expect(c.codec, `handshakes.${c.name}`).toMatch(/ZSTD\(1\)\)$/);
     } finally {
       await store.close();
       removeDir(dir);
