@@ -10,7 +10,7 @@ import example from '@tlsrum/shared/examples/batch.json' with { type: 'json' };
 import { buildApp } from '../../src/app';
 import { loadConfig } from '../../src/platform/config';
 import { openStore, type Store } from '../../src/platform/store/clients';
-import { loadMigrations, materializedViews, type MaterializedView } from '../../src/platform/store/migrate';
+import { dropped, loadMigrations, materializedViews, type MaterializedView } from '../../src/platform/store/migrate';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -134,8 +134,7 @@ export function viewsInForce(): MaterializedView[] {
   const views = new Map<string, MaterializedView>();
   for (const m of loadMigrations())
     for (const statement of m.statements) {
-      const dropped = /^DROP\s+VIEW\s+(?:IF\s+EXISTS\s+)?(\w+)/i.exec(statement);
-      if (dropped) views.delete(dropped[1]!);
+      for (const name of dropped([statement], 'VIEW')) views.delete(name);
       for (const view of materializedViews([statement])) views.set(view.name, view);
     }
   return [...views.values()];

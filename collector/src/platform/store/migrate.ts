@@ -69,7 +69,7 @@ export async function migrate(
     // A cluster's existing rows are back-filled by the operator per shard (docs/cluster.md). A rollup
     // that a later pending migration drops is not filled: on an old data folder that would scan every
     // stored row once per superseded rollup (0003's, 0005's) only to throw the result away.
-    const droppedLater = new Set(pending.slice(i + 1).flatMap((later) => droppedTables(later.statements)));
+    const droppedLater = new Set(pending.slice(i + 1).flatMap((later) => dropped(later.statements)));
     if (!cluster)
       for (const view of materializedViews(m.statements))
         if (!droppedLater.has(view.target)) await backfill(client, view, true);
@@ -100,10 +100,10 @@ export function materializedViews(statements: string[]): MaterializedView[] {
   });
 }
 
-/** The tables that `DROP TABLE [IF EXISTS] name` statements among `statements` remove. */
-export function droppedTables(statements: string[]): string[] {
+/** The tables (or views) that `DROP TABLE|VIEW [IF EXISTS] name` statements among `statements` remove. */
+export function dropped(statements: string[], kind: 'TABLE' | 'VIEW' = 'TABLE'): string[] {
   return statements.flatMap((statement) => {
-    const m = /^DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?(\w+)/i.exec(statement);
+    const m = new RegExp(`^DROP\\s+${kind}\\s+(?:IF\\s+EXISTS\\s+)?(\\w+)`, 'i').exec(statement);
     return m ? [m[1]!] : [];
   });
 }
