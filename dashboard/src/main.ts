@@ -281,14 +281,18 @@ async function load(): Promise<void> {
   };
   // Without a chosen site, a read token's answers name its site: the verdict's comparison by stack (asked
   // anyway, and among the quickest answers) says which, so no panel waits for a slower one to know it.
-  const site = f.site
-    ? Promise.resolve(f.site)
-    : t
-      ? query('compare', { dimensions: 'stack' }).then(
-          (a) => a.site ?? null,
-          () => null,
-        )
-      : Promise.resolve(null);
+  // Refused once (a busy collector), it is asked again as a panel's query is: the configuration and the
+  // verdict's attention list read that site, and would otherwise ask for a token the reader has entered.
+  const siteOfToken = async (tries = 2): Promise<string | null> => {
+    try {
+      return (await query('compare', { dimensions: 'stack' })).site ?? null;
+    } catch (err) {
+      if (tries <= 1 || signal.aborted || tokenProblem(err, f, t)) return null;
+      await new Promise((r) => setTimeout(r, retryDelayMs(err)));
+      return signal.aborted ? null : siteOfToken(tries - 1);
+    }
+  };
+  const site = f.site ? Promise.resolve(f.site) : t ? siteOfToken() : Promise.resolve(null);
   const ctx: LoadContext = {
     filters: f,
     params,

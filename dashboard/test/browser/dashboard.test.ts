@@ -461,6 +461,50 @@ describe('dashboard', () => {
     }
   });
 
+  it("names the token's site even when the collector is busy for the first answer that would say it", async () => {
+    const { token, hash } = newReadToken();
+    await app.sites.register('busy.example.net', hash);
+    const p = await browser.newPage();
+    await p.setViewport({ width: 1280, height: 900 });
+    // The comparison by stack is the answer that names a token's site: the collector is busy for it once.
+    let failures = 1;
+    await p.setRequestInterception(true);
+    p.on('request', (r) => {
+      const url = new URL(r.url());
+      const withToken = Boolean(r.headers()['authorization']);
+      if (
+        withToken &&
+        url.pathname === '/v1/compare' &&
+        url.searchParams.get('dimensions') === 'stack' &&
+        failures > 0
+      ) {
+        failures--;
+        return void r.respond({
+          status: 503,
+          headers: { 'retry-after': '1' },
+          contentType: 'application/json',
+          body: JSON.stringify({ statusCode: 503, error: 'Service Unavailable', message: 'busy; retry in 1 s' }),
+        });
+      }
+      void r.continue();
+    });
+    try {
+      await p.goto(`${base}/?range=30d`);
+      await waitForRenders(p, 1);
+      await p.type('input[name=token]', token);
+      await p.click('#apply-token');
+      await waitForRenders(p, 2);
+      expect(failures).toBe(0);
+      expect(await p.$eval('#scope', (s) => s.textContent)).toBe('Site busy.example.net');
+      expect(await p.$eval('select[name=site]', (s) => (s as HTMLSelectElement).value)).toBe('busy.example.net');
+      // The panels that read the token's site know it: none asks for the token the reader has entered.
+      expect(await p.$eval('#config', (s) => s.textContent)).toContain('busy.example.net');
+      expect(await p.evaluate(() => document.body.innerText)).not.toContain('enter your read token');
+    } finally {
+      await p.close();
+    }
+  });
+
   it('reads one site with its read token, kept out of the URL', async () => {
     const { token, hash } = newReadToken();
     await app.sites.register('shop.example.com', hash);
