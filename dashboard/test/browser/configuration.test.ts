@@ -36,13 +36,26 @@ let port: number;
  * retry (a loaded machine can take a minute) — and says what the Configuration panel then shows.
  */
 async function settledConfig(page: Page, site: string): Promise<{ state?: string; text: string }> {
-  await page.waitForFunction(
-    (s) =>
-      document.body.dataset.panels === 'settled' &&
-      document.getElementById('scope')!.textContent!.startsWith(`Site ${s}`),
-    { timeout: 170_000 },
-    site,
-  );
+  try {
+    await page.waitForFunction(
+      (s) =>
+        document.body.dataset.panels === 'settled' &&
+        document.getElementById('scope')!.textContent!.startsWith(`Site ${s}`),
+      { timeout: 170_000 },
+      site,
+    );
+  } catch (err) {
+    // What the page showed instead: the scope line, the notice and each panel's state and words.
+    const shown = await page.evaluate(() => ({
+      panels: document.body.dataset.panels,
+      scope: document.getElementById('scope')?.textContent,
+      notice: document.getElementById('notice')?.textContent,
+      sections: [...document.querySelectorAll<HTMLElement>('section.panel')].map(
+        (s) => `${s.id}: ${s.dataset.state} ${s.querySelector('.status')?.textContent ?? ''}`,
+      ),
+    }));
+    throw new Error(`the page did not settle on ${site}'s view: ${JSON.stringify(shown)}`, { cause: err });
+  }
   return page.$eval('#config', (s) => ({ state: (s as HTMLElement).dataset.state, text: s.textContent ?? '' }));
 }
 
