@@ -247,7 +247,7 @@ export const ConfigSchema = Type.Object({
     20_000,
     1000,
     600_000,
-    'time limit of one read query in the store (ClickHouse `max_execution_time`, whole seconds)',
+    'time limit of one read query in the store (ClickHouse `max_execution_time`, whole seconds); a read that waited twice this long for a free slot is refused as busy (503 + `Retry-After`)',
   ),
   queryMaxMemoryBytes: int(
     'QUERY_MAX_MEMORY_BYTES',

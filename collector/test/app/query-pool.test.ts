@@ -90,6 +90,28 @@ describe('the query pool on the embedded store', () => {
     }
   });
 
+  it('refuses with "busy" a query that waited twice the time limit for a slot: no reader waits for ever', async () => {
+    const { store, done } = poolStore(1, 8, 1000);
+    try {
+      // The only slot, held by something that does not end by itself (as a store call that never returns).
+      let free = () => {};
+      const held = store.queryPool.run(() => new Promise<void>((resolve) => (free = resolve)));
+      const refused = await store.query.query({ query: LIGHT, format: 'JSONEachRow' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(refused).toBeInstanceOf(QueryBusyError);
+      expect((refused as QueryBusyError).message).toMatch(/busy .*retry in \d+ s/);
+      expect(store.queryPool.queued).toBe(0);
+      expect(store.queryPool.counts.busy).toBe(1);
+      free();
+      await held;
+      expect(await (await store.query.query({ query: LIGHT, format: 'JSONEachRow' })).json()).toEqual([{ one: 1 }]);
+    } finally {
+      await done();
+    }
+  });
+
   it('drops a waiting query whose reader went away, before it runs', async () => {
     const { store, done } = poolStore(1, 8);
     try {

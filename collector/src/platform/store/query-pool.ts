@@ -2,8 +2,9 @@
  * The read side of the store as a small pool: QUERY_CONCURRENCY clients (each serializes its own calls),
  * a bounded wait queue, and a time and memory limit on every query, so one heavy query holds one slot
  * and the others keep answering. A full queue refuses at once with QueryBusyError (503 + Retry-After)
- * instead of letting every reader wait; a query whose caller has gone away (its AbortSignal fired while
- * it waited) is dropped before it runs.
+ * instead of letting every reader wait, and so does a wait of twice a query's time limit (the slots held
+ * past what their own limits allow: no reader waits for ever); a query whose caller has gone away (its
+ * AbortSignal fired while it waited) is dropped before it runs.
  *
  * It is handed out as a ClickHouseClient, so the query builders take it like any client.
  */
@@ -33,6 +34,8 @@ interface Waiter {
   reject: (err: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: () => void;
+  /** Refuses the waiter as busy once it has waited twice a query's time limit. */
+  timer: ReturnType<typeof setTimeout>;
 }
 
 export class QueryPool {
@@ -50,7 +53,7 @@ export class QueryPool {
     this.clients = Array.from({ length: opts.size }, make);
     this.idle = [...this.clients];
     this.settings = {
-      // Whole seconds in the store's setting; the queue wait is bounded by the same time below.
+      // Whole seconds in the store's setting; a wait in the queue is bounded by twice that time (acquire).
       max_execution_time: Math.max(1, Math.ceil(opts.timeoutMs / 1000)),
       ...(opts.maxMemoryBytes > 0 ? { max_memory_usage: String(opts.maxMemoryBytes) } : {}),
     };
@@ -81,16 +84,26 @@ export class QueryPool {
       return Promise.reject(new QueryBusyError(this.retryAfter()));
     }
     return new Promise((resolve, reject) => {
+      const leave = () => {
+        const i = this.waiting.indexOf(waiter);
+        if (i >= 0) this.waiting.splice(i, 1);
+        clearTimeout(waiter.timer);
+        signal?.removeEventListener('abort', waiter.onAbort);
+      };
       const waiter: Waiter = {
         resolve,
         reject,
         signal,
         onAbort: () => {
-          const i = this.waiting.indexOf(waiter);
-          if (i >= 0) this.waiting.splice(i, 1);
+          leave();
           this.counts.abandoned++;
           reject(signal?.reason ?? new Error('aborted'));
         },
+        timer: setTimeout(() => {
+          leave();
+          this.counts.busy++;
+          reject(new QueryBusyError(this.retryAfter()));
+        }, 2 * this.opts.timeoutMs),
       };
       signal?.addEventListener('abort', waiter.onAbort, { once: true });
       this.waiting.push(waiter);
@@ -104,6 +117,7 @@ export class QueryPool {
       return;
     }
     next.signal?.removeEventListener('abort', next.onAbort);
+    clearTimeout(next.timer);
     next.resolve(client);
   }
 
@@ -142,7 +156,10 @@ export class QueryPool {
   }
 
   async close(): Promise<void> {
-    for (const w of this.waiting.splice(0)) w.reject(new Error('the store is closing'));
+    for (const w of this.waiting.splice(0)) {
+      clearTimeout(w.timer);
+      w.reject(new Error('the store is closing'));
+    }
     await Promise.allSettled(this.clients.map((c) => c.close()));
   }
 }
