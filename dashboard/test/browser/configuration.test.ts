@@ -50,7 +50,8 @@ async function settledConfig(page: Page, site: string): Promise<{ state?: string
       panels: document.body.dataset.panels,
       scope: document.getElementById('scope')?.textContent,
       notice: document.getElementById('notice')?.textContent,
-      sections: [...document.querySelectorAll<HTMLElement>('section.panel')].map(
+      sections: Array.from(
+        document.querySelectorAll<HTMLElement>('section.panel'),
         (s) => `${s.id}: ${s.dataset.state} ${s.querySelector('.status')?.textContent ?? ''}`,
       ),
     }));
