@@ -15,6 +15,8 @@ export class SiteRegistry {
   private timer: NodeJS.Timeout | null = null;
   private lastRefresh = 0;
   private changes = 0;
+  /** The registry's reads of the store and its writes, one at a time (serial). */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly client: ClickHouseClient) {}
 
@@ -29,12 +31,25 @@ export class SiteRegistry {
     this.timer = null;
   }
 
-  async refresh(): Promise<void> {
-    this.lastRefresh = Date.now();
-    const fresh = new Map((await listSiteRows(this.client)).map((r) => [r.hostname, r.tokenHash]));
-    const changed = fresh.size !== this.sites.size || [...fresh].some(([h, t]) => this.sites.get(h) !== t);
-    this.sites = fresh;
-    if (changed) this.changes++;
+  /**
+   * One at a time: a refresh that read the store before a registration was saved would otherwise put its
+   * older list back over it, and the new site's records would be stored as unregistered and its token
+   * refused until the next refresh.
+   */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(fn, fn);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  refresh(): Promise<void> {
+    return this.serial(async () => {
+      this.lastRefresh = Date.now();
+      const fresh = new Map((await listSiteRows(this.client)).map((r) => [r.hostname, r.tokenHash]));
+      const changed = fresh.size !== this.sites.size || [...fresh].some(([h, t]) => this.sites.get(h) !== t);
+      this.sites = fresh;
+      if (changed) this.changes++;
+    });
   }
 
   /** Goes up whenever a site or its token changes (kept answers name registered hostnames: query/answer-cache.ts). */
@@ -57,18 +72,22 @@ export class SiteRegistry {
   }
 
   /** Registers (or re-registers) a site with the hash of its new read token; true when it was new. */
-  async register(hostname: string, tokenHash = ''): Promise<boolean> {
-    const added = !this.sites.has(hostname);
-    await saveSite(this.client, hostname, false, tokenHash);
-    this.sites.set(hostname, tokenHash);
-    this.changes++;
-    return added;
+  register(hostname: string, tokenHash = ''): Promise<boolean> {
+    return this.serial(async () => {
+      const added = !this.sites.has(hostname);
+      await saveSite(this.client, hostname, false, tokenHash);
+      this.sites.set(hostname, tokenHash);
+      this.changes++;
+      return added;
+    });
   }
 
-  async unregister(hostname: string): Promise<boolean> {
-    const had = this.sites.delete(hostname);
-    this.changes++;
-    await saveSite(this.client, hostname, true);
-    return had;
+  unregister(hostname: string): Promise<boolean> {
+    return this.serial(async () => {
+      const had = this.sites.delete(hostname);
+      this.changes++;
+      await saveSite(this.client, hostname, true);
+      return had;
+    });
   }
 }

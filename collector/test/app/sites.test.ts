@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ClickHouseClient } from '@clickhouse/client';
 import { tokenMatches } from '../../src/sites/auth';
+import { SiteRegistry } from '../../src/sites/registry';
 import { removeDir, startApp, type TestApp } from '../support/helpers';
 
 const ADMIN = 'admin-token-for-tests-0001';
@@ -91,6 +93,44 @@ describe('/v1/sites', () => {
     expect(del.json()).toEqual({ hostname: 'old.example.com', removed: true });
     await t.app.sites.refresh();
     expect(t.app.sites.list()).toEqual(['shop.example.com']);
+  });
+
+  it('keeps a site registered while a refresh that read the store before it was saved finishes', async () => {
+    // The app's own store, with the registry's first read held once its rows are in: a slow refresh.
+    let open = () => {};
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let held = false;
+    const holdFirst = async <T>(rows: T): Promise<T> => {
+      if (!held) {
+        held = true;
+        await gate;
+      }
+      return rows;
+    };
+    const client = new Proxy(t.app.store.query, {
+      get: (target, prop, receiver) =>
+        prop === 'query'
+          ? async (...args: Parameters<ClickHouseClient['query']>) => {
+              const answer = await target.query(...args);
+              return new Proxy(answer, {
+                get: (rs, name, r) =>
+                  name === 'json' ? async () => holdFirst(await rs.json()) : Reflect.get(rs, name, r),
+              });
+            }
+          : Reflect.get(target, prop, receiver),
+    });
+    const registry = new SiteRegistry(client);
+    const refreshing = registry.refresh();
+    while (!held) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The list is read (without the new site); the registration comes before the refresh has finished.
+    const registering = registry.register('race.example.com', 'a-token-hash');
+    // Time for the registration to be saved if nothing holds it back (it waits for the refresh otherwise).
+    await Promise.race([registering, new Promise((resolve) => setTimeout(resolve, 500))]);
+    open();
+    await Promise.all([refreshing, registering]);
+    expect(registry.has('race.example.com')).toBe(true);
+    expect(await registry.siteForToken('not-the-token')).toBeNull();
+    await registry.unregister('race.example.com');
   });
 
   it('compares tokens in constant time and never matches an unset token', () => {
