@@ -20,10 +20,11 @@ export class SiteRegistry {
 
   constructor(private readonly client: ClickHouseClient) {}
 
+  /** Reads the sites now and every `refreshMs`; a failed read is reported to `onError` and tried again at the next. */
   async start(refreshMs = 60_000, onError?: (err: unknown) => void): Promise<void> {
-    await this.refresh();
     this.timer = setInterval(() => this.refresh().catch((err) => onError?.(err)), refreshMs);
     this.timer.unref();
+    await this.refresh().catch((err) => onError?.(err));
   }
 
   stop(): void {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { tokenMatches } from '../../src/sites/auth';
 import { SiteRegistry } from '../../src/sites/registry';
@@ -131,6 +131,31 @@ describe('/v1/sites', () => {
     expect(registry.has('race.example.com')).toBe(true);
     expect(await registry.siteForToken('not-the-token')).toBeNull();
     await registry.unregister('race.example.com');
+  });
+
+  it('keeps refreshing when its first read at start-up fails, and says so instead of throwing', async () => {
+    // The app's own store, refusing the registry's first read (as a busy or not yet reachable store does).
+    let refused = false;
+    const client = new Proxy(t.app.store.query, {
+      get: (target, prop, receiver) =>
+        prop === 'query'
+          ? async (...args: Parameters<ClickHouseClient['query']>) => {
+              if (refused) return target.query(...args);
+              refused = true;
+              throw new Error('the store is busy');
+            }
+          : Reflect.get(target, prop, receiver),
+    });
+    const registry = new SiteRegistry(client);
+    const errors: unknown[] = [];
+    try {
+      await registry.start(50, (err) => errors.push(err));
+      expect(errors.map((e) => (e as Error).message)).toEqual(['the store is busy']);
+      // The next scheduled read finds the sites registered so far.
+      await vi.waitFor(() => expect(registry.has('shop.example.com')).toBe(true));
+    } finally {
+      registry.stop();
+    }
   });
 
   it('compares tokens in constant time and never matches an unset token', () => {
