@@ -13,6 +13,7 @@
 import { HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
 import { SCENARIOS, type ScenarioName } from '@tlsrum/shared/query';
 import type { WhatIfAccounting, WhatIfResult, WhatIfScenario } from '@tlsrum/shared/query/schemas';
+import { median, quantilesInPlace } from './order-statistics';
 
 export interface Connection {
   dns: number;
@@ -99,15 +100,16 @@ export function flightRoundTrips(transport: Connection['transport'], chainBytes:
  * site's probe profile for the rest; null when neither says anything.
  */
 export function connectionCertFacts(c: Connection, site: CertFacts | null): CertFacts | null {
-  const own = c.crypto;
+  return certFacts(c.crypto, site);
+}
+
+function certFacts(own: Connection['crypto'], site: CertFacts | null): CertFacts | null {
   if (!own && !site) return null;
-  const pick = <K extends keyof CertFacts>(k: K, fallback: CertFacts[K]): CertFacts[K] =>
-    (own?.[k] ?? site?.[k] ?? fallback) as CertFacts[K];
   // The chain's count and bytes come together, from one source.
   const chain = own?.chainLength != null && own.chainBytes != null ? own : site;
   return {
-    ocspStapled: pick('ocspStapled', null),
-    leafKeyType: pick('leafKeyType', null),
+    ocspStapled: own?.ocspStapled ?? site?.ocspStapled ?? null,
+    leafKeyType: own?.leafKeyType ?? site?.leafKeyType ?? null,
     leafKeyBits: own?.leafKeyType != null ? (own.leafKeyBits ?? null) : (site?.leafKeyBits ?? null),
     chainLength: chain?.chainLength ?? 0,
     chainBytes: chain?.chainBytes ?? 0,
@@ -190,16 +192,6 @@ export interface RegionModel {
   quicRoundTrips: number | null;
 }
 
-/** A sorted copy: a typed array sorts numbers natively, several times faster than a comparator over an array. */
-const sortedCopy = (xs: ArrayLike<number>): Float64Array => Float64Array.from(xs).sort();
-
-const median = (xs: ArrayLike<number>): number | null => {
-  if (!xs.length) return null;
-  const s = sortedCopy(xs);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
 /** Needed before the region's own QUIC handshake cost replaces the 1-round-trip design value. */
 export const MIN_QUIC_SAMPLES = 30;
 
@@ -246,19 +238,11 @@ export function roundTripsIn(s: ScenarioName, c: Connection, rtt: number, m: Reg
 
 type Quantiles = WhatIfAccounting['ttfb'];
 
-/** Linear-interpolated quantile (type 7), as ClickHouse's quantileExactInclusive. */
-export function quantile(sorted: ArrayLike<number>, q: number): number {
-  if (!sorted.length) return NaN;
-  const h = (sorted.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.min(sorted.length - 1, lo + 1);
-  return sorted[lo]! + (h - lo) * (sorted[hi]! - sorted[lo]!);
-}
-
-const quantiles = (xs: ArrayLike<number>): Quantiles => {
-  const s = sortedCopy(xs);
+/** p50 and p75 of values[start..end), rounded to 0.1 ms (the values are left as they were). */
+const quantiles = (values: Float64Array, start = 0, end = values.length): Quantiles => {
+  const [p50, p75] = quantilesInPlace(values.slice(start, end), [0.5, 0.75]);
   const r = (x: number) => Math.round(x * 10) / 10;
-  return { p50: r(quantile(s, 0.5)), p75: r(quantile(s, 0.75)) };
+  return { p50: r(p50!), p75: r(p75!) };
 };
 
 /** The answer's shapes (@tlsrum/shared/query/schemas), which the dashboard reads too. */
@@ -266,7 +250,6 @@ export type ScenarioResult = WhatIfScenario;
 export type Accounting = WhatIfAccounting;
 export type RegionResult = WhatIfResult;
 
-const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 /** The items in groups by `key`, each group in the items' order. */
@@ -281,6 +264,184 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<s
   return groups;
 }
 
+/** Per connection, what a scenario does to it. */
+interface ScenarioEffect {
+  scenario: ScenarioName;
+  /** Time to first byte in the scenario, ms. */
+  after: Float64Array;
+  /** Round trips saved (0 when none). */
+  saved: Float64Array;
+  /** 1 when the scenario changes the connection (a round trip or server time), else 0. */
+  affected: Uint8Array;
+}
+
+/**
+ * The per-connection work of the what-if, done once: connections grouped by region, each region's model,
+ * and what every scenario does to every connection. A region's connections are one contiguous slice, so
+ * the whole and each region are summarised from the same figures (`summarise`), not modelled twice.
+ */
+export interface Modelled {
+  conns: Connection[];
+  /** The regions with a usable RTT, each with its slice of `conns`. */
+  regions: Map<string, { start: number; end: number; model: RegionModel }>;
+  /** Regions seen, with a usable RTT or not. */
+  regionsSeen: number;
+  rtts: Float64Array;
+  today: Float64Array;
+  tlsRounds: Float64Array;
+  effects: ScenarioEffect[];
+}
+
+/**
+ * Models connections that may come from several regions: each connection with its own region's RTT and
+ * QUIC cost (`regionOf`; one region when omitted). Connections of a region without any usable RTT are left
+ * out.
+ */
+export function model(
+  all: readonly Connection[],
+  regionOf: (c: Connection) => string = () => '',
+  profile: CertFacts | null = null,
+): Modelled {
+  const conns: Connection[] = [];
+  const models: RegionModel[] = [];
+  const regions: Modelled['regions'] = new Map();
+  const groups = groupBy(all, regionOf);
+  for (const [region, g] of groups) {
+    const m = regionModel(g);
+    if (m.regionRtt === null) continue;
+    regions.set(region, { start: conns.length, end: conns.length + g.length, model: m });
+    for (const c of g) {
+      conns.push(c);
+      models.push(m);
+    }
+  }
+  const n = conns.length;
+  const rtts = new Float64Array(n);
+  const today = new Float64Array(n);
+  const tlsRounds = new Float64Array(n);
+  const roundsToday = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const c = conns[i]!;
+    rtts[i] = rttOf(c, models[i]!)!;
+    today[i] = firstByte(c);
+    tlsRounds[i] = tlsRoundTrips(c, rtts[i]!);
+    roundsToday[i] = tcpRoundTrips(c) + tlsRounds[i]!;
+  }
+  // The profile scenarios need the site's probe profile or connections that carry their own crypto facts.
+  const knowsCrypto = profile !== null || conns.some((c) => c.crypto !== undefined);
+  // A connection without facts of its own met the site's: worked out once for all of them.
+  const siteFacts = certFacts(undefined, profile);
+  const facts = knowsCrypto ? conns.map((c) => (c.crypto ? certFacts(c.crypto, profile) : siteFacts)) : [];
+  const effects = SCENARIOS.filter((s) => knowsCrypto || !PROFILE_SCENARIOS.has(s)).map((scenario): ScenarioEffect => {
+    const effect = {
+      scenario,
+      after: new Float64Array(n),
+      saved: new Float64Array(n),
+      affected: new Uint8Array(n),
+    };
+    const ofProfile = PROFILE_SCENARIOS.has(scenario);
+    for (let i = 0; i < n; i++) {
+      const c = conns[i]!;
+      const rtt = rtts[i]!;
+      let rounds: number;
+      let cpuMs = 0;
+      if (ofProfile) ({ rounds, cpuMs } = savingWith(scenario as Parameters<typeof profileSaving>[0], c, facts[i]!));
+      else rounds = roundsToday[i]! - roundTripsIn(scenario, c, rtt, models[i]!);
+      if (rounds > 0 || cpuMs > 0) effect.affected[i] = 1;
+      if (rounds > 0) effect.saved[i] = rounds;
+      effect.after[i] = Math.max(0, today[i]! - Math.max(0, rounds) * rtt - cpuMs);
+    }
+    return effect;
+  });
+  return { conns, regions, regionsSeen: groups.size, rtts, today, tlsRounds, effects };
+}
+
+/** Sum of values[start..end), in order. */
+function sum(values: ArrayLike<number>, start: number, end: number): number {
+  let total = 0;
+  for (let i = start; i < end; i++) total += values[i]!;
+  return total;
+}
+
+/**
+ * Accounting and scenarios over the modelled connections [start, end) — all of them, or one region's slice.
+ * `quicRoundTrips` is the region's QUIC cost when the slice is one region. Null when the slice is empty.
+ */
+export function summarise(
+  m: Modelled,
+  start = 0,
+  end = m.conns.length,
+  quicRoundTrips: number | null = null,
+): RegionResult | null {
+  const n = end - start;
+  if (n <= 0) return null;
+  const conns = m.conns;
+  const meanOf = (f: (c: Connection) => number) => {
+    let total = 0;
+    for (let i = start; i < end; i++) total += f(conns[i]!);
+    return total / n;
+  };
+  const tlsByClass = Object.fromEntries(
+    HANDSHAKE_CLASSES.map((k) => {
+      let count = 0;
+      let rounds = 0;
+      for (let i = start; i < end; i++)
+        if (conns[i]!.handshakeClass === k) {
+          count++;
+          rounds += m.tlsRounds[i]!;
+        }
+      return [k, { share: r2(count / n), roundTrips: count ? r2(rounds / count) : null }];
+    }),
+  ) as Accounting['tlsByClass'];
+  // A DNS lookup is one round trip to the resolver (not the server's RTT): counted when it happened.
+  const dnsRounds = meanOf((c) => (c.dns > 0 ? 1 : 0));
+  const tcpRounds = meanOf(tcpRoundTrips);
+  const tlsMean = sum(m.tlsRounds, start, end) / n;
+  const accounting: Accounting = {
+    connections: n,
+    rttMs: Math.round(median(m.rtts.subarray(start, end))! * 10) / 10,
+    roundTrips: {
+      dns: r2(dnsRounds),
+      tcp: r2(tcpRounds),
+      tls: r2(tlsMean),
+      total: r2(dnsRounds + tcpRounds + tlsMean),
+    },
+    tlsByClass,
+    repeatShare: r2(meanOf((c) => (c.repeat ? 1 : 0))),
+    meanMs: {
+      dns: r2(meanOf((c) => c.dns)),
+      tcp: r2(meanOf((c) => c.tcp)),
+      tls: r2(meanOf((c) => c.tls)),
+    },
+    ttfb: quantiles(m.today, start, end),
+  };
+  const scenarios = m.effects
+    .map(({ scenario, after, saved, affected }): ScenarioResult => {
+      const ttfb = quantiles(after, start, end);
+      return {
+        scenario,
+        ttfb,
+        saving: { p50: r2(accounting.ttfb.p50 - ttfb.p50), p75: r2(accounting.ttfb.p75 - ttfb.p75) },
+        affected: r2(sum(affected, start, end) / n),
+        roundTripsSaved: r2(sum(saved, start, end) / n),
+        assumption: ASSUMPTIONS[scenario],
+      };
+    })
+    .sort(
+      (a, b) =>
+        b.saving.p75 - a.saving.p75 ||
+        b.saving.p50 - a.saving.p50 ||
+        SCENARIOS.indexOf(a.scenario) - SCENARIOS.indexOf(b.scenario),
+    );
+  return { accounting, scenarios, quicRoundTrips };
+}
+
+/** One region's result from the modelled connections; null when it has none with a usable RTT. */
+export function summariseRegion(m: Modelled, region: string): RegionResult | null {
+  const r = m.regions.get(region);
+  return r ? summarise(m, r.start, r.end, r.model.quicRoundTrips) : null;
+}
+
 /**
  * Accounting and scenarios over connections that may come from several regions: each connection is
  * modelled with its own region's RTT and QUIC cost (`regionOf`; one region when omitted). Connections of
@@ -291,91 +452,12 @@ export function analyse(
   regionOf: (c: Connection) => string = () => '',
   profile: CertFacts | null = null,
 ): RegionResult | null {
-  const groups = groupBy(all, regionOf);
-  const conns: Connection[] = [];
-  const models: RegionModel[] = [];
-  for (const g of groups.values()) {
-    const m = regionModel(g);
-    if (m.regionRtt === null) continue;
-    for (const c of g) {
-      conns.push(c);
-      models.push(m);
-    }
-  }
-  if (!conns.length) return null;
-  const single = groups.size === 1 ? models[0]! : null;
-  const rtts = conns.map((c, i) => rttOf(c, models[i]!)!);
-  const today = conns.map(firstByte);
-  const tlsRounds = conns.map((c, i) => tlsRoundTrips(c, rtts[i]!));
-  const tlsByClass = Object.fromEntries(
-    HANDSHAKE_CLASSES.map((k) => {
-      const idx = conns.map((c, i) => (c.handshakeClass === k ? i : -1)).filter((i) => i >= 0);
-      return [
-        k,
-        {
-          share: r2(idx.length / conns.length),
-          roundTrips: idx.length ? r2(mean(idx.map((i) => tlsRounds[i]!))) : null,
-        },
-      ];
-    }),
-  ) as Accounting['tlsByClass'];
-  // A DNS lookup is one round trip to the resolver (not the server's RTT): counted when it happened.
-  const dnsRounds = mean(conns.map((c) => (c.dns > 0 ? 1 : 0)));
-  const tcpRounds = mean(conns.map(tcpRoundTrips));
-  const tlsMean = mean(tlsRounds);
-  const accounting: Accounting = {
-    connections: conns.length,
-    rttMs: Math.round(median(rtts)! * 10) / 10,
-    roundTrips: {
-      dns: r2(dnsRounds),
-      tcp: r2(tcpRounds),
-      tls: r2(tlsMean),
-      total: r2(dnsRounds + tcpRounds + tlsMean),
-    },
-    tlsByClass,
-    repeatShare: r2(mean(conns.map((c) => (c.repeat ? 1 : 0)))),
-    meanMs: {
-      dns: r2(mean(conns.map((c) => c.dns))),
-      tcp: r2(mean(conns.map((c) => c.tcp))),
-      tls: r2(mean(conns.map((c) => c.tls))),
-    },
-    ttfb: quantiles(today),
-  };
-  // The profile scenarios need the site's probe profile or connections that carry their own crypto facts.
-  const knowsCrypto = profile !== null || conns.some((c) => c.crypto !== undefined);
-  const facts = knowsCrypto ? conns.map((c) => connectionCertFacts(c, profile)) : [];
-  const scenarios = SCENARIOS.filter((s) => knowsCrypto || !PROFILE_SCENARIOS.has(s))
-    .map((s): ScenarioResult => {
-      let affected = 0;
-      let saved = 0;
-      const after = new Float64Array(conns.length);
-      const ofProfile = PROFILE_SCENARIOS.has(s);
-      for (let i = 0; i < conns.length; i++) {
-        const c = conns[i]!;
-        const rtt = rtts[i]!;
-        let rounds: number;
-        let cpuMs = 0;
-        if (ofProfile) ({ rounds, cpuMs } = savingWith(s as Parameters<typeof profileSaving>[0], c, facts[i]!));
-        else rounds = roundTripsToday(c, rtt) - roundTripsIn(s, c, rtt, models[i]!);
-        if (rounds > 0 || cpuMs > 0) affected++;
-        if (rounds > 0) saved += rounds;
-        after[i] = Math.max(0, today[i]! - Math.max(0, rounds) * rtt - cpuMs);
-      }
-      const ttfb = quantiles(after);
-      return {
-        scenario: s,
-        ttfb,
-        saving: { p50: r2(accounting.ttfb.p50 - ttfb.p50), p75: r2(accounting.ttfb.p75 - ttfb.p75) },
-        affected: r2(affected / conns.length),
-        roundTripsSaved: r2(saved / conns.length),
-        assumption: ASSUMPTIONS[s],
-      };
-    })
-    .sort(
-      (a, b) =>
-        b.saving.p75 - a.saving.p75 ||
-        b.saving.p50 - a.saving.p50 ||
-        SCENARIOS.indexOf(a.scenario) - SCENARIOS.indexOf(b.scenario),
-    );
-  return { accounting, scenarios, quicRoundTrips: single ? single.quicRoundTrips : null };
+  return summariseAll(model(all, regionOf, profile));
+}
+
+/** The result over every modelled connection. */
+export function summariseAll(m: Modelled): RegionResult | null {
+  // The QUIC cost is a region's: the whole of several regions has none (each region's result states its own).
+  const single = m.regionsSeen === 1 ? ([...m.regions.values()][0]?.model.quicRoundTrips ?? null) : null;
+  return summarise(m, 0, m.conns.length, single);
 }

@@ -6,7 +6,7 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import { fewSites } from '../query/cells';
-import { analyse, ASSUMPTIONS, GENERAL_ASSUMPTIONS, groupBy } from './model';
+import { ASSUMPTIONS, GENERAL_ASSUMPTIONS, model, summariseAll, summariseRegion } from './model';
 import { probeCertFacts } from './profile';
 import { queryConnections, queryRegionClients, type WhatIfQuery } from './query';
 
@@ -27,7 +27,9 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
     [...clients].filter(([, r]) => r.clients >= minClients && !fewSites(r.sites, minSites)).map(([c]) => c),
   );
   const shown = conns.filter((c) => allowed.has(c.country));
-  const byCountry = groupBy(shown, (c) => c.country);
+  // Each connection is modelled once, with its own region's RTT; the whole and each region are then
+  // summarised from the same per-connection figures.
+  const modelled = model(shown, (c) => (c as (typeof shown)[number]).country, profile);
   const totalClients = [...clients.values()].reduce((a, r) => a + r.clients, 0);
   const regions: WhatIfAnswer['regions'] = [];
   for (const [country, r] of [...clients].sort(
@@ -37,14 +39,10 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
       regions.push({ country, suppressed: true as const });
       continue;
     }
-    // The model is synchronous work over up to `limit` connections: between regions the collector answers
+    // Summaries are synchronous work over up to `limit` connections: between regions the collector answers
     // the requests that arrived meanwhile, so a what-if never holds every other reader until it is done.
     await yieldToEventLoop();
-    regions.push({
-      country,
-      connections: r.connections,
-      result: analyse(byCountry.get(country) ?? [], undefined, profile),
-    });
+    regions.push({ country, connections: r.connections, result: summariseRegion(modelled, country) });
   }
   await yieldToEventLoop();
   // The whole site counts only regions that are shown, so no suppressed cell can be recovered by difference.
@@ -57,7 +55,7 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
     sampled: conns.length < total,
     ticketLifetimeHours: q.ticketLifetimeMs / 3_600_000,
     assumptions: { general: GENERAL_ASSUMPTIONS, scenarios: ASSUMPTIONS },
-    overall: overallOk ? analyse(shown, (c) => (c as (typeof shown)[number]).country, profile) : null,
+    overall: overallOk ? summariseAll(modelled) : null,
     ...(overallOk ? {} : { overallSuppressed: true as const }),
     regions,
     probe: probe?.used ?? null,

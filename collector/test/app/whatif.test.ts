@@ -7,8 +7,10 @@ import {
   analyse,
   connectionCertFacts,
   firstByte,
+  model,
   regionModel,
   SCENARIOS,
+  summariseRegion,
   type Connection,
   type ScenarioName,
 } from '../../src/whatif/model';
@@ -146,6 +148,50 @@ describe('what-if model', () => {
     expect(by.zero_rtt!.affected).toBeCloseTo(0.67, 2); // the HRR and the 1-RTT ones
     expect(by.combined_handshake!.roundTripsSaved).toBeCloseTo((10 * 2 + 10 * 1) / 30, 2);
     expect(analyse(conns.map((c) => ({ ...c, transport: 'quic' as const, tcp: 0 })))).toBeNull(); // no RTT to go by
+  });
+
+  it('gives each region, from one model of the whole, exactly what the region analysed alone gives', () => {
+    const profile = {
+      ocspStapled: false,
+      leafKeyType: 'rsa' as const,
+      leafKeyBits: 3072,
+      chainLength: 3,
+      chainBytes: 14_000,
+    };
+    let seed = 3;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const regions = ['DE', 'BR', 'JP', 'QUIC-only'];
+    const conns = Array.from({ length: 3000 }, (_, i) => {
+      const country = regions[i % regions.length]!;
+      const rtt = 20 + Math.round(next() * 200);
+      const quic = country === 'QUIC-only' || next() < 0.2;
+      const classes = ['full-2rtt', '1rtt', '0rtt', 'unknown'] as const;
+      return {
+        ...tls12full(rtt, next() < 0.4),
+        country,
+        dns: next() < 0.5 ? Math.round(next() * 30) : 0,
+        tcp: quic ? 0 : rtt,
+        transport: quic ? ('quic' as const) : ('tcp' as const),
+        tlsVersion: next() < 0.5 ? ('1.3' as const) : ('1.2' as const),
+        handshakeClass: classes[Math.floor(next() * classes.length)]!,
+        resumed: next() < 0.3,
+        browser: next() < 0.5 ? 'firefox' : 'chrome',
+        ...(next() < 0.3 ? { crypto: { leafKeyType: 'ecdsa' as const, leafKeyBits: 256, ocspStapled: true } } : {}),
+      };
+    });
+    for (const p of [null, profile]) {
+      const m = model(conns, (c) => (c as (typeof conns)[number]).country, p);
+      for (const region of regions) {
+        const alone = analyse(
+          conns.filter((c) => c.country === region),
+          undefined,
+          p,
+        );
+        expect(summariseRegion(m, region), region).toEqual(alone);
+      }
+      // A region without any usable RTT (QUIC only, no TCP handshake to go by) has no result either way.
+      expect(summariseRegion(m, 'QUIC-only')).toBeNull();
+    }
   });
 });
 
