@@ -27,6 +27,8 @@ export interface WhatIfQuery {
 
 export interface RegionConnection extends Connection {
   country: string;
+  /** The client, as a hash of its token: counts the distinct clients a region's figures come from. */
+  client: number;
 }
 
 /** The site and the catalogue's value filters; an empty value ('*' for the site) means any. */
@@ -41,23 +43,26 @@ const CONNECTION_COLUMNS = `
     toUnixTimestamp64Milli(ts)
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, clientToken ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
       <= {lifetime:Int64} AS repeat,
-    cityHash64(clientToken, ts) AS sample`;
+    cityHash64(clientToken, ts) AS sample,
+    toUInt32(bitShiftRight(cityHash64(clientToken), 32)) AS client`;
 
 /**
  * The clients sampled: a client token is in when the hash of the token falls in the first `share` of its
  * range, with `share` = SAMPLE_HEADROOM × limit / the range's connections (all of them when that is 1 or
  * more). All of a sampled client's connections are read, so its repeats are exact, and only theirs go
  * through the window below: the work grows with `limit`, not with the records stored (reading the range's
- * token column to hash it is the one part that does).
+ * token column to hash it is the one part that does). `countries`, when not empty, keeps only those regions
+ * (the report reads small regions again whole: report.ts).
  */
-const SAMPLED_CLIENT = 'cityHash64(clientToken) / 18446744073709551616.0 <= {share:Float64}';
+const SAMPLED_CLIENT = `cityHash64(clientToken) / 18446744073709551616.0 <= {share:Float64}
+    AND (empty({countries:Array(String)}) OR has({countries:Array(String)}, country))`;
 
 /** How many more connections than `limit` the client sample aims at, so that it rarely falls short of it. */
 export const SAMPLE_HEADROOM = 1.25;
 
 const sql = `
 SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser,
-  certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled
+  certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled, client
 FROM (
   SELECT${CONNECTION_COLUMNS}
   FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != '' AND ${SAMPLED_CLIENT}`, CONNECTION_COLUMNS)}
@@ -84,6 +89,7 @@ type Row = [
   number | null,
   number | null,
   boolean | null,
+  number,
 ];
 
 const KEY_TYPES: readonly string[] = CERT_KEY_TYPES;
@@ -105,8 +111,9 @@ function cryptoOf(
   return Object.keys(crypto).length ? crypto : undefined;
 }
 
-function params(q: WhatIfQuery, connections: number) {
+function params(q: WhatIfQuery, connections: number, countries: readonly string[]) {
   return {
+    countries,
     site: q.site ?? '*',
     ...Object.fromEntries(VALUE_FILTERS.map((f) => [f, q.filters[f] ?? ''])),
     from: q.from,
@@ -118,13 +125,21 @@ function params(q: WhatIfQuery, connections: number) {
   };
 }
 
-/** The connections analysed: of a sample of clients when the range holds more than `limit` (`connections` of them). */
+/**
+ * The connections analysed: of a sample of clients when the range holds more than `limit` (`connections` of
+ * them). With `countries`, only those regions' (`connections` then counts theirs alone).
+ */
 export async function queryConnections(
   client: ClickHouseClient,
   q: WhatIfQuery,
   connections: number,
+  countries: readonly string[] = [],
 ): Promise<RegionConnection[]> {
-  const rs = await client.query({ query: sql, query_params: params(q, connections), format: 'JSONCompactEachRow' });
+  const rs = await client.query({
+    query: sql,
+    query_params: params(q, connections, countries),
+    format: 'JSONCompactEachRow',
+  });
   const rows = await rs.json<Row>();
   return rows.map(
     ([
@@ -145,8 +160,10 @@ export async function queryConnections(
       chainLength,
       chainBytes,
       stapled,
+      clientHash,
     ]) => ({
       country,
+      client: Number(clientHash),
       dns: Number(dns),
       tcp: Number(tcp),
       tls: Number(tls),

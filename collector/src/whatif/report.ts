@@ -8,9 +8,26 @@ import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import { fewSites } from '../query/cells';
 import { ASSUMPTIONS, GENERAL_ASSUMPTIONS, model, summariseAll, summariseRegion } from './model';
 import { probeCertFacts } from './profile';
-import { queryConnections, queryRegionClients, type WhatIfQuery } from './query';
+import {
+  queryConnections,
+  queryRegionClients,
+  SAMPLE_HEADROOM,
+  type RegionConnection,
+  type WhatIfQuery,
+} from './query';
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Distinct clients among connections, per region. */
+function distinctClients(conns: readonly RegionConnection[]): Map<string, number> {
+  const sets = new Map<string, Set<number>>();
+  for (const c of conns) {
+    const set = sets.get(c.country);
+    if (set) set.add(c.client);
+    else sets.set(c.country, new Set([c.client]));
+  }
+  return new Map([...sets].map(([country, set]) => [country, set.size]));
+}
 
 export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClients: number): Promise<WhatIfAnswer> {
   const [clients, probe] = await Promise.all([
@@ -30,23 +47,42 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
   // Each connection is modelled once, with its own region's RTT; the whole and each region are then
   // summarised from the same per-connection figures.
   const modelled = model(shown, (c) => (c as (typeof shown)[number]).country, profile);
+  // A sample of clients even over the range holds few of a small region's: one with fewer than twice the
+  // small-cell threshold sampled is read again whole (or, if those regions together hold more than `limit`,
+  // at the sample rate their own total allows), so that its figures come from enough of its clients.
+  const sampledClients = distinctClients(shown);
+  const few =
+    SAMPLE_HEADROOM * q.limit < total
+      ? [...allowed].filter((country) => (sampledClients.get(country) ?? 0) < 2 * minClients).sort()
+      : [];
+  const fewConnections = few.reduce((a, country) => a + clients.get(country)!.connections, 0);
+  // Read again only when that at least doubles their sample rate: when most of the range is in such regions,
+  // a second read would sample them about as thinly as the first did.
+  const short = fewConnections <= total / 2 ? few : [];
+  const refill = short.length ? await queryConnections(client, q, fewConnections, short) : [];
+  const refilled = model(refill, (c) => (c as (typeof refill)[number]).country, profile);
+  const regionClients = new Map([...sampledClients, ...distinctClients(refill)]);
   const totalClients = [...clients.values()].reduce((a, r) => a + r.clients, 0);
   const regions: WhatIfAnswer['regions'] = [];
   for (const [country, r] of [...clients].sort(
     (a, b) => b[1].connections - a[1].connections || a[0].localeCompare(b[0]),
   )) {
-    if (!allowed.has(country)) {
+    // Suppressed: a region of too few clients (or registered sites) over the range, or one whose figures
+    // would still come from fewer clients than the threshold.
+    if (!allowed.has(country) || (regionClients.get(country) ?? 0) < minClients) {
       regions.push({ country, suppressed: true as const });
       continue;
     }
     // Summaries are synchronous work over up to `limit` connections: between regions the collector answers
     // the requests that arrived meanwhile, so a what-if never holds every other reader until it is done.
     await yieldToEventLoop();
-    regions.push({ country, connections: r.connections, result: summariseRegion(modelled, country) });
+    const result = short.includes(country) ? summariseRegion(refilled, country) : summariseRegion(modelled, country);
+    regions.push({ country, connections: r.connections, result });
   }
   await yieldToEventLoop();
   // The whole site counts only regions that are shown, so no suppressed cell can be recovered by difference.
-  const overallOk = allowed.size > 0 && totalClients >= minClients;
+  const overallOk =
+    allowed.size > 0 && totalClients >= minClients && new Set(shown.map((c) => c.client)).size >= minClients;
   return {
     site: q.site,
     from: q.from,

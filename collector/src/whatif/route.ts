@@ -29,7 +29,7 @@ const whatif: FastifyPluginAsyncTypebox = async (app) => {
         summary:
           'Round trips spent on connection set-up, and TTFB if TLS 1.3 / resumption / 0-RTT / HTTP/3 / a combined handshake were used',
         description:
-          'For the site (or every site, without a token) and each country: round trips per new connection by phase and handshake class, and p50/p75 TTFB today and under each scenario, ranked by p75 saving. The assumptions are part of the answer. Countries with fewer distinct clients than MIN_CLIENTS_PER_CELL are suppressed.',
+          'For the site (or every site, without a token) and each country: round trips per new connection by phase and handshake class, and p50/p75 TTFB today and under each scenario, ranked by p75 saving. The assumptions are part of the answer. Countries with fewer distinct clients than MIN_CLIENTS_PER_CELL are suppressed, and so is any whose figures would come from fewer (a sampled range reads a small country whole).',
         tags: ['query'],
         security: [{}, { bearer: [] }],
         querystring: Type.Object({

@@ -311,8 +311,9 @@ describe('GET /v1/whatif on a real store', () => {
       filters: {},
       ticketLifetimeMs: 24 * hour,
     };
-    const whole = await whatIf(t.app.store.query, { ...range, limit: 200_000 }, 20);
-    const sampled = await whatIf(t.app.store.query, { ...range, limit: 300 }, 20);
+    // A threshold of 8: the sample holds about 17 of each region's 40 clients (see the next test for 20).
+    const whole = await whatIf(t.app.store.query, { ...range, limit: 200_000 }, 8);
+    const sampled = await whatIf(t.app.store.query, { ...range, limit: 300 }, 8);
     expect(whole.sampled).toBe(false);
     expect(sampled.sampled).toBe(true);
     // 800 connections of 80 clients (10 each): about a third of the clients, then cut to the limit.
@@ -332,7 +333,66 @@ describe('GET /v1/whatif on a real store', () => {
       expect(scenarios(sampled)).toEqual(scenarios(whole));
     }
     // The same records give the same sample.
-    expect(await whatIf(t.app.store.query, { ...range, limit: 300 }, 20)).toEqual(sampled);
+    expect(await whatIf(t.app.store.query, { ...range, limit: 300 }, 8)).toEqual(sampled);
+  });
+
+  it('never shows figures that come from fewer clients than the threshold: a sampled region that holds fewer is suppressed', async () => {
+    const range = {
+      site: 'lab.example',
+      from: now - 3 * hour,
+      to: now + 1000,
+      filters: {},
+      ticketLifetimeMs: 24 * hour,
+    };
+    // Both regions are most of the range, so reading them again would sample them as thinly: they stay as
+    // sampled, about 17 of 40 clients each, under the threshold of 20.
+    const sampled = await whatIf(t.app.store.query, { ...range, limit: 300 }, 20);
+    expect(sampled.sampled).toBe(true);
+    expect(sampled.regions).toEqual([
+      { country: 'AU', suppressed: true },
+      { country: 'DE', suppressed: true },
+      { country: 'NZ', suppressed: true },
+    ]);
+    expect(sampled.overall).not.toBeNull(); // the whole: about 35 clients
+  });
+
+  it('reads a small region of a sampled range whole, so its figures come from all its clients, not the few an even sample holds', async () => {
+    // A big region and a small one (25 clients), apart in time from the other tests' records.
+    const from = now - 60 * hour;
+    const wide = {
+      site: 'wide.example',
+      from,
+      to: from + 2 * hour,
+      resumedShare: 0,
+      tls13Share: 0,
+      h3Share: 0,
+      jitter: 0,
+      dnsShare: 0,
+      fullTls: 80,
+      resumedTls: 40,
+    };
+    await insertRows(t.app.store.ingest, [
+      ...generate({ ...wide, country: 'US', rtt: 40, clients: 400, records: 4000, seed: 21 }),
+      ...generate({ ...wide, country: 'NO', rtt: 30, fullTls: 60, clients: 25, records: 100, seed: 22 }),
+    ]);
+    const q = { site: 'wide.example', from, to: from + 2 * hour, filters: {}, ticketLifetimeMs: 24 * hour };
+    // 1 000 of 4 100 connections: an even sample of about 30 % of the clients, some 8 of the small region's.
+    const r = await whatIf(t.app.store.query, { ...q, limit: 1000 }, 20);
+    expect(r.sampled).toBe(true);
+    expect(r.connections).toBeLessThanOrEqual(1000);
+    const region = (c: string) => r.regions.find((x) => x.country === c);
+    // The small region is read whole: every one of its 100 connections, with its own RTT.
+    const no = region('NO');
+    expect(no && 'result' in no ? no.result?.accounting.connections : undefined).toBe(100);
+    expect(no && 'result' in no ? no.result?.accounting.rttMs : undefined).toBe(30);
+    expect(no && 'connections' in no ? no.connections : undefined).toBe(100);
+    // The big one stays a sample (hundreds of connections, not its 4 000); the whole stays the even sample.
+    const us = region('US');
+    const usAnalysed = us && 'result' in us ? us.result?.accounting.connections : undefined;
+    expect(usAnalysed).toBeGreaterThan(500);
+    expect(usAnalysed).toBeLessThan(1000);
+    expect(r.overall!.accounting.connections).toBe(r.connections);
+    expect(r.overall!.accounting.connections).toBeLessThan(usAnalysed! + 100);
   });
 
   it('is scoped: one site needs a token, no token gives every site together', async () => {
