@@ -33,8 +33,8 @@ interface View {
 interface Load {
   ms: number;
   failed: number;
-  /** Each API request of the load: what it asked (route and dimensions) and how long it took, ms. */
-  requests: { what: string; ms: number }[];
+  /** Each request of the load: its address, what it asked (route and dimensions) and how long it took, ms. */
+  requests: { url: string; what: string; ms: number }[];
 }
 
 /** A request named by what it asks: the API route and its dimensions, or the kind of file. */
@@ -63,7 +63,7 @@ async function loadOnce(browser: Browser, base: string, view: View): Promise<Loa
     page.on('request', (r) => started.set(r, performance.now()));
     const finished = (r: { url(): string }) => {
       const t = started.get(r);
-      if (t !== undefined) requests.push({ what: requestName(r.url()), ms: performance.now() - t });
+      if (t !== undefined) requests.push({ url: r.url(), what: requestName(r.url()), ms: performance.now() - t });
     };
     page.on('requestfinished', finished);
     page.on('requestfailed', finished);
@@ -84,6 +84,33 @@ async function loadOnce(browser: Browser, base: string, view: View): Promise<Loa
   } finally {
     await context.close();
   }
+}
+
+/** Runs of each request when replayed alone (the median is kept). */
+const REPLAYS = 5;
+
+/**
+ * The work behind one load, without the contention of its own burst: each API request of the load asked
+ * again alone, one after another (the view's token as the page sends it), REPLAYS times; median ms each.
+ * Their sum is what the collector and the store spend on one load; the load itself takes less when they
+ * run side by side, more when they queue.
+ */
+async function replayAlone(load: Load, token: string): Promise<{ what: string; ms: number }[]> {
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  const out: { what: string; ms: number }[] = [];
+  for (const r of load.requests) {
+    if (!new URL(r.url).pathname.startsWith('/v1/')) continue;
+    const times: number[] = [];
+    for (let i = 0; i < REPLAYS; i++) {
+      const t0 = performance.now();
+      const res = await fetch(r.url, { headers });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`replaying ${r.url}: ${res.status}`);
+      times.push(performance.now() - t0);
+    }
+    out.push({ what: r.what, ms: median(times) });
+  }
+  return out;
 }
 
 async function registerSite(base: string, hostname: string): Promise<string> {
@@ -144,6 +171,8 @@ async function main(): Promise<void> {
       { name: 'nothing kept', env: { ANSWER_CACHE_SECONDS: '0' } },
     ];
     const results: { pass: string; byView: Map<string, Load[]> }[] = [];
+    /** Per view, each request of its last load with nothing kept, replayed alone. */
+    const work = new Map<string, { what: string; ms: number }[]>();
     for (const pass of passes) {
       collector = await spawnTs('collector/src/server.ts', {
         cwd: repoRoot,
@@ -170,6 +199,8 @@ async function main(): Promise<void> {
           const l = await loadOnce(browser, collector.url, v);
           byView.set(v.name, [...(byView.get(v.name) ?? []), l]);
         }
+      if (pass.env.ANSWER_CACHE_SECONDS === '0')
+        for (const v of views) work.set(v.name, await replayAlone(byView.get(v.name)!.at(-1)!, v.token));
       await stop(collector);
       collector = null;
       results.push({ pass: pass.name, byView });
@@ -214,6 +245,33 @@ async function main(): Promise<void> {
         .sort((a, b) => b.p50 - a.p50)
         .slice(0, 15),
     );
+    // The same requests alone: which ones carry the work, and their sum (the load's work without its burst).
+    printTable(
+      `each request of a load with nothing kept, replayed alone one after another (median of ${REPLAYS}, ms), heaviest first`,
+      [...work]
+        .flatMap(([view, reqs]) =>
+          reqs.map((r) => ({ request: `${view === views[0]!.name ? 'all' : 'site'}  ${r.what}`, ms: round(r.ms, 0) })),
+        )
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 15),
+    );
+    const workMs = Object.fromEntries(
+      [...work].map(([view, reqs]) => [
+        view === views[0]!.name ? 'all' : 'site',
+        round(
+          reqs.reduce((a, r) => a + r.ms, 0),
+          0,
+        ),
+      ]),
+    );
+    console.log(
+      `a load's requests alone, one after another, in all: ${Object.entries(workMs)
+        .map(
+          ([view, ms]) =>
+            `${view} ${ms} ms (${work.get(view === 'all' ? views[0]!.name : views[1]!.name)!.length} requests)`,
+        )
+        .join(', ')}`,
+    );
     const all = [...results[0]!.byView.values()].flat();
     const allCold = [...cold.values()].flat();
     const p95 = quantile(
@@ -239,6 +297,7 @@ async function main(): Promise<void> {
         0,
       ),
       failedPanels: [...all, ...allCold].reduce((a, l) => a + l.failed, 0),
+      coldWorkMs: Math.max(...Object.values(workMs)),
     });
   } finally {
     await browser?.close();
