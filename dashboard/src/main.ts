@@ -59,8 +59,16 @@ function arrange(siteView: boolean): void {
   root.append(...order.map((p) => p.panel.section));
 }
 
-/** "3 groups hidden: fewer than 20 people each" when an answer held groups too small to show. */
-function hiddenNote(answer: unknown): string {
+/**
+ * "3 groups hidden: fewer than 20 people each" when an answer held groups too small to show; for the what-if,
+ * whether the figures the panel shows (the country filtered on, or the whole) were held back.
+ */
+function hiddenNote(answer: unknown, country: string | undefined): string {
+  const w = answer as { regions?: { country: string; suppressed?: boolean }[]; overallSuppressed?: boolean };
+  if (Array.isArray(w?.regions)) {
+    const held = country ? w.regions.find((r) => r.country === country)?.suppressed : w.overallSuppressed;
+    return held ? 'Hidden: too few people behind these figures to show them safely.' : '';
+  }
   const a = answer as { cells?: { suppressed?: boolean }[]; minClients?: number };
   if (!Array.isArray(a?.cells) || typeof a.minClients !== 'number') return '';
   const n = a.cells.filter((c) => c.suppressed).length;
@@ -343,7 +351,7 @@ async function load(): Promise<void> {
       : flags.sampled
         ? 'Estimated from a sample of the connections, spread over the whole range.'
         : '';
-    const hidden = hiddenNote(answer);
+    const hidden = hiddenNote(answer, f.country);
     if (drawn) return p.panel.setState('ready', [note, hidden].filter(Boolean).join(' '));
     // Only a panel with nothing to draw needs to know whether the whole store is empty (what it says then).
     await evidence;

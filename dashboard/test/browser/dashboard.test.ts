@@ -389,6 +389,20 @@ describe('dashboard', () => {
       `${hidden} ${hidden === 1 ? 'group' : 'groups'} hidden: fewer than 5 people each (too few to show safely).`,
     );
     await page.screenshot({ path: join(artifacts, 'dashboard-hidden.png'), fullPage: true });
+    // A country of too few people for any figure (3 records, at most 3 people): the what-if says its figures
+    // are held back, not that there is no data.
+    await generateDemoData(app.store.ingest, {
+      records: 3,
+      days: 30,
+      seed: 11,
+      countries: [{ code: 'IS', weight: 1, rttMs: 40, h3: 0.3 }],
+    });
+    await page.goto(`${base}/?range=30d&country=IS`);
+    await waitForRenders(page, 1);
+    expect(await page.$eval('#whatif .status', (s) => s.textContent)).toBe(
+      'Hidden: too few people behind these figures to show them safely.',
+    );
+    await (await page.$('#whatif'))!.screenshot({ path: join(artifacts, 'whatif-hidden.png') });
     // One site's data without its read token: said once, above the panels (hidden), nothing asked.
     await page.goto(`${base}/?range=30d&site=shop.example.com`);
     await waitForRenders(page, 1);
