@@ -4,6 +4,7 @@
  * `refreshMs` after one of them registers a site (sooner for tokens: an unknown token triggers a refresh).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
+import { Mutex } from '@tlsrum/shared/mutex';
 import { matchTokenHash } from './auth';
 import { listSiteRows, saveSite } from './store';
 
@@ -15,8 +16,12 @@ export class SiteRegistry {
   private timer: NodeJS.Timeout | null = null;
   private lastRefresh = 0;
   private changes = 0;
-  /** The registry's reads of the store and its writes, one at a time (serial). */
-  private turn: Promise<unknown> = Promise.resolve();
+  /**
+   * The registry's reads of the store and its writes, one at a time: a refresh that read the store before a
+   * registration was saved would otherwise put its older list back over it, and the new site's records would
+   * be stored as unregistered and its token refused until the next refresh.
+   */
+  private readonly turns = new Mutex();
 
   constructor(private readonly client: ClickHouseClient) {}
 
@@ -32,19 +37,8 @@ export class SiteRegistry {
     this.timer = null;
   }
 
-  /**
-   * One at a time: a refresh that read the store before a registration was saved would otherwise put its
-   * older list back over it, and the new site's records would be stored as unregistered and its token
-   * refused until the next refresh.
-   */
-  private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.turn.then(fn, fn);
-    this.turn = run.catch(() => undefined);
-    return run;
-  }
-
   refresh(): Promise<void> {
-    return this.serial(async () => {
+    return this.turns.run(async () => {
       this.lastRefresh = Date.now();
       const fresh = new Map((await listSiteRows(this.client)).map((r) => [r.hostname, r.tokenHash]));
       const changed = fresh.size !== this.sites.size || [...fresh].some(([h, t]) => this.sites.get(h) !== t);
@@ -74,7 +68,7 @@ export class SiteRegistry {
 
   /** Registers (or re-registers) a site with the hash of its new read token; true when it was new. */
   register(hostname: string, tokenHash = ''): Promise<boolean> {
-    return this.serial(async () => {
+    return this.turns.run(async () => {
       const added = !this.sites.has(hostname);
       await saveSite(this.client, hostname, false, tokenHash);
       this.sites.set(hostname, tokenHash);
@@ -84,7 +78,7 @@ export class SiteRegistry {
   }
 
   unregister(hostname: string): Promise<boolean> {
-    return this.serial(async () => {
+    return this.turns.run(async () => {
       const had = this.sites.delete(hostname);
       this.changes++;
       await saveSite(this.client, hostname, true);

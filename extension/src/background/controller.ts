@@ -40,7 +40,8 @@ import {
   saveSettings,
   type Settings,
 } from '../lib/settings';
-import { Mutex, readKey, type KeyValueArea } from '../lib/storage';
+import { Mutex } from '@tlsrum/shared/mutex';
+import { readKey, type KeyValueArea } from '../lib/storage';
 import { migrateStorage } from '../lib/migrate';
 import { t } from '../lib/i18n';
 import { showState } from './action-icon';

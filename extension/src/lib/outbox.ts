@@ -16,7 +16,8 @@ import { SCHEMA_VERSION } from '@tlsrum/shared/constants';
 import { backoffDelay, retryAfterMs } from './backoff';
 import { FETCH_TIMEOUT_MS, MAX_BATCH_RECORDS, MAX_QUEUED_RECORDS, MAX_RECORD_AGE_MS } from './constants';
 import { gzip } from './gzip';
-import { Mutex, readKey, type KeyValueArea } from './storage';
+import { Mutex } from '@tlsrum/shared/mutex';
+import { readKey, type KeyValueArea } from './storage';
 
 export interface PendingBatch {
   batchId: string;

@@ -12,16 +12,6 @@ export async function readKey<T>(area: KeyValueArea, key: string, fallback: T): 
   return (got[key] as T | undefined) ?? fallback;
 }
 
-/** Serialises read-modify-write sequences on storage: one at a time, in call order. */
-export class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-}
-
 /** A Map-backed area with structured-clone semantics, for tests and as documentation of the contract. */
 export class MemoryArea implements KeyValueArea {
   readonly data = new Map<string, unknown>();
