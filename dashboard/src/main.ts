@@ -131,6 +131,22 @@ function retryDelayMs(err: unknown): number {
   return Math.min(5, Math.max(1, seconds)) * 1000;
 }
 
+/**
+ * `ask`, and once more after `retryDelayMs` if it fails — unless the failure is `final` (a token problem:
+ * asking again cannot help) or the load was left. The second failure, or the first when no second try is
+ * made, is thrown.
+ */
+async function askAgainOnce<T>(ask: () => Promise<T>, signal: AbortSignal, final: (err: unknown) => boolean) {
+  try {
+    return await ask();
+  } catch (err) {
+    if (signal.aborted || final(err)) throw err;
+    await new Promise((r) => setTimeout(r, retryDelayMs(err)));
+    if (signal.aborted) throw err;
+    return ask();
+  }
+}
+
 /** With a read token every answer is that site's: the Site selector shows it (and the URL keeps it). */
 function followTokenSite(site: string | null, f: Filters): void {
   if (!site || f.site === site || !token.get()) return;
@@ -279,7 +295,9 @@ async function load(): Promise<void> {
   const once = <T>(key: string, ask: () => Promise<T>): Promise<T> => askOnce(asked, key, ask) as Promise<T>;
   // A sample of 50 000 connections models the scenarios as well as the API's default 200 000 (the
   // savings are medians and quartiles) at a quarter of the time the page waits for it.
-  const whatif = api.whatif({ ...params, limit: String(WHATIF_SAMPLE) }, t, signal);
+  // Asked first, as the slowest answer; asked again when a panel's retry calls for it after a failure.
+  const whatif = () => once('whatif', () => api.whatif({ ...params, limit: String(WHATIF_SAMPLE) }, t, signal));
+  void whatif().catch(() => undefined);
   const query: LoadContext['query'] = (route, extra) => {
     const q = { ...params, ...extra };
     return once(
@@ -291,15 +309,12 @@ async function load(): Promise<void> {
   // anyway, and among the quickest answers) says which, so no panel waits for a slower one to know it.
   // Refused once (a busy collector), it is asked again as a panel's query is: the configuration and the
   // verdict's attention list read that site, and would otherwise ask for a token the reader has entered.
-  const siteOfToken = async (tries = 2): Promise<string | null> => {
-    try {
-      return (await query('compare', { dimensions: 'stack' })).site ?? null;
-    } catch (err) {
-      if (tries <= 1 || signal.aborted || tokenProblem(err, f, t)) return null;
-      await new Promise((r) => setTimeout(r, retryDelayMs(err)));
-      return signal.aborted ? null : siteOfToken(tries - 1);
-    }
-  };
+  const isTokenProblem = (err: unknown) => tokenProblem(err, f, t) !== null;
+  const siteOfToken = (): Promise<string | null> =>
+    askAgainOnce(() => query('compare', { dimensions: 'stack' }), signal, isTokenProblem).then(
+      (a) => a.site ?? null,
+      () => null,
+    );
   const site = f.site ? Promise.resolve(f.site) : t ? siteOfToken() : Promise.resolve(null);
   const ctx: LoadContext = {
     filters: f,
@@ -376,9 +391,9 @@ async function load(): Promise<void> {
   };
   // One failing query never blanks the page: a failed panel tries once more by itself (a busy collector
   // says when), then offers a Retry button. A token problem is said once, above the panels.
-  const run = async (p: DashboardPanel<unknown>, tries = 2): Promise<void> => {
+  const run = async (p: DashboardPanel<unknown>, again = true): Promise<void> => {
     try {
-      await draw(p);
+      await (again ? askAgainOnce(() => draw(p), signal, isTokenProblem) : draw(p));
     } catch (err) {
       if (signal.aborted) return;
       const problemText = tokenProblem(err, f, t);
@@ -386,14 +401,9 @@ async function load(): Promise<void> {
         problem ??= problemText;
         return p.panel.setState('error', problemText);
       }
-      if (tries > 1) {
-        await new Promise((r) => setTimeout(r, retryDelayMs(err)));
-        if (!signal.aborted) return run(p, tries - 1);
-        return;
-      }
       p.panel.setState('error', describeError(err), () => {
         p.panel.setState('loading');
-        void run(p, 1);
+        void run(p, false);
       });
     }
   };

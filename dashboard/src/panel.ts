@@ -201,8 +201,8 @@ export interface LoadContext {
    * (a token entered without choosing a site, as the README says to); null for every site together.
    */
   site: Promise<string | null>;
-  /** One what-if answer per load, shared by the panels that price something with it. */
-  whatif: Promise<WhatIfAnswer>;
+  /** One what-if answer per load, shared by the panels that price something with it (asked again after a failure). */
+  whatif: () => Promise<WhatIfAnswer>;
   /** The chosen range in the range selector's own words ("Last 7 days"). */
   rangeLabel: string;
   /** A read token scopes every answer to its site: the page follows the site an answer names. */

@@ -60,7 +60,7 @@ export function configurationPanel(
                 ? `Not probed yet: the collector probes ${site} every ${Math.round(probes.intervalMs / 60_000)} min, and its set-up shows here after the first probe.`
                 : `Not probed: scheduled probing is off on this collector. Run "pnpm probe https://${site}/" to check the set-up yourself.`,
           };
-        return { probes, whatif: await ctx.whatif.catch(() => null) };
+        return { probes, whatif: await ctx.whatif().catch(() => null) };
       });
     },
     render({ probes, whatif }) {

@@ -28,7 +28,7 @@ export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
   });
   return {
     panel,
-    load: (ctx) => ctx.whatif,
+    load: (ctx) => ctx.whatif(),
     render(answer, ctx) {
       const country = ctx.filters.country;
       // The range in words ("Last 7 days"), as the range selector says it.

@@ -475,6 +475,32 @@ describe('dashboard', () => {
     }
   });
 
+  it('the what-if panel, refused once by a busy collector, asks again by itself and draws', async () => {
+    const p = await browser.newPage();
+    await p.setViewport({ width: 1440, height: 1000 });
+    let asked = 0;
+    await p.setRequestInterception(true);
+    p.on('request', (r) => {
+      if (!r.url().includes('/v1/whatif')) return void r.continue();
+      if (asked++ > 0) return void r.continue();
+      return void r.respond({
+        status: 503,
+        headers: { 'retry-after': '1' },
+        contentType: 'application/json',
+        body: JSON.stringify({ statusCode: 503, error: 'Service Unavailable', message: 'busy, retry in 1 s' }),
+      });
+    });
+    try {
+      await p.goto(`${base}/?range=24h`);
+      await waitForRenders(p, 1);
+      expect(asked).toBe(2);
+      expect((await panelStates(p)).whatif).toBe('ready');
+      expect(await settled(p)).toEqual({ panels: 'settled', failedPanels: '0' });
+    } finally {
+      await p.close();
+    }
+  });
+
   it("names the token's site even when the collector is busy for the first answer that would say it", async () => {
     const { token, hash } = newReadToken();
     await app.sites.register('busy.example.net', hash);
