@@ -6,15 +6,13 @@
  * breakdown − the other) leaves anything of a suppressed cell. A breakdown cell none of whose joint
  * cells is shown is `{suppressed: true}`; one with some shown counts only those (docs/integrity.md).
  *
- * Distinct clients as every query counts them (clients.ts: exact where the threshold decides), never
- * `uniqExact`: this route needs no token, and its range is bounded (query/routes/summary.ts).
+ * The joint cells are the cell routes' (cells.ts): from the rollup for a range of whole hours, distinct
+ * clients and registered sites counted as every cell counts them; from the raw table otherwise (a range
+ * asked to the millisecond). This route needs no token, and its range is bounded (query/routes/summary.ts).
  */
 import type { ClickHouseClient } from '@clickhouse/client';
-import { RAW_CLIENTS } from './clients';
-import { countedRows } from './counted';
-import { fewSites } from './cells';
-
-const SITES = "uniqExactIf(site, site != '')";
+import { buildCellSql, fewSites } from './cells';
+import type { Table } from './dimensions';
 
 export interface SummaryCell {
   records?: number;
@@ -22,10 +20,17 @@ export interface SummaryCell {
 }
 
 export interface Summary {
+  /** The table read: the rollup for a range of whole hours, the raw table else. */
+  table: Table;
   records: number;
   byProtocol: Record<string, SummaryCell>;
   byTlsVersion: Record<string, SummaryCell>;
 }
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** More than the joint cells there can be (protocols × TLS versions). */
+const MAX_JOINT_CELLS = 1000;
 
 export async function querySummary(
   client: ClickHouseClient,
@@ -33,18 +38,45 @@ export async function querySummary(
   minClients: number,
 ): Promise<Summary> {
   const minSites = range.minSites ?? 1;
-  const rows = await (
-    await client.query({
-      query: `
-        SELECT protocol, ifNull(tlsVersion, 'unknown') AS version, count() AS records, ${RAW_CLIENTS} AS clients, ${SITES} AS sites
-        FROM ${countedRows('ts >= fromUnixTimestamp64Milli({from:Int64}) AND ts < fromUnixTimestamp64Milli({to:Int64})', `protocol, tlsVersion, ${RAW_CLIENTS}, ${SITES}`)}
-        GROUP BY protocol, version
-        ORDER BY protocol, version`,
-      query_params: { from: range.from, to: range.to },
-      format: 'JSONEachRow',
-    })
-  ).json<{ protocol: string; version: string; records: number; clients: number; sites: number }>();
-  const summary: Summary = { records: 0, byProtocol: {}, byTlsVersion: {} };
+  const { sql, params, readTable } = buildCellSql(
+    {
+      // The rollup when it holds the range (whole hours, a threshold it counts to); the raw table else.
+      table: 'rollup',
+      // Whole-range cells count the rows within the cap marked at ingest (query/counted.ts): no read-time cap.
+      filters: { from: range.from, to: range.to, site: null, clientCap: 0, minSites },
+      dimensions: ['protocol', 'tlsVersion'],
+      metrics: 'counts',
+      limit: MAX_JOINT_CELLS,
+      unordered: true,
+    },
+    minClients,
+  );
+  const found = await (
+    await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })
+  ).json<{
+    d_protocol: string;
+    d_tlsVersion: string;
+    n_records: number;
+    n_clients: number;
+    n_sites?: number;
+  }>();
+  // In a fixed order, so the answer's keys are too.
+  const rows = found
+    .filter((r) => Number(r.n_records) > 0)
+    .map((r) => ({
+      protocol: r.d_protocol,
+      version: r.d_tlsVersion,
+      records: r.n_records,
+      clients: r.n_clients,
+      sites: r.n_sites ?? 0,
+    }))
+    .sort((a, b) => byText(a.protocol, b.protocol) || byText(a.version, b.version));
+  const summary: Summary = {
+    table: readTable.name === 'raw' ? 'raw' : 'rollup',
+    records: 0,
+    byProtocol: {},
+    byTlsVersion: {},
+  };
   const add = (cells: Record<string, SummaryCell>, key: string, records: number | null) => {
     const cell = cells[key];
     if (records === null) cells[key] = cell ?? { suppressed: true };

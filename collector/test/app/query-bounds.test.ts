@@ -52,13 +52,28 @@ describe('query bounds', () => {
     expect((await ask(MAX_RANGE_MS + DAY, ADMIN)).statusCode).toBe(400);
   });
 
-  it('the summary reads the last 7 days unless asked, at most SUMMARY_MAX_RANGE_MS', async () => {
+  it('the summary reads the last 7 days unless asked (whole days, from the rollup), at most SUMMARY_MAX_RANGE_MS', async () => {
     await postBatch(t.app, makeBatch(makeRecords(3)), { ip: '192.0.2.40' });
     await t.app.ingest.flush();
     const now = Date.now();
     const summary = await t.app.inject({ url: '/v1/summary', remoteAddress: '192.0.2.41' });
     expect(summary.statusCode).toBe(200);
     expect(summary.json().records).toBeGreaterThan(0);
+    // The default range, the collector's own choice, is widened to whole days and read from the rollup.
+    const { from, to, table } = summary.json();
+    expect([from % DAY, to % DAY, table]).toEqual([0, 0, 'rollup']);
+    expect(from).toBeLessThanOrEqual(now - 7 * DAY);
+    expect(to).toBeGreaterThanOrEqual(now);
+    // A range asked to the millisecond is read as asked, from the raw table.
+    const asked = (
+      await t.app.inject({ url: `/v1/summary?from=${now - DAY}&to=${now + 1}`, remoteAddress: '192.0.2.41' })
+    ).json();
+    expect([asked.from, asked.to, asked.table, asked.records]).toEqual([
+      now - DAY,
+      now + 1,
+      'raw',
+      summary.json().records,
+    ]);
     // Records older than the default range are not in the default answer.
     expect(
       (await t.app.inject({ url: `/v1/summary?to=${now - 8 * DAY}`, remoteAddress: '192.0.2.41' })).json().records,
