@@ -43,14 +43,11 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
   const allowed = new Set(
     [...clients].filter(([, r]) => r.clients >= minClients && !fewSites(r.sites, minSites)).map(([c]) => c),
   );
-  const shown = conns.filter((c) => allowed.has(c.country));
-  // Each connection is modelled once, with its own region's RTT; the whole and each region are then
-  // summarised from the same per-connection figures.
-  const modelled = model(shown, (c) => (c as (typeof shown)[number]).country, profile);
+  const sampled = conns.filter((c) => allowed.has(c.country));
   // A sample of clients even over the range holds few of a small region's: one with fewer than twice the
   // small-cell threshold sampled is read again whole (or, if those regions together hold more than `limit`,
   // at the sample rate their own total allows), so that its figures come from enough of its clients.
-  const sampledClients = distinctClients(shown);
+  const sampledClients = distinctClients(sampled);
   const few =
     SAMPLE_HEADROOM * q.limit < total
       ? [...allowed].filter((country) => (sampledClients.get(country) ?? 0) < 2 * minClients).sort()
@@ -60,16 +57,25 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
   // a second read would sample them about as thinly as the first did.
   const short = fewConnections <= total / 2 ? few : [];
   const refill = short.length ? await queryConnections(client, q, fewConnections, short) : [];
-  const refilled = model(refill, (c) => (c as (typeof refill)[number]).country, profile);
   const regionClients = new Map([...sampledClients, ...distinctClients(refill)]);
+  // Shown: regions of enough clients (and registered sites) over the range whose figures come from enough of
+  // them. Only these count in the whole, so no suppressed region can be recovered by difference.
+  const visible = new Set([...allowed].filter((country) => (regionClients.get(country) ?? 0) >= minClients));
+  const shown = sampled.filter((c) => visible.has(c.country));
+  // Each connection is modelled once, with its own region's RTT; the whole and each region are then
+  // summarised from the same per-connection figures (a region read again whole, from that read's).
+  const modelled = model(shown, (c) => (c as (typeof shown)[number]).country, profile);
+  const refilled = model(
+    refill.filter((c) => visible.has(c.country)),
+    (c) => (c as (typeof refill)[number]).country,
+    profile,
+  );
   const totalClients = [...clients.values()].reduce((a, r) => a + r.clients, 0);
   const regions: WhatIfAnswer['regions'] = [];
   for (const [country, r] of [...clients].sort(
     (a, b) => b[1].connections - a[1].connections || a[0].localeCompare(b[0]),
   )) {
-    // Suppressed: a region of too few clients (or registered sites) over the range, or one whose figures
-    // would still come from fewer clients than the threshold.
-    if (!allowed.has(country) || (regionClients.get(country) ?? 0) < minClients) {
+    if (!visible.has(country)) {
       regions.push({ country, suppressed: true as const });
       continue;
     }
@@ -82,7 +88,7 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
   await yieldToEventLoop();
   // The whole site counts only regions that are shown, so no suppressed cell can be recovered by difference.
   const overallOk =
-    allowed.size > 0 && totalClients >= minClients && new Set(shown.map((c) => c.client)).size >= minClients;
+    visible.size > 0 && totalClients >= minClients && new Set(shown.map((c) => c.client)).size >= minClients;
   return {
     site: q.site,
     from: q.from,

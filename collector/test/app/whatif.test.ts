@@ -349,7 +349,42 @@ describe('GET /v1/whatif on a real store', () => {
       { country: 'DE', suppressed: true },
       { country: 'NZ', suppressed: true },
     ]);
-    expect(sampled.overall).not.toBeNull(); // the whole: about 35 clients
+    // The whole counts shown regions only: none here, so it is held back too.
+    expect([sampled.overall, sampled.overallSuppressed]).toEqual([null, true]);
+  });
+
+  it('leaves a region suppressed for its sample out of the whole too: nothing of it is recovered by difference', async () => {
+    // A region of 30 heavy clients (150 connections each) beside one of 400 light ones: a sample of 1 000 of
+    // 8 500 connections holds about 4 of the heavy region's clients, and reading it again would not help (it is
+    // most of the range), so it is suppressed — and must not be in the whole either.
+    const from = now - 90 * hour;
+    const heavy = {
+      site: 'heavy.example',
+      from,
+      to: from + 2 * hour,
+      resumedShare: 0,
+      tls13Share: 0,
+      h3Share: 0,
+      jitter: 0,
+      dnsShare: 0,
+      fullTls: 80,
+      resumedTls: 40,
+    };
+    await insertRows(t.app.store.ingest, [
+      ...generate({ ...heavy, country: 'US', rtt: 40, clients: 400, records: 4000, seed: 31 }),
+      ...generate({ ...heavy, country: 'JP', rtt: 120, fullTls: 240, clients: 30, records: 4500, seed: 32 }),
+    ]);
+    const q = { site: 'heavy.example', from, to: from + 2 * hour, filters: {}, ticketLifetimeMs: 24 * hour };
+    const r = await whatIf(t.app.store.query, { ...q, limit: 1000 }, 20);
+    expect(r.sampled).toBe(true);
+    expect(r.regions.find((x) => x.country === 'JP')).toEqual({ country: 'JP', suppressed: true });
+    const us = r.regions.find((x) => x.country === 'US');
+    const usAnalysed = us && 'result' in us ? us.result?.accounting.connections : undefined;
+    expect(usAnalysed).toBeGreaterThan(0);
+    // The whole is the shown region alone: the same connections, the same RTT (JP's 120 ms would pull it up).
+    expect(r.connections).toBe(usAnalysed);
+    expect(r.overall!.accounting.connections).toBe(usAnalysed);
+    expect(r.overall!.accounting.rttMs).toBe(40);
   });
 
   it('reads a small region of a sampled range whole, so its figures come from all its clients, not the few an even sample holds', async () => {
