@@ -253,6 +253,36 @@ describe('GET /v1/whatif on a real store', () => {
     removeDir(t.dataDir);
   });
 
+  /**
+   * A site's records over two hours, `hoursAgo` back (apart from the other tests' records): 4 000 connections of
+   * 400 clients in the US at 40 ms beside `other`'s; TLS 1.2 full handshakes, no jitter. The what-if query for them.
+   */
+  async function usBeside(
+    site: string,
+    hoursAgo: number,
+    seed: number,
+    other: { country: string; rtt: number; fullTls: number; clients: number; records: number },
+  ) {
+    const from = now - hoursAgo * hour;
+    const traffic = {
+      site,
+      from,
+      to: from + 2 * hour,
+      resumedShare: 0,
+      tls13Share: 0,
+      h3Share: 0,
+      jitter: 0,
+      dnsShare: 0,
+      fullTls: 80,
+      resumedTls: 40,
+    };
+    await insertRows(t.app.store.ingest, [
+      ...generate({ ...traffic, country: 'US', rtt: 40, clients: 400, records: 4000, seed }),
+      ...generate({ ...traffic, ...other, seed: seed + 1 }),
+    ]);
+    return { site, from, to: from + 2 * hour, filters: {}, ticketLifetimeMs: 24 * hour };
+  }
+
   /** The lab site's records, every one of them, as the report is asked for them directly. */
   const labRange = {
     site: 'lab.example',
@@ -357,24 +387,13 @@ describe('GET /v1/whatif on a real store', () => {
     // A region of 30 heavy clients (150 connections each) beside one of 400 light ones: a sample of 1 000 of
     // 8 500 connections holds about 4 of the heavy region's clients, and reading it again would not help (it is
     // most of the range), so it is suppressed — and must not be in the whole either.
-    const from = now - 90 * hour;
-    const heavy = {
-      site: 'heavy.example',
-      from,
-      to: from + 2 * hour,
-      resumedShare: 0,
-      tls13Share: 0,
-      h3Share: 0,
-      jitter: 0,
-      dnsShare: 0,
-      fullTls: 80,
-      resumedTls: 40,
-    };
-    await insertRows(t.app.store.ingest, [
-      ...generate({ ...heavy, country: 'US', rtt: 40, clients: 400, records: 4000, seed: 31 }),
-      ...generate({ ...heavy, country: 'JP', rtt: 120, fullTls: 240, clients: 30, records: 4500, seed: 32 }),
-    ]);
-    const q = { site: 'heavy.example', from, to: from + 2 * hour, filters: {}, ticketLifetimeMs: 24 * hour };
+    const q = await usBeside('heavy.example', 90, 31, {
+      country: 'JP',
+      rtt: 120,
+      fullTls: 240,
+      clients: 30,
+      records: 4500,
+    });
     const r = await whatIf(t.app.store.query, { ...q, limit: 1000 }, 20);
     expect(r.sampled).toBe(true);
     expect(r.regions.find((x) => x.country === 'JP')).toEqual({ country: 'JP', suppressed: true });
@@ -388,25 +407,14 @@ describe('GET /v1/whatif on a real store', () => {
   });
 
   it('reads a small region of a sampled range whole, so its figures come from all its clients, not the few an even sample holds', async () => {
-    // A big region and a small one (25 clients), apart in time from the other tests' records.
-    const from = now - 60 * hour;
-    const wide = {
-      site: 'wide.example',
-      from,
-      to: from + 2 * hour,
-      resumedShare: 0,
-      tls13Share: 0,
-      h3Share: 0,
-      jitter: 0,
-      dnsShare: 0,
-      fullTls: 80,
-      resumedTls: 40,
-    };
-    await insertRows(t.app.store.ingest, [
-      ...generate({ ...wide, country: 'US', rtt: 40, clients: 400, records: 4000, seed: 21 }),
-      ...generate({ ...wide, country: 'NO', rtt: 30, fullTls: 60, clients: 25, records: 100, seed: 22 }),
-    ]);
-    const q = { site: 'wide.example', from, to: from + 2 * hour, filters: {}, ticketLifetimeMs: 24 * hour };
+    // A big region and a small one (25 clients).
+    const q = await usBeside('wide.example', 60, 21, {
+      country: 'NO',
+      rtt: 30,
+      fullTls: 60,
+      clients: 25,
+      records: 100,
+    });
     // 1 000 of 4 100 connections: an even sample of about 30 % of the clients, some 8 of the small region's.
     const r = await whatIf(t.app.store.query, { ...q, limit: 1000 }, 20);
     expect(r.sampled).toBe(true);
