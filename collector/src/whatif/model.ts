@@ -325,7 +325,7 @@ export function model(
     rtts[i] = rttOf(c, models[i]!)!;
     today[i] = firstByte(c);
     tlsRounds[i] = tlsRoundTrips(c, rtts[i]!);
-    roundsToday[i] = tcpRoundTrips(c) + tlsRounds[i]!;
+    roundsToday[i] = roundTripsToday(c, rtts[i]!);
   }
   // The profile scenarios need the site's probe profile or connections that carry their own crypto facts.
   const knowsCrypto = profile !== null || conns.some((c) => c.crypto !== undefined);
