@@ -2,7 +2,7 @@
 import { loadavg } from 'node:os';
 import { generateDemoData } from '@tlsrum/collector/demo';
 import { openStore } from '@tlsrum/collector/store/clients';
-import { loadMigrations, materializedViews, migrate } from '@tlsrum/collector/store/migrate';
+import { migrate, viewsInForce } from '@tlsrum/collector/store/migrate';
 import { cappedPerCell, COUNTED, DEFAULT_CLIENT_CAP } from '@tlsrum/collector/query/counted';
 import { dimensionSql } from '@tlsrum/collector/query/dimensions';
 import { QUERY_SPECS, directSql } from './lib/query-specs';
@@ -91,9 +91,7 @@ async function generate(): Promise<void> {
     "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'",
     {},
   );
-  for (const v of materializedViews(loadMigrations().flatMap((m) => m.statements)).filter((v) =>
-    live.some((l) => l.name === v.name),
-  )) {
+  for (const v of viewsInForce().filter((v) => live.some((l) => l.name === v.name))) {
     await store.ingest.command({ query: `DROP VIEW IF EXISTS ${v.name}` });
   }
   const t0 = performance.now();

@@ -13,7 +13,7 @@ import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode
 import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
 import { toRow } from '@tlsrum/collector/ingest/to-row';
 import { openStore } from '@tlsrum/collector/store/clients';
-import { backfill, loadMigrations, materializedViews, migrate } from '@tlsrum/collector/store/migrate';
+import { backfill, migrate, viewsInForce } from '@tlsrum/collector/store/migrate';
 import { MIN_ROUNDS, QUERY_SPECS, TABLES, directSql } from './query-specs';
 import { makeBenchBatch, rng } from './records';
 
@@ -128,16 +128,14 @@ async function main(): Promise<void> {
     // states). For the bulk load they are dropped, the raw rows written, each rollup rebuilt from all rows
     // with its view's own SELECT (what the migration runner does for a store that predates a view), and
     // the views created again for later inserts.
-    // The views of the current schema (a later migration may have dropped an earlier one's).
+    // The views of the current schema, each by its last definition (a later migration may re-create or drop one).
     const live = await (
       await store.query.query({
         query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'",
         format: 'JSONEachRow',
       })
     ).json<{ name: string }>();
-    const views = materializedViews(loadMigrations().flatMap((m) => m.statements)).filter((v) =>
-      live.some((l) => l.name === v.name),
-    );
+    const views = viewsInForce().filter((v) => live.some((l) => l.name === v.name));
     for (const v of views) await store.ingest.command({ query: `DROP VIEW IF EXISTS ${v.name}` });
     await generateDemoData(store.ingest, {
       records: missing,

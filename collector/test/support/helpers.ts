@@ -10,7 +10,7 @@ import example from '@tlsrum/shared/examples/batch.json' with { type: 'json' };
 import { buildApp } from '../../src/app';
 import { loadConfig } from '../../src/platform/config';
 import { openStore, type Store } from '../../src/platform/store/clients';
-import { dropped, loadMigrations, materializedViews, type MaterializedView } from '../../src/platform/store/migrate';
+import { viewsInForce } from '../../src/platform/store/migrate';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -127,18 +127,7 @@ export async function countRows(store: Store | FastifyInstance['store']): Promis
   return Number((await rs.json<{ n: number }>())[0]!.n);
 }
 
-export { openStore };
-
-/** The materialized views a fully migrated store has, each by its last definition (later migrations re-create some). */
-export function viewsInForce(): MaterializedView[] {
-  const views = new Map<string, MaterializedView>();
-  for (const m of loadMigrations())
-    for (const statement of m.statements) {
-      for (const name of dropped([statement], 'VIEW')) views.delete(name);
-      for (const view of materializedViews([statement])) views.set(view.name, view);
-    }
-  return [...views.values()];
-}
+export { openStore, viewsInForce };
 
 /** The value of one series in the exposition text (undefined when absent). */
 export function metricValue(text: string, series: string): number | undefined {

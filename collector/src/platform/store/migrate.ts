@@ -100,6 +100,17 @@ export function materializedViews(statements: string[]): MaterializedView[] {
   });
 }
 
+/** The materialized views a fully migrated store has, each by its last definition (later migrations re-create some). */
+export function viewsInForce(migrations: Migration[] = loadMigrations()): MaterializedView[] {
+  const views = new Map<string, MaterializedView>();
+  for (const m of migrations)
+    for (const statement of m.statements) {
+      for (const name of dropped([statement], 'VIEW')) views.delete(name);
+      for (const view of materializedViews([statement])) views.set(view.name, view);
+    }
+  return [...views.values()];
+}
+
 /** The tables (or views) that `DROP TABLE|VIEW [IF EXISTS] name` statements among `statements` remove. */
 export function dropped(statements: string[], kind: 'TABLE' | 'VIEW' = 'TABLE'): string[] {
   return statements.flatMap((statement) => {
