@@ -73,6 +73,10 @@ export interface CellAnswer {
 /** Distinct registered sites of a group's rows: a per-site source's `site` column ('' = unregistered). */
 const SITES_SQL = "uniqExactIf(site, site != '')";
 
+/** The same from the `sites` states of a cut of every site together (migration 0024): exact below this cap, then "this many or more". */
+export const ROLLUP_SITES_CAP = 100;
+const ROLLUP_SITES = `uniqUpToMerge(${ROLLUP_SITES_CAP - 1})(sites)`;
+
 /** The k-sites rule applies: every site together, asked without a token, with a threshold above 1. */
 export const spansSites = (f: Pick<Filters, 'site' | 'minSites'>): boolean => f.site === null && (f.minSites ?? 1) > 1;
 
@@ -100,19 +104,21 @@ export function buildCellSql(
     ownSynthetic: q.filters.ownSynthetic,
   };
   const perSite = chooseReadTable({ ...needs, perSite: spanSites });
-  // The k-sites count needs rows of one site each. On the larger rollups the cells' metrics come from the
-  // cut of every site together (a fraction of the per-site cut's rows, and merging their histograms is most
-  // of a query's work); the per-site cut gives only each group's count of sites, reading its key columns.
+  // The k-sites count needs the sites behind each group. On the larger rollups the cells' metrics come from
+  // the cut of every site together (a fraction of the per-site cut's rows, and merging their histograms is
+  // most of a query's work), whose rows count their sites (`siteCounts`); a threshold above what they count
+  // up to joins the per-site cut instead, reading only its key columns for each group's count of sites.
   const allSites = spanSites && perSite !== RAW && !perSite.few ? chooseReadTable(needs) : null;
   const src = allSites && allSites !== RAW ? allSites : perSite;
-  const sitesApart = src !== perSite;
+  const sitesInRows = src !== perSite && src.siteCounts === true && (q.filters.minSites ?? 1) <= ROLLUP_SITES_CAP;
+  const sitesApart = src !== perSite && !sitesInRows;
   const own = q.filters.ownSynthetic === true;
   const a = src.agg;
   const keys = groupKeysSql(q, src);
   // Output names never equal a column name: in the rollup `sum(records) AS records` would nest aggregates.
   const metrics = [`${a.records} AS n_records`, `${a.clients} AS n_clients`];
   // Registered sites behind the cell (unregistered records have site ''): the k-sites rule's count.
-  if (spanSites && !sitesApart) metrics.push(`${SITES_SQL} AS n_sites`);
+  if (spanSites && !sitesApart) metrics.push(`${sitesInRows ? ROLLUP_SITES : SITES_SQL} AS n_sites`);
   if (q.metrics !== 'counts')
     for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
   // A handshake cell's mixes come from its joint cells (jointMixCells), which protect its small sub-groups.

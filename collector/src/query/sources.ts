@@ -59,6 +59,11 @@ export interface ReadTable {
    * rows cost less than a second read joined by group (cells.ts, the k-sites count).
    */
   few?: boolean;
+  /**
+   * Its rows of every site together count the registered sites behind them (`sites`, migration 0024): the
+   * k-sites rule reads that count from the rows it reads anyway instead of the cut of one site each.
+   */
+  siteCounts?: boolean;
   agg: Aggregates;
 }
 
@@ -146,6 +151,7 @@ function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable 
     cut: columns,
     sites,
     where: `cut = ${cutNumber(keyed)}`,
+    siteCounts: true,
     agg: rollupAgg,
   };
 }
@@ -173,6 +179,7 @@ function hourlyCut(columns: readonly RollupColumn[], sites: 'one' | 'all'): Read
     cut: ['hour', ...columns],
     sites,
     where: `cut = ${hourlyCutNumber(keyed)}`,
+    siteCounts: true,
     agg: sparseAgg,
   };
 }
@@ -239,14 +246,16 @@ const cryptoColumnCut = (column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], si
  * those filters, or countries compared by them, reads a few rows a day instead of the raw table. Its cut
  * number is grouping() over (site, browser, source, versionEvidence, cryptoSource); country is in every cut.
  */
-const countryCut = (columns: readonly RollupColumn[], sites: 'one' | 'all') =>
-  sparseDailyCut(
+const countryCut = (columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable => ({
+  ...sparseDailyCut(
     'handshakes_country_cuts',
     ['site', 'browser', 'source', 'versionEvidence', 'cryptoSource'],
     columns,
     sites,
     ['country'],
-  );
+  ),
+  siteCounts: true,
+});
 const COUNTRY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
   ['browser', 'source'],
   ['versionEvidence'],
@@ -270,8 +279,10 @@ const EVIDENCE_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [['versionEvi
  * map under a post-quantum or group filter, and countries compared by either, over whole days. Its cut number
  * is grouping(site).
  */
-const countryGroupCut = (sites: 'one' | 'all') =>
-  sparseDailyCut('handshakes_country_group_cuts', ['site'], ['kxGroup'], sites, ['country']);
+const countryGroupCut = (sites: 'one' | 'all'): ReadTable => ({
+  ...sparseDailyCut('handshakes_country_group_cuts', ['site'], ['kxGroup'], sites, ['country']),
+  siteCounts: true,
+});
 
 /**
  * The signature scheme alone with the mix columns (migration 0021), per site and for every site: a comparison

@@ -1,6 +1,6 @@
 /** Which table or rollup cut a query reads: the smallest that holds every dimension it needs. */
 import { describe, expect, it } from 'vitest';
-import { chooseTable } from '../../src/query/cells';
+import { buildCellSql, chooseTable, ROLLUP_SITES_CAP, type CellQuery } from '../../src/query/cells';
 import {
   chooseReadTable,
   hourlyCutNumber,
@@ -256,5 +256,39 @@ describe('chooseTable', () => {
       from: Date.UTC(2026, 10, 15),
       to: Date.UTC(2026, 10, 24),
     });
+  });
+});
+
+describe('the k-sites count of cells without a token', () => {
+  const cells = (minSites: number, dimensions: CellQuery['dimensions']) =>
+    buildCellSql(
+      {
+        table: 'rollup',
+        filters: { ...month, site: null, clientCap: 5, minSites },
+        dimensions,
+        metrics: 'handshake',
+        limit: 10,
+      },
+      20,
+    );
+
+  it('comes from the sites counted in the rows of every site together, up to what they count; a threshold above it joins the cut of one site each', () => {
+    for (const dimensions of [['stack', 'mode'], ['country', 'browser'], ['country']] as const) {
+      const counted = cells(2, dimensions);
+      expect(counted.readTable).toMatchObject({ sites: 'all', siteCounts: true });
+      expect(counted.sql).toContain(`uniqUpToMerge(${ROLLUP_SITES_CAP - 1})(sites) AS n_sites`);
+      expect(counted.sql).not.toContain('JOIN');
+      const joined = cells(ROLLUP_SITES_CAP + 1, dimensions);
+      expect(joined.readTable).toMatchObject({ sites: 'all' });
+      expect(joined.sql).toContain("uniqExactIf(site, site != '') AS n_sites");
+      expect(joined.sql).toContain('LEFT JOIN');
+    }
+  });
+
+  it('a cut read one site each (the crypto cuts) counts its site column', () => {
+    const crypto = cells(2, ['certKey']);
+    expect(crypto.readTable).toMatchObject({ sites: 'one', few: true });
+    expect(crypto.sql).toContain("uniqExactIf(site, site != '') AS n_sites");
+    expect(crypto.sql).not.toContain('JOIN');
   });
 });
