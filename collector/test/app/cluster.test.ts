@@ -88,10 +88,31 @@ describe('cluster DDL', () => {
     }
   });
 
+  it("derives a rollup's rows from its own through the Distributed tables, and leaves back-fills from the raw rows to the operator", () => {
+    const inserts = stmts.filter((s) => s.startsWith('INSERT'));
+    // 0024's site counts: the four rollups read for every site together, each from itself.
+    expect(inserts.map((s) => /^INSERT INTO (\S+)/.exec(s)![1])).toEqual([
+      'tlsrum.handshakes_cuts',
+      'tlsrum.handshakes_per_hour',
+      'tlsrum.handshakes_country_cuts',
+      'tlsrum.handshakes_country_group_cuts',
+    ]);
+    for (const s of inserts) {
+      const target = /^INSERT INTO (\S+)/.exec(s)![1]!;
+      expect([...s.matchAll(/\bFROM (\S+)/g)].map((x) => x[1])).toEqual([target]);
+    }
+    // The single-node back-fills (0003's: a view's SELECT over the raw table) have no cluster statement.
+    const backfills = loadMigrations()
+      .flatMap((m) => m.statements)
+      .filter((s) => /^INSERT INTO/.test(s) && /\bFROM handshakes\b/.test(s));
+    expect(backfills.length).toBeGreaterThan(0);
+    expect(stmts.filter((s) => /\bFROM tlsrum\.handshakes(_local)?\b/.test(s) && s.startsWith('INSERT'))).toEqual([]);
+  });
+
   it('puts every DDL statement ON CLUSTER and qualifies every table with the database', async () => {
     for (const sql of stmts) {
       const formatted = await format(sql);
-      expect(formatted, sql).toMatch(/ ON CLUSTER rum_cluster\b/);
+      if (!sql.startsWith('INSERT')) expect(formatted, sql).toMatch(/ ON CLUSTER rum_cluster\b/);
       expect(formatted).not.toMatch(
         /\b(TABLE|VIEW|TO|FROM)\s+(IF NOT EXISTS\s+)?(handshakes|sites|handshakes_hourly)\b/,
       );
@@ -148,8 +169,8 @@ describe('cluster DDL', () => {
     const tree = await ast(mv);
     expect(tree).toContain('TableIdentifier tlsrum.handshakes_local');
     expect(await format(mv)).toContain('TO tlsrum.handshakes_hourly_local');
-    // The back-fill has no meaning on a new cluster and is not emitted.
-    expect(stmts.some((s) => s.startsWith('INSERT'))).toBe(false);
+    // The back-fill from the raw rows has no meaning on a new cluster and is not emitted.
+    expect(stmts.some((s) => s.startsWith('INSERT INTO tlsrum.handshakes_hourly'))).toBe(false);
   });
 
   it('applies column changes to both the local and the Distributed table, storage settings and codecs to the local one only', () => {

@@ -169,15 +169,31 @@ function dropStatement(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   return names.map((n) => `DROP ${kind!.toUpperCase()} ${ifExists}${qualified(l, n)} ON CLUSTER ${l.cluster} SYNC`);
 }
 
+/**
+ * `INSERT INTO t … SELECT … FROM t`: rows of a rollup derived from its own rows (0024 adds to each group of
+ * every site together the count of the sites its per-site rows hold). Through the Distributed table it reads
+ * every shard's rows and its added rows merge with every shard's at query time (aggregate states), so it is
+ * the same statement, run once. Any other INSERT … SELECT is a back-fill from the raw rows: a new cluster
+ * has none, and an existing one is back-filled by the operator on each shard's local tables (docs/cluster.md).
+ */
+function insertSelect(stmt: string, l: ClusterLayout, c: Catalog): string[] {
+  const m = /^INSERT\s+INTO\s+(\w+)\b/i.exec(stmt);
+  const sources = [...stmt.matchAll(/\b(?:FROM|JOIN)\s+(\w+)\b(?!\s*\()/gi)].map((x) => x[1]!);
+  if (!m || sources.length === 0 || sources.some((t) => t !== m[1]) || c.tables.get(m[1]!) !== 'sharded') return [];
+  return [
+    stmt
+      .replace(/^INSERT\s+INTO\s+\w+/i, `INSERT INTO ${qualified(l, m[1]!)}`)
+      .replace(/\b(FROM|JOIN)\s+(\w+)\b(?!\s*\()/gi, (_all, kw: string, t: string) => `${kw} ${qualified(l, t)}`),
+  ];
+}
+
 /** One single-node statement → the statements that do the same on the cluster. */
 function translate(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   if (/^CREATE\s+TABLE\b/i.test(stmt)) return createTable(stmt, l, c);
   if (/^CREATE\s+MATERIALIZED\s+VIEW\b/i.test(stmt)) return createMaterializedView(stmt, l, c);
   if (/^ALTER\s+TABLE\b/i.test(stmt)) return alterTable(stmt, l, c);
   if (/^DROP\s+(TABLE|VIEW)\b/i.test(stmt)) return dropStatement(stmt, l, c);
-  // Back-fills (INSERT … SELECT) copy rows that exist on a single node; a new cluster has none, and an
-  // existing one is back-filled by the operator per shard (docs/cluster.md).
-  if (/^INSERT\s+INTO\b/i.test(stmt)) return [];
+  if (/^INSERT\s+INTO\b/i.test(stmt)) return insertSelect(stmt, l, c);
   throw new ClusterDdlError(`no cluster translation for: ${stmt.slice(0, 80)}`);
 }
 
