@@ -32,6 +32,17 @@ export function num(x: unknown, unit = ''): string {
   return `${x < 0 ? '−' : ''}${grouped}${frac ? `.${frac}` : ''}${unit}`;
 }
 
+/** The rollup-served shapes of a line (`shapes`): how many, and their mean p95 — a figure that moves when most of them do. */
+function rollupShapes(r: Figures): { n: number; meanP95: number } | undefined {
+  const shapes = r.shapes;
+  if (!shapes || typeof shapes !== 'object') return undefined;
+  const p95s = Object.values(shapes as Record<string, { path?: string; p95?: number }>)
+    .filter((x) => x.path === 'rollup' && typeof x.p95 === 'number')
+    .map((x) => x.p95!);
+  if (p95s.length === 0) return undefined;
+  return { n: p95s.length, meanP95: Math.round((p95s.reduce((a, b) => a + b, 0) / p95s.length) * 10) / 10 };
+}
+
 /** ", most of them: 503 the spool is full …" — the reason most refused requests were given, when the line names reasons. */
 function mostly(reasons: unknown): string {
   if (!reasons || typeof reasons !== 'object') return '';
@@ -171,7 +182,8 @@ export const BENCHES: readonly BenchEntry[] = [
     baseline: '— (the goal is absolute)',
     goal: 'every shape p95 < 100 ms',
     figures: (r) =>
-      `slowest shape p95 ${num(r.shapesP95Ms, ' ms')}; ${num(r.shapesOver100Ms)} shapes at or over 100 ms`,
+      `slowest shape p95 ${num(r.shapesP95Ms, ' ms')}; ${num(r.shapesOver100Ms)} shapes at or over 100 ms; ` +
+      `the ${num(rollupShapes(r)?.n)} the rollup served: mean p95 ${num(rollupShapes(r)?.meanP95, ' ms')}`,
   },
   {
     name: 'scaling',
