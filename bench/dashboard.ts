@@ -19,7 +19,9 @@ const LOAD_TIMEOUT_MS = Number(process.env.BENCH_DASHBOARD_TIMEOUT_MS ?? 60_000)
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Fill (or reuse) this folder and keep it: a second run skips the generation. */
 const KEPT_DIR = process.env.BENCH_DASHBOARD_DATA_DIR;
-const DASHBOARD_DIR = join(repoRoot, 'dashboard/dist');
+/** Another checkout's collector and built dashboard (before/after on the same kept store). */
+const TREE = process.env.BENCH_DASHBOARD_TREE ?? repoRoot;
+const DASHBOARD_DIR = join(TREE, 'dashboard/dist');
 const DAYS = 30;
 const HOUR = 3_600_000;
 const ADMIN = 'bench-dashboard-admin-token';
@@ -175,7 +177,7 @@ async function main(): Promise<void> {
     const work = new Map<string, { what: string; ms: number }[]>();
     for (const pass of passes) {
       collector = await spawnTs('collector/src/server.ts', {
-        cwd: repoRoot,
+        cwd: TREE,
         env: {
           DATA_DIR: dataDir,
           DASHBOARD_DIR,

@@ -150,6 +150,7 @@ export const BENCHES: readonly BenchEntry[] = [
       "BENCH_ROWS (1 200 000, the demo's size; 10 000 000 for 10 M)",
       'BENCH_DASHBOARD_LOADS (20) loads per view, BENCH_DASHBOARD_TIMEOUT_MS (60 000) per load',
       'BENCH_DASHBOARD_DATA_DIR: fill (or reuse) that folder and keep it',
+      'BENCH_DASHBOARD_TREE: the collector and built dashboard of another checkout (before/after on the same kept store)',
       'CHROMIUM_PATH (/usr/bin/chromium)',
     ],
     measures:
