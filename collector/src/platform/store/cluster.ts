@@ -99,11 +99,15 @@ function createTable(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   ];
 }
 
-/** Table references after FROM / JOIN in a view's query, rewritten to the physical tables. */
-function rewriteSources(select: string, l: ClusterLayout, c: Catalog): string {
-  return select.replace(/\b(FROM|JOIN)\s+(\w+)\b(?!\s*\()/gi, (all, kw: string, t: string) =>
-    c.tables.has(t) ? `${kw} ${physical(l, c, t)}` : all,
-  );
+/** A table read by a query: the name after FROM or JOIN (not a table function's call). */
+const SOURCE = /\b(FROM|JOIN)\s+(\w+)\b(?!\s*\()/gi;
+
+/** The names of the tables a query reads (known or not). */
+const sourceTables = (sql: string): string[] => [...sql.matchAll(SOURCE)].map((x) => x[2]!);
+
+/** Each table reference of a known table rewritten to `to(table)`. */
+function rewriteSources(sql: string, c: Catalog, to: (table: string) => string): string {
+  return sql.replace(SOURCE, (all, kw: string, t: string) => (c.tables.has(t) ? `${kw} ${to(t)}` : all));
 }
 
 function createMaterializedView(stmt: string, l: ClusterLayout, c: Catalog): string[] {
@@ -118,15 +122,14 @@ function createMaterializedView(stmt: string, l: ClusterLayout, c: Catalog): str
     string,
     string | undefined,
   ];
-  const sources = [...stmt.slice(head.length).matchAll(/\b(?:FROM|JOIN)\s+(\w+)\b(?!\s*\()/gi)]
-    .map((x) => x[1]!)
-    .filter((t) => c.tables.has(t));
+  const sources = sourceTables(stmt.slice(head.length)).filter((t) => c.tables.has(t));
   const targetPlacement = c.tables.get(target);
   if (!targetPlacement) throw new ClusterDdlError(`materialized view "${name}" writes to unknown table "${target}"`);
   if (sources.some((s) => c.tables.get(s) !== targetPlacement)) {
     throw new ClusterDdlError(`materialized view "${name}" mixes sharded and replicated-everywhere tables`);
   }
-  const select = rewriteSources(stmt.slice(head.length), l, c);
+  // A view's query reads the physical tables: the local ones of sharded tables.
+  const select = rewriteSources(stmt.slice(head.length), c, (t) => physical(l, c, t));
   return [
     `CREATE MATERIALIZED VIEW ${ine ? 'IF NOT EXISTS ' : ''}${qualified(l, name)} ON CLUSTER ${l.cluster} TO ${physical(l, c, target)}${columns}\nAS ${select}`,
   ];
@@ -178,13 +181,10 @@ function dropStatement(stmt: string, l: ClusterLayout, c: Catalog): string[] {
  */
 function insertSelect(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   const m = /^INSERT\s+INTO\s+(\w+)\b/i.exec(stmt);
-  const sources = [...stmt.matchAll(/\b(?:FROM|JOIN)\s+(\w+)\b(?!\s*\()/gi)].map((x) => x[1]!);
+  const sources = sourceTables(stmt);
   if (!m || sources.length === 0 || sources.some((t) => t !== m[1]) || c.tables.get(m[1]!) !== 'sharded') return [];
-  return [
-    stmt
-      .replace(/^INSERT\s+INTO\s+\w+/i, `INSERT INTO ${qualified(l, m[1]!)}`)
-      .replace(/\b(FROM|JOIN)\s+(\w+)\b(?!\s*\()/gi, (_all, kw: string, t: string) => `${kw} ${qualified(l, t)}`),
-  ];
+  const table = qualified(l, m[1]!);
+  return [rewriteSources(stmt.replace(/^INSERT\s+INTO\s+\w+/i, `INSERT INTO ${table}`), c, () => table)];
 }
 
 /** One single-node statement → the statements that do the same on the cluster. */
