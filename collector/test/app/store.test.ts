@@ -47,7 +47,10 @@ const cutNumbers = (table: string) =>
     .map((c) => Number(c.where!.replace('cut = ', '')))
     .sort((a, b) => a - b);
 
-const FOLDER_RECORDS = 20_000;
+const FOLDER_RECORDS = 5_000;
+/** Records added after an upgrade, which must reach the new rollup through its view. */
+const ADDED_RECORDS = 1_000;
+const AFTER_ADDING = FOLDER_RECORDS + ADDED_RECORDS;
 /** Every cut counts every stored record once, in its records and in its phase buckets. */
 const CUT_NUMBERS = cutNumbers('handshakes_cuts');
 const EVERY_CUT_COUNTS_EVERY_RECORD = CUT_NUMBERS.map((cut) => ({
@@ -94,12 +97,12 @@ async function sparseCutsFilled(version: number, table: string, count: number): 
     expect(await totals()).toEqual(
       cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
     );
-    await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: version });
-    expect((await totals()).map((r) => r.records)).toEqual(cuts.map(() => 21_000));
+    await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: version });
+    expect((await totals()).map((r) => r.records)).toEqual(cuts.map(() => AFTER_ADDING));
   });
 }
 
-// Each upgrade test migrates and backfills a data folder of 20 000 rows: minutes on a loaded 2-core machine.
+// Each upgrade test migrates and backfills a data folder of generated rows: tens of seconds on a 2-core machine.
 describe('store', { timeout: 180_000 }, () => {
   it('applies migrations once; running them again changes nothing', async () => {
     const dir = tempDir();
@@ -252,8 +255,8 @@ describe('store', { timeout: 180_000 }, () => {
         ).toEqual(raw.map(({ h, n }) => ({ h, n, tls: n, ttfb: n })));
       }
       // New records reach it through its view.
-      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 13 });
-      expect(await json('SELECT sum(records) AS n FROM handshakes_per_hour')).toEqual([{ n: 8 * 21_000 }]);
+      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 13 });
+      expect(await json('SELECT sum(records) AS n FROM handshakes_per_hour')).toEqual([{ n: 8 * AFTER_ADDING }]);
     });
   });
 
@@ -264,8 +267,11 @@ describe('store', { timeout: 180_000 }, () => {
         [0, 1].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
       );
       // New records reach it through its view.
-      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 9 });
-      expect((await rollupTotals(store, 'handshakes_crypto_per_day')).map((r) => r.records)).toEqual([21_000, 21_000]);
+      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 9 });
+      expect((await rollupTotals(store, 'handshakes_crypto_per_day')).map((r) => r.records)).toEqual([
+        AFTER_ADDING,
+        AFTER_ADDING,
+      ]);
     });
   });
 
@@ -371,8 +377,8 @@ describe('store', { timeout: 180_000 }, () => {
         tls_buckets: BUCKET_STATE_TYPE,
       });
       // New records reach the new rollup through its view.
-      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 5 });
-      expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => 21_000));
+      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 5 });
+      expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => AFTER_ADDING));
     });
   });
 
@@ -412,8 +418,8 @@ describe('store', { timeout: 180_000 }, () => {
         format: 'JSONEachRow',
       });
       expect(await tables.json()).toEqual([]);
-      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 11 });
-      expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => 21_000));
+      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 11 });
+      expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => AFTER_ADDING));
     });
   });
 
