@@ -4,8 +4,10 @@ export default defineConfig({
   test: {
     name: 'e2e',
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    // Real servers and browsers: files run in separate forks, one at a time per file.
+    // Real servers, browsers and delaying proxies whose timings the reports read: one file at a time, in a
+    // fork of its own, after every other project's files (Vitest runs files without parallelism last).
     pool: 'forks',
+    fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 60_000,
   },
