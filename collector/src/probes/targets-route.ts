@@ -35,6 +35,7 @@ const probeTargets: FastifyPluginAsyncTypebox = async (app) => {
       const site = request.params.hostname;
       if (!app.sites.has(site)) throw httpError(404, `${site} is not a registered site`);
       await saveProbeTarget(app.store.query, site, request.body.hostname, false);
+      app.siteHostnames.changed();
       return reply.status(201).send({ site, hostname: request.body.hostname });
     },
   );
@@ -52,6 +53,7 @@ const probeTargets: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       await saveProbeTarget(app.store.query, request.params.hostname, request.params.target, true);
+      app.siteHostnames.changed();
       return { site: request.params.hostname, hostname: request.params.target };
     },
   );

@@ -4,6 +4,7 @@
  */
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import { SiteHostnames } from './hostnames';
 import { SiteRegistry } from './registry';
 import { TokenFailures } from './token-failures';
 
@@ -12,6 +13,8 @@ declare module 'fastify' {
     sites: SiteRegistry;
     /** Failed token attempts per address (sites/token-failures.ts). */
     tokenFailures: TokenFailures;
+    /** Each site's own and extra hostnames, which its beacon may report (sites/hostnames.ts). */
+    siteHostnames: SiteHostnames;
   }
 }
 
@@ -22,6 +25,7 @@ const TOKEN_FAILURE_ADDRESSES = 100_000;
 const sitesPlugin: FastifyPluginAsync = async (app) => {
   const sites = new SiteRegistry(app.store.query);
   app.decorate('sites', sites);
+  app.decorate('siteHostnames', new SiteHostnames(app.store.query));
   app.decorate(
     'tokenFailures',
     new TokenFailures({ perHour: app.config.tokenFailuresPerHour, maxEntries: TOKEN_FAILURE_ADDRESSES }),
@@ -34,5 +38,5 @@ const sitesPlugin: FastifyPluginAsync = async (app) => {
   app.addHook('onClose', async () => sites.stop());
 };
 
-/** Not encapsulated: the ingest route, the site routes and the read scope use `app.sites`. */
+/** Not encapsulated: the ingest and beacon routes, the site and probe-target routes and the read scope use it. */
 export default fp(sitesPlugin, { name: 'sites', dependencies: ['store'] });

@@ -147,6 +147,32 @@ describe('the site beacon on the collector', () => {
       expect(JSON.stringify(rows)).not.toContain('198.51.100.7');
     });
 
+    it('takes a page view from a hostname added to the site at once, and refuses one from a hostname removed at once', async () => {
+      const admin = { authorization: `Bearer ${ADMIN}` };
+      const fromCdn = () =>
+        postBeacon(t, pageView([entry('cdn.shop.example')]), {
+          origin: 'https://cdn.shop.example',
+          ip: '198.51.100.70',
+        });
+      // The site's hostnames were just read: a refusal now leaves the next re-read seconds away.
+      expect((await postBeacon(t, pageView(), { ip: '198.51.100.70' })).statusCode).toBe(202);
+      expect((await fromCdn()).statusCode).toBe(403);
+      const target = `/v1/sites/${SITE}/probe-targets`;
+      const added = await t.app.inject({
+        method: 'POST',
+        url: target,
+        payload: { hostname: 'cdn.shop.example' },
+        headers: admin,
+      });
+      expect(added.statusCode).toBe(201);
+      const taken = await fromCdn();
+      expect(taken.statusCode, taken.body).toBe(202);
+      expect(taken.json()).toMatchObject({ accepted: 1 });
+      const removed = await t.app.inject({ method: 'DELETE', url: `${target}/cdn.shop.example`, headers: admin });
+      expect(removed.statusCode).toBe(200);
+      expect((await fromCdn()).statusCode).toBe(403);
+    });
+
     it('derives one client per address and site: same address one client, another address (or another /64) another', async () => {
       const tokenOf = async (ip: string) => {
         const body = pageView([entry(SITE, { 2: 'h3' })]);

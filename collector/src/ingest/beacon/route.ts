@@ -18,7 +18,6 @@ import { ErrorResponse } from '../../platform/http/responses';
 import { normalizeSite } from '../hostname';
 import { submitBatch } from '../submit';
 import { BeaconBodySchema, refuseForeignFields } from './body';
-import { SiteHostnames } from './hosts';
 import { BeaconIdentity } from './identity';
 import { environmentOf, pageViewBatch } from './records';
 
@@ -28,7 +27,6 @@ export const BEACON_SCRIPT_MAX_AGE_S = 300;
 const beacon: FastifyPluginAsyncTypebox = async (app) => {
   const script = await buildServedScript();
   const identity = new BeaconIdentity();
-  const hostnames = new SiteHostnames(app.store.query);
 
   // Only here: every other route takes JSON only. sendBeacon sends a string as text/plain (no preflight).
   app.addContentTypeParser('text/plain', { parseAs: 'string', bodyLimit: BEACON_MAX_BYTES }, (_request, text, done) => {
@@ -96,7 +94,7 @@ const beacon: FastifyPluginAsyncTypebox = async (app) => {
         throw httpError(503, 'the collector cannot take more records now; retry later', { 'retry-after': '5' });
       if (!app.sites.has(site))
         throw httpError(403, `site "${site}" is not registered on this collector: register it first (docs/beacon.md)`);
-      const hosts = await hostnames.of(site, origin);
+      const hosts = await app.siteHostnames.of(site, origin);
       if (!hosts.has(origin)) {
         throw httpError(
           403,
