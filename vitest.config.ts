@@ -5,7 +5,7 @@ export default defineConfig({
     projects: ['shared', 'probe', 'synth', 'beacon', 'collector', 'extension', 'e2e', 'dashboard', 'bench'],
     // Two test files at a time, whatever the machine: on two cores that is what halves the suite's time
     // (most files wait on a store, a browser or a timer), and each file's own store, browser and servers
-    // are sized for one neighbour. The lab's files (e2e) run one at a time after every other file.
+    // are sized for one neighbour. The lab's files (e2e) and the extension's run one at a time after every other file.
     maxWorkers: 2,
     reporters: ['default', './scripts/vitest-summary-reporter.ts'],
   },
