@@ -1,9 +1,9 @@
 /**
- * Percentiles of the daily rollup from fixed log-scale histogram buckets (store/migrations/0006_*.sql).
+ * Percentiles of the rollups from fixed log-scale histogram buckets (docs/decisions/0004-histogram-rollup.md).
  *
- * Why not t-digest states: a rollup query merges one state per day and group (≈ 1 000–1 600 rows for a
- * month), and deserialising and merging a t-digest cost ≈ 16 µs per state (docs/decisions/0004-histogram-rollup.md). A row
- * here holds a vector of counts per phase instead, which merges as an element-wise sum.
+ * Why not t-digest states: a rollup query merges one state per day (or hour) and group, and deserialising and
+ * merging a t-digest cost ≈ 16 µs per state. A row here holds, per phase, the counts of the buckets its
+ * records fall in, which merge as a sum per bucket.
  *
  * Layout (phase values are 0 … MAX_PHASE_MS = 60 000 ms, at 0.1 ms resolution):
  *   bucket 0         values below 0.1 ms (0 included)          → reported as 0 (absolute error < 0.1 ms)
@@ -14,8 +14,8 @@
  * every percentile to 0.1 ms, raw or rollup, which adds up to 0.05 ms). The raw table keeps
  * t-digest (interpolating, ≈ 1 % of exact): the two paths agree within the sum of both errors.
  *
- * The migration holds this bucket expression as literal SQL (migrations are plain SQL files);
- * test/histogram.test.ts checks that the file contains exactly `bucketStateSql` of every phase.
+ * The migrations hold this bucket expression as literal SQL (migrations are plain SQL files);
+ * test/app/histogram.test.ts checks that each rollup's view contains exactly `bucketStateSql` of every phase.
  */
 import { PERCENTILES, type Phase } from './percentiles';
 
@@ -30,41 +30,25 @@ export function bucketIndexSql(column: Phase): string {
   return `if(${column} < ${BUCKET_LOW_MS}, 0, least(${BUCKETS - 1}, toUInt16(1 + floor(log(${column} / ${BUCKET_LOW_MS}) / log(${BUCKET_GROWTH})))))`;
 }
 
-/** The aggregate state the rollup stores per phase: a count per bucket. */
-export function bucketStateSql(column: Phase): string {
-  return `countResampleState(0, ${BUCKETS}, 1)(${bucketIndexSql(column)})`;
-}
-
-/** The rollup column's type, as the migration declares it. */
-export const BUCKET_STATE_TYPE = `AggregateFunction(countResample(0, ${BUCKETS}, 1), UInt16)`;
-
 /**
- * p50, p75, p95 (PERCENTILES) from the merged bucket counts of a rollup column, as an array like
- * quantilesTDigest's. `cum` holds the cumulative counts (bound by a one-element arrayMap, SQL's `let`);
- * for each level's rank ⌊level · n⌋ the answer is the first bucket whose cumulative count exceeds it
- * (1-based `j`; 0 when the group has no values, reported as 0). ≈ 4 µs per group and phase, measured.
+ * The state every rollup stores per phase: a map from bucket index to count, holding only the buckets its
+ * records fall in (sumMap sorts the keys and adds the counts of equal ones when rows merge).
  */
-export function bucketPercentilesSql(stateColumn: string): string {
-  const ranks = `arrayMap(level -> floor(level * cum[-1]), [${PERCENTILES}])`;
-  const buckets = `arrayMap(r -> arrayFirstIndex(c -> c > r, cum), ${ranks})`;
-  const value = `j -> if(j <= 1, 0, ${BUCKET_LOW_MS} * pow(${BUCKET_GROWTH}, j - 1.5))`;
-  return `arrayMap(cum -> arrayMap(${value}, ${buckets}), [arrayCumSum(countResampleMerge(0, ${BUCKETS}, 1)(${stateColumn}))])[1]`;
-}
-
-/** The hourly grain's sparse state per phase (migration 0013): a count per bucket index that holds values. */
-export function sparseBucketStateSql(column: Phase): string {
+export function bucketStateSql(column: Phase): string {
   return `sumMap(map(${bucketIndexSql(column)}, toUInt64(1)))`;
 }
 
-/** The hourly grain's column type, as the migration declares it. */
-export const SPARSE_BUCKET_STATE_TYPE = 'SimpleAggregateFunction(sumMap, Map(UInt16, UInt64))';
+/** The rollup columns' type, as the migrations declare it. */
+export const BUCKET_STATE_TYPE = 'SimpleAggregateFunction(sumMap, Map(UInt16, UInt64))';
 
 /**
- * bucketPercentilesSql over the hourly grain's sparse buckets: the merged map's keys are the bucket indexes
- * that hold values, in ascending order (sumMap sorts them), its values their counts; the answer for a rank
- * is the index at the first cumulative count above it, reported as that bucket's middle as above.
+ * p50, p75, p95 (PERCENTILES) from the merged buckets of a rollup column, as an array like quantilesTDigest's.
+ * The merged map's keys are the bucket indexes that hold values, ascending, its values their counts; `cum`
+ * holds the cumulative counts (each bound by a one-element arrayMap, SQL's `let`). For each level's rank
+ * ⌊level · n⌋ the answer is the bucket at the first cumulative count above it, reported as its middle
+ * (0 for bucket 0, and when the group has no values).
  */
-export function sparseBucketPercentilesSql(stateColumn: string): string {
+export function bucketPercentilesSql(stateColumn: string): string {
   const ranks = `arrayMap(level -> floor(level * cum[-1]), [${PERCENTILES}])`;
   const buckets = `arrayMap(r -> keys[arrayFirstIndex(c -> c > r, cum)], ${ranks})`;
   const value = `b -> if(b = 0, 0, ${BUCKET_LOW_MS} * pow(${BUCKET_GROWTH}, b - 0.5))`;

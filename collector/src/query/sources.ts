@@ -1,6 +1,6 @@
 /**
  * Where a cell query reads from: the raw table, or one cut of the rollups (a few key columns per day or
- * hour: platform/store/migrations/0011_rollup_cuts.sql, states as in 0006, and the hourly grain
+ * hour: platform/store/migrations/0011_rollup_cuts.sql, with the histogram states of 0025, and the hourly grain
  * 0013_hourly_grain.sql). The API asks for `raw` or `rollup`; `rollup` reads the smallest cut that holds
  * every rollup column the query's dimensions and filters read (dimensions.ts): for a range of whole days a
  * daily cut, for any other range of whole hours or an hourly series a cut with an hour column (a daily cut's
@@ -12,7 +12,7 @@
  * of its own (0016), and so have the evidence columns without country (0017), country with the key-exchange
  * group (0018) and the signature scheme (0021). All SQL here is fixed text: no input reaches it.
  */
-import { bucketPercentilesSql, sparseBucketPercentilesSql } from './histogram';
+import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
 import { RAW_CLIENTS, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from './clients';
 import {
@@ -76,20 +76,15 @@ const rawAgg: Aggregates = {
 };
 
 // Distinct clients: exact below 100 like the raw count, then "100 or more" (clients.ts); chooseReadTable reads
-// the raw table when MIN_CLIENTS_PER_CELL is above 100.
+// the raw table when MIN_CLIENTS_PER_CELL is above 100. Every rollup keeps its histogram buckets as sparse
+// maps (`_hist`, query/histogram.ts).
 const rollupAgg: Aggregates = {
   records: 'sum(records)',
   clients: ROLLUP_CLIENTS,
   clientsCap: ROLLUP_CLIENTS_CAP,
-  quantiles: (p) => bucketPercentilesSql(`${p}_buckets`),
+  quantiles: (p) => bucketPercentilesSql(`${p}_hist`),
   evidenced: 'sum(evidenced)',
   inferred: 'sum(inferred)',
-};
-
-/** The hourly grain's states (migration 0013), the crypto columns' cuts (0015) and the country cuts (0016): the same, with the histogram buckets as sparse maps. */
-const sparseAgg: Aggregates = {
-  ...rollupAgg,
-  quantiles: (p) => sparseBucketPercentilesSql(`${p}_hist`),
 };
 
 export const RAW: ReadTable = {
@@ -180,7 +175,7 @@ function hourlyCut(columns: readonly RollupColumn[], sites: 'one' | 'all'): Read
     sites,
     where: `cut = ${hourlyCutNumber(keyed)}`,
     siteCounts: true,
-    agg: sparseAgg,
+    agg: rollupAgg,
   };
 }
 
@@ -204,11 +199,11 @@ function cryptoCut(sites: 'one' | 'all'): ReadTable {
 }
 
 /**
- * A cut of a daily table with sparse histograms and the mix columns in every row (migrations 0015, 0016):
+ * A cut of a daily table with the mix columns in every row (migrations 0015, 0016, 0017, 0018, 0021):
  * its rows group by `keys` besides the site, always hold the `leading` columns and the mix columns too,
  * and its number is grouping() over `grouping`.
  */
-function sparseDailyCut(
+function mixedDailyCut(
   table: string,
   grouping: readonly RollupColumn[],
   keys: readonly RollupColumn[],
@@ -226,7 +221,7 @@ function sparseDailyCut(
     cut: columns,
     sites,
     where: `cut = ${cutNumber(keyed, grouping)}`,
-    agg: sparseAgg,
+    agg: rollupAgg,
   };
 }
 
@@ -236,7 +231,7 @@ function sparseDailyCut(
  * mix protection (cells.ts, jointMixCells) both read a few rows a day instead of the raw table.
  */
 const cryptoColumnCut = (column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], sites: 'one' | 'all'): ReadTable => ({
-  ...sparseDailyCut('handshakes_crypto_cuts', ['site', ...CRYPTO_ROLLUP_COLUMN_NAMES], [column], sites),
+  ...mixedDailyCut('handshakes_crypto_cuts', ['site', ...CRYPTO_ROLLUP_COLUMN_NAMES], [column], sites),
   few: true,
 });
 
@@ -247,7 +242,7 @@ const cryptoColumnCut = (column: (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number], si
  * number is grouping() over (site, browser, source, versionEvidence, cryptoSource); country is in every cut.
  */
 const countryCut = (columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable => ({
-  ...sparseDailyCut(
+  ...mixedDailyCut(
     'handshakes_country_cuts',
     ['site', 'browser', 'source', 'versionEvidence', 'cryptoSource'],
     columns,
@@ -269,7 +264,7 @@ const COUNTRY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
  * versionEvidence, cryptoSource).
  */
 const evidenceCut = (columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable => ({
-  ...sparseDailyCut('handshakes_evidence_cuts', ['site', 'versionEvidence', 'cryptoSource'], columns, sites),
+  ...mixedDailyCut('handshakes_evidence_cuts', ['site', 'versionEvidence', 'cryptoSource'], columns, sites),
   few: true,
 });
 const EVIDENCE_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [['versionEvidence'], ['cryptoSource']];
@@ -280,7 +275,7 @@ const EVIDENCE_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [['versionEvi
  * is grouping(site).
  */
 const countryGroupCut = (sites: 'one' | 'all'): ReadTable => ({
-  ...sparseDailyCut('handshakes_country_group_cuts', ['site'], ['kxGroup'], sites, ['country']),
+  ...mixedDailyCut('handshakes_country_group_cuts', ['site'], ['kxGroup'], sites, ['country']),
   siteCounts: true,
 });
 
@@ -289,7 +284,7 @@ const countryGroupCut = (sites: 'one' | 'all'): ReadTable => ({
  * by it, or any chart under a signature filter, over whole days. Its cut number is grouping(site).
  */
 const signatureCut = (sites: 'one' | 'all'): ReadTable => ({
-  ...sparseDailyCut('handshakes_signature_cuts', ['site'], [SIGNATURE_ROLLUP_COLUMN], sites),
+  ...mixedDailyCut('handshakes_signature_cuts', ['site'], [SIGNATURE_ROLLUP_COLUMN], sites),
   few: true,
 });
 

@@ -5,7 +5,6 @@
  * a log-uniform spread, two far-apart modes), from the daily cuts and from the hourly grain's sparse
  * buckets alike — and the migrations build exactly the buckets the queries read.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PHASE_MS } from '@tlsrum/shared';
 import { generateDemoData } from '../../src/demo/generate';
@@ -19,12 +18,10 @@ import {
   BUCKETS,
   bucketStateSql,
   MAX_RELATIVE_ERROR,
-  SPARSE_BUCKET_STATE_TYPE,
-  sparseBucketStateSql,
 } from '../../src/query/histogram';
 import { ALL_PHASES, PERCENTILES } from '../../src/query/percentiles';
 import { openStore, type Store } from '../../src/platform/store/clients';
-import { migrate, MIGRATIONS_DIR } from '../../src/platform/store/migrate';
+import { migrate, viewsInForce } from '../../src/platform/store/migrate';
 import { removeDir, tempDir } from '../support/helpers';
 
 const DAY = 86_400_000;
@@ -34,27 +31,18 @@ const end = Math.floor(Date.now() / DAY) * DAY;
 const from = end - DAYS * DAY;
 
 describe('bucket layout', () => {
-  it('the migration stores, per phase, the buckets the queries read', () => {
-    const sql = readFileSync(`${MIGRATIONS_DIR}/0011_rollup_cuts.sql`, 'utf8').replace(/\s+/g, ' ');
-    for (const p of ALL_PHASES) {
-      expect(sql).toContain(`${p}_buckets ${BUCKET_STATE_TYPE}`);
-      expect(sql).toContain(`${bucketStateSql(p)} AS ${p}_buckets`);
-    }
-  });
-
-  it('the hourly grain and the sparse daily cuts store, per phase, the same buckets as sparse counts', () => {
-    for (const file of [
-      '0013_hourly_grain.sql',
-      '0015_crypto_cuts.sql',
-      '0016_country_cuts.sql',
-      '0017_evidence_cuts.sql',
-      '0018_country_group_cuts.sql',
-    ]) {
-      const sql = readFileSync(`${MIGRATIONS_DIR}/${file}`, 'utf8').replace(/\s+/g, ' ');
-      for (const p of ALL_PHASES) {
-        expect(sql, file).toContain(`${p}_hist ${SPARSE_BUCKET_STATE_TYPE}`);
-        expect(sql, file).toContain(`${sparseBucketStateSql(p)} AS ${p}_hist`);
-      }
+  it("every rollup's view stores, per phase, the buckets the queries read, as sparse counts", () => {
+    const views = viewsInForce();
+    const withHistograms = views.filter((v) => v.select.includes('_hist'));
+    // Every rollup: the daily cuts and crypto rollup (converted by 0025) and every cut added since 0013.
+    expect(withHistograms.map((v) => v.target)).toEqual(
+      expect.arrayContaining(['handshakes_cuts', 'handshakes_crypto_per_day', 'handshakes_per_hour']),
+    );
+    expect(withHistograms).toHaveLength(views.length);
+    for (const v of withHistograms) {
+      const sql = v.select.replace(/\s+/g, ' ');
+      expect(sql, v.name).not.toContain('countResample');
+      for (const p of ALL_PHASES) expect(sql, v.name).toContain(`${bucketStateSql(p)} AS ${p}_hist`);
     }
   });
 
@@ -105,6 +93,19 @@ const rows = async (query: string, params: Record<string, string | number>) =>
   (await store.query.query({ query, query_params: params, format: 'JSONEachRow' })).json<Row>();
 
 describe('bucket percentiles on the real store', () => {
+  it('every rollup keeps each phase as a sparse bucket map, and no table a dense one', async () => {
+    const columns = await rows(
+      `SELECT table, name, type FROM system.columns WHERE database = currentDatabase()
+         AND (name LIKE '%\\_hist' OR name LIKE '%\\_buckets')
+         AND table IN (SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree')`,
+      {},
+    );
+    const targets = new Set(viewsInForce().map((v) => v.target));
+    expect(new Set(columns.map((c) => c.table))).toEqual(targets);
+    for (const c of columns) expect(c.type, `${c.table}.${c.name}`).toBe(BUCKET_STATE_TYPE);
+    expect(columns).toHaveLength(targets.size * ALL_PHASES.length);
+  });
+
   it('are within the stated bound of quantileExact for every cut, group, phase and percentile', async () => {
     // Whole days read the daily cuts; a range of whole hours that is not whole days, the hourly grain (0013).
     const hours = { from: from + 5 * HOUR, to: end - 3 * HOUR };
@@ -125,6 +126,9 @@ describe('bucket percentiles on the real store', () => {
       [['cryptoSource'], SITES[1]!.hostname, { from, to: end }, /^rollup-site-by-cryptoSource-/],
       // Country with the key-exchange group: the country and group cuts (0018).
       [['country', 'pq'], null, { from, to: end }, /^rollup-all-sites-by-country-kxGroup-/],
+      // Two crypto columns together: the crypto rollup (0009).
+      [['group', 'certKey'], null, { from, to: end }, /^rollup-all-sites-by-crypto$/],
+      [['cipher', 'chainLength'], SITES[0]!.hostname, { from, to: end }, /^rollup-site-by-crypto$/],
     ];
     let compared = 0;
     let worst = 0;

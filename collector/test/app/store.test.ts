@@ -19,15 +19,9 @@ import {
   withApp,
 } from '../support/helpers';
 
-/**
- * Per cut of a rollup: its records and the values in its tls and ttfb buckets, kept as bucket states
- * (`_buckets`, 0011 and 0009) or as sparse count maps (`_hist`, 0013, 0015, 0016).
- */
-async function rollupTotals(store: Store, table = 'handshakes_cuts', buckets: 'states' | 'sparse' = 'states') {
-  const values = (p: string) =>
-    buckets === 'states'
-      ? `arraySum(countResampleMerge(0, ${BUCKETS}, 1)(${p}_buckets))`
-      : `arraySum(mapValues(sumMap(${p}_hist)))`;
+/** Per cut of a rollup: its records and the values its tls and ttfb histograms (sparse count maps) hold. */
+async function rollupTotals(store: Store, table = 'handshakes_cuts') {
+  const values = (p: string) => `arraySum(mapValues(sumMap(${p}_hist)))`;
   const rs = await store.query.query({
     query: `SELECT cut, sum(records) AS records, ${values('tls')} AS tls, ${values('ttfb')} AS ttfb
             FROM ${table} GROUP BY cut ORDER BY cut`,
@@ -93,7 +87,7 @@ async function sparseCutsFilled(version: number, table: string, count: number): 
     expect(await migrate(store.ingest)).toEqual(versionsFrom(version));
     const cuts = cutNumbers(table);
     expect(cuts.length).toBe(count);
-    const totals = () => rollupTotals(store, table, 'sparse');
+    const totals = () => rollupTotals(store, table);
     expect(await totals()).toEqual(
       cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
     );
@@ -191,7 +185,7 @@ describe('store', { timeout: 180_000 }, () => {
           query: `SELECT table, name, compression_codec AS codec FROM system.columns
                   WHERE database = currentDatabase() AND has({targets:Array(String)}, table)
                     AND (name IN ('records', 'evidenced', 'inferred') OR name LIKE 'mix\\_%'
-                         OR name LIKE '%\\_hist' OR name LIKE '%\\_buckets')`,
+                         OR name LIKE '%\\_hist')`,
           query_params: { targets },
           format: 'JSONEachRow',
         })
@@ -328,7 +322,13 @@ describe('store', { timeout: 180_000 }, () => {
       expect(before.flat().some((r) => Number(r.clients) > 1 && Number(r.clients) < ROLLUP_CLIENTS_CAP)).toBe(true);
       expect(before.flat().some((r) => Number(r.clients) === ROLLUP_CLIENTS_CAP)).toBe(true);
 
-      expect(await migrate(store.ingest)).toEqual(versionsFrom(20));
+      // Up to 0020 only: its re-run below is what a crash before its record leads to, later migrations not yet run.
+      expect(
+        await migrate(
+          store.ingest,
+          loadMigrations().filter((m) => m.version <= 20),
+        ),
+      ).toEqual([20]);
       expect(await counts()).toEqual(before);
       const bytesAfter = await bytes();
       for (const [i, b] of bytesAfter.entries()) expect(b, tables[i]!.name).toBeLessThan(bytesBefore[i]! * 0.6);
@@ -361,6 +361,70 @@ describe('store', { timeout: 180_000 }, () => {
     });
   });
 
+  it("keeps every count of the daily rollups' histograms when their buckets become sparse maps (0025); new records reach them; running it again changes nothing", async () => {
+    const PHASES = ['dns', 'tcp', 'tls', 'connect', 'ttfb'];
+    const TABLES = ['handshakes_cuts', 'handshakes_crypto_per_day'];
+    await upgradeFolder(25, async (store) => {
+      const json = async <T>(query: string) => (await store.query.query({ query, format: 'JSONEachRow' })).json<T>();
+      const keyOf = async (table: string) =>
+        (
+          await json<{ key: string }>(
+            `SELECT sorting_key AS key FROM system.tables WHERE database = currentDatabase() AND name = '${table}'`,
+          )
+        )[0]!.key;
+      // Per table, each group of its whole sorting key with its records and every phase's count per bucket,
+      // read from the dense states before the migration and from the sparse maps after it.
+      const histograms = (form: 'dense' | 'sparse') =>
+        Promise.all(
+          TABLES.map(async (table) => {
+            const key = await keyOf(table);
+            const counts = (p: string) =>
+              form === 'dense'
+                ? `countResampleMerge(0, ${BUCKETS}, 1)(${p}_buckets)`
+                : `arrayMap(m -> arrayMap(i -> m[toUInt16(i)], range(${BUCKETS})), [sumMap(${p}_hist)])[1]`;
+            return json<Record<string, unknown>>(
+              `SELECT ${key}, sum(records) AS records, ${PHASES.map((p) => `${counts(p)} AS ${p}`).join(', ')}
+               FROM ${table} GROUP BY ${key} ORDER BY ${key}`,
+            );
+          }),
+        );
+      const before = await histograms('dense');
+      for (const [i, rows] of before.entries()) {
+        expect(rows.length, TABLES[i]).toBeGreaterThan(100);
+        // Groups spread over many buckets (the conversion is exercised, not only empty states).
+        expect(
+          rows.some((r) => (r.tls as number[]).filter((n) => Number(n) > 0).length > 10),
+          TABLES[i],
+        ).toBe(true);
+      }
+
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(25));
+      expect(await histograms('sparse')).toEqual(before);
+      const columns = await json<{ name: string; type: string }>(
+        `SELECT name, type FROM system.columns WHERE database = currentDatabase() AND has(['${TABLES.join("', '")}'], table)
+           AND (name LIKE '%\\_buckets' OR name LIKE '%\\_hist')`,
+      );
+      expect(columns.map((c) => c.type)).toEqual(Array(PHASES.length * TABLES.length).fill(BUCKET_STATE_TYPE));
+
+      // Every statement again, as after a crash before the migration's record (the dense columns re-added
+      // empty): the same counts.
+      for (const s of loadMigrations().find((m) => m.version === 25)!.statements)
+        await store.ingest.command({ query: s });
+      expect(await histograms('sparse')).toEqual(before);
+
+      // New records reach both rollups through their re-created views, every record in its buckets.
+      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 26 });
+      expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => AFTER_ADDING));
+      expect(await rollupTotals(store)).toEqual(
+        CUT_NUMBERS.map((cut) => ({ cut, records: AFTER_ADDING, tls: AFTER_ADDING, ttfb: AFTER_ADDING })),
+      );
+      expect((await rollupTotals(store, 'handshakes_crypto_per_day')).map((r) => r.tls)).toEqual([
+        AFTER_ADDING,
+        AFTER_ADDING,
+      ]);
+    });
+  });
+
   it('replaces the t-digest rollup of a data folder with the bucket rollup, refilled from the stored rows', async () => {
     await upgradeFolder(6, async (store) => {
       expect(await migrate(store.ingest)).toEqual(versionsFrom(6));
@@ -368,13 +432,13 @@ describe('store', { timeout: 180_000 }, () => {
       const columns = await (
         await store.query.query({
           query:
-            "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_cuts' AND name IN ('clients', 'tls_buckets')",
+            "SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes_cuts' AND name IN ('clients', 'tls_hist')",
           format: 'JSONEachRow',
         })
       ).json<{ name: string; type: string }>();
       expect(Object.fromEntries(columns.map((c) => [c.name, c.type]))).toEqual({
         clients: 'AggregateFunction(uniqUpTo(99), UInt32)',
-        tls_buckets: BUCKET_STATE_TYPE,
+        tls_hist: BUCKET_STATE_TYPE,
       });
       // New records reach the new rollup through its view.
       await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 5 });

@@ -367,7 +367,13 @@ describe('upgrade to the site counts (migration 0024): every site together count
         loadMigrations().filter((m) => m.version < 24),
       );
       await generateDemoData(store.ingest, { records: 3_000, days: 3, seed: 24 });
-      expect(await migrate(store.ingest)).toEqual([24]);
+      // Up to 0024 only: its second run below is what a crash before its record leads to.
+      expect(
+        await migrate(
+          store.ingest,
+          loadMigrations().filter((m) => m.version <= 24),
+        ),
+      ).toEqual([24]);
       const none = (d: Record<string, number>) => Object.fromEntries(Object.keys(d).map((k) => [k, 0]));
       const before = await disagreements(store);
       expect(before).toEqual(none(before));
