@@ -215,16 +215,21 @@ describe('Outbox delivery', () => {
   it('survives a restart between persisting a batch and its answer: the new instance resends it', async () => {
     let release!: () => void;
     const hang = new Promise<void>((r) => (release = r));
+    let sending!: () => void;
+    const sent = new Promise<void>((r) => (sending = r));
     const first = scriptedFetch([]);
     const hangingFetch = (async (url: string, init: RequestInit) => {
       await first.fetch(url, init);
+      sending();
       await hang;
       throw new TypeError('worker stopped');
     }) as unknown as typeof fetch;
     const { outbox, area } = makeOutbox(hangingFetch);
     await outbox.enqueue([record(), record()]);
     const inflight = outbox.flush();
-    await vi.advanceTimersByTimeAsync(0);
+    // The batch is persisted and on its way (its gzip runs on Node's thread pool: wait for the send itself,
+    // not only for the timers).
+    await sent;
     // A second background instance over the same storage (the worker was restarted).
     const again = scriptedFetch([202]);
     const revived = new Outbox({
