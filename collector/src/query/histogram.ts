@@ -42,15 +42,40 @@ export function bucketStateSql(column: Phase): string {
 export const BUCKET_STATE_TYPE = 'SimpleAggregateFunction(sumMap, Map(UInt16, UInt64))';
 
 /**
- * p50, p75, p95 (PERCENTILES) from the merged buckets of a rollup column, as an array like quantilesTDigest's.
- * The merged map's keys are the bucket indexes that hold values, ascending, its values their counts; `cum`
- * holds the cumulative counts (each bound by a one-element arrayMap, SQL's `let`). For each level's rank
- * ⌊level · n⌋ the answer is the bucket at the first cumulative count above it, reported as its middle
- * (0 for bucket 0, and when the group has no values).
+ * How far each level is raised before quantilesExactWeighted sees it (see `rankLevels`): small enough that
+ * ⌈(level + RANK_NUDGE) · n⌉ stays ⌊level · n⌋ + 1 for every n up to MAX_EXACT_RANK_RECORDS.
+ */
+export const RANK_NUDGE = 1e-12;
+/**
+ * The records one group may hold and still get quantileExact's rank exactly: the levels are multiples of
+ * 1/20, so a level · n that is not whole is at least 1/20 below the next whole number, and the nudge must
+ * not cover that gap (RANK_NUDGE · n ≤ 1/20). Beyond it a percentile may come from the record one rank
+ * higher, which at that count changes nothing a reader can see.
+ */
+export const MAX_EXACT_RANK_RECORDS = 1 / 20 / RANK_NUDGE;
+
+/**
+ * The PERCENTILES levels as quantilesExactWeighted must be given them to return quantileExact's rank.
+ * quantilesExactWeighted returns the first key whose cumulative count reaches ⌈level · n⌉; quantileExact
+ * takes the value of 0-based rank ⌊level · n⌋, which is the first whose cumulative count reaches
+ * ⌊level · n⌋ + 1. The two differ only when level · n is whole, and a level raised by RANK_NUDGE makes
+ * them agree for every count (test/app/histogram.test.ts checks both, in JavaScript's doubles and on the store).
+ */
+export function rankLevels(): number[] {
+  return PERCENTILES.split(',').map((l) => Number(l) + RANK_NUDGE);
+}
+
+/**
+ * p50, p75, p95 (PERCENTILES) of a rollup column's buckets over the rows of a group, as an array like
+ * quantilesTDigest's: each row's map adds its bucket counts to quantilesExactWeighted's (the -Array
+ * combinator over the map's keys and counts), which returns the bucket at quantileExact's rank
+ * (`rankLevels`); the bucket is reported as its middle (0 for bucket 0, and when the group has no values).
+ *
+ * Why not sumMap and then the rank by hand: sumMap merges through generic values, and a rank found with
+ * lambdas over the merged arrays costs about 10 µs a group and phase; this form reads the maps once into a
+ * small hash table per group, 2–2.5× faster on an hourly series and as fast on a month of daily cuts.
  */
 export function bucketPercentilesSql(stateColumn: string): string {
-  const ranks = `arrayMap(level -> floor(level * cum[-1]), [${PERCENTILES}])`;
-  const buckets = `arrayMap(r -> keys[arrayFirstIndex(c -> c > r, cum)], ${ranks})`;
-  const value = `b -> if(b = 0, 0, ${BUCKET_LOW_MS} * pow(${BUCKET_GROWTH}, b - 0.5))`;
-  return `arrayMap(m -> arrayMap((keys, cum) -> arrayMap(${value}, ${buckets}), [mapKeys(m)], [arrayCumSum(mapValues(m))])[1], [sumMap(${stateColumn})])[1]`;
+  const buckets = `quantilesExactWeightedArray(${rankLevels().join(', ')})(mapKeys(${stateColumn}), mapValues(${stateColumn}))`;
+  return `arrayMap(b -> if(b = 0, 0, ${BUCKET_LOW_MS} * pow(${BUCKET_GROWTH}, b - 0.5)), ${buckets})`;
 }

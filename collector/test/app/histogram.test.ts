@@ -3,7 +3,8 @@
  * store, every percentile of every phase the rollup answers is within the stated bound of quantileExact
  * over the same rows — for generated data and for adversarial values (zeros, bucket edges, the maximum,
  * a log-uniform spread, two far-apart modes), from the daily cuts and from the hourly grain's sparse
- * buckets alike — and the migrations build exactly the buckets the queries read.
+ * buckets alike; a group of any count gets quantileExact's rank, not the one next to it; and the migrations
+ * build exactly the buckets the queries read.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PHASE_MS } from '@tlsrum/shared';
@@ -16,8 +17,12 @@ import {
   BUCKET_LOW_MS,
   BUCKET_STATE_TYPE,
   BUCKETS,
+  bucketIndexSql,
+  bucketPercentilesSql,
   bucketStateSql,
+  MAX_EXACT_RANK_RECORDS,
   MAX_RELATIVE_ERROR,
+  rankLevels,
 } from '../../src/query/histogram';
 import { ALL_PHASES, PERCENTILES } from '../../src/query/percentiles';
 import { openStore, type Store } from '../../src/platform/store/clients';
@@ -51,6 +56,26 @@ describe('bucket layout', () => {
       BUCKETS - 1,
     );
     expect(MAX_RELATIVE_ERROR).toBeLessThan(0.025);
+  });
+
+  it("gives quantilesExactWeighted levels that pick quantileExact's rank at every count up to the stated limit", () => {
+    const levels = PERCENTILES.split(',').map(Number);
+    // The limit's reasoning holds for levels that are multiples of 1/20.
+    for (const l of levels) expect(Number.isInteger(Math.round(l * 20 * 1e9) / 1e9), String(l)).toBe(true);
+    const nudged = rankLevels();
+    // quantilesExactWeighted's threshold ⌈level · n⌉ (a count reaching it) against quantileExact's 0-based rank
+    // ⌊level · n⌋, in the same IEEE doubles the store computes them in.
+    const agrees = (i: number, n: number) => Math.ceil(nudged[i]! * n) === Math.floor(levels[i]! * n) + 1;
+    let seed = 7;
+    const next = () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    for (let i = 0; i < levels.length; i++) {
+      for (let n = 1; n <= 200_000; n++) if (!agrees(i, n)) expect.fail(`level ${levels[i]}, ${n} records`);
+      for (let k = 0; k < 200_000; k++) {
+        const n = 1 + Math.floor(next() * MAX_EXACT_RANK_RECORDS);
+        // Every twentieth count makes level · n whole: the case the nudge is for.
+        for (const m of [n, n - (n % 20) || 20]) if (!agrees(i, m)) expect.fail(`level ${levels[i]}, ${m} records`);
+      }
+    }
   });
 });
 
@@ -104,6 +129,27 @@ describe('bucket percentiles on the real store', () => {
     expect(new Set(columns.map((c) => c.table))).toEqual(targets);
     for (const c of columns) expect(c.type, `${c.table}.${c.name}`).toBe(BUCKET_STATE_TYPE);
     expect(columns).toHaveLength(targets.size * ALL_PHASES.length);
+  });
+
+  it("pick the bucket of quantileExact's rank at every count from 1 to 300 records", async () => {
+    // Record j of a group of n lies in the middle of bucket 2 + 3 · (j mod 90): buckets three apart, so a
+    // percentile one rank off would be ≥ 15 % away; the counts repeat, as the merged rows of a rollup do.
+    const got = await rows(
+      `SELECT n, ${bucketPercentilesSql('h')} AS q, quantilesExact(${PERCENTILES})(tls) AS e
+       FROM (SELECT n, tls, map(${bucketIndexSql('tls')}, toUInt64(1)) AS h
+             FROM (SELECT n, toFloat32(${BUCKET_LOW_MS} * pow(${BUCKET_GROWTH}, 2 + 3 * (j % 90) - 0.5)) AS tls
+                   FROM (SELECT number + 1 AS n FROM numbers(300)) ARRAY JOIN range(n) AS j))
+       GROUP BY n ORDER BY n`,
+      {},
+    );
+    expect(got).toHaveLength(300);
+    for (const r of got)
+      (r.q as number[]).forEach((q, i) => {
+        const e = (r.e as number[])[i]!;
+        expect(Math.abs(q - e) / e, `${r.n} records, p${PERCENTILES.split(', ')[i]}: ${q} vs exact ${e}`).toBeLessThan(
+          1e-6,
+        );
+      });
   });
 
   it('are within the stated bound of quantileExact for every cut, group, phase and percentile', async () => {
