@@ -379,7 +379,8 @@ export const ConfigSchema = Type.Object({
   logLevel: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
     env: 'LOG_LEVEL',
     default: 'info',
-    description: 'pino level; logs never contain client addresses or query strings',
+    description:
+      'pino level; logs never contain client addresses or query strings. `debug` also logs each read query: its wait for a slot, its time in the store and its SQL (not its parameters)',
   }),
   dashboardDir: Type.String({
     env: 'DASHBOARD_DIR',

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { QueryBusyError, querySignal } from '../../src/platform/store/query-pool';
+import { QueryBusyError, querySignal, type QueryTiming } from '../../src/platform/store/query-pool';
 import { openStore } from '../../src/platform/store/clients';
 import { makeBatch, postBatch, removeDir, tempDir, withApp } from '../support/helpers';
 
@@ -14,9 +14,13 @@ import { makeBatch, postBatch, removeDir, tempDir, withApp } from '../support/he
 const HEAVY = 'SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 0';
 const LIGHT = 'SELECT 1 AS one';
 
-function poolStore(size: number, queueMax: number, timeoutMs = 2000) {
+function poolStore(size: number, queueMax: number, timeoutMs = 2000, onQuery?: (q: QueryTiming) => void) {
   const dataDir = tempDir();
-  const store = openStore({ dataDir, clickhouse: null, queryPool: { size, queueMax, timeoutMs, maxMemoryBytes: 0 } });
+  const store = openStore({
+    dataDir,
+    clickhouse: null,
+    queryPool: { size, queueMax, timeoutMs, maxMemoryBytes: 0, ...(onQuery ? { onQuery } : {}) },
+  });
   return {
     store,
     done: async () => {
@@ -52,6 +56,32 @@ describe('the query pool on the embedded store', () => {
     const { store, done } = poolStore(1, 8);
     try {
       expect(await settleOrder(store.query)).toEqual(['heavy', 'light']);
+    } finally {
+      await done();
+    }
+  });
+
+  it('reports every read query once answered or failed: its wait for a slot, its time in the store, its SQL', async () => {
+    const seen: QueryTiming[] = [];
+    const { store, done } = poolStore(1, 8, 2000, (q) => seen.push(q));
+    try {
+      // One slot: the second query waits for the first to be answered.
+      const [a, b] = await Promise.all([
+        store.query.query({ query: 'SELECT sum(number) AS s FROM numbers(1000000)', format: 'JSONEachRow' }),
+        store.query.query({ query: LIGHT, format: 'JSONEachRow' }),
+      ]);
+      expect(await b.json()).toEqual([{ one: 1 }]);
+      await a.json();
+      await expect(store.query.query({ query: 'SELECT no_such_column', format: 'JSONEachRow' })).rejects.toThrow();
+      expect(seen.map((q) => [q.sql, q.failed])).toEqual([
+        ['SELECT sum(number) AS s FROM numbers(1000000)', false],
+        [LIGHT, false],
+        ['SELECT no_such_column', true],
+      ]);
+      for (const q of seen) expect(q.runMs).toBeGreaterThan(0);
+      expect(seen[0]!.waitMs).toBeGreaterThanOrEqual(0);
+      // It waited at least as long as the first query ran.
+      expect(seen[1]!.waitMs).toBeGreaterThanOrEqual(seen[0]!.runMs);
     } finally {
       await done();
     }

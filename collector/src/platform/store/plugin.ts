@@ -8,6 +8,9 @@ import fp from 'fastify-plugin';
 import type { Config } from '../config';
 import { openStore, type Store } from './clients';
 import { applyRetention, migrate, SITE_PROBES_RETENTION } from './migrate';
+import type { QueryTiming } from './query-pool';
+
+const round1 = (ms: number) => Math.round(ms * 10) / 10;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,6 +71,16 @@ const storePlugin: FastifyPluginAsync = async (app) => {
       queueMax: config.queryQueueMax,
       timeoutMs: config.queryTimeoutMs,
       maxMemoryBytes: config.queryMaxMemoryBytes,
+      // LOG_LEVEL=debug: each read query's wait, store time and SQL (its parameters are not logged).
+      ...(config.logLevel === 'debug' || config.logLevel === 'trace'
+        ? {
+            onQuery: (q: QueryTiming) =>
+              app.log.debug(
+                { waitMs: round1(q.waitMs), runMs: round1(q.runMs), failed: q.failed, sql: q.sql.replace(/\s+/g, ' ') },
+                'store query',
+              ),
+          }
+        : {}),
     },
   });
   const status = prepareStore(store, config, app.log);

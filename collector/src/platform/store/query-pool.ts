@@ -17,6 +17,16 @@ export interface QueryPoolOptions {
   timeoutMs: number;
   /** 0: the store's own limit. */
   maxMemoryBytes: number;
+  /** Told of every read query once the store has answered or failed it (the collector logs it at debug level). */
+  onQuery?: (q: QueryTiming) => void;
+}
+
+/** One read query as the pool saw it: time waiting for a slot, time in the store, and its SQL (no parameters). */
+export interface QueryTiming {
+  waitMs: number;
+  runMs: number;
+  sql: string;
+  failed: boolean;
 }
 
 export class QueryBusyError extends Error {
@@ -144,7 +154,23 @@ export class QueryPool {
       ...(signal && !p.abort_signal ? { abort_signal: signal } : {}),
     });
     const client = {
-      query: (p: Parameters<ClickHouseClient['query']>[0]) => this.run((c, s) => c.query(withLimits(p, s))),
+      query: (p: Parameters<ClickHouseClient['query']>[0]) => {
+        const report = this.opts.onQuery;
+        if (!report) return this.run((c, s) => c.query(withLimits(p, s)));
+        const asked = performance.now();
+        return this.run(async (c, s) => {
+          const started = performance.now();
+          let failed = true;
+          try {
+            const result = await c.query(withLimits(p, s));
+            failed = false;
+            return result;
+          } finally {
+            const ended = performance.now();
+            report({ waitMs: started - asked, runMs: ended - started, sql: p.query, failed });
+          }
+        });
+      },
       command: (p: Parameters<ClickHouseClient['command']>[0]) => this.run((c) => c.command(p)),
       exec: (p: Parameters<ClickHouseClient['exec']>[0]) => this.run((c) => c.exec(p)),
       insert: (p: Parameters<ClickHouseClient['insert']>[0]) => this.run((c) => c.insert(p)),
