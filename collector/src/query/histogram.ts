@@ -59,7 +59,8 @@ export const MAX_EXACT_RANK_RECORDS = 1 / 20 / RANK_NUDGE;
  * quantilesExactWeighted returns the first key whose cumulative count reaches ⌈level · n⌉; quantileExact
  * takes the value of 0-based rank ⌊level · n⌋, which is the first whose cumulative count reaches
  * ⌊level · n⌋ + 1. The two differ only when level · n is whole, and a level raised by RANK_NUDGE makes
- * them agree for every count (test/app/histogram.test.ts checks both, in JavaScript's doubles and on the store).
+ * them agree for every count up to MAX_EXACT_RANK_RECORDS (test/app/histogram.test.ts checks it, in
+ * JavaScript's doubles and on the store).
  */
 export function rankLevels(): number[] {
   return PERCENTILES.split(',').map((l) => Number(l) + RANK_NUDGE);
@@ -73,7 +74,7 @@ export function rankLevels(): number[] {
  *
  * Why not sumMap and then the rank by hand: sumMap merges through generic values, and a rank found with
  * lambdas over the merged arrays costs about 10 µs a group and phase; this form reads the maps once into a
- * small hash table per group, 2–2.5× faster on an hourly series and as fast on a month of daily cuts.
+ * small hash table per group: 2–2.5× faster on an hourly series, a little faster on a month of daily cuts.
  */
 export function bucketPercentilesSql(stateColumn: string): string {
   const buckets = `quantilesExactWeightedArray(${rankLevels().join(', ')})(mapKeys(${stateColumn}), mapValues(${stateColumn}))`;
