@@ -5,12 +5,11 @@
  */
 import type { FastifyBaseLogger, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import { roundPhase } from '@tlsrum/shared';
 import type { Config } from '../config';
 import { openStore, type Store } from './clients';
 import { applyRetention, migrate, SITE_PROBES_RETENTION } from './migrate';
 import type { QueryTiming } from './query-pool';
-
-const round1 = (ms: number) => Math.round(ms * 10) / 10;
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -76,7 +75,12 @@ const storePlugin: FastifyPluginAsync = async (app) => {
         ? {
             onQuery: (q: QueryTiming) =>
               app.log.debug(
-                { waitMs: round1(q.waitMs), runMs: round1(q.runMs), failed: q.failed, sql: q.sql.replace(/\s+/g, ' ') },
+                {
+                  waitMs: roundPhase(q.waitMs),
+                  runMs: roundPhase(q.runMs),
+                  failed: q.failed,
+                  sql: q.sql.replace(/\s+/g, ' '),
+                },
                 'store query',
               ),
           }
