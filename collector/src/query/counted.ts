@@ -75,10 +75,11 @@ export function dayBranches(from: number, to: number, branches?: number): { days
 
 /**
  * A FROM clause for a figure of whole days: the counted rows of `handshakes` matching `where`, with the
- * columns `reads` (the outer query's SQL text: its select list, grouping, ordering) names.
+ * columns `reads` (the outer query's SQL text: its select list, grouping, ordering) names. `table`: a table
+ * holding some of the raw table's rows with the same columns (the what-if's client sample, migration 0026).
  */
-export function countedRows(where: string, reads: string): string {
-  return `(\n  SELECT ${selected(reads).join(', ')} FROM handshakes\n  WHERE (${where}) AND ${COUNTED}\n)`;
+export function countedRows(where: string, reads: string, table = 'handshakes'): string {
+  return `(\n  SELECT ${selected(reads).join(', ')} FROM ${table}\n  WHERE (${where}) AND ${COUNTED}\n)`;
 }
 
 // ts always: the outer query's time bucket or range may name it only through an alias.

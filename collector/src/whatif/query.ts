@@ -4,7 +4,9 @@
  * earlier within the ticket lifetime (looking back that far before `from`, so the range's first hour
  * is not all "first visits"). Bound parameters only. At most `limit` rows: when the range holds more, a
  * sample spread over the whole range — of clients (a hash of the token), then of their connections (a hash
- * of the token and the time), so the same records always give the same sample — not its last hours.
+ * of the token and the time), so the same records always give the same sample — not its last hours. A
+ * sample of at most CLIENT_SAMPLE_SHARE of the clients is read from the table that keeps those clients'
+ * records apart (migration 0026), sorted by the same hash: the same rows, without reading the range's.
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { CERT_KEY_TYPES, HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
@@ -50,9 +52,11 @@ const CONNECTION_COLUMNS = `
  * The clients sampled: a client token is in when the hash of the token falls in the first `share` of its
  * range, with `share` = SAMPLE_HEADROOM × limit / the range's connections (all of them when that is 1 or
  * more). All of a sampled client's connections are read, so its repeats are exact, and only theirs go
- * through the window below: the work grows with `limit`, not with the records stored (reading the range's
- * token column to hash it is the one part that does). `countries`, when not empty, keeps only those regions
- * (the report reads small regions again whole: report.ts).
+ * through the window below: the work grows with `limit`. The raw table is read whole over the range to hash
+ * its tokens; a share of at most CLIENT_SAMPLE_SHARE reads the client sample's table instead, whose sort key
+ * (site, the token's hash) holds the sampled clients first: the read grows with `limit`, not with the records
+ * stored. `countries`, when not empty, keeps only those regions (the report reads small regions again whole:
+ * report.ts).
  */
 const SAMPLED_CLIENT = `cityHash64(clientToken) / 18446744073709551616.0 <= {share:Float64}
     AND (empty({countries:Array(String)}) OR has({countries:Array(String)}, country))`;
@@ -60,16 +64,47 @@ const SAMPLED_CLIENT = `cityHash64(clientToken) / 18446744073709551616.0 <= {sha
 /** How many more connections than `limit` the client sample aims at, so that it rarely falls short of it. */
 export const SAMPLE_HEADROOM = 1.25;
 
-const sql = `
+/**
+ * The clients the client sample's table keeps (migration 0026: the same expression and bound): a share at or
+ * under it selects a subset of them, so that table holds every row the raw table would give.
+ */
+export const CLIENT_SAMPLE_SHARE = 0.0625;
+/** Its table, and the condition on its sort key that bounds a share's clients (a superset of SAMPLED_CLIENT's). */
+export const CLIENT_SAMPLE_TABLE = 'handshakes_client_sample';
+const SAMPLE_KEY_BOUND = 'clientSample <= {sampleBound:UInt64}';
+
+/** The connections' SQL over the raw table or the client sample's: the same statement, the same rows. */
+export function connectionsSql(table: 'handshakes' | typeof CLIENT_SAMPLE_TABLE): string {
+  const inRange = `ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC')`;
+  const keyBound = table === CLIENT_SAMPLE_TABLE ? `${SAMPLE_KEY_BOUND} AND ` : '';
+  return `
 SELECT country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, repeat, browser,
   certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled, client
 FROM (
   SELECT${CONNECTION_COLUMNS}
-  FROM ${countedRows(`ts >= fromUnixTimestamp64Milli({lookFrom:Int64}, 'UTC') AND ts < fromUnixTimestamp64Milli({to:Int64}, 'UTC') AND ${SCOPE} AND clientToken != '' AND ${SAMPLED_CLIENT}`, CONNECTION_COLUMNS)}
+  FROM ${countedRows(`${keyBound}${inRange} AND ${SCOPE} AND clientToken != '' AND ${SAMPLED_CLIENT}`, CONNECTION_COLUMNS, table)}
 )
 WHERE ts >= fromUnixTimestamp64Milli({from:Int64}, 'UTC')
 ORDER BY sample
 LIMIT {limit:UInt32}`;
+}
+
+const SQL = { handshakes: connectionsSql('handshakes'), sample: connectionsSql(CLIENT_SAMPLE_TABLE) };
+
+/** The table a share of the clients is read from: the client sample's when it holds them all. */
+export const connectionsTable = (share: number): 'handshakes' | typeof CLIENT_SAMPLE_TABLE =>
+  share <= CLIENT_SAMPLE_SHARE ? CLIENT_SAMPLE_TABLE : 'handshakes';
+
+/**
+ * The largest token hash a share can select, with a margin for the hash's rounding to Float64 in
+ * `hash / 2^64` (53 bits: at most 2^10 off for a 64-bit hash), so the bound on the sort key never leaves out
+ * a row the exact condition keeps; that condition still decides.
+ */
+export function sampleBound(share: number): string {
+  const bound = BigInt(Math.ceil(Math.min(1, Math.max(0, share)) * 2 ** 64)) + 4096n;
+  const max = 2n ** 64n - 1n;
+  return String(bound > max ? max : bound);
+}
 
 type Row = [
   string,
@@ -111,7 +146,9 @@ function cryptoOf(
   return Object.keys(crypto).length ? crypto : undefined;
 }
 
-function params(q: WhatIfQuery, connections: number, countries: readonly string[]) {
+/** The connections query's bound parameters: the scope, the range and the share of clients that `limit` of `connections` needs. */
+export function connectionsParams(q: WhatIfQuery, connections: number, countries: readonly string[] = []) {
+  const share = (SAMPLE_HEADROOM * q.limit) / Math.max(1, connections);
   return {
     countries,
     site: q.site ?? '*',
@@ -121,7 +158,8 @@ function params(q: WhatIfQuery, connections: number, countries: readonly string[
     lookFrom: q.from - q.ticketLifetimeMs,
     lifetime: q.ticketLifetimeMs,
     limit: q.limit,
-    share: (SAMPLE_HEADROOM * q.limit) / Math.max(1, connections),
+    share,
+    sampleBound: sampleBound(share),
   };
 }
 
@@ -135,9 +173,10 @@ export async function queryConnections(
   connections: number,
   countries: readonly string[] = [],
 ): Promise<RegionConnection[]> {
+  const p = connectionsParams(q, connections, countries);
   const rs = await client.query({
-    query: sql,
-    query_params: params(q, connections, countries),
+    query: connectionsTable(p.share) === CLIENT_SAMPLE_TABLE ? SQL.sample : SQL.handshakes,
+    query_params: p,
     format: 'JSONCompactEachRow',
   });
   const rows = await rs.json<Row>();

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { generateDemoData } from '../../src/demo/generate';
-import { loadMigrations, migrate, splitStatements } from '../../src/platform/store/migrate';
+import {
+  applyRetention,
+  CLIENT_SAMPLE_RETENTION,
+  loadMigrations,
+  migrate,
+  splitStatements,
+} from '../../src/platform/store/migrate';
+import { CLIENT_SAMPLE_SHARE, CLIENT_SAMPLE_TABLE } from '../../src/whatif/query';
 import { BUCKETS, BUCKET_STATE_TYPE } from '../../src/query/histogram';
 import { CUTS } from '../../src/query/sources';
 import { DIMENSION_SQL } from '../../src/query/dimensions';
@@ -40,6 +47,9 @@ const cutNumbers = (table: string) =>
   CUTS.filter((c) => c.table === table)
     .map((c) => Number(c.where!.replace('cut = ', '')))
     .sort((a, b) => a - b);
+
+/** The raw rows the what-if's client sample keeps (migration 0026), as the what-if selects clients. */
+const SAMPLED_ROWS = `clientToken != '' AND cityHash64(clientToken) / 18446744073709551616.0 <= ${CLIENT_SAMPLE_SHARE}`;
 
 const FOLDER_RECORDS = 5_000;
 /** Records added after an upgrade, which must reach the new rollup through its view. */
@@ -179,7 +189,8 @@ describe('store', { timeout: 180_000 }, () => {
     const store = openStore({ dataDir: dir, clickhouse: null });
     try {
       await migrate(store.ingest);
-      const targets = [...new Set(viewsInForce().map((v) => v.target))];
+      // The rollups: every view's target but the what-if's client sample, which holds raw rows (below).
+      const targets = [...new Set(viewsInForce().map((v) => v.target))].filter((t) => t !== CLIENT_SAMPLE_TABLE);
       const columns = await (
         await store.query.query({
           query: `SELECT table, name, compression_codec AS codec FROM system.columns
@@ -205,10 +216,56 @@ describe('store', { timeout: 180_000 }, () => {
       ).json<{ name: string; codec: string }>();
       expect(raw.length).toBeGreaterThan(30);
       for (const c of raw) expect(c.codec, `handshakes.${c.name}`).toMatch(/ZSTD\(1\)\)$/);
+      // The client sample's copy of raw rows: every column but its sort key's, as the raw table's.
+      const sample = await (
+        await store.query.query({
+          query: `SELECT name, compression_codec AS codec FROM system.columns
+                  WHERE database = currentDatabase() AND table = {table:String}
+                    AND name NOT IN ('site', 'clientSample')`,
+          query_params: { table: CLIENT_SAMPLE_TABLE },
+          format: 'JSONEachRow',
+        })
+      ).json<{ name: string; codec: string }>();
+      expect(sample.length).toBeGreaterThan(20);
+      for (const c of sample) expect(c.codec, `${CLIENT_SAMPLE_TABLE}.${c.name}`).toBe('CODEC(ZSTD(1))');
     } finally {
       await store.close();
       removeDir(dir);
     }
+  });
+
+  it("fills the what-if's client sample (0026) from a data folder that predates it: every record of a sampled client and no other; new records reach it; retention applies to it", async () => {
+    await upgradeFolder(26, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(26));
+      const rows = async (table: string) =>
+        (
+          await (
+            await store.query.query({
+              query: `SELECT clientToken, toUnixTimestamp64Milli(ts) AS ts, country, dns, tls, capped FROM ${table}
+                      WHERE ${table === 'handshakes' ? SAMPLED_ROWS : 'true'} ORDER BY clientToken, ts, dns, tls`,
+              format: 'JSONEachRow',
+            })
+          ).json<Record<string, unknown>>()
+        ).map((r) => JSON.stringify(r));
+      const sampled = await rows('handshakes');
+      // About a sixteenth of the clients, all of their records.
+      expect(sampled.length).toBeGreaterThan(FOLDER_RECORDS / 40);
+      expect(sampled.length).toBeLessThan(FOLDER_RECORDS / 8);
+      expect(await rows(CLIENT_SAMPLE_TABLE)).toEqual(sampled);
+      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 26 });
+      const after = await rows('handshakes');
+      expect(after.length).toBeGreaterThan(sampled.length);
+      expect(await rows(CLIENT_SAMPLE_TABLE)).toEqual(after);
+      expect(await applyRetention(store.ingest, 30, null, CLIENT_SAMPLE_RETENTION)).toBe(true);
+      const ddl = await (
+        await store.query.query({
+          query: 'SELECT create_table_query AS q FROM system.tables WHERE name = {table:String}',
+          query_params: { table: CLIENT_SAMPLE_TABLE },
+          format: 'JSONEachRow',
+        })
+      ).json<{ q: string }>();
+      expect(ddl[0]!.q).toContain('TTL toDateTime(ts) + toIntervalDay(30)');
+    });
   });
 
   it('fills the daily rollup from the rows of a data folder that predates it, and drops the hourly one', async () => {

@@ -15,6 +15,14 @@ import {
   type ScenarioName,
 } from '../../src/whatif/model';
 import { whatIf } from '../../src/whatif/report';
+import {
+  CLIENT_SAMPLE_SHARE,
+  CLIENT_SAMPLE_TABLE,
+  connectionsParams,
+  connectionsSql,
+  connectionsTable,
+  SAMPLE_HEADROOM,
+} from '../../src/whatif/query';
 import { generate, insertRows } from '../support/generate';
 import { removeDir, startApp, type TestApp } from '../support/helpers';
 
@@ -366,6 +374,29 @@ describe('GET /v1/whatif on a real store', () => {
     }
     // The same records give the same sample.
     expect(await whatIf(t.app.store.query, { ...range, limit: 300 }, 8)).toEqual(sampled);
+  });
+
+  it("a sample of at most a sixteenth of the clients reads the client sample's table: the same connections as the raw table gives", async () => {
+    const rows = async (sql: string, params: Record<string, unknown>) =>
+      (await t.app.store.query.query({ query: sql, query_params: params, format: 'JSONCompactEachRow' })).json();
+    // Every site's records of the last day and a half: a few hundred clients.
+    const q = { ...labRange, site: null, from: now - 36 * hour, limit: 100 };
+    for (const [share, filters] of [
+      [0.03, {}],
+      [0.05, { country: 'DE' }],
+      [CLIENT_SAMPLE_SHARE, {}],
+      [CLIENT_SAMPLE_SHARE, { country: 'AU' }],
+    ] as const) {
+      // `connections` such that the limit's share of them is `share`.
+      const params = connectionsParams({ ...q, filters }, (SAMPLE_HEADROOM * q.limit) / share);
+      expect(params.share).toBeCloseTo(share, 12);
+      expect(connectionsTable(params.share)).toBe(CLIENT_SAMPLE_TABLE);
+      const fromSample = await rows(connectionsSql(CLIENT_SAMPLE_TABLE), params);
+      expect(fromSample.length, `share ${share}`).toBeGreaterThan(0);
+      expect(fromSample, `share ${share}`).toEqual(await rows(connectionsSql('handshakes'), params));
+    }
+    // Over a sixteenth, the raw table: the client sample does not hold every client the share selects.
+    expect(connectionsTable(CLIENT_SAMPLE_SHARE * 1.01)).toBe('handshakes');
   });
 
   it('never shows figures that come from fewer clients than the threshold: a sampled region that holds fewer is suppressed', async () => {

@@ -141,6 +141,8 @@ export interface RetainedTable {
 }
 
 export const HANDSHAKES_RETENTION: RetainedTable = { table: 'handshakes', column: 'ts' };
+/** The what-if's client sample (migration 0026): a copy of some clients' raw rows, kept as long as the raw rows are. */
+export const CLIENT_SAMPLE_RETENTION: RetainedTable = { table: 'handshakes_client_sample', column: 'ts' };
 export const SITE_PROBES_RETENTION: RetainedTable = { table: 'site_probes', column: 'probedAt' };
 
 /** Keeps a table's TTL (the handshakes' by default) equal to the configured retention without rewriting old parts. */

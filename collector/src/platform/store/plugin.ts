@@ -8,7 +8,7 @@ import fp from 'fastify-plugin';
 import { roundPhase } from '@tlsrum/shared';
 import type { Config } from '../config';
 import { openStore, type Store } from './clients';
-import { applyRetention, migrate, SITE_PROBES_RETENTION } from './migrate';
+import { applyRetention, CLIENT_SAMPLE_RETENTION, migrate, SITE_PROBES_RETENTION } from './migrate';
 import type { QueryTiming } from './query-pool';
 
 declare module 'fastify' {
@@ -48,6 +48,7 @@ function prepareStore(
       if (applied.length) log.info({ applied }, 'migrations applied');
       if (await applyRetention(store.ingest, config.retentionDays, store.cluster))
         log.info({ days: config.retentionDays }, 'retention set');
+      await applyRetention(store.ingest, config.retentionDays, store.cluster, CLIENT_SAMPLE_RETENTION);
       if (await applyRetention(store.ingest, config.probe.retentionDays, store.cluster, SITE_PROBES_RETENTION))
         log.info({ days: config.probe.retentionDays }, 'probe history retention set');
       status.ready = true;
