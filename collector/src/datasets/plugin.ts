@@ -119,7 +119,10 @@ const routes: FastifyPluginAsyncTypebox = async (app) => {
 const datasetsPlugin: FastifyPluginAsyncTypebox = async (app) => {
   const config = app.config.datasets;
   const folder = new DatasetFolder(config.dir);
-  /** Months the job tried and could not write (no data, nothing over the threshold): not retried until restart. */
+  /**
+   * Months the job tried and found nothing to publish in (no data, nothing over the threshold): not retried
+   * until restart. A failure that can pass (the store unreachable, a full disk) is tried again at the next check.
+   */
   const given = new Set<string>();
   let running: Promise<string | null> | null = null;
 
@@ -142,9 +145,14 @@ const datasetsPlugin: FastifyPluginAsyncTypebox = async (app) => {
         app.log.info({ month, rows: done.rows, dir: config.dir }, 'monthly dataset written');
         return month;
       } catch (err) {
-        given.add(month);
-        if (err instanceof DatasetError) app.log.warn({ month, reason: err.message }, 'monthly dataset not written');
-        else app.log.error({ month, err: { message: (err as Error).message } }, 'monthly dataset failed');
+        if (err instanceof DatasetError) {
+          given.add(month);
+          app.log.warn({ month, reason: err.message }, 'monthly dataset not written');
+        } else
+          app.log.error(
+            { month, err: { message: (err as Error).message } },
+            'monthly dataset failed; trying again at the next check',
+          );
         return null;
       }
     })().finally(() => (running = null));
