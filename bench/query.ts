@@ -74,12 +74,14 @@ async function measureShapes(dataDir: string, from: number, to: number): Promise
         if (times.length >= SHAPE_MIN_RUNS && performance.now() - started > SHAPE_BUDGET_S * 1000) break;
         const t0 = performance.now();
         const res = await fetch(url);
-        const body = (await res.json()) as { cells?: unknown[]; table?: string; source?: string };
+        const body = (await res.json()) as { cells?: unknown[]; regions?: unknown[]; table?: string; source?: string };
         const ms = performance.now() - t0;
-        if (res.status !== 200 || !body.cells?.length)
+        // A cell route answers cells and the table it read; the what-if, regions (its own path).
+        const answered = body.cells ?? body.regions;
+        if (res.status !== 200 || !answered?.length)
           throw new Error(`${url}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-        path = body.source ?? body.table ?? '?';
-        cells = body.cells.length;
+        path = body.source ?? body.table ?? (body.regions ? 'whatif' : '?');
+        cells = answered.length;
         if (i >= 1) times.push(ms);
       }
       out.push({ shape: s.name, path, runs: times.length, p50: median(times), p95: quantile(times, 0.95), cells });

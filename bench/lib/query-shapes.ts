@@ -1,7 +1,8 @@
 /**
  * Every query shape the dashboard and the API issue, derived from the query catalogue (a dimension or a
  * filter added there is measured without touching the bench): grouping by each dimension, the dashboard's
- * panels, each value filter on them, country × each other dimension, daily and hourly time series.
+ * panels, each value filter on them, country × each other dimension, daily and hourly time series, and the
+ * dashboard's what-if.
  * Each shape is one GET of the API over the bench's 30 days, `table` left to the collector (`auto`), as the
  * dashboard asks it; the answer's `table` says which path served it.
  */
@@ -41,6 +42,8 @@ export function queryShapes(): Shape[] {
     { name: 'timeseries day stack', path: '/v1/timeseries', params: { interval: 'day', dimensions: 'stack' } },
   ];
   for (const p of panels) add(p.name, p.path, p.params);
+  // The what-if as the dashboard asks for it (WHATIF_SAMPLE in dashboard/src/main.ts: 50 000 connections).
+  add('whatif', '/v1/whatif', { limit: '50000' });
   add('timeseries hour', '/v1/timeseries', { interval: 'hour' });
   add('timeseries hour stack', '/v1/timeseries', { interval: 'hour', dimensions: 'stack' });
   for (const d of DIMENSION_NAMES) add(`compare ${d}`, '/v1/compare', { dimensions: d });
