@@ -152,13 +152,16 @@ function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable 
 }
 
 /**
- * The cuts of the hourly grain (migration 0013's grouping sets), by their columns besides site and hour,
- * smallest first; each with the mix columns, which a handshake cell's joint mix cells group by.
+ * The cuts of the hourly grain (migration 0013's grouping sets, and 0027's by browser or source alone), by
+ * their columns besides site and hour; each with the mix columns, which a handshake cell's joint mix cells
+ * group by. Those a query can read, smallest first: the browser or the source alone before the three together.
  */
 const HOURLY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
   MIX_COLUMNS,
   ['country', ...MIX_COLUMNS],
   ['versionEvidence', ...MIX_COLUMNS],
+  ['source', ...MIX_COLUMNS],
+  ['browser', ...MIX_COLUMNS],
   ['browser', 'source', 'cryptoSource', ...MIX_COLUMNS],
 ];
 

@@ -9,7 +9,7 @@ import {
 } from '../../src/platform/store/migrate';
 import { CLIENT_SAMPLE_SHARE, CLIENT_SAMPLE_TABLE } from '../../src/whatif/query';
 import { BUCKETS, BUCKET_STATE_TYPE } from '../../src/query/histogram';
-import { CUTS } from '../../src/query/sources';
+import { CUTS, hourlyCutNumber } from '../../src/query/sources';
 import { DIMENSION_SQL } from '../../src/query/dimensions';
 import { ROLLUP_CLIENT_HASH, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from '../../src/query/clients';
 import type { Store } from '../../src/platform/store/clients';
@@ -297,7 +297,7 @@ describe('store', { timeout: 180_000 }, () => {
                arraySum(mapValues(sumMap(tls_hist))) AS tls, arraySum(mapValues(sumMap(ttfb_hist))) AS ttfb
         FROM handshakes_per_hour GROUP BY cut, h ORDER BY cut, h`);
       const hourly = CUTS.filter((c) => c.table === 'handshakes_per_hour');
-      expect(hourly.length).toBe(8);
+      expect(hourly.length).toBe(12);
       for (const c of hourly) {
         const cut = Number(c.where!.replace('cut = ', ''));
         expect(
@@ -307,7 +307,46 @@ describe('store', { timeout: 180_000 }, () => {
       }
       // New records reach it through its view.
       await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 13 });
-      expect(await json('SELECT sum(records) AS n FROM handshakes_per_hour')).toEqual([{ n: 8 * AFTER_ADDING }]);
+      expect(await json('SELECT sum(records) AS n FROM handshakes_per_hour')).toEqual([{ n: 12 * AFTER_ADDING }]);
+    });
+  });
+
+  it("derives the hourly grain's cuts by browser and by source alone (0027) from its stored rows: each holds what its view computes from the records; new records reach them", async () => {
+    await upgradeFolder(27, async (store) => {
+      expect(await migrate(store.ingest)).toEqual(versionsFrom(27));
+      const mix = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'] as const;
+      const cuts = (['one', 'all'] as const).flatMap((sites) =>
+        (['browser', 'source'] as const).map((c) =>
+          hourlyCutNumber([...(sites === 'one' ? ['site' as const] : []), c, ...mix]),
+        ),
+      );
+      expect([...cuts].sort((a, b) => a - b)).toEqual([643, 771, 1667, 1795]);
+      const view = viewsInForce().find((v) => v.name === 'handshakes_per_hour_mv')!;
+      // Per group of each new cut: records, distinct clients and sites, and the tls buckets.
+      const groups = async (from: string) =>
+        (
+          await (
+            await store.query.query({
+              query: `SELECT cut, site, browser, source, toUnixTimestamp(hour) AS h, protocol, tlsVersion, resumed,
+                        handshakeClass, sum(records) AS n, uniqUpToMerge(99)(clients) AS clients,
+                        uniqUpToMerge(99)(sites) AS sites, toString(sumMap(tls_hist)) AS tls
+                      FROM ${from} WHERE cut IN (${cuts.join(', ')})
+                      GROUP BY cut, site, browser, source, h, protocol, tlsVersion, resumed, handshakeClass ORDER BY ALL`,
+              format: 'JSONEachRow',
+            })
+          ).json<Record<string, unknown>>()
+        ).map((r) => JSON.stringify(r));
+      const derived = await groups('handshakes_per_hour');
+      expect(derived.length).toBeGreaterThan(500);
+      expect(derived).toEqual(await groups(`(${view.select})`));
+      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 27 });
+      const after = await groups('handshakes_per_hour');
+      expect(after).not.toEqual(derived);
+      expect(after).toEqual(await groups(`(${view.select})`));
+      // Running it again adds nothing: its derivation runs only while the new cuts are empty.
+      for (const statement of loadMigrations().find((m) => m.version === 27)!.statements)
+        await store.ingest.command({ query: statement });
+      expect(await groups('handshakes_per_hour')).toEqual(after);
     });
   });
 

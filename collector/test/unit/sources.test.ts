@@ -215,7 +215,14 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ ...last24h, dimensions: ['country'], site: 'a.example.com' })).name).toBe(
       'rollup-site-hourly-by-country-protocol-tlsVersion-resumed-handshakeClass',
     );
+    // A browser or a source alone: its own cut (migration 0027), not the three together.
     expect(chooseReadTable(needs({ bucket: 'hour', filters: ['browser'] })).name).toBe(
+      'rollup-all-sites-hourly-by-browser-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['stack'], filters: ['source'] })).name).toBe(
+      'rollup-all-sites-hourly-by-source-protocol-tlsVersion-resumed-handshakeClass',
+    );
+    expect(chooseReadTable(needs({ bucket: 'hour', filters: ['browser', 'source'] })).name).toBe(
       'rollup-all-sites-hourly-by-browser-source-cryptoSource-protocol-tlsVersion-resumed-handshakeClass',
     );
     // Dimensions only the hourly grain holds among the cuts with an hour column, for any range of whole hours.
