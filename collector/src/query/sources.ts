@@ -151,17 +151,23 @@ function cut(columns: readonly RollupColumn[], sites: 'one' | 'all'): ReadTable 
   };
 }
 
+/** Migration 0027's hourly cuts: the browser alone and the source alone, of every site together only. */
+const BY_BROWSER: readonly RollupColumn[] = ['browser', ...MIX_COLUMNS];
+const BY_SOURCE: readonly RollupColumn[] = ['source', ...MIX_COLUMNS];
+const ALL_SITES_ONLY = new Set([BY_BROWSER, BY_SOURCE]);
+
 /**
- * The cuts of the hourly grain (migration 0013's grouping sets, and 0027's by browser or source alone), by
- * their columns besides site and hour; each with the mix columns, which a handshake cell's joint mix cells
- * group by. Those a query can read, smallest first: the browser or the source alone before the three together.
+ * The cuts of the hourly grain (migration 0013's grouping sets, and 0027's), by their columns besides site and
+ * hour, smallest first; each with the mix columns, which a handshake cell's joint mix cells group by. Each
+ * exists per site and for every site, but 0027's for every site only: one site's rows of the three-column cut
+ * are that site's alone.
  */
 const HOURLY_CUT_COLUMNS: readonly (readonly RollupColumn[])[] = [
   MIX_COLUMNS,
   ['country', ...MIX_COLUMNS],
   ['versionEvidence', ...MIX_COLUMNS],
-  ['source', ...MIX_COLUMNS],
-  ['browser', ...MIX_COLUMNS],
+  BY_SOURCE,
+  BY_BROWSER,
   ['browser', 'source', 'cryptoSource', ...MIX_COLUMNS],
 ];
 
@@ -302,7 +308,9 @@ export const CUTS: readonly ReadTable[] = [
   countryGroupCut('one'),
   signatureCut('all'),
   signatureCut('one'),
-  ...(['all', 'one'] as const).flatMap((sites) => HOURLY_CUT_COLUMNS.map((c) => hourlyCut(c, sites))),
+  ...(['all', 'one'] as const).flatMap((sites) =>
+    HOURLY_CUT_COLUMNS.filter((c) => sites === 'all' || !ALL_SITES_ONLY.has(c)).map((c) => hourlyCut(c, sites)),
+  ),
 ];
 
 const DAY = 86_400_000;

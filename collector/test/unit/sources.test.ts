@@ -222,6 +222,10 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['stack'], filters: ['source'] })).name).toBe(
       'rollup-all-sites-hourly-by-source-protocol-tlsVersion-resumed-handshakeClass',
     );
+    // Of one site: the three together (0027's cuts are of every site only).
+    expect(chooseReadTable(needs({ bucket: 'hour', filters: ['browser'], site: 'a.example.com' })).name).toBe(
+      'rollup-site-hourly-by-browser-source-cryptoSource-protocol-tlsVersion-resumed-handshakeClass',
+    );
     expect(chooseReadTable(needs({ bucket: 'hour', filters: ['browser', 'source'] })).name).toBe(
       'rollup-all-sites-hourly-by-browser-source-cryptoSource-protocol-tlsVersion-resumed-handshakeClass',
     );
