@@ -7,7 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RAW_CLIENTS, ROLLUP_CLIENT_HASH, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from '../../src/query/clients';
 import { openStore, type Store } from '../../src/platform/store/clients';
-import { removeDir, tempDir, viewsInForce } from '../support/helpers';
+import { rollupViewsInForce } from '../../src/platform/store/migrate';
+import { removeDir, tempDir } from '../support/helpers';
 
 /** The raw count is exact up to here (uniqCombined64(12) keeps every hash up to 127 values). */
 const RAW_EXACT_UP_TO = 127;
@@ -26,7 +27,7 @@ describe('distinct clients', () => {
   it('every rollup view stores the states the rollup queries merge', () => {
     const n = ROLLUP_CLIENTS_CAP - 1;
     expect(ROLLUP_CLIENTS).toBe(`uniqUpToMerge(${n})(clients)`);
-    const views = viewsInForce();
+    const views = rollupViewsInForce();
     expect(views.length).toBeGreaterThanOrEqual(7);
     for (const view of views)
       expect(view.select, view.name).toContain(`uniqUpToState(${n})(${ROLLUP_CLIENT_HASH}) AS clients`);

@@ -26,7 +26,7 @@ import {
 } from '../../src/query/histogram';
 import { ALL_PHASES, PERCENTILES } from '../../src/query/percentiles';
 import { openStore, type Store } from '../../src/platform/store/clients';
-import { migrate, viewsInForce } from '../../src/platform/store/migrate';
+import { migrate, rollupViewsInForce } from '../../src/platform/store/migrate';
 import { removeDir, tempDir } from '../support/helpers';
 
 const DAY = 86_400_000;
@@ -37,7 +37,7 @@ const from = end - DAYS * DAY;
 
 describe('bucket layout', () => {
   it("every rollup's view stores, per phase, the buckets the queries read, as sparse counts", () => {
-    const views = viewsInForce();
+    const views = rollupViewsInForce();
     const withHistograms = views.filter((v) => v.select.includes('_hist'));
     // Every rollup: the daily cuts and crypto rollup (converted by 0025) and every cut added since 0013.
     expect(withHistograms.map((v) => v.target)).toEqual(
@@ -125,7 +125,7 @@ describe('bucket percentiles on the real store', () => {
          AND table IN (SELECT name FROM system.tables WHERE database = currentDatabase() AND engine LIKE '%MergeTree')`,
       {},
     );
-    const targets = new Set(viewsInForce().map((v) => v.target));
+    const targets = new Set(rollupViewsInForce().map((v) => v.target));
     expect(new Set(columns.map((c) => c.table))).toEqual(targets);
     for (const c of columns) expect(c.type, `${c.table}.${c.name}`).toBe(BUCKET_STATE_TYPE);
     expect(columns).toHaveLength(targets.size * ALL_PHASES.length);

@@ -5,6 +5,7 @@ import {
   CLIENT_SAMPLE_RETENTION,
   loadMigrations,
   migrate,
+  rollupViewsInForce,
   splitStatements,
 } from '../../src/platform/store/migrate';
 import { CLIENT_SAMPLE_SHARE, CLIENT_SAMPLE_TABLE } from '../../src/whatif/query';
@@ -190,7 +191,7 @@ describe('store', { timeout: 180_000 }, () => {
     try {
       await migrate(store.ingest);
       // The rollups: every view's target but the what-if's client sample, which holds raw rows (below).
-      const targets = [...new Set(viewsInForce().map((v) => v.target))].filter((t) => t !== CLIENT_SAMPLE_TABLE);
+      const targets = [...new Set(rollupViewsInForce().map((v) => v.target))];
       const columns = await (
         await store.query.query({
           query: `SELECT table, name, compression_codec AS codec FROM system.columns

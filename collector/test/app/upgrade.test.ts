@@ -327,7 +327,9 @@ describe('upgrade to the site counts (migration 0024): every site together count
   async function disagreements(store: ReturnType<typeof openStore>): Promise<Record<string, number>> {
     const out: Record<string, number> = {};
     for (const all of CUTS.filter((c) => c.siteCounts && c.sites === 'all')) {
-      const one = CUTS.find((c) => c.sites === 'one' && c.table === all.table && String(c.cut) === String(all.cut))!;
+      const one = CUTS.find((c) => c.sites === 'one' && c.table === all.table && String(c.cut) === String(all.cut));
+      // 0027's hourly cuts of every site have no per-site twin: their counts are checked with their derivation (store.test.ts).
+      if (!one) continue;
       const [table] = await (
         await store.query.query({
           query:

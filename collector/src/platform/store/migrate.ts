@@ -111,6 +111,11 @@ export function viewsInForce(migrations: Migration[] = loadMigrations()): Materi
   return [...views.values()];
 }
 
+/** The rollups' views: every view in force but those that copy raw rows (the what-if's client sample, 0026). */
+export function rollupViewsInForce(migrations: Migration[] = loadMigrations()): MaterializedView[] {
+  return viewsInForce(migrations).filter((v) => v.target !== CLIENT_SAMPLE_RETENTION.table);
+}
+
 /** The tables (or views) that `DROP TABLE|VIEW [IF EXISTS] name` statements among `statements` remove. */
 export function dropped(statements: string[], kind: 'TABLE' | 'VIEW' = 'TABLE'): string[] {
   return statements.flatMap((statement) => {
