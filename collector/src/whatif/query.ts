@@ -15,6 +15,9 @@ import { buildCellSql, MAX_CELLS, type ValueFilters } from '../query/cells';
 import { dimensionSql, filterDimension } from '../query/dimensions';
 import type { Connection } from './model';
 import { countedRows } from '../query/counted';
+import { CLIENT_SAMPLE_TABLE } from '../platform/store/migrate';
+
+export { CLIENT_SAMPLE_TABLE };
 
 export interface WhatIfQuery {
   site: string | null;
@@ -69,8 +72,7 @@ export const SAMPLE_HEADROOM = 1.25;
  * under it selects a subset of them, so that table holds every row the raw table would give.
  */
 export const CLIENT_SAMPLE_SHARE = 0.0625;
-/** Its table, and the condition on its sort key that bounds a share's clients (a superset of SAMPLED_CLIENT's). */
-export const CLIENT_SAMPLE_TABLE = 'handshakes_client_sample';
+/** The condition on its table's sort key that bounds a share's clients (a superset of SAMPLED_CLIENT's). */
 const SAMPLE_KEY_BOUND = 'clientSample <= {sampleBound:UInt64}';
 
 /** The connections' SQL over the raw table or the client sample's: the same statement, the same rows. */

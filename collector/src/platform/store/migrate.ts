@@ -113,7 +113,7 @@ export function viewsInForce(migrations: Migration[] = loadMigrations()): Materi
 
 /** The rollups' views: every view in force but those that copy raw rows (the what-if's client sample, 0026). */
 export function rollupViewsInForce(migrations: Migration[] = loadMigrations()): MaterializedView[] {
-  return viewsInForce(migrations).filter((v) => v.target !== CLIENT_SAMPLE_RETENTION.table);
+  return viewsInForce(migrations).filter((v) => v.target !== CLIENT_SAMPLE_TABLE);
 }
 
 /** The tables (or views) that `DROP TABLE|VIEW [IF EXISTS] name` statements among `statements` remove. */
@@ -147,7 +147,8 @@ export interface RetainedTable {
 
 export const HANDSHAKES_RETENTION: RetainedTable = { table: 'handshakes', column: 'ts' };
 /** The what-if's client sample (migration 0026): a copy of some clients' raw rows, kept as long as the raw rows are. */
-export const CLIENT_SAMPLE_RETENTION: RetainedTable = { table: 'handshakes_client_sample', column: 'ts' };
+export const CLIENT_SAMPLE_TABLE = 'handshakes_client_sample';
+export const CLIENT_SAMPLE_RETENTION: RetainedTable = { table: CLIENT_SAMPLE_TABLE, column: 'ts' };
 export const SITE_PROBES_RETENTION: RetainedTable = { table: 'site_probes', column: 'probedAt' };
 
 /** Keeps a table's TTL (the handshakes' by default) equal to the configured retention without rewriting old parts. */
