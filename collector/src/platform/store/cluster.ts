@@ -176,9 +176,9 @@ function dropStatement(stmt: string, l: ClusterLayout, c: Catalog): string[] {
  * `INSERT INTO t … SELECT … FROM t`: rows of a rollup derived from its own rows (0024 adds to each group of
  * every site together the count of the sites its per-site rows hold; 0027 derives cuts from a finer one).
  * Through the Distributed table it reads every shard's rows and its added rows merge with every shard's at
- * query time (aggregate states), so it is
- * the same statement, run once. Any other INSERT … SELECT is a back-fill from the raw rows: a new cluster
- * has none, and an existing one is back-filled by the operator on each shard's local tables (docs/cluster.md).
+ * query time (aggregate states), so it is the same statement, run once. Any other INSERT … SELECT is a
+ * back-fill from the raw rows: a new cluster has none, and an existing one is back-filled by the operator on
+ * each shard's local tables (docs/cluster.md).
  */
 function insertSelect(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   const m = /^INSERT\s+INTO\s+(\w+)\b/i.exec(stmt);
