@@ -13,6 +13,7 @@ import { makeRecords, removeDir, startApp, type TestApp } from '../support/helpe
 
 const MIN_CLIENTS = 10;
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
 let t: TestApp;
 /** Noon three days ago: whole days around it are in both tables. */
 const at = Math.floor(Date.now() / DAY) * DAY - 3 * DAY + DAY / 2;
@@ -159,6 +160,26 @@ describe('crypto dimensions', () => {
       }
       // Each cell's mixes, protected by its joint cells, are the same from either table.
       expect(mixes.rollup).toEqual(mixes.raw);
+    },
+  );
+
+  it.each(Object.keys(expected))(
+    '%s over hours that are not whole days, and by the hour: the same counts, suppression and mixes as the raw table',
+    async (d) => {
+      const hours = `from=${at - 6 * HOUR}&to=${at + 6 * HOUR}`;
+      const got: Record<string, unknown> = {};
+      for (const table of ['raw', 'rollup'] as const) {
+        const body = await cells(`/v1/compare?${hours}&dimensions=${d}&table=${table}`);
+        expect(body.table).toBe(table);
+        expect(byKey(body, d), table).toEqual(expected[d]);
+        const series = await cells(`/v1/timeseries?${hours}&interval=hour&dimensions=${d}&table=${table}`);
+        expect(series.table).toBe(table);
+        got[table] = [
+          body.cells.map((c) => [c.key, c.mix]),
+          series.cells.map((c) => [(c as { t?: number }).t, c.key, c.suppressed ?? false, c.records, c.mix]),
+        ];
+      }
+      expect(got.rollup).toEqual(got.raw);
     },
   );
 

@@ -387,6 +387,10 @@ describe('store', { timeout: 180_000 }, () => {
     await sparseCutsFilled(21, 'handshakes_signature_cuts', 2);
   });
 
+  it('fills the crypto columns by the hour (0028) from the rows of a data folder that predates them: each of their ten cuts counts every record', async () => {
+    await sparseCutsFilled(28, 'handshakes_crypto_per_hour', 10);
+  });
+
   it('narrows the stored client hashes (0020) and every cell still counts the clients it counted; a client counted before counts once with its new records; running it again changes nothing', async () => {
     await upgradeFolder(20, async (store) => {
       const json = async <T>(query: string) => (await store.query.query({ query, format: 'JSONEachRow' })).json<T>();

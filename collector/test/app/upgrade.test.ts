@@ -338,7 +338,9 @@ describe('upgrade to the site counts (migration 0024): every site together count
           format: 'JSONEachRow',
         })
       ).json<{ keys: string }>();
-      const k = table!.keys
+      // A later migration's rollup (0028's) is not there yet before it runs: the test checks it after.
+      if (!table) continue;
+      const k = table.keys
         .split(', ')
         .filter((c) => c !== 'cut' && c !== 'site')
         .join(', ');
@@ -385,6 +387,13 @@ describe('upgrade to the site counts (migration 0024): every site together count
         for (const statement of m.statements) await store.ingest.command({ query: statement });
       const after = await disagreements(store);
       expect(after).toEqual(none(after));
+      // The rollups added since that count their sites (0028's hourly crypto cuts) agree too: filled from the
+      // rows stored, then by their views.
+      await migrate(store.ingest);
+      await generateDemoData(store.ingest, { records: 1_000, days: 1, seed: 26 });
+      const latest = await disagreements(store);
+      expect(Object.keys(latest).length).toBeGreaterThan(Object.keys(after).length);
+      expect(latest).toEqual(none(latest));
     } finally {
       await store.close();
     }

@@ -102,6 +102,38 @@ describe('chooseReadTable', () => {
     expect(crypto({ dimensions: ['cipher'], filters: ['group'] })[0]).toBe('handshakes_crypto_per_day');
   });
 
+  it("reads one crypto column by the hour, and such a cell's mix columns, from the hourly crypto cuts", () => {
+    // cut = grouping(site, kxGroup, certKey, chainLength, cipherSuite, sigScheme): a bit for each column aggregated away.
+    const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+    const last24h = { from: month.to - 19 * HOUR, to: month.to + 5 * HOUR };
+    expect(chooseReadTable(needs({ dimensions: ['pq'], bucket: 'hour' }))).toMatchObject({
+      table: 'handshakes_crypto_per_hour',
+      name: 'rollup-all-sites-hourly-by-kxGroup',
+      cut: ['hour', 'kxGroup', ...mixes],
+      where: `cut = ${0b101111}`,
+      siteCounts: true,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['certKey', 'stack', 'mode'], ...last24h }))).toMatchObject({
+      name: 'rollup-all-sites-hourly-by-certKey',
+      where: `cut = ${0b110111}`,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['chainLength'], site: 'a.example.com', ...last24h })).where).toBe(
+      `cut = ${0b011011}`,
+    );
+    expect(chooseReadTable(needs({ dimensions: ['stack'], filters: ['cipher'], bucket: 'hour' })).where).toBe(
+      `cut = ${0b111101}`,
+    );
+    expect(
+      chooseReadTable(needs({ dimensions: ['signatureScheme'], site: 'a.example.com', bucket: 'hour' })),
+    ).toMatchObject({ name: 'rollup-site-hourly-by-sigScheme', where: `cut = ${0b011110}` });
+    // Every site together read from the per-site rows (the k-sites count): the per-site cut.
+    expect(chooseReadTable(needs({ dimensions: ['group'], perSite: true, bucket: 'hour' })).where).toBe(
+      `cut = ${0b001111}`,
+    );
+    // Whole days still read the daily cuts.
+    expect(chooseReadTable(needs({ dimensions: ['group'] })).table).toBe('handshakes_crypto_cuts');
+  });
+
   it("reads country with a browser, source or evidence column, and such a cell's mix columns, from the country cuts", () => {
     // cut = grouping(site, browser, source, versionEvidence, cryptoSource): a bit for each column aggregated away.
     const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
@@ -182,11 +214,10 @@ describe('chooseReadTable', () => {
     // The signature scheme's cuts hold it with the mix columns only, by day.
     expect(chooseReadTable(needs({ dimensions: ['country', 'signatureScheme'] })).name).toBe('raw');
     expect(chooseReadTable(needs({ dimensions: ['signatureScheme'], filters: ['certKey'] })).name).toBe('raw');
-    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'], bucket: 'hour' })).name).toBe('raw');
-    // Not whole hours; the crypto rollup answers whole days only.
+    // Not whole hours; two crypto columns by the hour (their hourly cuts hold one at a time).
     expect(chooseReadTable(needs({ from: month.from + 60_000 })).name).toBe('raw');
-    expect(chooseReadTable(needs({ dimensions: ['certKey'], from: month.from + HOUR })).name).toBe('raw');
-    expect(chooseReadTable(needs({ dimensions: ['certKey'], bucket: 'hour' })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['certKey'], filters: ['group'], bucket: 'hour' })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['pq'], bucket: 'hour' })).name).toBe('raw');
     expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['country'], filters: ['browser'] })).name).toBe('raw');
     expect(chooseReadTable(needs({ table: 'raw', dimensions: ['country'] })).name).toBe('raw');
   });

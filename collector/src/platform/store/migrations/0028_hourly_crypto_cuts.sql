@@ -1,0 +1,108 @@
+-- The crypto columns by the hour: per site and for every site together, by key-exchange group alone,
+-- certificate key alone, chain length alone, cipher alone and signature scheme alone (the other four ''),
+-- each with protocol, TLS version, resumption and class. Their daily cuts (0015, 0021) hold whole days only,
+-- so a range of whole hours that is not whole days (the dashboard's "last 24 hours": its Cryptography splits)
+-- and an hourly series of one of them (its post-quantum line) read the raw table: 2-3.5 s per chart over a
+-- month of ten million records, and more the more is stored. One crypto column per grouping set, as the daily
+-- cuts: an hour of one of them holds a few values × the mix combinations, where a grain of every combination
+-- of the five would hold their product.
+-- The same rows and normalised values as the daily crypto cuts (plausible, not `capped`); percentiles in the
+-- same log-scale buckets, kept sparse; distinct clients as 4-byte hashes (0020); the registered sites behind
+-- each row (0024), so an answer for every site together reads the rows of every site together. `cut` is
+-- grouping() over (site, kxGroup, certKey, chainLength, cipherSuite, sigScheme), a bit set for each column
+-- aggregated away (query/sources.ts derives it). Sorted by the crypto value before the hour: a filter on one
+-- value reads that value's hours only.
+-- The columns are in the order of the view's SELECT: the migration runner's backfill inserts it by position,
+-- filling this table from the records already stored (hours whose raw records have expired stay empty here;
+-- their whole days are still in the daily cuts).
+CREATE TABLE IF NOT EXISTS handshakes_crypto_per_hour
+(
+    cut                UInt8,
+    site               LowCardinality(String),
+    kxGroup            LowCardinality(String),
+    certKey            LowCardinality(String),
+    chainLength        LowCardinality(String),
+    cipherSuite        LowCardinality(String),
+    sigScheme          LowCardinality(String),
+    hour               DateTime('UTC'),
+    protocol           LowCardinality(String),
+    tlsVersion         LowCardinality(String),
+    resumed            LowCardinality(String),
+    handshakeClass     LowCardinality(String),
+    records            SimpleAggregateFunction(sum, UInt64) CODEC(ZSTD(3)),
+    evidenced          SimpleAggregateFunction(sum, UInt64) CODEC(ZSTD(3)),
+    inferred           SimpleAggregateFunction(sum, UInt64) CODEC(ZSTD(3)),
+    clients            AggregateFunction(uniqUpTo(99), UInt32),
+    sites              AggregateFunction(uniqUpTo(99), UInt32),
+    dns_hist           SimpleAggregateFunction(sumMap, Map(UInt16, UInt64)) CODEC(ZSTD(3)),
+    tcp_hist           SimpleAggregateFunction(sumMap, Map(UInt16, UInt64)) CODEC(ZSTD(3)),
+    tls_hist           SimpleAggregateFunction(sumMap, Map(UInt16, UInt64)) CODEC(ZSTD(3)),
+    connect_hist       SimpleAggregateFunction(sumMap, Map(UInt16, UInt64)) CODEC(ZSTD(3)),
+    ttfb_hist          SimpleAggregateFunction(sumMap, Map(UInt16, UInt64)) CODEC(ZSTD(3))
+)
+ENGINE = AggregatingMergeTree
+PARTITION BY toYYYYMM(hour)
+ORDER BY (cut, site, kxGroup, certKey, chainLength, cipherSuite, sigScheme, hour, protocol, tlsVersion, resumed, handshakeClass);
+
+CREATE MATERIALIZED VIEW IF NOT EXISTS handshakes_crypto_per_hour_mv TO handshakes_crypto_per_hour AS
+SELECT
+    grouping(site, kxGroup, certKey, chainLength, cipherSuite, sigScheme) AS cut,
+    site,
+    kxGroup,
+    certKey,
+    chainLength,
+    cipherSuite,
+    sigScheme,
+    hour,
+    protocol,
+    tlsVersion,
+    resumed,
+    handshakeClass,
+    count() AS records,
+    countIf(resumedSource IN ('observed', 'server-timing')) AS evidenced,
+    countIf(resumedSource = 'inferred') AS inferred,
+    uniqUpToState(99)(toUInt32(cityHash64(clientToken) % 4294967296)) AS clients,
+    uniqUpToStateIf(99)(toUInt32(cityHash64(site) % 4294967296), site != '') AS sites,
+    sumMap(map(if(dns < 0.1, 0, least(273, toUInt16(1 + floor(log(dns / 0.1) / log(1.05))))), toUInt64(1))) AS dns_hist,
+    sumMap(map(if(tcp < 0.1, 0, least(273, toUInt16(1 + floor(log(tcp / 0.1) / log(1.05))))), toUInt64(1))) AS tcp_hist,
+    sumMap(map(if(tls < 0.1, 0, least(273, toUInt16(1 + floor(log(tls / 0.1) / log(1.05))))), toUInt64(1))) AS tls_hist,
+    sumMap(map(if(connect < 0.1, 0, least(273, toUInt16(1 + floor(log(connect / 0.1) / log(1.05))))), toUInt64(1))) AS connect_hist,
+    sumMap(map(if(ttfb < 0.1, 0, least(273, toUInt16(1 + floor(log(ttfb / 0.1) / log(1.05))))), toUInt64(1))) AS ttfb_hist
+FROM
+(
+    SELECT
+        site,
+        if(keyExchangeGroup = '', 'unknown', keyExchangeGroup) AS kxGroup,
+        -- assumeNotNull: the branches never give NULL, but their type is Nullable, and a grouping set
+        -- without the column would fill it with NULL instead of ''.
+        assumeNotNull(multiIf(certKeyType = '', 'unknown', certKeyType = 'rsa', if(certKeyBits IS NULL, 'RSA', concat('RSA-', toString(certKeyBits))), certKeyType = 'ecdsa', if(certKeyBits IS NULL, 'ECDSA', concat('ECDSA-P', toString(certKeyBits))), certKeyType = 'ed25519', 'Ed25519', 'other')) AS certKey,
+        assumeNotNull(multiIf(certChainLength IS NULL, 'unknown', certChainLength >= 5, '5+', toString(certChainLength))) AS chainLength,
+        if(cipher = '', 'unknown', cipher) AS cipherSuite,
+        if(signatureScheme = '', 'unknown', signatureScheme) AS sigScheme,
+        toStartOfHour(ts, 'UTC') AS hour,
+        protocol,
+        ifNull(tlsVersion, 'unknown') AS tlsVersion,
+        multiIf(resumed IS NULL, 'unknown', resumed, 'true', 'false') AS resumed,
+        handshakeClass,
+        resumedSource,
+        clientToken,
+        dns,
+        tcp,
+        tls,
+        connect,
+        ttfb
+    FROM handshakes
+    WHERE implausible = 0 AND capped = 0
+)
+GROUP BY GROUPING SETS (
+    (site, hour, kxGroup, protocol, tlsVersion, resumed, handshakeClass),
+    (hour, kxGroup, protocol, tlsVersion, resumed, handshakeClass),
+    (site, hour, certKey, protocol, tlsVersion, resumed, handshakeClass),
+    (hour, certKey, protocol, tlsVersion, resumed, handshakeClass),
+    (site, hour, chainLength, protocol, tlsVersion, resumed, handshakeClass),
+    (hour, chainLength, protocol, tlsVersion, resumed, handshakeClass),
+    (site, hour, cipherSuite, protocol, tlsVersion, resumed, handshakeClass),
+    (hour, cipherSuite, protocol, tlsVersion, resumed, handshakeClass),
+    (site, hour, sigScheme, protocol, tlsVersion, resumed, handshakeClass),
+    (hour, sigScheme, protocol, tlsVersion, resumed, handshakeClass)
+);
