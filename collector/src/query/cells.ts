@@ -107,10 +107,12 @@ export function buildCellSql(
   // The k-sites count needs the sites behind each group. On the larger rollups the cells' metrics come from
   // the cut of every site together (a fraction of the per-site cut's rows, and merging their histograms is
   // most of a query's work), whose rows count their sites (`siteCounts`); a threshold above what they count
-  // up to joins the per-site cut instead, reading only its key columns for each group's count of sites.
-  const allSites = spanSites && perSite !== RAW && !perSite.few ? chooseReadTable(needs) : null;
-  const src = allSites && allSites !== RAW ? allSites : perSite;
-  const sitesInRows = src !== perSite && src.siteCounts === true && (q.filters.minSites ?? 1) <= ROLLUP_SITES_CAP;
+  // up to joins the per-site cut instead, reading only its key columns for each group's count of sites. A cut
+  // of every site that has no per-site twin (the hourly crypto cuts) answers only where its own count does.
+  const allSites = spanSites && !perSite.few ? chooseReadTable(needs) : null;
+  const countsSites = (t: ReadTable) => t.siteCounts === true && (q.filters.minSites ?? 1) <= ROLLUP_SITES_CAP;
+  const src = allSites && allSites !== RAW && (perSite !== RAW || countsSites(allSites)) ? allSites : perSite;
+  const sitesInRows = src !== perSite && countsSites(src);
   const sitesApart = src !== perSite && !sitesInRows;
   const own = q.filters.ownSynthetic === true;
   const a = src.agg;

@@ -8,10 +8,10 @@
  * (docs/decisions/0009-hourly-grain.md lists them), when the range is not in whole hours, or when the
  * suppression threshold is above what the rollup counts clients up to. The crypto dimensions read their
  * own rollups: over whole days one crypto column at a time with the mix columns (0015), or their
- * combinations (0009); over other hours one column at a time by the hour (0028). Country with a browser,
- * source or evidence column and the mix columns has daily cuts of its own (0016), and so have the evidence
- * columns without country (0017), country with the key-exchange group (0018) and the signature scheme (0021).
- * All SQL here is fixed text: no input reaches it.
+ * combinations (0009); over other hours one column at a time by the hour, every site together (0028).
+ * Country with a browser, source or evidence column and the mix columns has daily cuts of its own (0016), and
+ * so have the evidence columns without country (0017), country with the key-exchange group (0018) and the
+ * signature scheme (0021). All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -299,27 +299,25 @@ const signatureCut = (sites: 'one' | 'all'): ReadTable => ({
 });
 
 /**
- * The crypto columns by the hour (migration 0028): per site and for every site, one of the five alone with the
+ * The crypto columns by the hour (migration 0028), of every site together only: one of the five alone with the
  * mix columns, for a range of whole hours that is not whole days or an hourly series, which their daily cuts
- * (0015, 0021) cannot answer. Its cut number is grouping() over (site, the four crypto columns, sigScheme).
+ * (0015, 0021) cannot answer. One site's such figures read its rows of the range in the raw table. Its cut
+ * number is grouping() over the five columns.
  */
 const HOURLY_CRYPTO_COLUMNS: readonly RollupColumn[] = [...CRYPTO_ROLLUP_COLUMN_NAMES, SIGNATURE_ROLLUP_COLUMN];
-function hourlyCryptoCut(column: RollupColumn, sites: 'one' | 'all'): ReadTable {
-  const keyed: readonly RollupColumn[] = sites === 'one' ? ['site', column] : [column];
-  return {
-    name: `rollup-${sites === 'all' ? 'all-sites' : 'site'}-hourly-by-${column}`,
-    table: 'handshakes_crypto_per_hour',
-    time: 'hour',
-    grain: 'hour',
-    hourTime: 'hour',
-    expressions: 'rollup',
-    cut: ['hour', column, ...MIX_COLUMNS],
-    sites,
-    where: `cut = ${cutNumber(keyed, ['site', ...HOURLY_CRYPTO_COLUMNS])}`,
-    siteCounts: true,
-    agg: rollupAgg,
-  };
-}
+const hourlyCryptoCut = (column: RollupColumn): ReadTable => ({
+  name: `rollup-all-sites-hourly-by-${column}`,
+  table: 'handshakes_crypto_per_hour',
+  time: 'hour',
+  grain: 'hour',
+  hourTime: 'hour',
+  expressions: 'rollup',
+  cut: ['hour', column, ...MIX_COLUMNS],
+  sites: 'all',
+  where: `cut = ${cutNumber([column], HOURLY_CRYPTO_COLUMNS)}`,
+  siteCounts: true,
+  agg: rollupAgg,
+});
 
 export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
@@ -335,7 +333,7 @@ export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) =>
     HOURLY_CUT_COLUMNS.filter((c) => sites === 'all' || !ALL_SITES_ONLY.has(c)).map((c) => hourlyCut(c, sites)),
   ),
-  ...(['all', 'one'] as const).flatMap((sites) => HOURLY_CRYPTO_COLUMNS.map((c) => hourlyCryptoCut(c, sites))),
+  ...HOURLY_CRYPTO_COLUMNS.map(hourlyCryptoCut),
 ];
 
 const DAY = 86_400_000;

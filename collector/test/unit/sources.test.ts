@@ -102,34 +102,29 @@ describe('chooseReadTable', () => {
     expect(crypto({ dimensions: ['cipher'], filters: ['group'] })[0]).toBe('handshakes_crypto_per_day');
   });
 
-  it("reads one crypto column by the hour, and such a cell's mix columns, from the hourly crypto cuts", () => {
-    // cut = grouping(site, kxGroup, certKey, chainLength, cipherSuite, sigScheme): a bit for each column aggregated away.
+  it("reads one crypto column by the hour, and such a cell's mix columns, for every site together from the hourly crypto cuts", () => {
+    // cut = grouping(kxGroup, certKey, chainLength, cipherSuite, sigScheme): a bit for each column aggregated away.
     const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
     const last24h = { from: month.to - 19 * HOUR, to: month.to + 5 * HOUR };
     expect(chooseReadTable(needs({ dimensions: ['pq'], bucket: 'hour' }))).toMatchObject({
       table: 'handshakes_crypto_per_hour',
       name: 'rollup-all-sites-hourly-by-kxGroup',
       cut: ['hour', 'kxGroup', ...mixes],
-      where: `cut = ${0b101111}`,
+      where: `cut = ${0b01111}`,
       siteCounts: true,
     });
     expect(chooseReadTable(needs({ dimensions: ['certKey', 'stack', 'mode'], ...last24h }))).toMatchObject({
       name: 'rollup-all-sites-hourly-by-certKey',
-      where: `cut = ${0b110111}`,
+      where: `cut = ${0b10111}`,
     });
-    expect(chooseReadTable(needs({ dimensions: ['chainLength'], site: 'a.example.com', ...last24h })).where).toBe(
-      `cut = ${0b011011}`,
-    );
+    expect(chooseReadTable(needs({ dimensions: ['chainLength'], ...last24h })).where).toBe(`cut = ${0b11011}`);
     expect(chooseReadTable(needs({ dimensions: ['stack'], filters: ['cipher'], bucket: 'hour' })).where).toBe(
-      `cut = ${0b111101}`,
+      `cut = ${0b11101}`,
     );
-    expect(
-      chooseReadTable(needs({ dimensions: ['signatureScheme'], site: 'a.example.com', bucket: 'hour' })),
-    ).toMatchObject({ name: 'rollup-site-hourly-by-sigScheme', where: `cut = ${0b011110}` });
-    // Every site together read from the per-site rows (the k-sites count): the per-site cut.
-    expect(chooseReadTable(needs({ dimensions: ['group'], perSite: true, bucket: 'hour' })).where).toBe(
-      `cut = ${0b001111}`,
-    );
+    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'], bucket: 'hour' })).where).toBe(`cut = ${0b11110}`);
+    // One site's, or every site read one site each: its rows of the range in the raw table.
+    expect(chooseReadTable(needs({ dimensions: ['group'], site: 'a.example.com', bucket: 'hour' })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['group'], perSite: true, bucket: 'hour' })).name).toBe('raw');
     // Whole days still read the daily cuts.
     expect(chooseReadTable(needs({ dimensions: ['group'] })).table).toBe('handshakes_crypto_cuts');
   });

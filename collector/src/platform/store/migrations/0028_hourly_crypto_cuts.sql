@@ -1,24 +1,24 @@
--- The crypto columns by the hour: per site and for every site together, by key-exchange group alone,
--- certificate key alone, chain length alone, cipher alone and signature scheme alone (the other four ''),
--- each with protocol, TLS version, resumption and class. Their daily cuts (0015, 0021) hold whole days only,
--- so a range of whole hours that is not whole days (the dashboard's "last 24 hours": its Cryptography splits)
--- and an hourly series of one of them (its post-quantum line) read the raw table: 2-3.5 s per chart over a
--- month of ten million records, and more the more is stored. One crypto column per grouping set, as the daily
--- cuts: an hour of one of them holds a few values × the mix combinations, where a grain of every combination
--- of the five would hold their product.
+-- The crypto columns by the hour, for every site together: by key-exchange group alone, certificate key alone,
+-- chain length alone, cipher alone and signature scheme alone (the other four ''), each with protocol, TLS
+-- version, resumption and class. Their daily cuts (0015, 0021) hold whole days only, so a range of whole hours
+-- that is not whole days (the dashboard's "last 24 hours": its Cryptography splits) and an hourly series of one
+-- of them (its post-quantum line) read the raw table: 2-5 s per chart over a month of ten million records, and
+-- more the more is stored. One crypto column per grouping set, as the daily cuts: an hour of one of them holds a
+-- few values × the mix combinations, where a grain of every combination of the five would hold their product.
+-- Not per site: per-site twins were two thirds of this table's rows (16 bytes per record at ten million), for
+-- queries one site's rows of the range already bound (the raw table is sorted by site and hour).
 -- The same rows and normalised values as the daily crypto cuts (plausible, not `capped`); percentiles in the
 -- same log-scale buckets, kept sparse; distinct clients as 4-byte hashes (0020); the registered sites behind
--- each row (0024), so an answer for every site together reads the rows of every site together. `cut` is
--- grouping() over (site, kxGroup, certKey, chainLength, cipherSuite, sigScheme), a bit set for each column
--- aggregated away (query/sources.ts derives it). Sorted by the crypto value before the hour: a filter on one
--- value reads that value's hours only.
+-- each row (0024), which the k-sites rule of answers without a token counts. `cut` is grouping() over
+-- (kxGroup, certKey, chainLength, cipherSuite, sigScheme), a bit set for each column aggregated away
+-- (query/sources.ts derives it). Sorted by the crypto value before the hour: a filter on one value reads that
+-- value's hours only.
 -- The columns are in the order of the view's SELECT: the migration runner's backfill inserts it by position,
 -- filling this table from the records already stored (hours whose raw records have expired stay empty here;
 -- their whole days are still in the daily cuts).
 CREATE TABLE IF NOT EXISTS handshakes_crypto_per_hour
 (
     cut                UInt8,
-    site               LowCardinality(String),
     kxGroup            LowCardinality(String),
     certKey            LowCardinality(String),
     chainLength        LowCardinality(String),
@@ -42,12 +42,11 @@ CREATE TABLE IF NOT EXISTS handshakes_crypto_per_hour
 )
 ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(hour)
-ORDER BY (cut, site, kxGroup, certKey, chainLength, cipherSuite, sigScheme, hour, protocol, tlsVersion, resumed, handshakeClass);
+ORDER BY (cut, kxGroup, certKey, chainLength, cipherSuite, sigScheme, hour, protocol, tlsVersion, resumed, handshakeClass);
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS handshakes_crypto_per_hour_mv TO handshakes_crypto_per_hour AS
 SELECT
-    grouping(site, kxGroup, certKey, chainLength, cipherSuite, sigScheme) AS cut,
-    site,
+    grouping(kxGroup, certKey, chainLength, cipherSuite, sigScheme) AS cut,
     kxGroup,
     certKey,
     chainLength,
@@ -95,14 +94,9 @@ FROM
     WHERE implausible = 0 AND capped = 0
 )
 GROUP BY GROUPING SETS (
-    (site, hour, kxGroup, protocol, tlsVersion, resumed, handshakeClass),
     (hour, kxGroup, protocol, tlsVersion, resumed, handshakeClass),
-    (site, hour, certKey, protocol, tlsVersion, resumed, handshakeClass),
     (hour, certKey, protocol, tlsVersion, resumed, handshakeClass),
-    (site, hour, chainLength, protocol, tlsVersion, resumed, handshakeClass),
     (hour, chainLength, protocol, tlsVersion, resumed, handshakeClass),
-    (site, hour, cipherSuite, protocol, tlsVersion, resumed, handshakeClass),
     (hour, cipherSuite, protocol, tlsVersion, resumed, handshakeClass),
-    (site, hour, sigScheme, protocol, tlsVersion, resumed, handshakeClass),
     (hour, sigScheme, protocol, tlsVersion, resumed, handshakeClass)
 );
