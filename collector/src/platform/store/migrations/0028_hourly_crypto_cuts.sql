@@ -6,7 +6,9 @@
 -- more the more is stored. One crypto column per grouping set, as the daily cuts: an hour of one of them holds a
 -- few values × the mix combinations, where a grain of every combination of the five would hold their product.
 -- Not per site: per-site twins were two thirds of this table's rows (16 bytes per record at ten million), for
--- queries one site's rows of the range already bound (the raw table is sorted by site and hour).
+-- queries one site's rows of the range already bound (the raw table is sorted by site and hour). Its `site` is
+-- always '' (every site together), as in the other rollups' rows of every site: a cluster shards the tables that
+-- have one (platform/store/cluster.ts), and this one is filled on each shard from that shard's records.
 -- The same rows and normalised values as the daily crypto cuts (plausible, not `capped`); percentiles in the
 -- same log-scale buckets, kept sparse; distinct clients as 4-byte hashes (0020); the registered sites behind
 -- each row (0024), which the k-sites rule of answers without a token counts. `cut` is grouping() over
@@ -19,6 +21,7 @@
 CREATE TABLE IF NOT EXISTS handshakes_crypto_per_hour
 (
     cut                UInt8,
+    site               LowCardinality(String),
     kxGroup            LowCardinality(String),
     certKey            LowCardinality(String),
     chainLength        LowCardinality(String),
@@ -42,11 +45,12 @@ CREATE TABLE IF NOT EXISTS handshakes_crypto_per_hour
 )
 ENGINE = AggregatingMergeTree
 PARTITION BY toYYYYMM(hour)
-ORDER BY (cut, kxGroup, certKey, chainLength, cipherSuite, sigScheme, hour, protocol, tlsVersion, resumed, handshakeClass);
+ORDER BY (cut, site, kxGroup, certKey, chainLength, cipherSuite, sigScheme, hour, protocol, tlsVersion, resumed, handshakeClass);
 
 CREATE MATERIALIZED VIEW IF NOT EXISTS handshakes_crypto_per_hour_mv TO handshakes_crypto_per_hour AS
 SELECT
     grouping(kxGroup, certKey, chainLength, cipherSuite, sigScheme) AS cut,
+    '' AS site,
     kxGroup,
     certKey,
     chainLength,
@@ -61,7 +65,7 @@ SELECT
     countIf(resumedSource IN ('observed', 'server-timing')) AS evidenced,
     countIf(resumedSource = 'inferred') AS inferred,
     uniqUpToState(99)(toUInt32(cityHash64(clientToken) % 4294967296)) AS clients,
-    uniqUpToStateIf(99)(toUInt32(cityHash64(site) % 4294967296), site != '') AS sites,
+    uniqUpToStateIf(99)(toUInt32(cityHash64(registered) % 4294967296), registered != '') AS sites,
     sumMap(map(if(dns < 0.1, 0, least(273, toUInt16(1 + floor(log(dns / 0.1) / log(1.05))))), toUInt64(1))) AS dns_hist,
     sumMap(map(if(tcp < 0.1, 0, least(273, toUInt16(1 + floor(log(tcp / 0.1) / log(1.05))))), toUInt64(1))) AS tcp_hist,
     sumMap(map(if(tls < 0.1, 0, least(273, toUInt16(1 + floor(log(tls / 0.1) / log(1.05))))), toUInt64(1))) AS tls_hist,
@@ -70,7 +74,8 @@ SELECT
 FROM
 (
     SELECT
-        site,
+        -- Named apart from the output's `site` (''), which an alias would substitute here.
+        site AS registered,
         if(keyExchangeGroup = '', 'unknown', keyExchangeGroup) AS kxGroup,
         -- assumeNotNull: the branches never give NULL, but their type is Nullable, and a grouping set
         -- without the column would fill it with NULL instead of ''.
