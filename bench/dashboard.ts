@@ -121,15 +121,28 @@ async function replayAlone(load: Load, token: string): Promise<{ what: string; m
   return out;
 }
 
+/** How often the site's registration is asked again after a 503 (the collector's load guard, with Retry-After). */
+const REGISTER_TRIES = 5;
+
+/**
+ * The demo site's read token. A collector whose event loop lags (the machine busy with the previous run's
+ * Chromium) sheds writes with 503 and Retry-After, as it should: wait as it says and ask again.
+ */
 async function registerSite(base: string, hostname: string): Promise<string> {
-  const res = await fetch(`${base}/v1/sites`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ hostname }),
-  });
-  const body = (await res.json()) as { readToken?: string };
-  if (!res.ok || !body.readToken) throw new Error(`registering ${hostname}: ${res.status} ${JSON.stringify(body)}`);
-  return body.readToken;
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(`${base}/v1/sites`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ hostname }),
+    });
+    const body = (await res.json()) as { readToken?: string };
+    if (res.ok && body.readToken) return body.readToken;
+    if (res.status !== 503 || attempt >= REGISTER_TRIES)
+      throw new Error(`registering ${hostname}: ${res.status} ${JSON.stringify(body)}`);
+    const seconds = Math.min(30, Math.max(1, Number(res.headers.get('retry-after')) || 1));
+    console.error(`registering ${hostname}: 503, retrying in ${seconds} s (${JSON.stringify(body)})`);
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  }
 }
 
 async function main(): Promise<void> {
