@@ -23,6 +23,7 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { ColumnName } from '../ingest/columns';
+import { BULK_INSERT_SETTINGS } from '../platform/store/clients';
 import { COUNTRIES, DEMO_AGENT, SITES, type CountryProfile, type DemoSite } from './profiles';
 
 export { SITES, type DemoSite };
@@ -37,6 +38,11 @@ export interface DemoOptions {
   sites?: DemoSite[];
   /** Rows per INSERT (memory stays bounded). */
   chunk?: number;
+  /**
+   * The table written (default `handshakes`): a bench's staging copy of it (`CREATE TABLE … AS handshakes`),
+   * whose rows it then rolls up alone. A name from code, never from input.
+   */
+  table?: string;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -107,10 +113,10 @@ const DEMO_VALUES = {
  * The insert for the columns the table has: a data folder of an older schema (the store's upgrade tests fill
  * one before migrating it) gets the columns it knows, the rest keep their defaults until the migration.
  */
-const insertSql = (columns: ReadonlySet<string>) => {
+const insertSql = (table: string, columns: ReadonlySet<string>) => {
   const values = Object.entries(DEMO_VALUES).filter(([c]) => columns.has(c));
   return `
-INSERT INTO handshakes (${values.map(([c]) => c).join(', ')})
+INSERT INTO ${table} (${values.map(([c]) => c).join(', ')})
 SELECT
   ${values.map(([, v]) => v).join(',\n  ')}
 FROM
@@ -216,6 +222,8 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
   const countries = opts.countries ?? COUNTRIES;
   const sites = opts.sites ?? SITES;
   const chunk = opts.chunk ?? 250_000;
+  const table = opts.table ?? 'handshakes';
+  if (!/^\w+$/.test(table)) throw new RangeError(`not a table name: ${table}`);
   const base = {
     seed: opts.seed ?? 1,
     // About 15 records per client over the range (a client's token also rotates daily).
@@ -248,14 +256,19 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
   };
   const columns = await (
     await client.query({
-      query: "SELECT name FROM system.columns WHERE database = currentDatabase() AND table = 'handshakes'",
+      query: 'SELECT name FROM system.columns WHERE database = currentDatabase() AND table = {table:String}',
+      query_params: { table },
       format: 'JSONEachRow',
     })
   ).json<{ name: string }>();
-  const sql = insertSql(new Set(columns.map((c) => c.name)));
+  const sql = insertSql(table, new Set(columns.map((c) => c.name)));
   for (let first = 0; first < opts.records; first += chunk) {
     const count = Math.min(chunk, opts.records - first);
-    await client.command({ query: sql, query_params: { ...base, first, count } });
+    await client.command({
+      query: sql,
+      query_params: { ...base, first, count },
+      clickhouse_settings: BULK_INSERT_SETTINGS,
+    });
     opts.onProgress?.(first + count, opts.records);
   }
   return opts.records;
