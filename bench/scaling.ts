@@ -9,7 +9,7 @@ import { describeLoad, loadAverage } from './lib/load';
 import type { WorkerResult } from './lib/store-worker';
 
 const LEVELS = (process.env.BENCH_SCALING_LEVELS ?? '1000000,10000000,30000000,50000000').split(',').map(Number);
-const BUDGET_S = Number(process.env.BENCH_SCALING_BUDGET_S ?? 540);
+const BUDGET_S = Number(process.env.BENCH_SCALING_BUDGET_S ?? 1500);
 const ROUNDS = Number(process.env.BENCH_SCALING_ROUNDS ?? 10);
 const DAYS = 30;
 const DAY = 86_400_000;
@@ -36,15 +36,16 @@ async function main(): Promise<void> {
       const elapsed = (performance.now() - started) / 1000;
       const prev = levels.at(-1);
       if (prev) {
-        // Predict from the previous level: writing the new raw rows at its rate, and — growing with the
-        // whole table — rebuilding the rollup from every row and measuring the queries, which read them all.
+        // Predict from the previous level: writing the new raw rows and rolling them up at its rates per
+        // record, and measuring the queries, which read a table that grows with the whole store.
         const grow = target / prev.rows;
+        const added = target - prev.rows;
         const rawSeconds = prev.result.generateSeconds - prev.result.rollupSeconds;
-        const rate = prev.result.generatedRows / Math.max(rawSeconds, 0.001);
+        const perRecord = (seconds: number) => seconds / Math.max(prev.result.generatedRows, 1);
         // Writing slows down as the table grows (merges): 10 M → 50 M measured 2.8× slower per row.
         const predicted =
-          (2 * (target - prev.rows)) / rate +
-          grow * prev.result.rollupSeconds +
+          2 * added * perRecord(rawSeconds) +
+          added * perRecord(prev.result.rollupSeconds) +
           grow * (prev.seconds - prev.result.generateSeconds);
         if (elapsed + predicted > BUDGET_S) {
           console.log(
@@ -91,6 +92,9 @@ async function main(): Promise<void> {
         // The raw table and every rollup its views fill: what an operator's disk holds per record.
         bytesPerRowAllTables: raw ? l.result.disk.reduce((sum, d) => sum + d.bytesOnDisk, 0) / raw.rows : NaN,
         rollupRows: rollup?.rows ?? 0,
+        // Rolling the size's new records up into every rollup, per record: what growing the store costs beside
+        // writing the raw rows (the collector's views pay it at insert).
+        rollupBuildUs: l.result.generatedRows ? (l.result.rollupSeconds * 1e6) / l.result.generatedRows : NaN,
         rollupBytes: rollup?.bytesOnDisk ?? 0,
         parts: raw?.parts ?? 0,
       };
@@ -108,6 +112,7 @@ async function main(): Promise<void> {
         'rollup query ms': round(f.rollupQueryMs, 1),
         'rollup × base': round(f.rollupQueryMs / b.rollupQueryMs, 2),
         'rollup rows': f.rollupRows.toLocaleString('en'),
+        'rollups built µs/record': round(f.rollupBuildUs, 1),
         'B/record on disk (raw)': round(f.bytesPerRow, 1),
         'B/record on disk (all tables)': round(f.bytesPerRowAllTables, 1),
         parts: f.parts,
@@ -134,6 +139,7 @@ async function main(): Promise<void> {
         bytesPerRowOnDisk: round(f.bytesPerRow, 1),
         bytesPerRowAllTables: round(f.bytesPerRowAllTables, 1),
         rollupRows: f.rollupRows,
+        rollupBuildUsPerRecord: round(f.rollupBuildUs, 1),
       })),
       rawQueryGrowth: round(last.rawQueryMs / b.rawQueryMs, 2),
       rollupQueryGrowth: round(last.rollupQueryMs / b.rollupQueryMs, 2),
