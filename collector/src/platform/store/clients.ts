@@ -37,7 +37,8 @@ export const SESSION_SETTINGS: ClickHouseSettings = {
  * Settings of a bulk insert into the raw table (generated demo records): its materialized views (the
  * rollups) each work through the inserted block side by side instead of one after another. Not for the
  * collector's own inserts: their blocks are small and the collector's JavaScript keeps the other core busy
- * (`bench:ingest` measured no gain).
+ * (`bench:ingest` measured no gain). The demo's collector keeps it for its ingest session once it has
+ * generated its records (chDB keeps a query's settings for the session), which changes nothing there either.
  */
 export const BULK_INSERT_SETTINGS: ClickHouseSettings = { parallel_view_processing: 1 };
 
