@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       const seconds = (performance.now() - t0) / 1000;
       levels.push({ rows: result.rows, result, seconds });
       console.log(
-        `${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s (of generation: ${round(result.rollupSeconds, 1)} s rebuilding the rollup); ${describeLoad()}`,
+        `${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s (of generation: ${round(result.rollupSeconds, 1)} s rolling them up); ${describeLoad()}`,
       );
     }
     if (!levels.length) throw new Error('no level measured');
