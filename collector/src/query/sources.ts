@@ -10,8 +10,9 @@
  * own rollups: over whole days one crypto column at a time with the mix columns (0015), or their
  * combinations (0009); over other hours one column at a time by the hour, every site together (0028).
  * Country with a browser, source or evidence column and the mix columns has daily cuts of its own (0016), and
- * so have the evidence columns without country (0017), country with the key-exchange group (0018) and the
- * signature scheme (0021). All SQL here is fixed text: no input reaches it.
+ * so have the evidence columns without country (0017), country with the key-exchange group (0018), the
+ * signature scheme (0021) and country with each other crypto column, of every site together (0029). All SQL
+ * here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -319,6 +320,31 @@ const hourlyCryptoCut = (column: RollupColumn): ReadTable => ({
   agg: rollupAgg,
 });
 
+/**
+ * Country with one crypto column other than the key-exchange group and the mix columns, per day (migration
+ * 0029), of every site together only: the map under a certificate key, chain length, cipher or signature
+ * filter, and countries compared by one of them, over whole days. One site's such figures read its rows of the
+ * range in the raw table. Its cut number is grouping() over the four columns.
+ */
+const COUNTRY_CRYPTO_COLUMNS: readonly RollupColumn[] = [
+  'certKey',
+  'chainLength',
+  'cipherSuite',
+  SIGNATURE_ROLLUP_COLUMN,
+];
+const countryCryptoCut = (column: RollupColumn): ReadTable => ({
+  name: `rollup-all-sites-by-country-${column}`,
+  table: 'handshakes_country_crypto_cuts',
+  time: 'day',
+  grain: 'day',
+  expressions: 'rollup',
+  cut: ['country', column, ...MIX_COLUMNS],
+  sites: 'all',
+  where: `cut = ${cutNumber([column], COUNTRY_CRYPTO_COLUMNS)}`,
+  siteCounts: true,
+  agg: rollupAgg,
+});
+
 export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
   ...(['all', 'one'] as const).flatMap((sites) => EVIDENCE_CUT_COLUMNS.map((c) => evidenceCut(c, sites))),
@@ -330,6 +356,7 @@ export const CUTS: readonly ReadTable[] = [
   countryGroupCut('one'),
   signatureCut('all'),
   signatureCut('one'),
+  ...COUNTRY_CRYPTO_COLUMNS.map(countryCryptoCut),
   ...(['all', 'one'] as const).flatMap((sites) =>
     HOURLY_CUT_COLUMNS.filter((c) => sites === 'all' || !ALL_SITES_ONLY.has(c)).map((c) => hourlyCut(c, sites)),
   ),

@@ -19,17 +19,17 @@ let t: TestApp;
 const at = Math.floor(Date.now() / DAY) * DAY - 3 * DAY + DAY / 2;
 const days = `from=${at - DAY / 2 - 7 * DAY}&to=${at + DAY / 2}`;
 
-async function insert(records: HandshakeRecord[]) {
+async function insert(records: HandshakeRecord[], country: string) {
   const batch = { batchId: crypto.randomUUID(), agent: { name: 'tlsrum-test', version: '1' } };
   const rows = records.map((r) => ({
-    ...toRow(r, { batch, country: 'DE', receivedAt: r.ts, isRegisteredSite: () => false }),
+    ...toRow(r, { batch, country, receivedAt: r.ts, isRegisteredSite: () => false }),
     implausible: 0,
   }));
   await t.app.store.ingest.insert({ table: 'handshakes', values: rows, format: 'JSONEachRow' });
 }
 const get = (url: string) => t.app.inject({ url });
 
-/** Known cells: name → records, clients, fields, tls ms. */
+/** Known cells: name → records, clients, fields, tls ms; from Germany unless said. */
 const KNOWN = {
   hybridEc: {
     n: 300,
@@ -61,6 +61,7 @@ const KNOWN = {
     n: 150,
     clients: 15,
     tls: 60,
+    country: 'FR',
     f: {
       group: 'secp256r1',
       cipher: 'TLS_CHACHA20_POLY1305_SHA256',
@@ -102,6 +103,7 @@ beforeAll(async () => {
           clientToken: `${name}-client-${i % k.clients}-xx`,
         }),
       ),
+      'country' in k ? k.country : 'DE',
     );
   }
 }, 60_000);
@@ -201,6 +203,38 @@ describe('crypto dimensions', () => {
     expect(tlsOf('RSA-2048')).toBeGreaterThan(tlsOf('ECDSA-P256'));
   });
 
+  it.each([
+    ['certKey', 'RSA-2048'],
+    ['chainLength', '2'],
+    ['cipher', 'TLS_AES_128_GCM_SHA256'],
+    ['signatureScheme', 'rsa_pss_rsae_sha256'],
+  ])(
+    "%s with country, every site together: countries compared by it and the map under one value read the rollup, with the raw table's counts, suppression and mixes, p50 within the histogram bound",
+    async (d, value) => {
+      const got: Record<string, { table: string; cells: C[] }[]> = {};
+      for (const table of ['raw', 'rollup'] as const)
+        got[table] = await Promise.all(
+          [`/v1/compare?${days}&dimensions=country,${d}`, `/v1/map?${days}&${d}=${encodeURIComponent(value)}`].map(
+            (q) => cells(`${q}&table=${table}`),
+          ),
+        );
+      const counted = (b: { cells: C[] }) =>
+        b.cells.map((c) => [c.key, c.suppressed ?? false, c.records, c.clients, c.mix]);
+      for (const [i, rollup] of got.rollup!.entries()) {
+        const raw = got.raw![i]!;
+        expect(rollup.table).toBe('rollup');
+        expect(counted(rollup)).toEqual(counted(raw));
+        for (const [j, c] of rollup.cells.entries())
+          if (!c.suppressed)
+            expect(Math.abs(c.tls!.p50 - raw.cells[j]!.tls!.p50) / raw.cells[j]!.tls!.p50).toBeLessThan(0.035);
+      }
+      // Both countries are there, and the comparison has a suppressed cell (the check can fail).
+      expect(new Set(got.rollup![0]!.cells.map((c) => c.key.country))).toEqual(new Set(['DE', 'FR']));
+      expect(got.rollup![1]!.cells.length).toBeGreaterThan(0);
+      if (d !== 'cipher') expect(got.rollup![0]!.cells.some((c) => c.suppressed)).toBe(true);
+    },
+  );
+
   it('filters by each crypto dimension in both tables, with the same counts; a bad value is a 400', async () => {
     const filters = [
       ['pq', 'hybrid', 'certKey', { 'ECDSA-P256': 300, 'ECDSA-P384': 'suppressed' }],
@@ -248,5 +282,14 @@ describe('crypto dimensions', () => {
     expect(readFileSync(`${MIGRATIONS_DIR}/0018_country_group_cuts.sql`, 'utf8')).toContain(
       `${groupRaw} AS ${groupColumn},`,
     );
+    // 0028 holds each of the five by the hour, 0029 each but the group with country.
+    const holds = (sql: string, [raw, column]: readonly [string, string]) =>
+      sql.includes(`${raw} AS ${column},`) || sql.includes(`assumeNotNull(${raw}) AS ${column},`);
+    const signature = [DIMENSION_SQL.signatureScheme.raw, 'sigScheme'] as const;
+    const hourly = readFileSync(`${MIGRATIONS_DIR}/0028_hourly_crypto_cuts.sql`, 'utf8');
+    for (const c of [...Object.values(CRYPTO_ROLLUP_COLUMNS), signature]) expect(holds(hourly, c), c[1]).toBe(true);
+    const country = readFileSync(`${MIGRATIONS_DIR}/0029_country_crypto_cuts.sql`, 'utf8');
+    const { group: _, ...others } = CRYPTO_ROLLUP_COLUMNS;
+    for (const c of [...Object.values(others), signature]) expect(holds(country, c), c[1]).toBe(true);
   });
 });

@@ -166,8 +166,42 @@ describe('chooseReadTable', () => {
     });
     // The group without country: the smaller crypto cuts (0015).
     expect(chooseReadTable(needs({ dimensions: ['pq'] })).table).toBe('handshakes_crypto_cuts');
-    // Country with another crypto column: no cut holds it.
-    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['certKey'] })).name).toBe('raw');
+    // Country with another crypto column: the country and crypto cuts (0029).
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['certKey'] })).table).toBe(
+      'handshakes_country_crypto_cuts',
+    );
+  });
+
+  it("reads country with the certificate key, chain length, cipher or signature scheme, and such a cell's mix columns, for every site together from the country and crypto cuts over whole days", () => {
+    // cut = grouping(certKey, chainLength, cipherSuite, sigScheme): a bit for each column aggregated away.
+    const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['certKey'] }))).toMatchObject({
+      table: 'handshakes_country_crypto_cuts',
+      name: 'rollup-all-sites-by-country-certKey',
+      cut: ['country', 'certKey', ...mixes],
+      where: `cut = ${0b0111}`,
+      siteCounts: true,
+    });
+    expect(chooseReadTable(needs({ dimensions: ['country', 'chainLength', 'stack', 'mode'] })).where).toBe(
+      `cut = ${0b1011}`,
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['cipher'] })).where).toBe(
+      `cut = ${0b1101}`,
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country', 'signatureScheme'] })).where).toBe(`cut = ${0b1110}`);
+    // The crypto column without country: the smaller crypto and signature cuts.
+    expect(chooseReadTable(needs({ dimensions: ['cipher'] })).table).toBe('handshakes_crypto_cuts');
+    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'] })).table).toBe('handshakes_signature_cuts');
+    // One site's, or every site read one site each: its rows of the range in the raw table.
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['cipher'], site: 'a.example.com' })).name).toBe(
+      'raw',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['cipher'], perSite: true })).name).toBe('raw');
+    // Not whole days, or two crypto columns with country: no cut holds them.
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['cipher'], from: month.from + HOUR })).name).toBe(
+      'raw',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['country', 'cipher'], filters: ['certKey'] })).name).toBe('raw');
   });
 
   it("reads the evidence or the crypto facts' source without country, and such a cell's mix columns, from the evidence cuts over whole days", () => {
@@ -206,8 +240,8 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser', 'group'] })).name).toBe(
       'raw',
     );
-    // The signature scheme's cuts hold it with the mix columns only, by day.
-    expect(chooseReadTable(needs({ dimensions: ['country', 'signatureScheme'] })).name).toBe('raw');
+    // The signature scheme's cuts hold it alone with the mix columns (and country, every site together).
+    expect(chooseReadTable(needs({ dimensions: ['country', 'signatureScheme'], perSite: true })).name).toBe('raw');
     expect(chooseReadTable(needs({ dimensions: ['signatureScheme'], filters: ['certKey'] })).name).toBe('raw');
     // Not whole hours; two crypto columns by the hour (their hourly cuts hold one at a time).
     expect(chooseReadTable(needs({ from: month.from + 60_000 })).name).toBe('raw');
