@@ -153,6 +153,11 @@ describe('no answer lets a suppressed value be derived', () => {
       'tlsVersion,mode',
       'protocol,tlsVersion',
       'country,protocol,tlsVersion',
+      // Country with a crypto column: every site together reads the country and crypto cuts over whole days.
+      'country,certKey',
+      'country,chainLength',
+      'country,cipher',
+      'country,signatureScheme',
     ];
     const scopes: { query: string; token?: string }[] = [
       { query: '' },
@@ -168,6 +173,7 @@ describe('no answer lets a suppressed value be derived', () => {
         urls.push({ url: `/v1/timeseries?${r}${s.query}`, token: s.token });
         for (const d of dimensionSets) urls.push({ url: `/v1/phases?${r}${s.query}&dimensions=${d}`, token: s.token });
         urls.push({ url: `/v1/map?${r}${s.query}`, token: s.token });
+        urls.push({ url: `/v1/map?${r}${s.query}&cipher=unknown`, token: s.token });
       }
       urls.push({ url: `/v1/whatif?from=${FROM - HOUR}&to=${NOW + HOUR}${s.query}`, token: s.token });
       if (s.token) urls.push({ url: `/v1/alerts?${s.query.slice(1)}`, token: s.token });
@@ -214,6 +220,16 @@ describe('no answer lets a suppressed value be derived', () => {
     expect(suppressed.map((a) => a.url.split('?')[0])).toEqual(
       expect.arrayContaining(['/v1/compare', '/v1/timeseries', '/v1/phases', '/v1/map', '/v1/whatif', '/v1/summary']),
     );
+  });
+
+  it('the rollup range answers from the rollups, country with a crypto column and the map under a cipher included', () => {
+    const rollup = answers.filter((a) => a.url.includes('table=rollup') && !a.url.includes('&site='));
+    const crypto = rollup.filter((a) =>
+      /dimensions=country,(certKey|chainLength|cipher|signatureScheme)|cipher=/.test(a.url),
+    );
+    expect(crypto.length).toBe(9);
+    for (const a of crypto) expect((a.body as { table: string }).table, a.url).toBe('rollup');
+    expect(crypto.filter((a) => JSON.stringify(a.body).includes('"suppressed":true')).length).toBeGreaterThan(0);
   });
 
   it('the mixes do hold shares of cells that hide a suppressed sub-group (the walk over mixes is not vacuous)', () => {
