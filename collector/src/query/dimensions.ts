@@ -29,7 +29,10 @@ export const ROLLUP_COLUMNS = [
 export const HOURLY_COLUMNS = [...ROLLUP_COLUMNS, 'versionEvidence', 'cryptoSource'] as const;
 /** The crypto rollup's key columns (migration 0009, handshakes_crypto_per_day: one cut per site and for all sites). */
 export const CRYPTO_ROLLUP_COLUMN_NAMES = ['kxGroup', 'certKey', 'chainLength', 'cipherSuite'] as const;
-/** The signature scheme's column in its own daily cuts (migration 0021, handshakes_signature_cuts). */
+/**
+ * The signature scheme's column in its own daily cuts (migration 0021, handshakes_signature_cuts), by the hour
+ * (0028) and with country (0029).
+ */
 export const SIGNATURE_ROLLUP_COLUMN = 'sigScheme';
 export type RollupColumn =
   (typeof HOURLY_COLUMNS)[number] | (typeof CRYPTO_ROLLUP_COLUMN_NAMES)[number] | typeof SIGNATURE_ROLLUP_COLUMN;

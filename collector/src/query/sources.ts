@@ -300,31 +300,42 @@ const signatureCut = (sites: 'one' | 'all'): ReadTable => ({
 });
 
 /**
- * The crypto columns by the hour (migration 0028), of every site together only: one of the five alone with the
- * mix columns, for a range of whole hours that is not whole days or an hourly series, which their daily cuts
- * (0015, 0021) cannot answer. One site's such figures read its rows of the range in the raw table. Its cut
- * number is grouping() over the five columns.
+ * A cut of every site together only, with no per-site twin (one site's such figures read its rows of the range
+ * in the raw table): one crypto `column` alone, after the `leading` ones, with the mix columns, by day or by the
+ * hour. Its rows count their sites (the k-sites rule); its number is grouping() over the table's `grouping`.
  */
-const HOURLY_CRYPTO_COLUMNS: readonly RollupColumn[] = [...CRYPTO_ROLLUP_COLUMN_NAMES, SIGNATURE_ROLLUP_COLUMN];
-const hourlyCryptoCut = (column: RollupColumn): ReadTable => ({
-  name: `rollup-all-sites-hourly-by-${column}`,
-  table: 'handshakes_crypto_per_hour',
-  time: 'hour',
-  grain: 'hour',
-  hourTime: 'hour',
+const allSitesCryptoCut = (
+  table: string,
+  grain: 'day' | 'hour',
+  leading: readonly RollupColumn[],
+  column: RollupColumn,
+  grouping: readonly RollupColumn[],
+): ReadTable => ({
+  name: `rollup-all-sites-${grain === 'hour' ? 'hourly-' : ''}by-${[...leading, column].join('-')}`,
+  table,
+  time: grain,
+  grain,
+  ...(grain === 'hour' ? { hourTime: 'hour' } : {}),
   expressions: 'rollup',
-  cut: ['hour', column, ...MIX_COLUMNS],
+  cut: [...(grain === 'hour' ? (['hour'] as const) : []), ...leading, column, ...MIX_COLUMNS],
   sites: 'all',
-  where: `cut = ${cutNumber([column], HOURLY_CRYPTO_COLUMNS)}`,
+  where: `cut = ${cutNumber([column], grouping)}`,
   siteCounts: true,
   agg: rollupAgg,
 });
 
 /**
+ * The crypto columns by the hour (migration 0028): one of the five alone with the mix columns, for a range of
+ * whole hours that is not whole days or an hourly series, which their daily cuts (0015, 0021) cannot answer.
+ */
+const HOURLY_CRYPTO_COLUMNS: readonly RollupColumn[] = [...CRYPTO_ROLLUP_COLUMN_NAMES, SIGNATURE_ROLLUP_COLUMN];
+const hourlyCryptoCut = (column: RollupColumn) =>
+  allSitesCryptoCut('handshakes_crypto_per_hour', 'hour', [], column, HOURLY_CRYPTO_COLUMNS);
+
+/**
  * Country with one crypto column other than the key-exchange group and the mix columns, per day (migration
- * 0029), of every site together only: the map under a certificate key, chain length, cipher or signature
- * filter, and countries compared by one of them, over whole days. One site's such figures read its rows of the
- * range in the raw table. Its cut number is grouping() over the four columns.
+ * 0029): the map under a certificate key, chain length, cipher or signature filter, and countries compared by
+ * one of them, over whole days.
  */
 const COUNTRY_CRYPTO_COLUMNS: readonly RollupColumn[] = [
   'certKey',
@@ -332,18 +343,8 @@ const COUNTRY_CRYPTO_COLUMNS: readonly RollupColumn[] = [
   'cipherSuite',
   SIGNATURE_ROLLUP_COLUMN,
 ];
-const countryCryptoCut = (column: RollupColumn): ReadTable => ({
-  name: `rollup-all-sites-by-country-${column}`,
-  table: 'handshakes_country_crypto_cuts',
-  time: 'day',
-  grain: 'day',
-  expressions: 'rollup',
-  cut: ['country', column, ...MIX_COLUMNS],
-  sites: 'all',
-  where: `cut = ${cutNumber([column], COUNTRY_CRYPTO_COLUMNS)}`,
-  siteCounts: true,
-  agg: rollupAgg,
-});
+const countryCryptoCut = (column: RollupColumn) =>
+  allSitesCryptoCut('handshakes_country_crypto_cuts', 'day', ['country'], column, COUNTRY_CRYPTO_COLUMNS);
 
 export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
