@@ -103,7 +103,7 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
     expect(await actionTitle(ext)).toBe('tlsrum: measuring');
     // The visit before opt-in left connections open: let the servers close them.
     await new Promise((r) => setTimeout(r, IDLE_CLOSE_WAIT_MS));
-    await visit(b, pageUrl(nginx.url));
+    const tab = await visit(b, pageUrl(nginx.url));
     // The background writes `recent`/`counts` and then enqueues into the outbox (a second storage write):
     // wait for both, or a read in between sees the records but no queue.
     const queuedCount = (st: Awaited<ReturnType<typeof readStorage>>) =>
@@ -115,6 +115,8 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
         (st.counts?.opaque ?? 0) >= 1 &&
         (st.counts?.reused ?? 0) >= 2 &&
         queuedCount(st) >= 2,
+      undefined,
+      tab,
     );
     const recent = s.recent!;
     // a: the navigation; b: the first image. c (no Timing-Allow-Origin) only counted; the stylesheet and

@@ -107,11 +107,12 @@ export const prerenderPageUrl = (url: (host: string, path?: string) => string) =
   url('d.lab.test', `/${SECRET}-d/prerender.html${Q}`);
 
 /** Visits a lab page in a new tab and waits until it says it is done. */
-export async function visit(b: LaunchedBrowser, url: string): Promise<void> {
+export async function visit(b: LaunchedBrowser, url: string): Promise<Page> {
   const tab = await b.browser.newPage();
   await tab.goto(url, { waitUntil: 'load' });
   await tab.waitForFunction(() => document.title === 'done', { timeout: 15_000 });
   // Leave the tab open: the content script reports in idle time.
+  return tab;
 }
 
 export interface Stored {
@@ -130,16 +131,36 @@ export async function readStorage(p: Page): Promise<Stored> {
   }) as Promise<Stored>;
 }
 
-export async function waitForStorage(p: Page, done: (s: Stored) => boolean, timeoutMs = 20_000): Promise<Stored> {
+/**
+ * Waits until the extension's storage satisfies `done`. `visited`: the tab whose entries are awaited; on a
+ * timeout its own navigation and resource timings are shown too (why an entry was skipped, not measured).
+ */
+export async function waitForStorage(
+  p: Page,
+  done: (s: Stored) => boolean,
+  timeoutMs = 20_000,
+  visited?: Page,
+): Promise<Stored> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const s = await readStorage(p);
     if (done(s)) return s;
-    if (Date.now() > deadline)
+    if (Date.now() > deadline) {
+      const entries = visited
+        ? `; the page's own entries: ${JSON.stringify(
+            await visited.evaluate(() =>
+              performance
+                .getEntries()
+                .filter((e) => e.entryType === 'navigation' || e.entryType === 'resource')
+                .map((e) => e.toJSON() as unknown),
+            ),
+          ).slice(0, 6000)}`
+        : '';
       // What the background counted (reused, opaque, skipped) first: it says why a record is missing.
       throw new Error(
-        `extension storage never reached the expected state: ${JSON.stringify({ counts: s.counts, ...s }).slice(0, 2000)}`,
+        `extension storage never reached the expected state: ${JSON.stringify({ counts: s.counts, ...s }).slice(0, 2000)}${entries}`,
       );
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 }
