@@ -9,6 +9,7 @@ import { drainPending } from 'chdb';
 import { createChdbConnection } from 'chdb/connection';
 import type { Config } from '../config';
 import type { ClusterLayout } from './cluster';
+import { withInlinedParams } from './inline-params';
 import { QueryPool, type QueryPoolOptions } from './query-pool';
 
 export interface Store {
@@ -73,11 +74,15 @@ export function openStore(config: Pick<Config, 'dataDir' | 'clickhouse'> & { que
   }
   mkdirSync(config.dataDir, { recursive: true });
   // createChdbConnection's return type is not the client's declared `connection` type (platform notes).
+  // Parameters are written into the SQL: chDB runs queries with bound parameters one at a time
+  // (inline-params.ts), which would make every reader wait for the slowest.
   const make = () =>
-    createClient({
-      connection: createChdbConnection({ path: config.dataDir }) as unknown as never,
-      clickhouse_settings: SESSION_SETTINGS,
-    });
+    withInlinedParams(
+      createClient({
+        connection: createChdbConnection({ path: config.dataDir }) as unknown as never,
+        clickhouse_settings: SESSION_SETTINGS,
+      }),
+    );
   return clientPair(
     make,
     poolOptions,
