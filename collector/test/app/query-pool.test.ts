@@ -104,6 +104,23 @@ describe('the query pool on the embedded store', () => {
     }
   });
 
+  it("takes a parameter longer than the engine's default limit on a query's text (its bytes, not its characters)", async () => {
+    const { store, done } = poolStore(2, 8);
+    try {
+      // About 129 000 characters of SQL once written in, under half the default limit of 262 144, but about
+      // 357 000 bytes (three per character): the limit counts bytes.
+      const a = Array.from({ length: 1_900 }, (_, i) => `${'漢'.repeat(60)}${i}`);
+      const rs = await store.query.query({
+        query: 'SELECT length(x) AS n, x[1900] AS last FROM (SELECT {a:Array(String)} AS x)',
+        query_params: { a },
+        format: 'JSONEachRow',
+      });
+      expect(await rs.json()).toEqual([{ n: 1_900, last: a[1_899] }]);
+    } finally {
+      await done();
+    }
+  });
+
   it('with a single slot the light query waits behind the heavy one (what the pool prevents)', async () => {
     const { store, done } = poolStore(1, 8);
     try {

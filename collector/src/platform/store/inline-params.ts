@@ -59,11 +59,12 @@ function inlined<P extends WithParams>(p: P): P {
   if (!p.query_params || Object.keys(p.query_params).length === 0) return p;
   const query = inlineParams(p.query, p.query_params);
   const { query_params: _bound, ...rest } = p;
+  const bytes = Buffer.byteLength(query);
   return {
     ...rest,
     query,
-    ...(query.length > DEFAULT_MAX_QUERY_SIZE / 2
-      ? { clickhouse_settings: { ...p.clickhouse_settings, max_query_size: String(2 * query.length) } }
+    ...(bytes > DEFAULT_MAX_QUERY_SIZE / 2
+      ? { clickhouse_settings: { ...p.clickhouse_settings, max_query_size: String(2 * bytes) } }
       : {}),
   } as P;
 }
