@@ -121,7 +121,9 @@ function showToken(hostname: string, readToken: string, method: string): void {
   $('measure-body').hidden = false;
   setStep('step-prove', 'done');
   setStep('step-measure', 'active');
-  $('measure-body').scrollIntoView({ behavior: 'smooth', block: 'start' });
+  // A reader who asked for less motion gets the step at once, without the glide.
+  const still = matchMedia('(prefers-reduced-motion: reduce)').matches;
+  $('measure-body').scrollIntoView({ behavior: still ? 'auto' : 'smooth', block: 'start' });
 }
 
 async function copy(text: string): Promise<boolean> {
