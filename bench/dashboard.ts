@@ -212,6 +212,8 @@ async function main(): Promise<void> {
           QUERY_RATE_LIMIT_PER_MINUTE: '0',
           ALERT_INTERVAL_MS: '0',
           PROBE_INTERVAL_MS: '0',
+          // Not last month's open dataset, written a minute after start when a month has ended: it reads the month's raw rows.
+          DATASET_MONTHLY_EXPORT: 'false',
           ...pass.env,
         },
         ready: { serves: '/readyz' },

@@ -40,6 +40,8 @@ function startCollector(dataDir: string): ReturnType<typeof spawnTs> {
     ANSWER_CACHE_SECONDS: '0',
     ALERT_INTERVAL_MS: '0',
     PROBE_INTERVAL_MS: '0',
+    // Not last month's open dataset, written a minute after start when a month has ended: it reads the month's raw rows.
+    DATASET_MONTHLY_EXPORT: 'false',
   };
   return spawnTs('collector/src/server.ts', {
     cwd: TREE,
