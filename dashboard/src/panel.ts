@@ -159,16 +159,16 @@ export function createPanel(
   };
 }
 
+/** "27 Nov", in UTC. One formatter for every label: `toLocaleDateString` with options builds a new one per call. */
+const dayMonth = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+
 /** A time axis labelled with dates ("27 Nov"), or hours ("14:00", UTC) for a one-day range: never bare day numbers. */
 export function timeAxis(range: string) {
   return {
     type: 'time',
     axisLabel: {
       hideOverlap: true,
-      formatter: (t: number) =>
-        range === '24h'
-          ? new Date(t).toISOString().slice(11, 16)
-          : new Date(t).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' }),
+      formatter: (t: number) => (range === '24h' ? new Date(t).toISOString().slice(11, 16) : dayMonth.format(t)),
     },
   };
 }
