@@ -8,6 +8,7 @@ import { spawnTs } from '@tlsrum/collector/test/node-process';
 import { SITES } from '@tlsrum/collector/demo/profiles';
 import { repoRoot, stop } from './lib/processes';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
+import { commitOf } from './lib/results';
 import { seedDemoStore } from './lib/store-child';
 import { describeLoad, loadAverage } from './lib/load';
 
@@ -313,6 +314,7 @@ async function main(): Promise<void> {
     );
     printResult({
       bench: 'dashboard',
+      ...(TREE === repoRoot ? {} : { commit: commitOf(TREE) }),
       rows: seeded.rows,
       ...(RANGE === '7d' ? {} : { range: RANGE }),
       loads: all.length,

@@ -7,6 +7,7 @@ import { spawnTs } from '@tlsrum/collector/test/node-process';
 import { queryShapes, shapeUrl } from './lib/query-shapes';
 import { apiUrl, MIN_ROUNDS, QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
+import { commitOf } from './lib/results';
 import { runStoreWorker, seedDemoStore } from './lib/store-child';
 import { describeLoad, loadAverage } from './lib/load';
 
@@ -215,6 +216,7 @@ async function main(): Promise<void> {
     );
     printResult({
       bench: 'query',
+      ...(TREE === repoRoot ? {} : { commit: commitOf(TREE) }),
       rows: direct.rows,
       p95Ms: round(p95Ms, 1),
       rollupP95Ms: round(rollupP95Ms, 1),
@@ -283,6 +285,7 @@ async function shapesPhase(
   printResult({
     bench: 'query-shapes',
     tree: TREE,
+    ...(TREE === repoRoot ? {} : { commit: commitOf(TREE) }),
     ...shapesSummary(shapes),
     seconds: round((performance.now() - started) / 1000, 1),
     load: { start: loadAtStart, end: loadAverage() },

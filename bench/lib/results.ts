@@ -35,11 +35,12 @@ export function machineDescription(): string {
   return `${cores[0]?.model.trim() ?? 'unknown CPU'}, ${cores.length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB`;
 }
 
-function commit(): string | null {
+/** The short hash of the commit checked out in `dir` (this checkout by default); null outside a git checkout. */
+export function commitOf(dir = fileURLToPath(new URL('..', import.meta.url))): string | null {
   try {
     return (
       execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
-        cwd: fileURLToPath(new URL('..', import.meta.url)),
+        cwd: dir,
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'ignore'],
       }).trim() || null
@@ -67,7 +68,8 @@ export function resultLine(result: Record<string, unknown>, env: NodeJS.ProcessE
     machine: machineDescription(),
     load: { start: round2(loadAtStart), end: round2(loadavg()[0]!) },
     node: process.version,
-    commit: commit(),
+    // A bench that measured another checkout (BENCH_QUERY_TREE, BENCH_DASHBOARD_TREE) names that checkout's commit.
+    commit: typeof result.commit === 'string' ? result.commit : commitOf(),
   };
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BENCHES } from '../lib/catalogue';
-import { appendResult, RESULTS_FILE } from '../lib/results';
+import { appendResult, commitOf, RESULTS_FILE } from '../lib/results';
 import { BENCHMARKS_FILE, currentResults, parseResults, renderBenchmarks } from '../report';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -92,5 +92,15 @@ describe('a bench result', () => {
     expect(typeof plain!.load.start).toBe('number');
     expect(Date.parse(plain!.date)).not.toBeNaN();
     expect(variant!.variant).toBe('level 9');
+  });
+
+  it("names the commit it measured: this checkout's, or the other checkout's a bench ran on", () => {
+    const file = join(tmp, 'commits.jsonl');
+    appendResult({ bench: 'wire-size', bytesPerRecordGzip50: 33.3 }, { BENCH_RESULTS_FILE: file });
+    appendResult({ bench: 'wire-size', bytesPerRecordGzip50: 33.3, commit: 'f11fbf3' }, { BENCH_RESULTS_FILE: file });
+    const [own, other] = parseResults(readFileSync(file, 'utf8'), file);
+    expect(own!.commit).toBe(commitOf());
+    expect(own!.commit).toMatch(/^[0-9a-f]{7,}$/);
+    expect(other!.commit).toBe('f11fbf3');
   });
 });
