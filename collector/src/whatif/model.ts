@@ -14,6 +14,7 @@ import { HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
 import { SCENARIOS, type ScenarioName } from '@tlsrum/shared/query';
 import type { WhatIfAccounting, WhatIfResult, WhatIfScenario } from '@tlsrum/shared/query/schemas';
 import { median, quantilesInPlace } from './order-statistics';
+import { runNow, SLICE, type Work } from './work';
 
 export interface Connection {
   dns: number;
@@ -302,11 +303,22 @@ export function model(
   regionOf: (c: Connection) => string = () => '',
   profile: CertFacts | null = null,
 ): Modelled {
+  return runNow(modelling(all, regionOf, profile));
+}
+
+/** `model` as work that may pause between slices of its loops (work.ts): the collector runs it so. */
+export function* modelling(
+  all: readonly Connection[],
+  regionOf: (c: Connection) => string = () => '',
+  profile: CertFacts | null = null,
+): Work<Modelled> {
   const conns: Connection[] = [];
   const models: RegionModel[] = [];
   const regions: Modelled['regions'] = new Map();
   const groups = groupBy(all, regionOf);
+  yield;
   for (const [region, g] of groups) {
+    yield;
     const m = regionModel(g);
     if (m.regionRtt === null) continue;
     regions.set(region, { start: conns.length, end: conns.length + g.length, model: m });
@@ -321,6 +333,7 @@ export function model(
   const tlsRounds = new Float64Array(n);
   const roundsToday = new Float64Array(n);
   for (let i = 0; i < n; i++) {
+    if (i % SLICE === 0) yield;
     const c = conns[i]!;
     rtts[i] = rttOf(c, models[i]!)!;
     today[i] = firstByte(c);
@@ -331,8 +344,14 @@ export function model(
   const knowsCrypto = profile !== null || conns.some((c) => c.crypto !== undefined);
   // A connection without facts of its own met the site's: worked out once for all of them.
   const siteFacts = certFacts(undefined, profile);
-  const facts = knowsCrypto ? conns.map((c) => (c.crypto ? certFacts(c.crypto, profile) : siteFacts)) : [];
-  const effects = SCENARIOS.filter((s) => knowsCrypto || !PROFILE_SCENARIOS.has(s)).map((scenario): ScenarioEffect => {
+  const facts: (CertFacts | null)[] = [];
+  for (let i = 0; knowsCrypto && i < n; i++) {
+    if (i % SLICE === 0) yield;
+    const own = conns[i]!.crypto;
+    facts.push(own ? certFacts(own, profile) : siteFacts);
+  }
+  const effects: ScenarioEffect[] = [];
+  for (const scenario of SCENARIOS.filter((s) => knowsCrypto || !PROFILE_SCENARIOS.has(s))) {
     const effect = {
       scenario,
       after: new Float64Array(n),
@@ -341,6 +360,7 @@ export function model(
     };
     const ofProfile = PROFILE_SCENARIOS.has(scenario);
     for (let i = 0; i < n; i++) {
+      if (i % SLICE === 0) yield;
       const c = conns[i]!;
       const rtt = rtts[i]!;
       let rounds: number;
@@ -351,8 +371,8 @@ export function model(
       if (rounds > 0) effect.saved[i] = rounds;
       effect.after[i] = Math.max(0, today[i]! - Math.max(0, rounds) * rtt - cpuMs);
     }
-    return effect;
-  });
+    effects.push(effect);
+  }
   return { conns, regions, regionsSeen: groups.size, rtts, today, tlsRounds, effects };
 }
 
@@ -373,33 +393,55 @@ export function summarise(
   end = m.conns.length,
   quicRoundTrips: number | null = null,
 ): RegionResult | null {
+  return runNow(summarising(m, start, end, quicRoundTrips));
+}
+
+/** `summarise` as work that may pause between its passes over the connections (work.ts). */
+export function* summarising(
+  m: Modelled,
+  start = 0,
+  end = m.conns.length,
+  quicRoundTrips: number | null = null,
+): Work<RegionResult | null> {
   const n = end - start;
   if (n <= 0) return null;
   const conns = m.conns;
-  const meanOf = (f: (c: Connection) => number) => {
-    let total = 0;
-    for (let i = start; i < end; i++) total += f(conns[i]!);
-    return total / n;
-  };
+  /** The connections' totals in one pass: the means and each handshake class's count and TLS round trips. */
+  const totals = { dnsLookups: 0, tcpRounds: 0, repeats: 0, dns: 0, tcp: 0, tls: 0 };
+  const byClass = new Map<HandshakeClass, { count: number; rounds: number }>(
+    HANDSHAKE_CLASSES.map((k) => [k, { count: 0, rounds: 0 }]),
+  );
+  for (let i = start; i < end; i++) {
+    if ((i - start) % SLICE === 0) yield;
+    const c = conns[i]!;
+    // A DNS lookup is one round trip to the resolver (not the server's RTT): counted when it happened.
+    if (c.dns > 0) totals.dnsLookups++;
+    totals.tcpRounds += tcpRoundTrips(c);
+    if (c.repeat) totals.repeats++;
+    totals.dns += c.dns;
+    totals.tcp += c.tcp;
+    totals.tls += c.tls;
+    const k = byClass.get(c.handshakeClass);
+    if (k) {
+      k.count++;
+      k.rounds += m.tlsRounds[i]!;
+    }
+  }
   const tlsByClass = Object.fromEntries(
-    HANDSHAKE_CLASSES.map((k) => {
-      let count = 0;
-      let rounds = 0;
-      for (let i = start; i < end; i++)
-        if (conns[i]!.handshakeClass === k) {
-          count++;
-          rounds += m.tlsRounds[i]!;
-        }
-      return [k, { share: r2(count / n), roundTrips: count ? r2(rounds / count) : null }];
-    }),
+    [...byClass].map(([k, { count, rounds }]) => [
+      k,
+      { share: r2(count / n), roundTrips: count ? r2(rounds / count) : null },
+    ]),
   ) as Accounting['tlsByClass'];
-  // A DNS lookup is one round trip to the resolver (not the server's RTT): counted when it happened.
-  const dnsRounds = meanOf((c) => (c.dns > 0 ? 1 : 0));
-  const tcpRounds = meanOf(tcpRoundTrips);
+  const dnsRounds = totals.dnsLookups / n;
+  const tcpRounds = totals.tcpRounds / n;
   const tlsMean = sum(m.tlsRounds, start, end) / n;
+  yield;
+  const rttMs = Math.round(median(m.rtts.subarray(start, end))! * 10) / 10;
+  yield;
   const accounting: Accounting = {
     connections: n,
-    rttMs: Math.round(median(m.rtts.subarray(start, end))! * 10) / 10,
+    rttMs,
     roundTrips: {
       dns: r2(dnsRounds),
       tcp: r2(tcpRounds),
@@ -407,39 +449,44 @@ export function summarise(
       total: r2(dnsRounds + tcpRounds + tlsMean),
     },
     tlsByClass,
-    repeatShare: r2(meanOf((c) => (c.repeat ? 1 : 0))),
+    repeatShare: r2(totals.repeats / n),
     meanMs: {
-      dns: r2(meanOf((c) => c.dns)),
-      tcp: r2(meanOf((c) => c.tcp)),
-      tls: r2(meanOf((c) => c.tls)),
+      dns: r2(totals.dns / n),
+      tcp: r2(totals.tcp / n),
+      tls: r2(totals.tls / n),
     },
     ttfb: quantiles(m.today, start, end),
   };
-  const scenarios = m.effects
-    .map(({ scenario, after, saved, affected }): ScenarioResult => {
-      const ttfb = quantiles(after, start, end);
-      return {
-        scenario,
-        ttfb,
-        saving: { p50: r2(accounting.ttfb.p50 - ttfb.p50), p75: r2(accounting.ttfb.p75 - ttfb.p75) },
-        affected: r2(sum(affected, start, end) / n),
-        roundTripsSaved: r2(sum(saved, start, end) / n),
-        assumption: ASSUMPTIONS[scenario],
-      };
-    })
-    .sort(
-      (a, b) =>
-        b.saving.p75 - a.saving.p75 ||
-        b.saving.p50 - a.saving.p50 ||
-        SCENARIOS.indexOf(a.scenario) - SCENARIOS.indexOf(b.scenario),
-    );
+  const scenarios: ScenarioResult[] = [];
+  for (const { scenario, after, saved, affected } of m.effects) {
+    yield;
+    const ttfb = quantiles(after, start, end);
+    scenarios.push({
+      scenario,
+      ttfb,
+      saving: { p50: r2(accounting.ttfb.p50 - ttfb.p50), p75: r2(accounting.ttfb.p75 - ttfb.p75) },
+      affected: r2(sum(affected, start, end) / n),
+      roundTripsSaved: r2(sum(saved, start, end) / n),
+      assumption: ASSUMPTIONS[scenario],
+    });
+  }
+  scenarios.sort(
+    (a, b) =>
+      b.saving.p75 - a.saving.p75 ||
+      b.saving.p50 - a.saving.p50 ||
+      SCENARIOS.indexOf(a.scenario) - SCENARIOS.indexOf(b.scenario),
+  );
   return { accounting, scenarios, quicRoundTrips };
 }
 
 /** One region's result from the modelled connections; null when it has none with a usable RTT. */
 export function summariseRegion(m: Modelled, region: string): RegionResult | null {
+  return runNow(summarisingRegion(m, region));
+}
+
+export function* summarisingRegion(m: Modelled, region: string): Work<RegionResult | null> {
   const r = m.regions.get(region);
-  return r ? summarise(m, r.start, r.end, r.model.quicRoundTrips) : null;
+  return r ? yield* summarising(m, r.start, r.end, r.model.quicRoundTrips) : null;
 }
 
 /**
@@ -457,7 +504,11 @@ export function analyse(
 
 /** The result over every modelled connection. */
 export function summariseAll(m: Modelled): RegionResult | null {
+  return runNow(summarisingAll(m));
+}
+
+export function* summarisingAll(m: Modelled): Work<RegionResult | null> {
   // The QUIC cost is a region's: the whole of several regions has none (each region's result states its own).
   const single = m.regionsSeen === 1 ? ([...m.regions.values()][0]?.model.quicRoundTrips ?? null) : null;
-  return summarise(m, 0, m.conns.length, single);
+  return yield* summarising(m, 0, m.conns.length, single);
 }

@@ -16,6 +16,7 @@ import { dimensionSql, filterDimension } from '../query/dimensions';
 import type { Connection } from './model';
 import { countedRows } from '../query/counted';
 import { CLIENT_SAMPLE_TABLE } from '../platform/store/migrate';
+import { runBetweenRequests, SLICE, type Work } from './work';
 
 export { CLIENT_SAMPLE_TABLE };
 
@@ -181,49 +182,63 @@ export async function queryConnections(
     query_params: p,
     format: 'JSONCompactEachRow',
   });
-  const rows = await rs.json<Row>();
-  return rows.map(
-    ([
-      country,
-      dns,
-      tcp,
-      tls,
-      connect,
-      ttfb,
-      transport,
-      tlsVersion,
-      handshakeClass,
-      resumed,
-      repeat,
-      browser,
-      keyType,
-      keyBits,
-      chainLength,
-      chainBytes,
-      stapled,
-      clientHash,
-    ]) => ({
-      country,
-      client: Number(clientHash),
-      dns: Number(dns),
-      tcp: Number(tcp),
-      tls: Number(tls),
-      connect: Number(connect),
-      ttfb: Number(ttfb),
-      transport: transport === 'quic' ? 'quic' : 'tcp',
-      tlsVersion: tlsVersion === '1.2' || tlsVersion === '1.3' ? tlsVersion : null,
-      handshakeClass: (HANDSHAKE_CLASSES as readonly string[]).includes(handshakeClass)
-        ? (handshakeClass as HandshakeClass)
-        : 'unknown',
-      resumed: resumed === null ? null : Boolean(resumed),
-      repeat: Boolean(Number(repeat)),
-      browser,
-      ...(() => {
-        const crypto = cryptoOf(keyType, keyBits, chainLength, chainBytes, stapled);
-        return crypto ? { crypto } : {};
-      })(),
-    }),
-  );
+  // Up to `limit` rows: read as text and turned into connections a slice at a time, pausing for the
+  // collector's other requests (work.ts), instead of all at once.
+  return runBetweenRequests(connectionsOf(await rs.text()));
+}
+
+/** The connections of the query's rows (JSONCompactEachRow: one JSON array per line). */
+function* connectionsOf(text: string): Work<RegionConnection[]> {
+  const out: RegionConnection[] = [];
+  for (let at = 0, line = 0; at < text.length; line++) {
+    if (line % SLICE === 0) yield;
+    const end = text.indexOf('\n', at);
+    const row = text.slice(at, end === -1 ? text.length : end);
+    at = end === -1 ? text.length : end + 1;
+    if (row) out.push(connectionOf(JSON.parse(row) as Row));
+  }
+  return out;
+}
+
+function connectionOf([
+  country,
+  dns,
+  tcp,
+  tls,
+  connect,
+  ttfb,
+  transport,
+  tlsVersion,
+  handshakeClass,
+  resumed,
+  repeat,
+  browser,
+  keyType,
+  keyBits,
+  chainLength,
+  chainBytes,
+  stapled,
+  clientHash,
+]: Row): RegionConnection {
+  const crypto = cryptoOf(keyType, keyBits, chainLength, chainBytes, stapled);
+  return {
+    country,
+    client: Number(clientHash),
+    dns: Number(dns),
+    tcp: Number(tcp),
+    tls: Number(tls),
+    connect: Number(connect),
+    ttfb: Number(ttfb),
+    transport: transport === 'quic' ? 'quic' : 'tcp',
+    tlsVersion: tlsVersion === '1.2' || tlsVersion === '1.3' ? tlsVersion : null,
+    handshakeClass: (HANDSHAKE_CLASSES as readonly string[]).includes(handshakeClass)
+      ? (handshakeClass as HandshakeClass)
+      : 'unknown',
+    resumed: resumed === null ? null : Boolean(resumed),
+    repeat: Boolean(Number(repeat)),
+    browser,
+    ...(crypto ? { crypto } : {}),
+  };
 }
 
 export interface RegionCounts {

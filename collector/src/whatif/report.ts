@@ -6,8 +6,9 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import { fewSites } from '../query/cells';
-import { ASSUMPTIONS, GENERAL_ASSUMPTIONS, model, summariseAll, summariseRegion } from './model';
+import { ASSUMPTIONS, GENERAL_ASSUMPTIONS, modelling, summarisingAll, summarisingRegion } from './model';
 import { probeCertFacts } from './profile';
+import { runBetweenRequests, SLICE, type Work } from './work';
 import {
   queryConnections,
   queryRegionClients,
@@ -16,12 +17,12 @@ import {
   type WhatIfQuery,
 } from './query';
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 /** Distinct clients among connections, per region. */
-function distinctClients(conns: readonly RegionConnection[]): Map<string, number> {
+function* distinctClients(conns: readonly RegionConnection[]): Work<Map<string, number>> {
   const sets = new Map<string, Set<number>>();
-  for (const c of conns) {
+  for (let i = 0; i < conns.length; i++) {
+    if (i % SLICE === 0) yield;
+    const c = conns[i]!;
     const set = sets.get(c.country);
     if (set) set.add(c.client);
     else sets.set(c.country, new Set([c.client]));
@@ -47,7 +48,7 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
   // A sample of clients even over the range holds few of a small region's: one with fewer than twice the
   // small-cell threshold sampled is read again whole (or, if those regions together hold more than `limit`,
   // at the sample rate their own total allows), so that its figures come from enough of its clients.
-  const sampledClients = distinctClients(sampled);
+  const sampledClients = await runBetweenRequests(distinctClients(sampled));
   const few =
     SAMPLE_HEADROOM * q.limit < total
       ? [...allowed].filter((country) => (sampledClients.get(country) ?? 0) < 2 * minClients).sort()
@@ -57,18 +58,22 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
   // a second read would sample them about as thinly as the first did.
   const short = fewConnections <= total / 2 ? few : [];
   const refill = short.length ? await queryConnections(client, q, fewConnections, short) : [];
-  const regionClients = new Map([...sampledClients, ...distinctClients(refill)]);
+  const regionClients = new Map([...sampledClients, ...(await runBetweenRequests(distinctClients(refill)))]);
   // Shown: regions of enough clients (and registered sites) over the range whose figures come from enough of
   // them. Only these count in the whole, so no suppressed region can be recovered by difference.
   const visible = new Set([...allowed].filter((country) => (regionClients.get(country) ?? 0) >= minClients));
   const shown = sampled.filter((c) => visible.has(c.country));
   // Each connection is modelled once, with its own region's RTT; the whole and each region are then
-  // summarised from the same per-connection figures (a region read again whole, from that read's).
-  const modelled = model(shown, (c) => (c as (typeof shown)[number]).country, profile);
-  const refilled = model(
-    refill.filter((c) => visible.has(c.country)),
-    (c) => (c as (typeof refill)[number]).country,
-    profile,
+  // summarised from the same per-connection figures (a region read again whole, from that read's). This is
+  // synchronous work over up to `limit` connections: it pauses for the collector's other requests (work.ts),
+  // so a what-if never holds every other reader until it is done.
+  const modelled = await runBetweenRequests(modelling(shown, (c) => (c as (typeof shown)[number]).country, profile));
+  const refilled = await runBetweenRequests(
+    modelling(
+      refill.filter((c) => visible.has(c.country)),
+      (c) => (c as (typeof refill)[number]).country,
+      profile,
+    ),
   );
   const totalClients = [...clients.values()].reduce((a, r) => a + r.clients, 0);
   const regions: WhatIfAnswer['regions'] = [];
@@ -79,13 +84,9 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
       regions.push({ country, suppressed: true as const });
       continue;
     }
-    // Summaries are synchronous work over up to `limit` connections: between regions the collector answers
-    // the requests that arrived meanwhile, so a what-if never holds every other reader until it is done.
-    await yieldToEventLoop();
-    const result = short.includes(country) ? summariseRegion(refilled, country) : summariseRegion(modelled, country);
+    const result = await runBetweenRequests(summarisingRegion(short.includes(country) ? refilled : modelled, country));
     regions.push({ country, connections: r.connections, result });
   }
-  await yieldToEventLoop();
   // The whole site counts only regions that are shown, so no suppressed cell can be recovered by difference.
   const overallOk =
     visible.size > 0 && totalClients >= minClients && new Set(shown.map((c) => c.client)).size >= minClients;
@@ -97,7 +98,7 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
     sampled: conns.length < total,
     ticketLifetimeHours: q.ticketLifetimeMs / 3_600_000,
     assumptions: { general: GENERAL_ASSUMPTIONS, scenarios: ASSUMPTIONS },
-    overall: overallOk ? summariseAll(modelled) : null,
+    overall: overallOk ? await runBetweenRequests(summarisingAll(modelled)) : null,
     ...(overallOk ? {} : { overallSuppressed: true as const }),
     regions,
     probe: probe?.used ?? null,

@@ -1,0 +1,33 @@
+/**
+ * Long synchronous work written once, run two ways. A step is a generator that `yield`s wherever it may
+ * pause (between slices of its loops); `runNow` runs it to the end at once (the pure API, tests, the lab),
+ * `runBetweenRequests` hands the thread back to the collector's other requests whenever `budgetMs` of work
+ * has passed since it last did, so a what-if over half a million connections never holds a light reader
+ * for longer than that.
+ */
+export type Work<T> = Generator<void, T, void>;
+
+/** Connections handled between two possible pauses of a loop. */
+export const SLICE = 8192;
+
+export function runNow<T>(work: Work<T>): T {
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+  }
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Runs `work`, pausing for a turn of the event loop once it has worked `budgetMs` without one. */
+export async function runBetweenRequests<T>(work: Work<T>, budgetMs = 10): Promise<T> {
+  let since = performance.now();
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+    if (performance.now() - since >= budgetMs) {
+      await nextTurn();
+      since = performance.now();
+    }
+  }
+}

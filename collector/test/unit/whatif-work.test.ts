@@ -1,0 +1,75 @@
+/**
+ * The what-if's long work hands the collector's thread back: run between requests, modelling and
+ * summarising pause between slices of their loops for whatever else is waiting, and give exactly the
+ * figures they give run at once.
+ */
+import { describe, expect, it } from 'vitest';
+import { modelling, summarisingAll, summarisingRegion, type Connection } from '../../src/whatif/model';
+import { runBetweenRequests, runNow, SLICE } from '../../src/whatif/work';
+
+/** Connections of three regions, of every transport, class and repeat, with spread timings. */
+function connections(n: number): (Connection & { country: string })[] {
+  const classes = ['full-2rtt', '1rtt', '0rtt', 'unknown'] as const;
+  return Array.from({ length: n }, (_, i) => {
+    const rtt = 20 + ((i * 37) % 180);
+    const quic = i % 7 === 0;
+    return {
+      country: ['DE', 'US', 'JP'][i % 3]!,
+      dns: i % 4 === 0 ? 0 : 5 + (i % 30),
+      tcp: quic ? 0 : rtt,
+      tls: 2 * rtt + (i % 11),
+      connect: (quic ? 1 : 3) * rtt,
+      ttfb: rtt + 10 + (i % 50),
+      transport: quic ? 'quic' : 'tcp',
+      tlsVersion: i % 3 === 0 ? '1.2' : '1.3',
+      handshakeClass: classes[i % 4]!,
+      resumed: i % 5 === 0,
+      repeat: i % 2 === 0,
+      browser: i % 2 ? 'firefox' : 'chrome',
+      ...(i % 9 === 0
+        ? { crypto: { leafKeyType: 'rsa' as const, leafKeyBits: 2048, chainLength: 3, chainBytes: 15_000 } }
+        : {}),
+    };
+  });
+}
+
+const regionOf = (c: Connection) => (c as Connection & { country: string }).country;
+
+describe('the what-if between requests', () => {
+  it('pauses between slices for what waits: other callbacks run while it models and summarises', async () => {
+    const conns = connections(4 * SLICE);
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    // A budget of 0 ms pauses at every point it may: the passes over 4 slices of connections.
+    const m = await runBetweenRequests(modelling(conns, regionOf, null), 0);
+    const afterModel = turns;
+    await runBetweenRequests(summarisingAll(m), 0);
+    ticking = false;
+    expect(afterModel).toBeGreaterThanOrEqual(4 * m.effects.length);
+    expect(turns - afterModel).toBeGreaterThanOrEqual(4);
+  });
+
+  it('gives the figures it gives run at once, for the whole and each region', async () => {
+    const conns = connections(2 * SLICE + 123);
+    const profile = {
+      ocspStapled: false,
+      leafKeyType: 'ecdsa' as const,
+      leafKeyBits: 256,
+      chainLength: 2,
+      chainBytes: 3000,
+    };
+    const now = runNow(modelling(conns, regionOf, profile));
+    const paused = await runBetweenRequests(modelling(conns, regionOf, profile), 0);
+    expect(await runBetweenRequests(summarisingAll(paused), 0)).toEqual(runNow(summarisingAll(now)));
+    for (const country of ['DE', 'US', 'JP', 'FR'])
+      expect(await runBetweenRequests(summarisingRegion(paused, country), 0)).toEqual(
+        runNow(summarisingRegion(now, country)),
+      );
+    expect(runNow(summarisingAll(now))!.accounting.connections).toBe(conns.length);
+  });
+});
