@@ -3,12 +3,20 @@ import { Type } from 'typebox';
 import { FilterQuery, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import { whatIf } from './report';
 import { ErrorResponse } from '../platform/http/responses';
+import { httpError } from '../platform/http/error-handler';
 import { TimeRange } from '../query/params';
 import { valueFilters } from '../query/routes/query-context';
 import { keepOnlyIfFound } from '../query/routes/kept-answers';
 
 const DAY = 86_400_000;
 const MAX_RANGE_DAYS = 31;
+const MAX_LIMIT = 500_000;
+/**
+ * Without a token, at most this many connections are modelled: anyone may ask, and the work grows with
+ * `limit` (reading, then modelling every connection under every scenario). A sample this size gives the
+ * same medians and quartiles; the dashboard asks for 50 000.
+ */
+export const PUBLIC_MAX_LIMIT = 100_000;
 
 const whatif: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
@@ -46,9 +54,9 @@ const whatif: FastifyPluginAsyncTypebox = async (app) => {
           limit: Type.Optional(
             Type.Integer({
               minimum: 1000,
-              maximum: 500_000,
-              default: 200_000,
-              description: 'most connections analysed; a range holding more is sampled evenly over its whole span',
+              maximum: MAX_LIMIT,
+              default: PUBLIC_MAX_LIMIT,
+              description: `most connections analysed; a range holding more is sampled evenly over its whole span. Without a token at most ${PUBLIC_MAX_LIMIT}`,
             }),
           ),
         }),
@@ -57,13 +65,18 @@ const whatif: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const q = request.query;
+      if (request.scope.anonymous && (q.limit ?? 0) > PUBLIC_MAX_LIMIT)
+        throw httpError(
+          400,
+          `querystring/limit: without a token the what-if analyses at most ${PUBLIC_MAX_LIMIT} connections (a sample spread over the whole range); a site's read token allows up to ${MAX_LIMIT}`,
+        );
       const report = await whatIf(
         app.store.query,
         {
           ...request.scope,
           filters: valueFilters(q),
           ticketLifetimeMs: (q.ticketLifetimeHours ?? 24) * 3_600_000,
-          limit: q.limit ?? 200_000,
+          limit: q.limit ?? PUBLIC_MAX_LIMIT,
         },
         app.config.minClientsPerCell,
       );

@@ -1,12 +1,13 @@
 /**
  * Read routes are bounded for everyone who can reach them: a rate limit per address on each route
- * (QUERY_RATE_LIMIT_PER_MINUTE), a default and a maximum range (tighter without a token), and no
- * summary over the whole table.
+ * (QUERY_RATE_LIMIT_PER_MINUTE), a default and a maximum range (tighter without a token), a what-if
+ * sample no larger than a tokenless reader may cause, and no summary over the whole table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RANGE_MS } from '../../src/query/routes/query-context';
 import { PUBLIC_MAX_RANGE_MS } from '../../src/query/routes/read-scope';
 import { SUMMARY_MAX_RANGE_MS } from '../../src/query/routes/summary';
+import { PUBLIC_MAX_LIMIT } from '../../src/whatif/route';
 import { makeBatch, makeRecords, postBatch, removeDir, startApp, type TestApp } from '../support/helpers';
 
 const ADMIN = 'admin-token-for-query-bounds';
@@ -50,6 +51,21 @@ describe('query bounds', () => {
     expect(tooLong.json().message).toContain('without a token');
     expect((await ask(PUBLIC_MAX_RANGE_MS + DAY, ADMIN)).statusCode).toBe(200);
     expect((await ask(MAX_RANGE_MS + DAY, ADMIN)).statusCode).toBe(400);
+  });
+
+  it("bounds the what-if's sample: at most PUBLIC_MAX_LIMIT connections without a token, more with one", async () => {
+    const ask = (limit: number, token?: string) =>
+      t.app.inject({
+        url: `/v1/whatif?limit=${limit}`,
+        remoteAddress: '192.0.2.31',
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+      });
+    const tooMany = await ask(PUBLIC_MAX_LIMIT + 1);
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().message).toContain(`without a token the what-if analyses at most ${PUBLIC_MAX_LIMIT}`);
+    expect((await ask(PUBLIC_MAX_LIMIT)).statusCode).toBe(200);
+    expect((await ask(500_000, ADMIN)).statusCode).toBe(200);
+    expect((await ask(500_001, ADMIN)).statusCode).toBe(400);
   });
 
   it('the summary reads the last 7 days unless asked (whole days, from the rollup), at most SUMMARY_MAX_RANGE_MS', async () => {

@@ -35,6 +35,8 @@ export interface RequestScope {
   minSites: number;
   /** The reader holds `site`'s own read token (not the admin token): its owner, who may read their own synthetic runs (query-context.ts). */
   owner: boolean;
+  /** No token: anyone may ask, so a route bounds the work such a request may cause more tightly. */
+  anonymous: boolean;
 }
 
 declare module 'fastify' {
@@ -92,6 +94,7 @@ export function installReadScope(app: FastifyInstance): void {
       ...range,
       minSites: scope.kind === 'public' ? app.config.minSitesPerCell : 1,
       owner: scope.kind === 'site',
+      anonymous: scope.kind === 'public',
     };
   });
 }
