@@ -2,7 +2,7 @@
  * ECharts, tree-shaken: `echarts/core` with only the charts and components the dashboard draws. The map
  * chart is registered here with the others because a chart instance takes the data processors and visuals
  * registered before its init (registering MapChart later broke the map); only the map data (world.ts)
- * loads on demand.
+ * loads on demand, and the map panel registers it here.
  */
 import * as echarts from 'echarts/core';
 import { BarChart, LineChart, MapChart } from 'echarts/charts';

@@ -293,8 +293,8 @@ async function load(): Promise<void> {
 
   const asked = new Map<string, Promise<unknown>>();
   const once = <T>(key: string, ask: () => Promise<T>): Promise<T> => askOnce(asked, key, ask) as Promise<T>;
-  // A sample of 50 000 connections models the scenarios as well as the API's default 200 000 (the
-  // savings are medians and quartiles) at a quarter of the time the page waits for it.
+  // A sample of 50 000 connections models the scenarios as well as the API's default 100 000 (the
+  // savings are medians and quartiles) at half the time the page waits for it.
   // Asked first, as the slowest answer; asked again when a panel's retry calls for it after a failure.
   const whatif = () => once('whatif', () => api.whatif({ ...params, limit: String(WHATIF_SAMPLE) }, t, signal));
   void whatif().catch(() => undefined);
@@ -358,6 +358,9 @@ async function load(): Promise<void> {
     const answer = await request;
     if (signal.aborted) return;
     if (answer && typeof answer === 'object' && 'skip' in answer) return p.panel.setState('empty', String(answer.skip));
+    // The charts exist once ECharts has arrived (panel.ts): it loads while the queries run.
+    await p.panel.ready();
+    if (signal.aborted) return;
     const drawn = await p.render(answer, ctx);
     if (signal.aborted) return;
     const flags = answer as { truncated?: boolean; sampled?: boolean };

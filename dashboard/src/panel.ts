@@ -3,8 +3,9 @@
  * the data drawn, and loading / empty / error states (`data-state` on the section, also read by the
  * browser test). Panels own only what they draw; everything every panel does lives here.
  */
-import { echarts, type EChartsType } from './echarts';
+import type { EChartsType } from './echarts';
 import { download, type Row } from './csv';
+import { importAgainOnFailure } from './lazy';
 import type { AlertsAnswer, ProbesAnswer, QueryAnswer, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import type { Filters } from './state';
 
@@ -13,7 +14,12 @@ export type PanelState = 'loading' | 'ready' | 'empty' | 'error';
 export interface Panel {
   id: string;
   section: HTMLElement;
+  /** The boxes the charts draw in, there from the start (captions and layout need them before any chart). */
+  boxes: HTMLElement[];
+  /** The charts, one per box once `ready()` has resolved (empty before). */
   charts: EChartsType[];
+  /** Creates the charts once ECharts has arrived: awaited before a panel draws. */
+  ready(): Promise<void>;
   /** The panel's table holder (empty when the panel has none); emptied with the charts. */
   table: HTMLElement;
   /**
@@ -34,6 +40,14 @@ export interface PanelAction {
 
 /** Every chart on the page, by panel, for the browser test (window.tlsrumDashboard). */
 export const registry = new Map<string, EChartsType[]>();
+
+/**
+ * ECharts is most of the dashboard's code: a chunk of its own, asked for as this module starts and evaluated
+ * after the page has sent its first queries (main.ts), so the collector works on the answers while the
+ * browser reads the charting code instead of after it. A failed fetch is asked again on the next need.
+ */
+export const charting = importAgainOnFailure(() => import('./echarts'));
+void charting().catch(() => undefined);
 
 export function createPanel(
   parent: HTMLElement,
@@ -85,22 +99,38 @@ export function createPanel(
   }
   parent.append(section);
 
-  const charts = opts.charts.map((c) => {
+  const boxes = opts.charts.map((c) => {
     const el = document.createElement('div');
     el.className = `chart ${c.className ?? ''}`;
     el.setAttribute('role', 'img');
     el.setAttribute('aria-label', c.label);
     el.tabIndex = 0;
     holder.append(el);
-    const chart = echarts.init(el, undefined, { renderer: 'canvas' });
-    // Charts follow their box (window resize, grid reflow, phone rotation). A resize redraws the whole
-    // chart, so only a box that changed size gets one (the observer also reports every box once at start).
-    new ResizeObserver(([entry]) => {
-      const { width, height } = entry!.contentRect;
-      if (Math.round(width) !== chart.getWidth() || Math.round(height) !== chart.getHeight()) chart.resize();
-    }).observe(el);
-    return chart;
+    return el;
   });
+  const charts: EChartsType[] = [];
+  let created: Promise<void> | null = null;
+  const ready = () =>
+    (created ??= (boxes.length === 0 ? Promise.resolve(null) : charting()).then(
+      (module) => {
+        if (!module || charts.length) return;
+        const { echarts } = module;
+        for (const el of boxes) {
+          const chart = echarts.init(el, undefined, { renderer: 'canvas' });
+          // Charts follow their box (window resize, grid reflow, phone rotation). A resize redraws the whole
+          // chart, so only a box that changed size gets one (the observer also reports every box once at start).
+          new ResizeObserver(([entry]) => {
+            const { width, height } = entry!.contentRect;
+            if (Math.round(width) !== chart.getWidth() || Math.round(height) !== chart.getHeight()) chart.resize();
+          }).observe(el);
+          charts.push(chart);
+        }
+      },
+      (err: unknown) => {
+        created = null;
+        throw err;
+      },
+    ));
   registry.set(opts.id, charts);
 
   let rows: Row[] = [];
@@ -116,7 +146,9 @@ export function createPanel(
   return {
     id: opts.id,
     section,
+    boxes,
     charts,
+    ready,
     table,
     setState(state, message = '', retry) {
       section.dataset.state = state;

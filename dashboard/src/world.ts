@@ -2,19 +2,19 @@
  * The world map for the choropleth: Natural Earth 1:110m countries from world-atlas (TopoJSON, ISO 3166
  * numeric ids) converted to GeoJSON with topojson-client, keyed by alpha-2 code as the API answers.
  * Loaded on its own (`import('./world')`): the map data is a seventh of the dashboard's code, and every
- * other panel draws without it.
+ * other panel draws without it. The map panel registers it with the ECharts the charts were made with
+ * (panel.ts): a module of its own importing ECharts could get another copy of it after a failed fetch.
  */
 import { feature } from 'topojson-client';
 import countries110m from 'world-atlas/countries-110m.json';
 // Only the code table (alpha-2, alpha-3, numeric): names come from the browser (countries.ts).
 import codes from 'i18n-iso-countries/codes.json';
-import { echarts } from './echarts';
 
 export const MAP_NAME = 'world';
 
-registerWorld();
+export const WORLD = worldMap();
 
-function registerWorld(): void {
+function worldMap() {
   const alpha2ByNumeric = new Map(codes.map(([alpha2, , numeric]) => [numeric, alpha2]));
   const topo = countries110m as unknown as Parameters<typeof feature>[0];
   const geo = feature(topo, topo.objects.countries as never) as unknown as {
@@ -29,7 +29,7 @@ function registerWorld(): void {
     // Antarctica takes a sixth of the map and has no users.
     .filter((f) => f.properties.name !== 'AQ');
   for (const f of features) unwrapAntimeridian(f.geometry as Geometry);
-  echarts.registerMap(MAP_NAME, { type: 'FeatureCollection', features } as never);
+  return { type: 'FeatureCollection' as const, features };
 }
 
 type Ring = [number, number][];

@@ -76,9 +76,8 @@ export function cryptoPanel(parent: HTMLElement): DashboardPanel<CryptoAnswers> 
     wide: true,
   });
   // One plain line above each chart, the precise definition one click away.
-  panel.charts.forEach((chart, i) => {
+  panel.boxes.forEach((box, i) => {
     const p = PLAIN[parts[i]!];
-    const box = chart.getDom();
     const caption = document.createElement('div');
     caption.className = 'chart-caption';
     const h = document.createElement('h3');

@@ -3,13 +3,11 @@
  * TLS version and resumption mix on hover, and the same numbers as a table beside it.
  */
 import type { Answer, Cell } from '../api';
-import { createPanel, type DashboardPanel } from '../panel';
+import { charting, createPanel, type DashboardPanel } from '../panel';
 import { clientsText, FEW_CLIENTS_NOTE, int, ms, pct, quantileColumns } from '../format';
 import { countryName } from '../countries';
 import { fillTable, suppressedRow } from '../table';
-import type * as WorldModule from '../world';
-
-type World = typeof WorldModule;
+import { importAgainOnFailure } from '../lazy';
 
 /** The protocols the map can show one at a time ('' = every protocol together, with the mix on hover). */
 const PROTOCOLS = [
@@ -30,20 +28,8 @@ export function mapPanel(parent: HTMLElement): DashboardPanel<{ all: Answer; byS
     wide: true,
   });
   // Fetched while the first queries run; the other panels draw without waiting for it. A failed fetch is
-  // forgotten, so the panel's retry fetches it again instead of failing until the page is reloaded.
-  let world: Promise<World> | null = null;
-  const loadWorld = () =>
-    (world ??= import('../world')
-      .catch((err: unknown) => {
-        // Browsers remember a failed module fetch for the page's life: ask for the same file under another URL.
-        const url = /https?:\/\/\S+?\.js/.exec(err instanceof Error ? err.message : '')?.[0];
-        if (!url) throw err;
-        return import(/* @vite-ignore */ `${url}?retry=${Date.now()}`) as Promise<World>;
-      })
-      .catch((err: unknown) => {
-        world = null;
-        throw err;
-      }));
+  // asked again by the panel's retry (lazy.ts).
+  const loadWorld = importAgainOnFailure(() => import('../world'));
   void loadWorld();
   // The protocol switch sits above the map; switching redraws from the answers already read.
   const picker = document.createElement('fieldset');
@@ -75,7 +61,8 @@ export function mapPanel(parent: HTMLElement): DashboardPanel<{ all: Answer; byS
     async render({ all, byStack }, ctx) {
       ctx.onCountries(all);
       const metric = ctx.filters.metric as 'tls' | 'connect';
-      const { MAP_NAME } = await loadWorld();
+      const [{ MAP_NAME, WORLD }, { echarts }] = await Promise.all([loadWorld(), charting()]);
+      if (!echarts.getMap(MAP_NAME)) echarts.registerMap(MAP_NAME, WORLD as never);
       const drawFor = async (stack: string): Promise<boolean> => {
         const answer = stack ? byStack : all;
         const cells = answer.cells.filter((c) => c.key.country !== 'ZZ' && (!stack || c.key.stack === stack));

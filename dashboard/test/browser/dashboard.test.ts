@@ -475,6 +475,39 @@ describe('dashboard', () => {
     }
   });
 
+  it("the charts' own script, refused once, is fetched again: every chart draws without a reload", async () => {
+    const p = await browser.newPage();
+    await p.setViewport({ width: 1440, height: 1000 });
+    const asked: string[] = [];
+    let chunkFailures = 1;
+    await p.setRequestInterception(true);
+    p.on('request', (r) => {
+      const url = r.url();
+      if (/\/assets\/echarts-[^/]+\.js/.test(url)) {
+        asked.push(new URL(url).search);
+        if (chunkFailures-- > 0) return void r.respond({ status: 503, body: '' });
+      }
+      void r.continue();
+    });
+    try {
+      await p.goto(`${base}/?range=30d`);
+      await waitForRenders(p, 1);
+      expect(asked).toHaveLength(2);
+      expect(asked[0]).toBe('');
+      expect(asked[1]).toMatch(/^\?retry=\d+$/);
+      const all = await panelStates(p);
+      expect({ ...all, alerts: '', config: '' }).toEqual({ ...states('ready'), alerts: '', config: '' });
+      const sizes = await seriesSizes(p);
+      for (const id of ['compare', 'map', 'trends', 'phases', 'shares', 'whatif'])
+        expect(
+          sizes[id]!.flat().some((n) => n > 0),
+          id,
+        ).toBe(true);
+    } finally {
+      await p.close();
+    }
+  });
+
   it('the what-if panel, refused once by a busy collector, asks again by itself and draws', async () => {
     const p = await browser.newPage();
     await p.setViewport({ width: 1440, height: 1000 });
