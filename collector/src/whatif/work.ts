@@ -3,8 +3,11 @@
  * pause (between slices of its loops); `runNow` runs it to the end at once (the pure API, tests, the lab),
  * `runBetweenRequests` hands the thread back to the collector's other requests whenever `budgetMs` of work
  * has passed since it last did, so a what-if over half a million connections never holds a light reader
- * for longer than that.
+ * for longer than that; and stops there when the request it works for is gone (the reader left), as its
+ * queries do (query-pool.ts).
  */
+import { querySignal } from '../platform/store/query-pool';
+
 export type Work<T> = Generator<void, T, void>;
 
 /** Connections handled between two possible pauses of a loop. */
@@ -19,14 +22,20 @@ export function runNow<T>(work: Work<T>): T {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Runs `work`, pausing for a turn of the event loop once it has worked `budgetMs` without one. */
+/**
+ * Runs `work`, pausing for a turn of the event loop once it has worked `budgetMs` without one; throws the
+ * request's abort reason at a pause once its reader has gone.
+ */
 export async function runBetweenRequests<T>(work: Work<T>, budgetMs = 10): Promise<T> {
+  const signal = querySignal.getStore();
+  signal?.throwIfAborted();
   let since = performance.now();
   for (;;) {
     const step = work.next();
     if (step.done) return step.value;
     if (performance.now() - since >= budgetMs) {
       await nextTurn();
+      signal?.throwIfAborted();
       since = performance.now();
     }
   }

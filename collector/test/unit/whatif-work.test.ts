@@ -1,11 +1,12 @@
 /**
  * The what-if's long work hands the collector's thread back: run between requests, modelling and
- * summarising pause between slices of their loops for whatever else is waiting, and give exactly the
- * figures they give run at once.
+ * summarising pause between slices of their loops for whatever else is waiting, give exactly the
+ * figures they give run at once, and stop when the reader they work for has gone.
  */
 import { describe, expect, it } from 'vitest';
 import { modelling, summarisingAll, summarisingRegion, type Connection } from '../../src/whatif/model';
 import { runBetweenRequests, runNow, SLICE } from '../../src/whatif/work';
+import { querySignal } from '../../src/platform/store/query-pool';
 
 /** Connections of three regions, of every transport, class and repeat, with spread timings. */
 function connections(n: number): (Connection & { country: string })[] {
@@ -71,5 +72,26 @@ describe('the what-if between requests', () => {
         runNow(summarisingRegion(now, country)),
       );
     expect(runNow(summarisingAll(now))!.accounting.connections).toBe(conns.length);
+  });
+
+  it('stops at its next pause once the reader has gone, with the reason the request was given', async () => {
+    const conns = connections(4 * SLICE);
+    const gone = new AbortController();
+    let slices = 0;
+    const work = modelling(conns, regionOf, null);
+    const counted = (function* () {
+      for (;;) {
+        const step = work.next();
+        if (step.done) return step.value;
+        if (++slices === 3) gone.abort(new Error('the client went away'));
+        yield;
+      }
+    })();
+    await expect(querySignal.run(gone.signal, () => runBetweenRequests(counted, 0))).rejects.toThrow(
+      'the client went away',
+    );
+    expect(slices).toBe(3);
+    // Without a request (a command-line caller) it runs to the end.
+    expect((await runBetweenRequests(modelling(conns, regionOf, null), 0)).conns).toHaveLength(conns.length);
   });
 });
