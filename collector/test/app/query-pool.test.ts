@@ -6,7 +6,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
+import errorHandler from '../../src/platform/http/error-handler';
 import { QueryBusyError, querySignal, type QueryTiming } from '../../src/platform/store/query-pool';
 import { openStore } from '../../src/platform/store/clients';
 import { makeBatch, postBatch, removeDir, tempDir, withApp } from '../support/helpers';
@@ -260,6 +262,24 @@ describe('the read routes when the query path is saturated', () => {
       );
     } finally {
       removeDir(dashboardDir);
+    }
+  });
+});
+
+describe('a read the store stopped at its time limit', () => {
+  it('answers 503 + Retry-After saying which limit and what to do, not "internal error"', async () => {
+    const { store, done } = poolStore(1, 8, 1000);
+    const app = Fastify({ logger: false });
+    try {
+      await app.register(errorHandler);
+      app.get('/heavy', async () => (await store.query.query({ query: HEAVY, format: 'JSONEachRow' })).json());
+      const res = await app.inject({ url: '/heavy' });
+      expect(res.statusCode).toBe(503);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(res.json().message).toMatch(/longer than the collector allows one query/);
+    } finally {
+      await app.close();
+      await done();
     }
   });
 });

@@ -5,6 +5,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import { clickhouseErrorName } from '../../ingest/store-errors';
 import { QueryBusyError } from '../store/query-pool';
 
 const STORE_LIMITS: Record<string, string> = {
@@ -24,8 +25,8 @@ const errorHandler: FastifyPluginAsync = async (app) => {
       headers = { 'retry-after': String(err.retryAfterSeconds) };
     }
     // A query stopped by its time or memory limit (QUERY_TIMEOUT_MS, QUERY_MAX_MEMORY_BYTES).
-    const limit = STORE_LIMITS[(err as { type?: string }).type ?? ''];
-    if (limit && err.name === 'ClickHouseError') {
+    const limit = STORE_LIMITS[clickhouseErrorName(err) ?? ''];
+    if (limit) {
       status = 503;
       message = limit;
       headers = { 'retry-after': '30' };
