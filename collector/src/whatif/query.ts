@@ -15,6 +15,7 @@ import { buildCellSql, MAX_CELLS, type ValueFilters } from '../query/cells';
 import { dimensionSql, filterDimension } from '../query/dimensions';
 import type { Connection } from './model';
 import { countedRows } from '../query/counted';
+import { answerText } from '../platform/store/answer-text';
 import { CLIENT_SAMPLE_TABLE } from '../platform/store/migrate';
 import { runBetweenRequests, SLICE, type Work } from './work';
 
@@ -184,7 +185,7 @@ export async function queryConnections(
   });
   // Up to `limit` rows: read as text and turned into connections a slice at a time, pausing for the
   // collector's other requests (work.ts), instead of all at once.
-  return runBetweenRequests(connectionsOf(await rs.text()));
+  return runBetweenRequests(connectionsOf(await answerText(rs)));
 }
 
 /** The connections of the query's rows (JSONCompactEachRow: one JSON array per line). */
