@@ -282,6 +282,19 @@ describe('a read the store stopped at its time limit', () => {
       await done();
     }
   });
+
+  it("answers 500 for the collector's own SyntaxError: only a body that does not parse is the reader's fault", async () => {
+    const app = Fastify({ logger: false });
+    try {
+      await app.register(errorHandler);
+      app.get('/broken', async () => JSON.parse('{"cut": ') as unknown);
+      const res = await app.inject({ url: '/broken' });
+      expect(res.statusCode).toBe(500);
+      expect(res.json().message).toBe('internal error');
+    } finally {
+      await app.close();
+    }
+  });
 });
 
 describe('load shedding under ingest pressure', () => {

@@ -41,7 +41,8 @@ const errorHandler: FastifyPluginAsync = async (app) => {
       if (first?.keyword === 'additionalProperties' && first.params?.additionalProperty !== undefined) {
         message = `${err.validationContext ?? 'querystring'}/${first.params.additionalProperty} is not a parameter of this route`;
       }
-    } else if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError) {
+    } else if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (err instanceof SyntaxError && status === 400)) {
+      // The body parser's SyntaxError carries its 400; any other (a stored value that does not parse) is ours.
       status = 400;
       message = 'body is not valid JSON';
     } else if (typeof err.code === 'string' && err.code.startsWith('Z_')) {
