@@ -44,7 +44,22 @@ interface Load {
   failed: number;
   /** Each request of the load: its address, what it asked (route and dimensions) and how long it took, ms. */
   requests: { url: string; what: string; ms: number }[];
+  /**
+   * The page's own work, ms, from its performance timeline (dashboard/src/main.ts, panel.ts): each panel's
+   * drawing ("render compare") and chart creation ("charts compare"), and when the last answer arrived.
+   */
+  page: Record<string, number>;
 }
+
+/** Read on the page once it has settled (a string: this package is typed for Node, without the DOM's names). */
+const PAGE_TIMES = `(() => {
+  const out = {};
+  for (const e of performance.getEntriesByType('measure'))
+    if (e.name.startsWith('tlsrum ')) out[e.name.slice(7)] = (out[e.name.slice(7)] ?? 0) + e.duration;
+  const answers = performance.getEntriesByType('resource').filter((r) => new URL(r.name).pathname.startsWith('/v1/'));
+  if (answers.length) out['last answer arrived (since navigation)'] = Math.max(...answers.map((r) => r.responseEnd));
+  return out;
+})()`;
 
 /** A request named by what it asks: the API route and its dimensions, or the kind of file. */
 function requestName(url: string): string {
@@ -85,11 +100,11 @@ async function loadOnce(browser: Browser, base: string, view: View): Promise<Loa
       const stuck = (await page.evaluate(
         `[...document.querySelectorAll('section.panel')].filter((e) => ['loading', 'error'].includes(e.dataset.state)).length`,
       )) as number;
-      return { ms: performance.now() - t0, failed: stuck, requests };
+      return { ms: performance.now() - t0, failed: stuck, requests, page: {} };
     }
     const ms = performance.now() - t0;
     const failed = Number(await page.evaluate(`document.body.dataset.failedPanels`));
-    return { ms, failed, requests };
+    return { ms, failed, requests, page: (await page.evaluate(PAGE_TIMES)) as Record<string, number> };
   } finally {
     await context.close();
   }
@@ -254,6 +269,16 @@ async function main(): Promise<void> {
           'failed panels': loads.reduce((a, l) => a + l.failed, 0),
         })),
       ),
+    );
+    // Where the page's own time goes when every answer is kept (the answers then arrive at once).
+    const pageTimes = new Map<string, number[]>();
+    for (const l of [...results[0]!.byView.values()].flat())
+      for (const [what, ms] of Object.entries(l.page)) pageTimes.set(what, [...(pageTimes.get(what) ?? []), ms]);
+    printTable(
+      "the page's own work in a load with kept answers (ms, both views): each panel drawing its answer and creating its charts, until it returns or first waits",
+      [...pageTimes]
+        .map(([what, ms]) => ({ what, n: ms.length, p50: round(median(ms), 0), p95: round(quantile(ms, 0.95), 0) }))
+        .sort((a, b) => b.p50 - a.p50),
     );
     // Where the time goes when nothing is kept: each kind of request a load makes, slowest first.
     const cold = results[1]!.byView;

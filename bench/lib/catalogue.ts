@@ -165,8 +165,10 @@ export const BENCHES: readonly BenchEntry[] = [
       'dashboard, and loads the dashboard in Chromium as a new visitor would (a fresh browser context each time: no cache), ' +
       "BENCH_DASHBOARD_LOADS times each for the all-sites view and for one demo site's view with its read token, after one " +
       'uncounted load per view. Each load is timed from navigation until the page says every panel has settled ' +
-      '(`data-panels` on <body>); the panels that failed (after their own retry) are counted. A second table shows where ' +
-      'the time goes: each kind of request a load makes (API route and dimensions), slowest first. Two passes over the same ' +
+      "(`data-panels` on <body>); the panels that failed (after their own retry) are counted. A table shows the page's own " +
+      'work in the loads with kept answers, read from its performance timeline: each panel drawing its answer and creating ' +
+      'its charts (until it returns or first waits), and when the last answer arrived. Another shows where the time goes ' +
+      'with nothing kept: each kind of request a load makes (API route and dimensions), slowest first. Two passes over the same ' +
       'store: the collector as it runs by default (answers kept `ANSWER_CACHE_SECONDS`, then served while refreshed for ' +
       '`ANSWER_STALE_SECONDS`, so a load of a view in use reads kept answers: p50, p95) and with nothing kept (every load ' +
       'works out every answer, as the first visitor of a view nobody has looked at for those two minutes does: coldP50, ' +

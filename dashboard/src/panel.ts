@@ -115,6 +115,7 @@ export function createPanel(
       (module) => {
         if (!module || charts.length) return;
         const { echarts } = module;
+        const creating = performance.now();
         for (const el of boxes) {
           const chart = echarts.init(el, undefined, { renderer: 'canvas' });
           // Charts follow their box (window resize, grid reflow, phone rotation). A resize redraws the whole
@@ -125,6 +126,7 @@ export function createPanel(
           }).observe(el);
           charts.push(chart);
         }
+        performance.measure(`tlsrum charts ${opts.id}`, { start: creating });
       },
       (err: unknown) => {
         created = null;
