@@ -162,6 +162,25 @@ describe('quicStalled', () => {
       ],
     );
     expect(quicStalled(flow)).toBe(false);
+    // Chromium, resumed, continent (80 ms), the machine's load three times its cores: the Initial with 0-RTT
+    // data left 67 ms after the ClientHello, and the lab's server answered late too (its first datagram at
+    // 146 ms, not 80) — still the first flight, not a probe.
+    const loaded = line(
+      80,
+      [
+        ['I', 0.02],
+        ['I', 0.11],
+        ['I0', 67.18],
+        ['IH1', 266.22],
+        ['H', 496.84],
+      ],
+      [
+        ['I', 146.04],
+        ['IH1', 175.24],
+        ['1', 175.26],
+      ],
+    );
+    expect(quicStalled(loaded)).toBe(false);
   });
 
   it('a server flight that left only after a re-sent ClientHello reached it is a stall', () => {
