@@ -5,7 +5,7 @@
  */
 import './style.css';
 import { api, ApiError, type Answer } from './api';
-import { registry, type DashboardPanel, type LoadContext, type PanelAction } from './panel';
+import { measured, registry, type DashboardPanel, type LoadContext, type PanelAction } from './panel';
 import { apiParams, readFilters, token, writeFilters, type Filters } from './state';
 import { comparePanel } from './panels/compare';
 import { mapPanel } from './panels/map';
@@ -365,7 +365,7 @@ async function load(): Promise<void> {
     const rendered = p.render(answer, ctx);
     // The panel's own drawing until it returns or first waits, in the browser's performance timeline
     // (developer tools, bench:dashboard): measured before awaiting it, which lets other panels' work run.
-    performance.measure(`tlsrum render ${p.panel.section.id}`, { start: rendering });
+    measured(`render ${p.panel.section.id}`, rendering);
     const drawn = await rendered;
     if (signal.aborted) return;
     const flags = answer as { truncated?: boolean; sampled?: boolean };
