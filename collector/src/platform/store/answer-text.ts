@@ -23,7 +23,7 @@ export async function answerText(rs: ResultSet<DataFormat>): Promise<string> {
 }
 
 /** `text` when it is a whole answer; else throws the store's error it ends with. */
-export function checkedText(text: string, exceptionTag: string | string[] | undefined): string {
+function checkedText(text: string, exceptionTag: string | string[] | undefined): string {
   if (typeof exceptionTag === 'string' && text.endsWith(FRAME_END))
     throw extractErrorAtTheEndOfChunk(Buffer.from(text.slice(-TAIL_CHARS)), exceptionTag);
   const lastLine = text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
