@@ -266,8 +266,8 @@ describe('the read routes when the query path is saturated', () => {
   });
 });
 
-describe('a read the store stopped at its time limit', () => {
-  it('answers 503 + Retry-After saying which limit and what to do, not "internal error"', async () => {
+describe('what a failed read answers', () => {
+  it('a read the store stopped at its time limit: 503 + Retry-After saying which limit and what to do, not "internal error"', async () => {
     const { store, done } = poolStore(1, 8, 1000);
     const app = Fastify({ logger: false });
     try {
