@@ -17,7 +17,7 @@ import { alertsPanel } from './panels/alerts';
 import { configurationPanel } from './panels/configuration';
 import { cryptoPanel } from './panels/crypto';
 import { verdictPanel } from './panels/verdict';
-import { countryName } from './countries';
+import { countryName, prepareCountryNames } from './countries';
 import { addFilterControls } from './filter-controls';
 import { FILTER_NAMES } from '@tlsrum/shared/query';
 import { isEmptyStore } from './panels/verdict';
@@ -474,3 +474,5 @@ api.sites().then(
   () => undefined,
 );
 void load();
+// The queries are on their way: the country names are made while the page waits for the answers.
+setTimeout(prepareCountryNames, 0);

@@ -206,8 +206,13 @@ export function measured(name: string, start: number): void {
   }
 }
 
-/** "27 Nov", in UTC. One formatter for every label: `toLocaleDateString` with options builds a new one per call. */
-const dayMonth = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+/**
+ * "27 Nov", in UTC. One formatter for every label (`toLocaleDateString` with options builds a new one per
+ * call), made when the first label needs it rather than as the page starts.
+ */
+let dayMonthFormat: Intl.DateTimeFormat | null = null;
+const dayMonth = (t: number) =>
+  (dayMonthFormat ??= new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' })).format(t);
 
 /** A time axis labelled with dates ("27 Nov"), or hours ("14:00", UTC) for a one-day range: never bare day numbers. */
 export function timeAxis(range: string) {
@@ -215,7 +220,7 @@ export function timeAxis(range: string) {
     type: 'time',
     axisLabel: {
       hideOverlap: true,
-      formatter: (t: number) => (range === '24h' ? new Date(t).toISOString().slice(11, 16) : dayMonth.format(t)),
+      formatter: (t: number) => (range === '24h' ? new Date(t).toISOString().slice(11, 16) : dayMonth(t)),
     },
   };
 }
