@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 import { guidePage } from './scripts/guide-html.ts';
+import { COMPILE_HINT } from './scripts/compile-hint.ts';
 
 /**
  * The guides the dashboard links to, as rendered pages (`guide/<name>.html`): written for site owners
@@ -58,6 +59,24 @@ function precompressed(): Plugin {
   };
 }
 
+/**
+ * Every script of the build opens with V8's explicit compile hint (`//# allFunctionsCalledOnLoad`): the
+ * browser then compiles all its functions while the file downloads, on a background thread, instead of on
+ * the page's main thread the first time each runs. Nearly all of ECharts runs as the first charts draw, and
+ * that main thread is what a load of the dashboard waits on (about 130 ms less drawing per load on a 2-core
+ * machine, bench:dashboard). Engines without compile hints read it as a comment. Added after minification,
+ * so the minifier cannot drop it; the compressed copies are made from the file with it.
+ */
+function compileHints(): Plugin {
+  return {
+    name: 'tlsrum-compile-hints',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      for (const file of Object.values(bundle)) if (file.type === 'chunk') file.code = `${COMPILE_HINT}\n${file.code}`;
+    },
+  };
+}
+
 // `pnpm --filter @tlsrum/dashboard dev` serves the dashboard with hot reload and sends API calls to a
 // collector on 127.0.0.1:8787 (or COLLECTOR_URL); `build` writes dist/, which the collector serves at /.
 // The entry chunk is ECharts (≈ 560 kB of 634 kB); the warning limit sits just above it so that a new
@@ -70,6 +89,7 @@ export default defineConfig({
       whatif: './guides/whatif.md',
       'server-timing': '../docs/server-timing.md',
     }),
+    compileHints(),
     precompressed(),
   ],
   build: {

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { newReadToken } from '@tlsrum/collector/auth';
 import { generateDemoData } from '@tlsrum/collector/demo';
 import { dashboardCollector, launchChromium, type TestCollector } from './support/collector';
+import { COMPILE_HINT } from '../../scripts/compile-hint';
 
 const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
 const PANELS = ['verdict', 'compare', 'map', 'trends', 'shares', 'phases', 'crypto', 'whatif', 'alerts', 'config'];
@@ -328,6 +330,21 @@ describe('dashboard', () => {
     expect(await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name))).toContainEqual(
       expect.stringContaining(world[0]!),
     );
+  });
+
+  it("opens every script with V8's compile hint, in the file and in the compressed copies the collector sends", () => {
+    const scripts = readdirSync(join(outDir, 'assets')).filter((f) => f.endsWith('.js'));
+    expect(scripts.length).toBeGreaterThanOrEqual(4);
+    for (const f of scripts) {
+      const path = join(outDir, 'assets', f);
+      // The first line, before any code: where V8 looks for it.
+      for (const text of [
+        readFileSync(path),
+        brotliDecompressSync(readFileSync(`${path}.br`)),
+        gunzipSync(readFileSync(`${path}.gz`)),
+      ])
+        expect(text.toString('utf8').split('\n', 1)[0], f).toBe(COMPILE_HINT);
+    }
   });
 
   it('puts a filter change into the URL and redraws every chart for it', async () => {
