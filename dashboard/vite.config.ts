@@ -5,6 +5,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 import { guidePage } from './scripts/guide-html.ts';
 import { COMPILE_HINT } from './scripts/compile-hint.ts';
+import { countryNamesModule } from './scripts/country-names.ts';
 
 /**
  * The guides the dashboard links to, as rendered pages (`guide/<name>.html`): written for site owners
@@ -89,6 +90,7 @@ export default defineConfig({
       whatif: './guides/whatif.md',
       'server-timing': '../docs/server-timing.md',
     }),
+    countryNamesModule(),
     compileHints(),
     precompressed(),
   ],

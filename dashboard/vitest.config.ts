@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { countryNamesModule } from './scripts/country-names.ts';
 
 export default defineConfig({
+  // The page's modules as the build resolves them (the country names are made at build time).
+  plugins: [countryNamesModule()],
   test: {
     name: 'dashboard',
     include: ['test/**/*.test.ts'],

@@ -9,7 +9,17 @@ export function pValueText(p: number | null): string {
   if (p < 0.0001) return 'p < 0.0001';
   return `p = ${String(Number(p.toPrecision(2)))}`;
 }
-export const int = (v: number | undefined) => (v === undefined ? '—' : v.toLocaleString('en'));
+/**
+ * A count with thousands separators, "12,345", as `toLocaleString('en')` writes it (up to three decimals), written
+ * out: the page's first use of the browser's locale data costs 40–70 ms of a slow machine's main thread.
+ */
+export function int(v: number | undefined): string {
+  if (v === undefined) return '—';
+  if (!Number.isFinite(v)) return String(v);
+  const [whole, fraction] = String(Math.round(Math.abs(v) * 1000) / 1000).split('.');
+  const grouped = whole!.replace(/\B(?=(\d{3})+$)/g, ',');
+  return `${v < 0 || Object.is(v, -0) ? '-' : ''}${grouped}${fraction ? `.${fraction}` : ''}`;
+}
 /** Distinct clients; the rollup counts them only up to a cap, so a capped count reads "≥ 100". */
 /** A group marked "few" rests on few people: one person's records can move its figures. */
 export const clientsText = (c: Pick<Cell, 'clients' | 'clientsCapped' | 'fewClients'>) =>

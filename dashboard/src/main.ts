@@ -17,7 +17,7 @@ import { alertsPanel } from './panels/alerts';
 import { configurationPanel } from './panels/configuration';
 import { cryptoPanel } from './panels/crypto';
 import { verdictPanel } from './panels/verdict';
-import { countryName, prepareCountryNames } from './countries';
+import { compareCountries, countryName } from './countries';
 import { addFilterControls } from './filter-controls';
 import { FILTER_NAMES } from '@tlsrum/shared/query';
 import { isEmptyStore } from './panels/verdict';
@@ -431,9 +431,7 @@ function addCountries(a: Answer) {
   const fresh = a.cells.map((c) => c.key.country!).filter((c) => c && !have.has(c));
   if (fresh.length === 0) return;
   const current = select.value;
-  const all = [...[...select.options].slice(1).map((o) => o.value), ...fresh].sort((x, y) =>
-    countryName(x).localeCompare(countryName(y)),
-  );
+  const all = [...[...select.options].slice(1).map((o) => o.value), ...fresh].sort(compareCountries);
   select.length = 1;
   for (const c of all) select.append(new Option(countryName(c), c));
   select.value = current;
@@ -474,5 +472,3 @@ api.sites().then(
   () => undefined,
 );
 void load();
-// The queries are on their way: the country names are made while the page waits for the answers.
-setTimeout(prepareCountryNames, 0);

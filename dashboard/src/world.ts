@@ -7,7 +7,7 @@
  */
 import { feature } from 'topojson-client';
 import countries110m from 'world-atlas/countries-110m.json';
-// Only the code table (alpha-2, alpha-3, numeric): names come from the browser (countries.ts).
+// Only the code table (alpha-2, alpha-3, numeric): the names come with the page (countries.ts).
 import codes from 'i18n-iso-countries/codes.json';
 
 export const MAP_NAME = 'world';

@@ -6,7 +6,7 @@ import { SCENARIO_LABELS } from '@tlsrum/shared/query';
 import type { WhatIfAnswer, WhatIfResult } from '../api';
 import { axisChart, createPanel, type DashboardPanel } from '../panel';
 import { countryName } from '../countries';
-import { ms, pct } from '../format';
+import { int, ms, pct } from '../format';
 import { fillTable } from '../table';
 
 /** Scenarios that price research prototypes rather than a setting a site owner has. */
@@ -62,7 +62,7 @@ export function whatIfPanel(parent: HTMLElement): DashboardPanel<WhatIfAnswer> {
         .filter(([, v]) => v.share > 0)
         .map(([k, v]) => `${k} ${pct(v.share)}`)
         .join(', ');
-      fillTable(panel.table, `${period}, ${where}: ${a.connections.toLocaleString('en')} new connections`, null, [
+      fillTable(panel.table, `${period}, ${where}: ${int(a.connections)} new connections`, null, [
         ['RTT (median)', ms(a.rttMs ?? undefined)],
         [
           'round trips / connection',
