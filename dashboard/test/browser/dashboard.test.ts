@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'puppeteer-core';
 import { newReadToken } from '@tlsrum/collector/auth';
 import { generateDemoData } from '@tlsrum/collector/demo';
-import { dashboardCollector, launchChromium, type TestCollector } from './support/collector';
+import { builtDashboard, dashboardCollector, launchChromium, type TestCollector } from './support/collector';
 import { COMPILE_HINT } from '../../scripts/compile-hint';
 
 const artifacts = fileURLToPath(new URL('../../../test-artifacts/dashboard/', import.meta.url));
@@ -71,7 +71,7 @@ const panelStates = (p: Page) =>
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'tlsrum-dashboard-'));
-  outDir = join(work, 'dist');
+  outDir = builtDashboard();
   app = await dashboardCollector(work, {
     MIN_CLIENTS_PER_CELL: '5',
     // One public figure per crypto value needs records of two registered sites (k-sites rule, tested in the

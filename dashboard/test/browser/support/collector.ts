@@ -1,16 +1,16 @@
 /**
- * What every dashboard browser test starts from: the dashboard built by Vite into `work`/dist, a collector
- * on an embedded store in `work`/data serving it (not yet listening: a test may fill the store first), and
- * Chromium.
+ * What every dashboard browser test starts from: the dashboard as the project's global setup built it
+ * (test/support/global-setup.ts, once for every file), a collector on an embedded store in `work`/data
+ * serving it (not yet listening: a test may fill the store first), and Chromium.
  */
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser } from 'puppeteer-core';
-import { build } from 'vite';
+import { inject } from 'vitest';
 import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '@tlsrum/collector/config';
 
-export const dashboardDir = fileURLToPath(new URL('../../..', import.meta.url));
+/** The built dashboard every browser test serves (read it, never write to it: the other files serve it too). */
+export const builtDashboard = (): string => inject('dashboardDist');
 
 export type TestCollector = Awaited<ReturnType<typeof buildApp>>;
 
@@ -20,17 +20,10 @@ export type TestCollector = Awaited<ReturnType<typeof buildApp>>;
  * loopback only); `env` adds or overrides settings.
  */
 export async function dashboardCollector(work: string, env: Record<string, string> = {}): Promise<TestCollector> {
-  const outDir = join(work, 'dist');
-  await build({
-    root: dashboardDir,
-    configFile: join(dashboardDir, 'vite.config.ts'),
-    logLevel: 'warn',
-    build: { outDir, emptyOutDir: true },
-  });
   const app = await buildApp(
     loadConfig({
       DATA_DIR: join(work, 'data'),
-      DASHBOARD_DIR: outDir,
+      DASHBOARD_DIR: builtDashboard(),
       LOG_LEVEL: 'silent',
       MAX_EVENT_LOOP_DELAY_MS: '0',
       PROBE_INTERVAL_MS: '0',
