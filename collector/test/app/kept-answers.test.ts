@@ -198,6 +198,9 @@ describe('kept answers past their time to live (ANSWER_STALE_SECONDS)', () => {
     await storeS(2, 'new');
     await sleep(1100); // past the one-second time to live
     const missesBefore = await cacheCount('miss', s.app);
+    const pool = s.app.store.queryPool.counts;
+    const backgroundBefore = pool.background;
+    expect(backgroundBefore).toBe(0); // the first reader's own queries were a reader's
     // Three readers at once past the time to live: each gets the kept answer, saying its age, at once.
     const stale = await Promise.all([askS(), askS(), askS()]);
     for (const r of stale) {
@@ -209,6 +212,8 @@ describe('kept answers past their time to live (ANSWER_STALE_SECONDS)', () => {
     // One refresh was worked out behind them, though the reader's four requests a minute are spent.
     await vi.waitFor(async () => expect(await cacheCount('miss', s.app)).toBe(missesBefore + 1), { timeout: 20_000 });
     expect((await askS()).statusCode).toBe(429);
+    // The refresh's queries ran as background work: one slot and one thread, after any reader's (query-pool.ts).
+    await vi.waitFor(() => expect(pool.background).toBeGreaterThan(backgroundBefore), { timeout: 20_000 });
     // What the refresh keeps holds the new records: readers from other addresses get it without new work.
     let address = 0;
     await vi.waitFor(

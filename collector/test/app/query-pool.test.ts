@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import errorHandler from '../../src/platform/http/error-handler';
-import { QueryBusyError, querySignal, type QueryTiming } from '../../src/platform/store/query-pool';
+import { backgroundQuery, QueryBusyError, querySignal, type QueryTiming } from '../../src/platform/store/query-pool';
 import { openStore } from '../../src/platform/store/clients';
 import { makeBatch, postBatch, removeDir, tempDir, withApp } from '../support/helpers';
 
@@ -208,6 +208,68 @@ describe('the query pool on the embedded store', () => {
       free();
       await held;
       expect(await (await store.query.query({ query: LIGHT, format: 'JSONEachRow' })).json()).toEqual([{ one: 1 }]);
+    } finally {
+      await done();
+    }
+  });
+
+  it("work no reader waits for holds one slot, on one thread, and a reader's query goes before it", async () => {
+    const { store, done } = poolStore(2, 8);
+    try {
+      const ask = (query: string) => store.query.query({ query, format: 'JSONEachRow' }).then((r) => r.json());
+      const inBackground = <T>(fn: () => Promise<T>) => backgroundQuery.run(true, fn);
+      // A query asking for four threads gets them, and gets one as background work.
+      const threads = () =>
+        store.query
+          .query({
+            query: "SELECT toUInt64(getSetting('max_threads')) AS n",
+            format: 'JSONEachRow',
+            clickhouse_settings: { max_threads: 4 },
+          })
+          .then(async (r) => Number((await r.json<{ n: number | string }>())[0]!.n));
+      expect(await threads()).toBe(4);
+      expect(await inBackground(threads)).toBe(1);
+
+      const order: string[] = [];
+      const settled = (name: string) => (p: Promise<unknown>) =>
+        p.then(
+          () => order.push(name),
+          () => order.push(name),
+        );
+      // Two refreshes: the first holds one slot, the second waits although the other slot is free.
+      const first = settled('background heavy')(inBackground(() => ask(HEAVY)));
+      const second = settled('background light')(inBackground(() => ask(LIGHT)));
+      expect(store.queryPool.active).toBe(1);
+      expect(store.queryPool.queued).toBe(1);
+      // A reader takes the free slot at once, and its next query waits before the waiting refresh.
+      const reader = settled('reader light')(ask(LIGHT));
+      expect(store.queryPool.active).toBe(2);
+      await reader;
+      await Promise.all([first, second]);
+      expect(order).toEqual(['reader light', 'background heavy', 'background light']);
+      // Counted apart: the thread check's background query and the two refreshes.
+      expect(store.queryPool.counts).toMatchObject({ run: 5, background: 3 });
+    } finally {
+      await done();
+    }
+  });
+
+  it('on a single slot, a reader waiting goes before background work that waited longer', async () => {
+    const { store, done } = poolStore(1, 8);
+    try {
+      const order: string[] = [];
+      const settled = (name: string) => (p: Promise<unknown>) =>
+        p.then(
+          () => order.push(name),
+          () => order.push(name),
+        );
+      const ask = (query: string) => store.query.query({ query, format: 'JSONEachRow' }).then((r) => r.json());
+      const held = settled('background heavy')(backgroundQuery.run(true, () => ask(HEAVY)));
+      const later = settled('background light')(backgroundQuery.run(true, () => ask(LIGHT)));
+      const reader = settled('reader light')(ask(LIGHT));
+      expect(store.queryPool.queued).toBe(2);
+      await Promise.all([held, later, reader]);
+      expect(order).toEqual(['background heavy', 'reader light', 'background light']);
     } finally {
       await done();
     }

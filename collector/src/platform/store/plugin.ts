@@ -80,6 +80,7 @@ const storePlugin: FastifyPluginAsync = async (app) => {
                   waitMs: roundPhase(q.waitMs),
                   runMs: roundPhase(q.runMs),
                   failed: q.failed,
+                  ...(q.background ? { background: true } : {}),
                   sql: q.sql.replace(/\s+/g, ' '),
                 },
                 'store query',

@@ -6,6 +6,10 @@
  * past what their own limits allow: no reader waits for ever); a query whose caller has gone away (its
  * AbortSignal fired while it waited) is dropped before it runs.
  *
+ * Work no reader waits for (the kept answers' refreshes, `backgroundQuery`) holds at most one slot, runs
+ * on one of the store's threads, and a reader's query waiting for a slot goes before it: a view in use whose
+ * answers turn stale all together does not hold every slot and core while its next reader asks.
+ *
  * It is handed out as a ClickHouseClient, so the query builders take it like any client.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -27,6 +31,8 @@ export interface QueryTiming {
   runMs: number;
   sql: string;
   failed: boolean;
+  /** Worked out for no waiting reader (`backgroundQuery`). */
+  background: boolean;
 }
 
 export class QueryBusyError extends Error {
@@ -39,7 +45,16 @@ export class QueryBusyError extends Error {
 /** The abort signal of the request a query is made for (set per request by the read routes' hook). */
 export const querySignal = new AsyncLocalStorage<AbortSignal>();
 
+/** Set around work no reader waits for (query/routes/kept-answers.ts refreshes): its queries yield to readers'. */
+export const backgroundQuery = new AsyncLocalStorage<true>();
+
+/** What a query worked out for no waiting reader runs with: one thread, leaving the others to readers. */
+const BACKGROUND_SETTINGS: ClickHouseSettings = { max_threads: 1 };
+/** Slots background work may hold at once. */
+const BACKGROUND_SLOTS = 1;
+
 interface Waiter {
+  background: boolean;
   resolve: (c: ClickHouseClient) => void;
   reject: (err: unknown) => void;
   signal: AbortSignal | undefined;
@@ -52,9 +67,11 @@ export class QueryPool {
   private readonly clients: ClickHouseClient[];
   private readonly idle: ClickHouseClient[];
   private readonly waiting: Waiter[] = [];
-  /** Queries run, refused as busy, dropped because their caller left: for /metrics and tests. */
-  readonly counts = { run: 0, busy: 0, abandoned: 0 };
+  /** Queries run (of them as background work), refused as busy, dropped because their caller left: for /metrics and tests. */
+  readonly counts = { run: 0, background: 0, busy: 0, abandoned: 0 };
   private readonly settings: ClickHouseSettings;
+  /** Slots held by background work now. */
+  private background = 0;
 
   constructor(
     make: () => ClickHouseClient,
@@ -82,13 +99,18 @@ export class QueryPool {
     return Math.max(1, Math.ceil(this.opts.timeoutMs / 1000 / 4));
   }
 
-  private acquire(signal: AbortSignal | undefined): Promise<ClickHouseClient> {
+  private acquire(signal: AbortSignal | undefined, background: boolean): Promise<ClickHouseClient> {
     if (signal?.aborted) {
       this.counts.abandoned++;
       return Promise.reject(signal.reason ?? new Error('aborted'));
     }
-    const free = this.idle.pop();
-    if (free) return Promise.resolve(free);
+    if (!background || this.background < BACKGROUND_SLOTS) {
+      const free = this.idle.pop();
+      if (free) {
+        if (background) this.background++;
+        return Promise.resolve(free);
+      }
+    }
     if (this.waiting.length >= this.opts.queueMax) {
       this.counts.busy++;
       return Promise.reject(new QueryBusyError(this.retryAfter()));
@@ -101,6 +123,7 @@ export class QueryPool {
         signal?.removeEventListener('abort', waiter.onAbort);
       };
       const waiter: Waiter = {
+        background,
         resolve,
         reject,
         signal,
@@ -120,26 +143,33 @@ export class QueryPool {
     });
   }
 
-  private release(client: ClickHouseClient): void {
-    const next = this.waiting.shift();
-    if (!next) {
+  /** Gives the slot to the first reader waiting, else to the first background work if it may hold one more. */
+  private release(client: ClickHouseClient, background: boolean): void {
+    if (background) this.background--;
+    let i = this.waiting.findIndex((w) => !w.background);
+    if (i < 0 && this.background < BACKGROUND_SLOTS) i = this.waiting.findIndex((w) => w.background);
+    if (i < 0) {
       this.idle.push(client);
       return;
     }
-    next.signal?.removeEventListener('abort', next.onAbort);
-    clearTimeout(next.timer);
-    next.resolve(client);
+    const [next] = this.waiting.splice(i, 1);
+    next!.signal?.removeEventListener('abort', next!.onAbort);
+    clearTimeout(next!.timer);
+    if (next!.background) this.background++;
+    next!.resolve(client);
   }
 
   /** Runs `fn` on a free client (waiting in the queue for one), then gives the client back. */
   async run<T>(fn: (client: ClickHouseClient, signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
     const signal = querySignal.getStore();
-    const client = await this.acquire(signal);
+    const background = backgroundQuery.getStore() === true;
+    const client = await this.acquire(signal, background);
     this.counts.run++;
+    if (background) this.counts.background++;
     try {
       return await fn(client, signal);
     } finally {
-      this.release(client);
+      this.release(client, background);
     }
   }
 
@@ -150,7 +180,11 @@ export class QueryPool {
       signal: AbortSignal | undefined,
     ): P => ({
       ...p,
-      clickhouse_settings: { ...this.settings, ...p.clickhouse_settings },
+      clickhouse_settings: {
+        ...this.settings,
+        ...p.clickhouse_settings,
+        ...(backgroundQuery.getStore() ? BACKGROUND_SETTINGS : {}),
+      },
       ...(signal && !p.abort_signal ? { abort_signal: signal } : {}),
     });
     const client = {
@@ -167,7 +201,8 @@ export class QueryPool {
             return result;
           } finally {
             const ended = performance.now();
-            report({ waitMs: started - asked, runMs: ended - started, sql: p.query, failed });
+            const background = backgroundQuery.getStore() === true;
+            report({ waitMs: started - asked, runMs: ended - started, sql: p.query, failed, background });
           }
         });
       },

@@ -10,7 +10,8 @@
  * passes every check the reader's did): the next reader gets the fresh answer. That request is marked by a
  * random nonce this process issued for that refresh alone, valid while it runs (`BackgroundRefreshes`), so
  * no outsider can skip the kept answers or the read rate limit by sending the header; the reader's own
- * request already counted against that limit.
+ * request already counted against that limit. Its queries run as background work (read.ts, query-pool.ts):
+ * one slot and one thread at most, after any reader's.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { readRateLimit } from '../../platform/http/rate-limit';
 import { installReadScope } from './read-scope';
 import { BackgroundRefreshes, installAnswerCache } from './kept-answers';
-import { querySignal } from '../../platform/store/query-pool';
+import { backgroundQuery, querySignal } from '../../platform/store/query-pool';
 import alertRoutes from '../../alerts/route';
 import probeRoutes from '../../probes/route';
 import compareRoutes from './compare';
@@ -24,13 +24,16 @@ const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const refreshes = new BackgroundRefreshes();
   const limit = readRateLimit(app, app.config, (request) => refreshes.owns(request));
   if (limit) app.addHook('onRequest', limit);
-  // A reader that goes away takes its waiting queries with it: they are dropped before they run.
+  // A reader that goes away takes its waiting queries with it: they are dropped before they run. The
+  // collector's own refresh of a kept answer has no reader waiting: its queries yield to readers'.
   app.addHook('onRequest', (request, reply, done) => {
     const gone = new AbortController();
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) gone.abort(new Error('the client went away'));
     });
-    querySignal.run(gone.signal, done);
+    const run = () => querySignal.run(gone.signal, done);
+    if (refreshes.owns(request)) backgroundQuery.run(true, run);
+    else run();
   });
   installReadScope(app);
   // After the scope: a kept answer is served only once the reader's token has been checked.
