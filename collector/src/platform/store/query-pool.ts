@@ -45,7 +45,7 @@ export class QueryBusyError extends Error {
 /** The abort signal of the request a query is made for (set per request by the read routes' hook). */
 export const querySignal = new AsyncLocalStorage<AbortSignal>();
 
-/** Set around work no reader waits for (query/routes/kept-answers.ts refreshes): its queries yield to readers'. */
+/** Set around work no reader waits for (the kept answers' refreshes, marked in query/routes/read.ts): its queries yield to readers'. */
 export const backgroundQuery = new AsyncLocalStorage<true>();
 
 /** What a query worked out for no waiting reader runs with: one thread, leaving the others to readers. */
