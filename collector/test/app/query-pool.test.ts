@@ -47,6 +47,13 @@ async function settleOrder(client: ReturnType<typeof openStore>['query']): Promi
   return order;
 }
 
+/** Notes `name` in `order` when `p` settles, answered or failed. */
+const noteSettled = (order: string[], name: string, p: Promise<unknown>) =>
+  p.then(
+    () => order.push(name),
+    () => order.push(name),
+  );
+
 describe('the query pool on the embedded store', () => {
   it('answers a light query while a heavy one holds another slot', async () => {
     const { store, done } = poolStore(2, 8);
@@ -231,11 +238,7 @@ describe('the query pool on the embedded store', () => {
       expect(await inBackground(threads)).toBe(1);
 
       const order: string[] = [];
-      const settled = (name: string) => (p: Promise<unknown>) =>
-        p.then(
-          () => order.push(name),
-          () => order.push(name),
-        );
+      const settled = (name: string) => (p: Promise<unknown>) => noteSettled(order, name, p);
       // Two refreshes: the first holds one slot, the second waits although the other slot is free.
       const first = settled('background heavy')(inBackground(() => ask(HEAVY)));
       const second = settled('background light')(inBackground(() => ask(LIGHT)));
@@ -258,11 +261,7 @@ describe('the query pool on the embedded store', () => {
     const { store, done } = poolStore(1, 8);
     try {
       const order: string[] = [];
-      const settled = (name: string) => (p: Promise<unknown>) =>
-        p.then(
-          () => order.push(name),
-          () => order.push(name),
-        );
+      const settled = (name: string) => (p: Promise<unknown>) => noteSettled(order, name, p);
       const ask = (query: string) => store.query.query({ query, format: 'JSONEachRow' }).then((r) => r.json());
       const held = settled('background heavy')(backgroundQuery.run(true, () => ask(HEAVY)));
       const later = settled('background light')(backgroundQuery.run(true, () => ask(LIGHT)));
