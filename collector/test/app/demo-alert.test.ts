@@ -11,7 +11,7 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startApp({ ADMIN_TOKEN: ADMIN, ALERT_INTERVAL_MS: '0', ALERT_WINDOWS: 'day', MIN_CLIENTS_PER_CELL: '20' });
   await t.app.storeStatus.whenReady;
-  await generateDemoData(t.app.store.ingest, { records: 200_000, days: 10, end: END, seed: 7 });
+  await generateDemoData(t.app.store.ingest, { records: 50_000, days: 10, end: END, seed: 7 });
   for (const site of ['app.example.io', 'shop.example.com']) await t.app.sites.register(site, newReadToken().hash);
 }, 120_000);
 afterAll(async () => {
