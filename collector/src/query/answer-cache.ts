@@ -21,6 +21,8 @@ export interface KeptAnswer {
   headers: Record<string, string>;
   /** When it was kept (epoch ms). */
   at: number;
+  /** The body compressed, by content coding ('br', 'gzip'), as readers asked for it (counted in the budget). */
+  encoded: Map<string, Buffer>;
 }
 
 export class AnswerCache {
@@ -67,8 +69,31 @@ export class AnswerCache {
     // One answer larger than the whole budget is not kept (it would empty the cache for nothing).
     if (size > this.maxBytes) return;
     this.delete(key);
-    this.entries.set(key, { body, headers, at: this.now() });
+    this.entries.set(key, { body, headers, at: this.now(), encoded: new Map() });
     this.bytes += size;
+    this.evict();
+  }
+
+  /** `key`'s answer compressed as `coding`, if it is kept as `body` and was compressed that way before. */
+  getEncoded(key: string, body: string, coding: string): Buffer | undefined {
+    const kept = this.entries.get(key);
+    return kept?.body === body ? kept.encoded.get(coding) : undefined;
+  }
+
+  /**
+   * Keeps `key`'s answer compressed as `coding` beside its text, if that answer is still kept as `body`
+   * (a newer one may have replaced it meanwhile): a reader asking for that coding is served it as is.
+   */
+  setEncoded(key: string, body: string, coding: string, encoded: Buffer): void {
+    const kept = this.entries.get(key);
+    if (!kept || kept.body !== body || kept.encoded.has(coding)) return;
+    kept.encoded.set(coding, encoded);
+    this.bytes += encoded.length;
+    this.evict();
+  }
+
+  /** Drops expired entries, then the oldest until the budget holds. */
+  private evict(): void {
     this.expire();
     for (const oldest of this.entries.keys()) {
       if (this.bytes <= this.maxBytes) break;
@@ -81,6 +106,7 @@ export class AnswerCache {
     if (!kept) return;
     this.entries.delete(key);
     this.bytes -= sizeOf(key, kept.body);
+    for (const encoded of kept.encoded.values()) this.bytes -= encoded.length;
   }
 
   /** Drops the entries past their time to live and stale window (they are the oldest, so at the front). */

@@ -24,6 +24,8 @@ declare module 'fastify' {
     answerKey: string | null;
     /** Set on the request working out a question others may wait for: tells them it is over. */
     answerDone: (() => void) | null;
+    /** Set when this request's answer is the one kept under this key (served from it, or just kept). */
+    keptKey: string | null;
   }
 }
 
@@ -70,13 +72,20 @@ function answerKey(request: FastifyRequest, registryVersion: number): string {
   return JSON.stringify([request.routeOptions.url, site, from, to, minSites, owner, registryVersion, query]);
 }
 
-function sendKept(reply: FastifyReply, kept: KeptAnswer): FastifyReply {
+function sendKept(request: FastifyRequest, reply: FastifyReply, key: string, kept: KeptAnswer): FastifyReply {
+  request.keptKey = key;
   for (const [name, value] of Object.entries(kept.headers)) reply.header(name, value);
   reply.header('age', String(Math.floor((Date.now() - kept.at) / 1000)));
   return reply.send(kept.body);
 }
 
-export function installAnswerCache(app: FastifyInstance, refreshes: BackgroundRefreshes): void {
+/** The compressed copies of the answer a request sends, when that answer is kept (compressed-answers.ts). */
+export interface KeptEncodings {
+  get(request: FastifyRequest, body: string, coding: string): Buffer | undefined;
+  set(request: FastifyRequest, body: string, coding: string, encoded: Buffer): void;
+}
+
+export function installAnswerCache(app: FastifyInstance, refreshes: BackgroundRefreshes): KeptEncodings {
   const cache = new AnswerCache(
     app.config.answerCacheSeconds * 1000,
     app.config.answerCacheBytes,
@@ -92,6 +101,7 @@ export function installAnswerCache(app: FastifyInstance, refreshes: BackgroundRe
   const inFlight = new Set<Promise<void>>();
   app.decorateRequest('answerKey', null);
   app.decorateRequest('answerDone', null);
+  app.decorateRequest('keptKey', null);
   scrapedCounter(app.registry, {
     name: 'tlsrum_answer_cache_total',
     help: 'Read answers served from the kept answers (hit), served past their time to live while refreshed (stale), or worked out (miss); ANSWER_CACHE_SECONDS, ANSWER_STALE_SECONDS.',
@@ -107,7 +117,13 @@ export function installAnswerCache(app: FastifyInstance, refreshes: BackgroundRe
     help: 'Memory held by kept read answers (at most ANSWER_CACHE_BYTES).',
     read: () => cache.heldBytes,
   });
-  if (!cache.enabled) return;
+  const encodings: KeptEncodings = {
+    get: (request, body, coding) => (request.keptKey ? cache.getEncoded(request.keptKey, body, coding) : undefined),
+    set: (request, body, coding, encoded) => {
+      if (request.keptKey) cache.setEncoded(request.keptKey, body, coding, encoded);
+    },
+  };
+  if (!cache.enabled) return encodings;
 
   /** Asks the reader's question again behind its stale answer, once per key at a time. */
   const refreshLater = (request: FastifyRequest, key: string): void => {
@@ -150,7 +166,7 @@ export function installAnswerCache(app: FastifyInstance, refreshes: BackgroundRe
       if (stale) {
         counts.stale++;
         refreshLater(request, key);
-        return sendKept(reply, stale);
+        return sendKept(request, reply, key, stale);
       }
     }
     const inWork = working.get(key);
@@ -172,7 +188,7 @@ export function installAnswerCache(app: FastifyInstance, refreshes: BackgroundRe
       return;
     }
     counts.hit++;
-    return sendKept(reply, kept);
+    return sendKept(request, reply, key, kept);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -183,6 +199,7 @@ export function installAnswerCache(app: FastifyInstance, refreshes: BackgroundRe
         if (value !== undefined) headers[name] = String(value);
       }
       cache.set(request.answerKey, payload, headers);
+      request.keptKey = request.answerKey;
     }
     return payload;
   });
@@ -195,4 +212,5 @@ export function installAnswerCache(app: FastifyInstance, refreshes: BackgroundRe
   };
   app.addHook('onResponse', over);
   app.addHook('onRequestAbort', over);
+  return encodings;
 }

@@ -2,12 +2,14 @@
  * The /v1 read routes in one encapsulated plugin: its preHandler hook (read-scope.ts) resolves each
  * request's scope — token, site, time range, store ready — before the route runs, by the rule the route
  * declares in `config.read`. Their store queries share a bounded pool (platform/store/query-pool.ts); the
- * answers of the routes that allow it are kept briefly and served again (kept-answers.ts).
+ * answers of the routes that allow it are kept briefly and served again (kept-answers.ts); answers go out
+ * compressed to a client that accepts it (compressed-answers.ts).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { readRateLimit } from '../../platform/http/rate-limit';
 import { installReadScope } from './read-scope';
 import { BackgroundRefreshes, installAnswerCache } from './kept-answers';
+import { installAnswerCompression } from './compressed-answers';
 import { backgroundQuery, querySignal } from '../../platform/store/query-pool';
 import alertRoutes from '../../alerts/route';
 import probeRoutes from '../../probes/route';
@@ -37,7 +39,7 @@ const readRoutes: FastifyPluginAsyncTypebox = async (app) => {
   });
   installReadScope(app);
   // After the scope: a kept answer is served only once the reader's token has been checked.
-  installAnswerCache(app, refreshes);
+  installAnswerCompression(app, installAnswerCache(app, refreshes));
   await app.register(summaryRoutes);
   await app.register(alertRoutes);
   await app.register(probeRoutes);
