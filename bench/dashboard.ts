@@ -26,6 +26,19 @@ const KEPT_DIR = process.env.BENCH_DASHBOARD_DATA_DIR;
  */
 const RANGE = process.env.BENCH_DASHBOARD_RANGE ?? '7d';
 if (!['24h', '7d', '30d'].includes(RANGE)) throw new Error(`BENCH_DASHBOARD_RANGE is 24h, 7d or 30d, not ${RANGE}`);
+/**
+ * A connection to load the dashboard over, emulated by Chromium: `down/up/rtt` in Mbit/s, Mbit/s and ms (`20/5/40`,
+ * a home connection). Unset: this machine's own loopback, over which the goal is stated.
+ */
+const NETWORK = network(process.env.BENCH_DASHBOARD_NETWORK);
+function network(value: string | undefined) {
+  if (!value) return null;
+  const m = /^(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)\/(\d+)$/.exec(value);
+  if (!m)
+    throw new Error(`BENCH_DASHBOARD_NETWORK is down/up/rtt in Mbit/s, Mbit/s and ms (e.g. 20/5/40), not ${value}`);
+  // Chromium takes bytes per second: a Mbit/s is 125 000 of them.
+  return { name: value, download: Number(m[1]) * 125_000, upload: Number(m[2]) * 125_000, latency: Number(m[3]) };
+}
 /** Another checkout's collector and built dashboard (before/after on the same kept store). */
 const TREE = process.env.BENCH_DASHBOARD_TREE ?? repoRoot;
 const DASHBOARD_DIR = join(TREE, 'dashboard/dist');
@@ -79,6 +92,7 @@ async function loadOnce(browser: Browser, base: string, view: View): Promise<Loa
   try {
     const page = await context.newPage();
     await page.setViewport({ width: 1440, height: 1000 });
+    if (NETWORK) await page.emulateNetworkConditions(NETWORK);
     // Page-side code as strings: this package is typed for Node, without the DOM's names.
     if (view.token)
       await page.evaluateOnNewDocument(`sessionStorage.setItem('tlsrum.readToken', ${JSON.stringify(view.token)})`);
@@ -167,7 +181,7 @@ async function main(): Promise<void> {
       'the dashboard is not built: run `pnpm --filter @tlsrum/dashboard build` (pnpm bench:dashboard does)',
     );
   console.log(
-    `dashboard benchmark: ${ROWS.toLocaleString('en')} records over ${DAYS} days, the dashboard's range ${RANGE}, ${LOADS} loads per view in Chromium; ${machine()}; ${describeLoad()}`,
+    `dashboard benchmark: ${ROWS.toLocaleString('en')} records over ${DAYS} days, the dashboard's range ${RANGE}, ${LOADS} loads per view in Chromium${NETWORK ? ` over an emulated ${NETWORK.name} connection (Mbit/s down / up, ms)` : ''}; ${machine()}; ${describeLoad()}`,
   );
   const loadAtStart = loadAverage();
   if (KEPT_DIR) mkdirSync(KEPT_DIR, { recursive: true });
@@ -342,6 +356,7 @@ async function main(): Promise<void> {
       ...(TREE === repoRoot ? {} : { commit: commitOf(TREE) }),
       rows: seeded.rows,
       ...(RANGE === '7d' ? {} : { range: RANGE }),
+      ...(NETWORK ? { network: NETWORK.name } : {}),
       loads: all.length,
       p50Ms: round(median(all.map((l) => l.ms)), 0),
       p95Ms: round(p95, 0),

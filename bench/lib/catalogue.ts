@@ -158,6 +158,7 @@ export const BENCHES: readonly BenchEntry[] = [
       'BENCH_DASHBOARD_DATA_DIR: fill (or reuse) that folder and keep it',
       'BENCH_DASHBOARD_TREE: the collector and built dashboard of another checkout (before/after on the same kept store)',
       "BENCH_DASHBOARD_RANGE (7d, the dashboard's default): the range shown, 24h, 7d or 30d",
+      "BENCH_DASHBOARD_NETWORK: load over a connection Chromium emulates, down/up/rtt in Mbit/s, Mbit/s and ms (20/5/40: a home connection); unset, this machine's loopback, over which the goal is stated",
       'CHROMIUM_PATH (/usr/bin/chromium)',
     ],
     measures:
@@ -177,7 +178,7 @@ export const BENCHES: readonly BenchEntry[] = [
     baseline: "the goal (p95 / goal: 1 500 ms at the demo's size, 2 000 ms at 10 M)",
     goal: "p95 ≤ 1 500 ms at the demo's size, ≤ 2 000 ms at 10 M; 0 failed panels",
     figures: (r) =>
-      `${r.range === undefined ? '' : `the last ${String(r.range)}: `}p50 ${num(r.p50Ms, ' ms')}, p95 ${num(r.p95Ms, ' ms')}; nothing kept: p50 ${num(r.coldP50Ms, ' ms')}, p95 ${num(r.coldP95Ms, ' ms')}${r.coldWorkMs === undefined ? '' : `, its requests alone ${num(r.coldWorkMs, ' ms')}`}; ${num(r.failedPanels)} failed panels over ${num(r.loads)} loads (${num(r.rows)} records)`,
+      `${r.network === undefined ? '' : `over ${String(r.network)} (Mbit/s down / up, ms): `}${r.range === undefined ? '' : `the last ${String(r.range)}: `}p50 ${num(r.p50Ms, ' ms')}, p95 ${num(r.p95Ms, ' ms')}; nothing kept: p50 ${num(r.coldP50Ms, ' ms')}, p95 ${num(r.coldP95Ms, ' ms')}${r.coldWorkMs === undefined ? '' : `, its requests alone ${num(r.coldWorkMs, ' ms')}`}; ${num(r.failedPanels)} failed panels over ${num(r.loads)} loads (${num(r.rows)} records)`,
   },
   {
     name: 'query-shapes',
