@@ -101,6 +101,7 @@ async function loadOnce(browser: Browser, base: string, view: View): Promise<Loa
     page.on('request', (r) => started.set(r, performance.now()));
     const finished = (r: { url(): string }) => {
       const t = started.get(r);
+      started.delete(r);
       if (t !== undefined) requests.push({ url: r.url(), what: requestName(r.url()), ms: performance.now() - t });
     };
     page.on('requestfinished', finished);
@@ -110,11 +111,19 @@ async function loadOnce(browser: Browser, base: string, view: View): Promise<Loa
     try {
       await page.waitForFunction(`document.body.dataset.panels === 'settled'`, { timeout: LOAD_TIMEOUT_MS });
     } catch {
-      // Not settled in time: every panel still loading or failed counts as failed.
-      const stuck = (await page.evaluate(
-        `[...document.querySelectorAll('section.panel')].filter((e) => ['loading', 'error'].includes(e.dataset.state)).length`,
-      )) as number;
-      return { ms: performance.now() - t0, failed: stuck, requests, page: {} };
+      // Not settled in time: every panel still loading or failed counts as failed. What it still waited for is
+      // said, so a stuck load can be told apart from a slow one: its panels' states and its requests still open.
+      const panels = (await page.evaluate(
+        `[...document.querySelectorAll('section.panel')].filter((e) => ['loading', 'error'].includes(e.dataset.state)).map((e) => e.id + ' ' + e.dataset.state)`,
+      )) as string[];
+      const now = performance.now();
+      const open = [...started].map(
+        ([r, t]) => `${requestName((r as { url(): string }).url())} (${round(now - t, 0)} ms)`,
+      );
+      console.error(
+        `${view.name}: not settled after ${LOAD_TIMEOUT_MS} ms; panels ${panels.join(', ') || 'none'}; requests still open: ${open.join(', ') || 'none'}`,
+      );
+      return { ms: now - t0, failed: panels.length, requests, page: {} };
     }
     const ms = performance.now() - t0;
     const failed = Number(await page.evaluate(`document.body.dataset.failedPanels`));
