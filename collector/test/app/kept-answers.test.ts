@@ -160,99 +160,92 @@ describe('kept answers', () => {
     expect(again.headers.age).toBeDefined();
     expect(again.body).toBe(first.body);
   });
-});
 
-describe('answers compressed for the reader', () => {
-  beforeAll(async () => {
-    t = await startApp({ ADMIN_TOKEN: ADMIN, ANSWER_CACHE_SECONDS: '600' });
-    await store(5, null, 'compressed');
-  });
-  afterAll(async () => {
-    await t.close();
-    removeDir(t.dataDir);
-  });
+  describe('compressed for the reader', () => {
+    beforeAll(() => store(5, null, 'compressed'));
 
-  const askAccepting = (url: string, acceptEncoding: string) =>
-    t.app.inject({
-      method: 'GET',
-      url,
-      headers: { authorization: `Bearer ${ADMIN}`, 'accept-encoding': acceptEncoding },
+    const askAccepting = (url: string, acceptEncoding: string) =>
+      t.app.inject({
+        method: 'GET',
+        url,
+        headers: { authorization: `Bearer ${ADMIN}`, 'accept-encoding': acceptEncoding },
+      });
+    const heldBytes = async () =>
+      metricValue((await t.app.inject({ method: 'GET', url: '/metrics' })).body, 'tlsrum_answer_cache_bytes')!;
+
+    it('goes out as brotli, else gzip, to a client that accepts it: the same JSON; as it is to one that does not', async () => {
+      const url = `/v1/whatif?${range}`;
+      const plain = await ask(url, ADMIN);
+      expect(plain.statusCode, plain.body).toBe(200);
+      expect(plain.body.length).toBeGreaterThan(COMPRESS_MIN_BYTES);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      expect(plain.headers.vary).toMatch(/accept-encoding/i);
+      const br = await askAccepting(url, 'gzip, deflate, br');
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(br.headers.vary).toMatch(/accept-encoding/i);
+      expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
+      expect(br.rawPayload.length).toBeLessThan(plain.body.length / 3);
+      const gz = await askAccepting(url, 'gzip;q=1, br;q=0.5');
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+      for (const refused of ['identity', 'br;q=0, gzip;q=0', 'deflate']) {
+        const res = await askAccepting(url, refused);
+        expect(res.headers['content-encoding'], refused).toBeUndefined();
+        expect(res.body, refused).toBe(plain.body);
+      }
     });
-  const heldBytes = async () =>
-    metricValue((await t.app.inject({ method: 'GET', url: '/metrics' })).body, 'tlsrum_answer_cache_bytes')!;
 
-  it('goes out as brotli, else gzip, to a client that accepts it: the same JSON; as it is to one that does not', async () => {
-    const url = `/v1/whatif?${range}`;
-    const plain = await ask(url, ADMIN);
-    expect(plain.statusCode, plain.body).toBe(200);
-    expect(plain.body.length).toBeGreaterThan(COMPRESS_MIN_BYTES);
-    expect(plain.headers['content-encoding']).toBeUndefined();
-    expect(plain.headers.vary).toMatch(/accept-encoding/i);
-    const br = await askAccepting(url, 'gzip, deflate, br');
-    expect(br.headers['content-encoding']).toBe('br');
-    expect(br.headers.vary).toMatch(/accept-encoding/i);
-    expect(brotliDecompressSync(br.rawPayload).toString()).toBe(plain.body);
-    expect(br.rawPayload.length).toBeLessThan(plain.body.length / 3);
-    const gz = await askAccepting(url, 'gzip;q=1, br;q=0.5');
-    expect(gz.headers['content-encoding']).toBe('gzip');
-    expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
-    for (const refused of ['identity', 'br;q=0, gzip;q=0', 'deflate']) {
-      const res = await askAccepting(url, refused);
-      expect(res.headers['content-encoding'], refused).toBeUndefined();
-      expect(res.body, refused).toBe(plain.body);
-    }
-  });
-
-  it('an answer under COMPRESS_MIN_BYTES goes as it is', async () => {
-    const small = await askAccepting(
-      `/v1/compare?from=${from - 48 * HOUR}&to=${from - 24 * HOUR}&dimensions=stack`,
-      'br',
-    );
-    expect(small.statusCode, small.body).toBe(200);
-    expect(small.body.length).toBeLessThan(COMPRESS_MIN_BYTES);
-    expect(small.headers['content-encoding']).toBeUndefined();
-  });
-
-  it("a kept answer keeps its compressed copy, counted in the kept answers' memory: the next reader gets it without compressing again", async () => {
-    const url = `/v1/whatif?${range}&limit=1000`;
-    const first = await askAccepting(url, 'br');
-    expect(first.headers['content-encoding']).toBe('br');
-    expect(first.headers.age).toBeUndefined();
-    const held = await heldBytes();
-    const again = await askAccepting(url, 'br');
-    expect(again.headers.age).toBeDefined();
-    expect(again.headers['content-encoding']).toBe('br');
-    expect(Buffer.compare(again.rawPayload, first.rawPayload)).toBe(0);
-    expect(await heldBytes()).toBe(held);
-    // Another coding of the same kept answer is made once, and counted.
-    const gz = await askAccepting(url, 'gzip');
-    expect(gz.headers['content-encoding']).toBe('gzip');
-    expect(await heldBytes()).toBe(held + gz.rawPayload.length);
-  });
-
-  it('sends the kept compressed copy as it is, and compresses only what has none', async () => {
-    const app = Fastify();
-    const body = JSON.stringify({ text: 'answer '.repeat(300) });
-    const keptCopy = Buffer.from('the kept copy');
-    const made: string[] = [];
-    installAnswerCompression(app, {
-      get: (request, sent, coding) =>
-        request.url === '/kept' && sent === body && coding === 'br' ? keptCopy : undefined,
-      set: (_request, _sent, coding) => void made.push(coding),
+    it('an answer under COMPRESS_MIN_BYTES goes as it is', async () => {
+      const small = await askAccepting(
+        `/v1/compare?from=${from - 48 * HOUR}&to=${from - 24 * HOUR}&dimensions=stack`,
+        'br',
+      );
+      expect(small.statusCode, small.body).toBe(200);
+      expect(small.body.length).toBeLessThan(COMPRESS_MIN_BYTES);
+      expect(small.headers['content-encoding']).toBeUndefined();
     });
-    app.get('/kept', async (_request, reply) => reply.type('application/json').send(body));
-    app.get('/fresh', async (_request, reply) => reply.type('application/json').send(body));
-    try {
-      const kept = await app.inject({ url: '/kept', headers: { 'accept-encoding': 'br' } });
-      expect(kept.headers['content-encoding']).toBe('br');
-      expect(kept.rawPayload.toString()).toBe('the kept copy');
-      expect(made).toEqual([]);
-      const fresh = await app.inject({ url: '/fresh', headers: { 'accept-encoding': 'br' } });
-      expect(brotliDecompressSync(fresh.rawPayload).toString()).toBe(body);
-      expect(made).toEqual(['br']);
-    } finally {
-      await app.close();
-    }
+
+    it("a kept answer keeps its compressed copy, counted in the kept answers' memory: the next reader gets it without compressing again", async () => {
+      const url = `/v1/whatif?${range}&limit=1000`;
+      const first = await askAccepting(url, 'br');
+      expect(first.headers['content-encoding']).toBe('br');
+      expect(first.headers.age).toBeUndefined();
+      const held = await heldBytes();
+      const again = await askAccepting(url, 'br');
+      expect(again.headers.age).toBeDefined();
+      expect(again.headers['content-encoding']).toBe('br');
+      expect(Buffer.compare(again.rawPayload, first.rawPayload)).toBe(0);
+      expect(await heldBytes()).toBe(held);
+      // Another coding of the same kept answer is made once, and counted.
+      const gz = await askAccepting(url, 'gzip');
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(await heldBytes()).toBe(held + gz.rawPayload.length);
+    });
+
+    it('sends the kept compressed copy as it is, and compresses only what has none', async () => {
+      const app = Fastify();
+      const body = JSON.stringify({ text: 'answer '.repeat(300) });
+      const keptCopy = Buffer.from('the kept copy');
+      const made: string[] = [];
+      installAnswerCompression(app, {
+        get: (request, sent, coding) =>
+          request.url === '/kept' && sent === body && coding === 'br' ? keptCopy : undefined,
+        set: (_request, _sent, coding) => void made.push(coding),
+      });
+      app.get('/kept', async (_request, reply) => reply.type('application/json').send(body));
+      app.get('/fresh', async (_request, reply) => reply.type('application/json').send(body));
+      try {
+        const kept = await app.inject({ url: '/kept', headers: { 'accept-encoding': 'br' } });
+        expect(kept.headers['content-encoding']).toBe('br');
+        expect(kept.rawPayload.toString()).toBe('the kept copy');
+        expect(made).toEqual([]);
+        const fresh = await app.inject({ url: '/fresh', headers: { 'accept-encoding': 'br' } });
+        expect(brotliDecompressSync(fresh.rawPayload).toString()).toBe(body);
+        expect(made).toEqual(['br']);
+      } finally {
+        await app.close();
+      }
+    });
   });
 });
 
