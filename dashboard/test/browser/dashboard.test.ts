@@ -673,6 +673,29 @@ describe('dashboard', () => {
     await page.evaluate(() => sessionStorage.clear());
   });
 
+  it('keeps every filter control where it is while the answers fill the site and country lists: a click aimed at "Apply token" lands on it', async () => {
+    await page.setViewport({ width: 1280, height: 900 });
+    // A registered site with a long name, wider than any control's own width.
+    await app.sites.register('checkout.a-rather-long-shop-name.example.com', newReadToken().hash);
+    const places = () =>
+      page.$$eval('#filters select, #filters input, #filters button', (els) =>
+        els.map((e) => {
+          const r = e.getBoundingClientRect();
+          return `${(e as HTMLInputElement).name || e.id} ${Math.round(r.x)},${Math.round(r.y)} ${Math.round(r.width)}`;
+        }),
+      );
+    // As early as a person can click: the page's script has run, none of its answers has arrived.
+    await page.goto(`${base}/?range=30d`, { waitUntil: 'domcontentloaded' });
+    const before = await places();
+    await page.waitForFunction(() => document.body.dataset.panels === 'settled', { timeout: 60_000 });
+    // The lists did fill in: the registered sites and dozens of countries.
+    expect(await page.$$eval('select[name=site] option', (o) => o.map((x) => x.value))).toContain(
+      'checkout.a-rather-long-shop-name.example.com',
+    );
+    expect(await page.$$eval('select[name=country] option', (o) => o.length)).toBeGreaterThan(30);
+    expect(await places()).toEqual(before);
+  });
+
   it('fits a phone screen and can be used with the keyboard', async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true });
     await page.goto(`${base}/?range=7d`);

@@ -16,8 +16,9 @@ export type TestCollector = Awaited<ReturnType<typeof buildApp>>;
 
 /**
  * The built dashboard and a ready collector serving it. Load shedding is off (a busy test machine lags the
- * event loop, and a 503 there would not be the dashboard's fault) and so is scheduled probing (tests talk to
- * loopback only); `env` adds or overrides settings.
+ * event loop, and a 503 there would not be the dashboard's fault), so is the per-address limit on reads (a
+ * test file loads the page from one address many times a minute; the limit is the collector's own test's)
+ * and so is scheduled probing (tests talk to loopback only); `env` adds or overrides settings.
  */
 export async function dashboardCollector(work: string, env: Record<string, string> = {}): Promise<TestCollector> {
   const app = await buildApp(
@@ -26,6 +27,7 @@ export async function dashboardCollector(work: string, env: Record<string, strin
       DASHBOARD_DIR: builtDashboard(),
       LOG_LEVEL: 'silent',
       MAX_EVENT_LOOP_DELAY_MS: '0',
+      QUERY_RATE_LIMIT_PER_MINUTE: '0',
       PROBE_INTERVAL_MS: '0',
       // Every answer fresh: records are stored and asked about again at once.
       ANSWER_CACHE_SECONDS: '0',
