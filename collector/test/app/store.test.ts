@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoData } from '../../src/demo/generate';
 import {
   applyRetention,
@@ -98,32 +98,6 @@ const RAW_OF: Record<string, string> = {
   hour: "toStartOfHour(ts, 'UTC')",
   site: 'site',
 };
-
-/**
- * Upgrades a folder to `version`, whose migration adds `table` (cuts with sparse histograms, as sources.ts
- * declares them): each of its `count` cuts counts every stored record, in its records and in the tls and
- * ttfb buckets, and new records reach it through its view.
- */
-async function sparseCutsFilled(
-  version: number,
-  table: string,
-  count: number,
-  check?: (store: Store) => Promise<void>,
-): Promise<void> {
-  await upgradeFolder(version, async (store) => {
-    expect(await migrate(store.ingest)).toEqual(versionsFrom(version));
-    const cuts = cutNumbers(table);
-    expect(cuts.length).toBe(count);
-    const totals = () => rollupTotals(store, table);
-    expect(await totals()).toEqual(
-      cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
-    );
-    await check?.(store);
-    await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: version });
-    expect((await totals()).map((r) => r.records)).toEqual(cuts.map(() => AFTER_ADDING));
-    await check?.(store);
-  });
-}
 
 /**
  * A rollup of every site together without per-site twins counts, in each group of each of its cuts, the
@@ -322,13 +296,73 @@ describe('store', { timeout: 180_000 }, () => {
     });
   });
 
-  it('fills the hourly grain (0013) from the rows of a data folder that predates it: every cut counts every record in its hour', async () => {
-    await upgradeFolder(13, async (store) => {
-      expect(await migrate(store.ingest)).toEqual(versionsFrom(13));
-      const json = async (query: string) =>
-        (await (await store.query.query({ query, format: 'JSONEachRow' })).json<Record<string, number>>()).map((r) =>
-          Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])),
-        );
+  // One data folder from before the first of these rollups (0009), upgraded to today: every later migration
+  // that adds a rollup fills it from the folder's rows, as it would fill it on a folder just one version older.
+  describe('a data folder that predates the crypto rollup (0009), upgraded to today', () => {
+    let store: Store;
+    let dir: string;
+    let applied: number[];
+    beforeAll(async () => {
+      dir = tempDir();
+      store = openStore({ dataDir: dir, clickhouse: null });
+      await migrate(
+        store.ingest,
+        loadMigrations().filter((m) => m.version < 9),
+      );
+      await generateDemoData(store.ingest, { records: FOLDER_RECORDS, days: 10, seed: 9 });
+      applied = await migrate(store.ingest);
+    }, 180_000);
+    afterAll(async () => {
+      await store?.close();
+      if (dir) removeDir(dir);
+    });
+
+    const json = async (query: string) =>
+      (await (await store.query.query({ query, format: 'JSONEachRow' })).json<Record<string, number>>()).map((r) =>
+        Object.fromEntries(Object.entries(r).map(([k, v]) => [k, Number(v)])),
+      );
+    /** The rollups of sparse cuts these migrations add: what, table, cuts, and whether groups count sites. */
+    const SPARSE_CUTS = [
+      { what: 'the crypto rollup by one crypto column at a time (0015)', table: 'handshakes_crypto_cuts', count: 8 },
+      { what: 'the country cuts (0016)', table: 'handshakes_country_cuts', count: 6 },
+      { what: 'the evidence cuts (0017)', table: 'handshakes_evidence_cuts', count: 4 },
+      { what: 'the country and key-exchange group cuts (0018)', table: 'handshakes_country_group_cuts', count: 2 },
+      { what: 'the signature scheme cuts (0021)', table: 'handshakes_signature_cuts', count: 2 },
+      // Rollups of every site together without per-site twins: each group counts the sites its raw rows hold.
+      { what: 'the crypto columns by the hour (0028)', table: 'handshakes_crypto_per_hour', count: 5, sites: true },
+      { what: 'the country and crypto cuts (0029)', table: 'handshakes_country_crypto_cuts', count: 4, sites: true },
+    ];
+    /** The hourly grain's cuts of every site by browser and by source alone (0027). */
+    const HOURLY_ALL_SITES_CUTS = (['browser', 'source'] as const).map((c) =>
+      hourlyCutNumber([c, 'protocol', 'tlsVersion', 'resumed', 'handshakeClass']),
+    );
+    /** Per group of those cuts: records, distinct clients and sites, and the tls buckets, from `from`. */
+    const hourlyAllSitesGroups = async (from: string) =>
+      (
+        await (
+          await store.query.query({
+            query: `SELECT cut, site, browser, source, toUnixTimestamp(hour) AS h, protocol, tlsVersion, resumed,
+                      handshakeClass, sum(records) AS n, uniqUpToMerge(99)(clients) AS clients,
+                      uniqUpToMerge(99)(sites) AS sites, toString(sumMap(tls_hist)) AS tls
+                    FROM ${from} WHERE cut IN (${HOURLY_ALL_SITES_CUTS.join(', ')})
+                    GROUP BY cut, site, browser, source, h, protocol, tlsVersion, resumed, handshakeClass ORDER BY ALL`,
+            format: 'JSONEachRow',
+          })
+        ).json<Record<string, unknown>>()
+      ).map((r) => JSON.stringify(r));
+    const hourlyView = () => `(${viewsInForce().find((v) => v.name === 'handshakes_per_hour_mv')!.select})`;
+
+    it('applies every migration from 0009 on, once', () => {
+      expect(applied).toEqual(versionsFrom(9));
+    });
+
+    it('fills the crypto rollup (0009) from its rows: both cuts count every record', async () => {
+      expect(await rollupTotals(store, 'handshakes_crypto_per_day')).toEqual(
+        [0, 1].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
+      );
+    });
+
+    it('fills the hourly grain (0013) from its rows: every cut counts every record in its hour', async () => {
       // Per cut and hour: the records, and the values in the tls and ttfb buckets, are the raw table's of that hour.
       const raw = await json(
         'SELECT toUnixTimestamp(toStartOfHour(ts)) AS h, count() AS n FROM handshakes GROUP BY h ORDER BY h',
@@ -347,98 +381,53 @@ describe('store', { timeout: 180_000 }, () => {
           c.name,
         ).toEqual(raw.map(({ h, n }) => ({ h, n, tls: n, ttfb: n })));
       }
-      // New records reach it through its view.
-      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 13 });
-      expect(await json('SELECT sum(records) AS n FROM handshakes_per_hour')).toEqual([{ n: 10 * AFTER_ADDING }]);
     });
-  });
 
-  it("derives the hourly grain's cuts of every site by browser and by source alone (0027) from its stored rows: each holds what its view computes from the records; new records reach them", async () => {
-    await upgradeFolder(27, async (store) => {
-      expect(await migrate(store.ingest)).toEqual(versionsFrom(27));
-      const mix = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'] as const;
+    it.each(SPARSE_CUTS)(
+      'fills $what from its rows: each of its $count cuts counts every record (and, where it counts them, each group the registered sites its raw rows hold)',
+      async ({ table, count, sites }) => {
+        const cuts = cutNumbers(table);
+        expect(cuts.length).toBe(count);
+        expect(await rollupTotals(store, table)).toEqual(
+          cuts.map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
+        );
+        if (sites) await sitesCountedInEachGroup(table)(store);
+      },
+    );
+
+    it("derives the hourly grain's cuts of every site by browser and by source alone (0027) from its stored rows: each holds what its view computes from the records", async () => {
       // Every site together only (not per site): the cuts sources.ts reads.
-      const cuts = (['browser', 'source'] as const).map((c) => hourlyCutNumber([c, ...mix]));
-      expect(cuts).toEqual([1667, 1795]);
-      expect(CUTS.filter((c) => cuts.some((n) => c.where === `cut = ${n}`)).map((c) => c.sites)).toEqual([
-        'all',
-        'all',
-      ]);
-      const view = viewsInForce().find((v) => v.name === 'handshakes_per_hour_mv')!;
-      // Per group of each new cut: records, distinct clients and sites, and the tls buckets.
-      const groups = async (from: string) =>
-        (
-          await (
-            await store.query.query({
-              query: `SELECT cut, site, browser, source, toUnixTimestamp(hour) AS h, protocol, tlsVersion, resumed,
-                        handshakeClass, sum(records) AS n, uniqUpToMerge(99)(clients) AS clients,
-                        uniqUpToMerge(99)(sites) AS sites, toString(sumMap(tls_hist)) AS tls
-                      FROM ${from} WHERE cut IN (${cuts.join(', ')})
-                      GROUP BY cut, site, browser, source, h, protocol, tlsVersion, resumed, handshakeClass ORDER BY ALL`,
-              format: 'JSONEachRow',
-            })
-          ).json<Record<string, unknown>>()
-        ).map((r) => JSON.stringify(r));
-      const derived = await groups('handshakes_per_hour');
+      expect(HOURLY_ALL_SITES_CUTS).toEqual([1667, 1795]);
+      expect(
+        CUTS.filter((c) => HOURLY_ALL_SITES_CUTS.some((n) => c.where === `cut = ${n}`)).map((c) => c.sites),
+      ).toEqual(['all', 'all']);
+      const derived = await hourlyAllSitesGroups('handshakes_per_hour');
       expect(derived.length).toBeGreaterThan(200);
-      expect(derived).toEqual(await groups(`(${view.select})`));
-      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 27 });
-      const after = await groups('handshakes_per_hour');
-      expect(after).not.toEqual(derived);
-      expect(after).toEqual(await groups(`(${view.select})`));
+      expect(derived).toEqual(await hourlyAllSitesGroups(hourlyView()));
+    });
+
+    it('new records reach every one of these rollups through its view; running 0027 again adds nothing', async () => {
+      const before = await hourlyAllSitesGroups('handshakes_per_hour');
+      const stored = Number((await json('SELECT count() AS n FROM handshakes'))[0]!.n);
+      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 90 });
+      const total = stored + ADDED_RECORDS;
+      expect((await rollupTotals(store, 'handshakes_crypto_per_day')).map((r) => r.records)).toEqual([total, total]);
+      expect(await json('SELECT sum(records) AS n FROM handshakes_per_hour')).toEqual([{ n: 10 * total }]);
+      for (const { table, sites } of SPARSE_CUTS) {
+        expect(
+          (await rollupTotals(store, table)).map((r) => r.records),
+          table,
+        ).toEqual(cutNumbers(table).map(() => total));
+        if (sites) await sitesCountedInEachGroup(table)(store);
+      }
+      const after = await hourlyAllSitesGroups('handshakes_per_hour');
+      expect(after).not.toEqual(before);
+      expect(after).toEqual(await hourlyAllSitesGroups(hourlyView()));
       // Running it again adds nothing: its derivation runs only while the new cuts are empty.
       for (const statement of loadMigrations().find((m) => m.version === 27)!.statements)
         await store.ingest.command({ query: statement });
-      expect(await groups('handshakes_per_hour')).toEqual(after);
+      expect(await hourlyAllSitesGroups('handshakes_per_hour')).toEqual(after);
     });
-  });
-
-  it('fills the crypto rollup (0009) from the rows of a data folder that predates it: both cuts count every record', async () => {
-    await upgradeFolder(9, async (store) => {
-      expect(await migrate(store.ingest)).toEqual(versionsFrom(9));
-      expect(await rollupTotals(store, 'handshakes_crypto_per_day')).toEqual(
-        [0, 1].map((cut) => ({ cut, records: FOLDER_RECORDS, tls: FOLDER_RECORDS, ttfb: FOLDER_RECORDS })),
-      );
-      // New records reach it through its view.
-      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 9 });
-      expect((await rollupTotals(store, 'handshakes_crypto_per_day')).map((r) => r.records)).toEqual([
-        AFTER_ADDING,
-        AFTER_ADDING,
-      ]);
-    });
-  });
-
-  it('fills the crypto rollup by one crypto column at a time (0015) from the rows of a data folder that predates it: each of its eight cuts counts every record', async () => {
-    await sparseCutsFilled(15, 'handshakes_crypto_cuts', 8);
-  });
-
-  it('fills the country cuts (0016) from the rows of a data folder that predates them: each of their six cuts counts every record', async () => {
-    await sparseCutsFilled(16, 'handshakes_country_cuts', 6);
-  });
-
-  it('fills the evidence cuts (0017) from the rows of a data folder that predates them: each of their four cuts counts every record', async () => {
-    await sparseCutsFilled(17, 'handshakes_evidence_cuts', 4);
-  });
-
-  it('fills the country and key-exchange group cuts (0018) from the rows of a data folder that predates them: both cuts count every record', async () => {
-    await sparseCutsFilled(18, 'handshakes_country_group_cuts', 2);
-  });
-
-  it('fills the signature scheme cuts (0021) from the rows of a data folder that predates them: both cuts count every record', async () => {
-    await sparseCutsFilled(21, 'handshakes_signature_cuts', 2);
-  });
-
-  it('fills the crypto columns by the hour (0028) from the rows of a data folder that predates them: each of their five cuts counts every record, and each group the registered sites the raw rows hold', async () => {
-    await sparseCutsFilled(28, 'handshakes_crypto_per_hour', 5, sitesCountedInEachGroup('handshakes_crypto_per_hour'));
-  });
-
-  it('fills the country and crypto cuts (0029) from the rows of a data folder that predates them: each of their four cuts counts every record, and each group the registered sites the raw rows hold', async () => {
-    await sparseCutsFilled(
-      29,
-      'handshakes_country_crypto_cuts',
-      4,
-      sitesCountedInEachGroup('handshakes_country_crypto_cuts'),
-    );
   });
 
   it('narrows the stored client hashes (0020) and every cell still counts the clients it counted; a client counted before counts once with its new records; running it again changes nothing', async () => {
