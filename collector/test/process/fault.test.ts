@@ -1,8 +1,8 @@
 /**
  * Fault tests on the real collector process and its real embedded store, loopback only, each bounded:
  * (a) kill -9 under full-speed load, restart: every acknowledged record stored exactly once;
- * (b) the store's data folder read-only for 30 s under load: 202s continue into the spool, then 503 at
- *     the cap, and after recovery every acknowledged record arrives exactly once;
+ * (b) the store's data folder read-only under load until the spool is full: 202s continue into the spool,
+ *     then 503 at the cap, and after recovery every acknowledged record arrives exactly once;
  * (c) the same batch sent 5 times concurrently over HTTP is stored once;
  * (d) the spool's own folder read-only: 503, nothing acknowledged that was not written;
  * (e) a graceful shutdown while the store fails: bounded, the spool kept and replayed at the next start.
@@ -138,7 +138,7 @@ describe('fault tests (real process, real embedded store)', () => {
     expect(stored.size).toBe(load.stats.sent.size);
   }, 300_000);
 
-  it('(b) store read-only for 30 s under load: 202s go on into the spool, 503 + Retry-After at the cap, then all arrive exactly once', async () => {
+  it('(b) store read-only under load until the spool is full: 202s go on into the spool, 503 + Retry-After at the cap, then all arrive exactly once', async () => {
     const dataDir = tempDir('tlsrum-fault-b-');
     dirs.push(dataDir);
     const RECORDS = 20;
@@ -153,7 +153,11 @@ describe('fault tests (real process, real embedded store)', () => {
       await sleep(1000);
       setReadOnly(join(dataDir, 'store'), true);
       load.markFault();
-      await sleep(30_000);
+      // Read-only until the spool is full (its cap answers 503), and a while longer at the cap.
+      const deadline = Date.now() + 120_000;
+      const full = async () => ((await scrape(c, 'tlsrum_batches_rejected_total{reason="spool_full"}')) ?? 0) > 0;
+      while (!(await full()) && Date.now() < deadline) await sleep(250);
+      await sleep(3000);
       setReadOnly(join(dataDir, 'store'), false);
       // The store is back: the flusher's next retry (≤ 8 s backoff) drains the spool while load goes on.
       await sleep(3000);
