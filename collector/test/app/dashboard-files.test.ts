@@ -1,7 +1,8 @@
 /**
  * The dashboard's files as a browser receives them: the build's compressed copy the browser accepts
  * (brotli, else gzip), with the original's type and cache rule; the file itself to a browser that accepts
- * neither, or when the build left no copy.
+ * neither, or when the build left no copy. A dashboard built while the collector runs is served at the next
+ * reload; an unknown path is the API's own 404.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,6 +67,49 @@ describe('the dashboard files', () => {
       expect(small.statusCode).toBe(200);
       expect(small.headers['content-encoding']).toBeUndefined();
       expect(small.body).toBe('body{margin:0}');
+    });
+  });
+
+  it('built while the collector runs, are served at the next reload: the page instead of "not built", its new hashed files too', async () => {
+    const later = join(tempDir('tlsrum-dash-later-'), 'dist');
+    try {
+      await withApp({ DASHBOARD_DIR: later }, async ({ app }) => {
+        const before = await get(app, '/');
+        expect(before.statusCode).toBe(200);
+        expect(before.body).toContain('The dashboard is not built');
+        expect((await get(app, '/assets/main-def456.js')).statusCode).toBe(404);
+        // The build writes its folder while the collector runs.
+        mkdirSync(join(later, 'assets'), { recursive: true });
+        writeFileSync(join(later, 'index.html'), PAGE.replace('abc123', 'def456'));
+        writeFileSync(join(later, 'assets', 'main-def456.js'), SCRIPT);
+        const page = await get(app, '/');
+        expect(page.statusCode).toBe(200);
+        expect(page.headers['content-type']).toMatch(/^text\/html/);
+        expect(page.headers['cache-control']).toBe('no-cache');
+        expect(page.body).toBe(PAGE.replace('abc123', 'def456'));
+        const script = await get(app, '/assets/main-def456.js');
+        expect(script.statusCode).toBe(200);
+        expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+        expect(script.body).toBe(SCRIPT);
+      });
+    } finally {
+      removeDir(join(later, '..'));
+    }
+  });
+
+  it("answer an unknown path with the API's own 404, and nothing outside the folder", async () => {
+    await withApp({ DASHBOARD_DIR: join(dir, 'assets') }, async ({ app }) => {
+      for (const url of ['/no-such-file.js', '/v1/no-such-route']) {
+        const res = await get(app, url);
+        expect(res.statusCode, url).toBe(404);
+        expect(res.json(), url).toEqual({ statusCode: 404, error: 'Not Found', message: 'no such route' });
+      }
+      // The folder's parent holds index.html: no way up to it.
+      for (const url of ['/../index.html', '/%2e%2e/index.html', '/assets/..%2f..%2findex.html']) {
+        const res = await get(app, url);
+        expect([403, 404], url).toContain(res.statusCode);
+        expect(res.body, url).not.toContain('<title>tlsrum</title>');
+      }
     });
   });
 });
