@@ -71,16 +71,21 @@ const versionsFrom = (version: number) =>
     .map((m) => m.version)
     .filter((v) => v >= version);
 
+/** Migrates an empty store up to (not including) `version` and fills it with generated records. */
+async function fillOlderFolder(store: Store, version: number): Promise<void> {
+  await migrate(
+    store.ingest,
+    loadMigrations().filter((m) => m.version < version),
+  );
+  await generateDemoData(store.ingest, { records: FOLDER_RECORDS, days: 10, seed: version });
+}
+
 /** A data folder migrated up to (not including) `version`, holding generated records, for an upgrade test. */
 async function upgradeFolder(version: number, test: (store: Store) => Promise<void>): Promise<void> {
   const dir = tempDir();
   const store = openStore({ dataDir: dir, clickhouse: null });
   try {
-    await migrate(
-      store.ingest,
-      loadMigrations().filter((m) => m.version < version),
-    );
-    await generateDemoData(store.ingest, { records: FOLDER_RECORDS, days: 10, seed: version });
+    await fillOlderFolder(store, version);
     await test(store);
   } finally {
     await store.close();
@@ -305,11 +310,7 @@ describe('store', { timeout: 180_000 }, () => {
     beforeAll(async () => {
       dir = tempDir();
       store = openStore({ dataDir: dir, clickhouse: null });
-      await migrate(
-        store.ingest,
-        loadMigrations().filter((m) => m.version < 9),
-      );
-      await generateDemoData(store.ingest, { records: FOLDER_RECORDS, days: 10, seed: 9 });
+      await fillOlderFolder(store, 9);
       applied = await migrate(store.ingest);
     }, 180_000);
     afterAll(async () => {
