@@ -57,7 +57,7 @@ export interface CellQuery {
   dimensions: readonly Dimension[];
   bucket?: Bucket;
   metrics: MetricSet;
-  /** Most groups answered; one more is fetched to tell the caller the answer was cut. */
+  /** Most groups answered; one more is fetched to tell the caller the answer was cut (Infinity: every group). */
   limit: number;
   /** Rows in any order (default: by time bucket, then dimensions). */
   unordered?: boolean;
@@ -133,7 +133,7 @@ export function buildCellSql(
     if (q.filters.site === null) throw new Error("the owner's own runs are read for one site only");
     where.push('owner = 1');
   }
-  params.limit = q.limit + 1;
+  if (Number.isFinite(q.limit)) params.limit = q.limit + 1;
 
   const groupKeys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
   const grouped = (select: string[], from: string[]) =>
@@ -168,10 +168,11 @@ export function buildCellSql(
       groupKeys.length ? 'LEFT JOIN' : 'CROSS JOIN'
     } (\n${sites}\n) AS sites${groupKeys.length ? ` USING (${groupKeys.join(', ')})` : ''}`;
   }
-  // Unordered: any rows up to the limit, for a caller that reads them into a map and drops an answer past it
-  // (the joint cells); sorting tens of thousands of rows by their text keys costs more than reading them.
+  // Unordered: for a caller that sums the rows again (the joint cells, jointMixSql); sorting tens of thousands
+  // of rows by their text keys costs more than reading them.
   const order = groupKeys.length && !q.unordered ? `ORDER BY ${groupKeys.join(', ')}` : '';
-  const sql = [cells, order, 'LIMIT {limit:UInt32}'].filter(Boolean).join('\n');
+  const limit = Number.isFinite(q.limit) ? 'LIMIT {limit:UInt32}' : '';
+  const sql = [cells, order, limit].filter(Boolean).join('\n');
   return { sql, params, readTable: src };
 }
 
@@ -311,31 +312,33 @@ export async function queryCells(
     .slice(0, q.limit)
     .map((r) =>
       toCell(r, q, minClients, readTable.agg.clientsCap, cap, minSites, (records) =>
-        protectedMix(joint, cellKey(r, q), records),
+        protectedMix(joint?.get(cellKey(r, q)), records),
       ),
     );
   return { cells, truncated, table: readTable.name === 'raw' ? 'raw' : 'rollup' };
 }
 
 /**
- * The columns a record's mix values come from (`mode` is computed from the class and the resumption):
- * the joint cells below group by all of them at once.
+ * The columns a record's mix values come from, and the mixes computed from them (`mode` from the class and
+ * the resumption): the joint cells below group by all of them at once.
  */
 const MIX_COLUMNS = ['protocol', 'tlsVersion', 'handshakeClass', 'resumed'] as const satisfies readonly Dimension[];
-const JOINT_LIMIT = 100_000;
-type MixColumn = (typeof MIX_COLUMNS)[number];
-export type JointCell = { values: Partial<Record<MixColumn, string>>; records: number; shown: boolean };
+const MIX_NAMES = Object.keys(MIXES) as MixName[];
 
-/** A cell's key in the joint cells' map: its time bucket (0 without one), then its dimensions' values. */
-const keyOf = (q: Pick<CellQuery, 'bucket'>, t: unknown, values: readonly unknown[]) =>
-  JSON.stringify([q.bucket ? Number(t) : 0, ...values.map(String)]);
-
-const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) =>
-  keyOf(
-    q,
-    row.t,
-    q.dimensions.map((d) => row[`d_${d}`]),
-  );
+/**
+ * One cell's joint cells (the cell × protocol × TLS version × class × resumed), summed by the store
+ * (jointMixSql): all protectedMix needs to know of them.
+ */
+export interface JointSummary {
+  /** Joint cells hidden as a cell of their own would be (too few clients; without a token, too few sites). */
+  hidden: number;
+  /** The mix values of the smallest shown joint cell (ties: the first by the mix columns' values); null: none shown. */
+  smallest: Record<MixName, string> | null;
+  /** Per mix, per value: the records of the joint cells holding it… */
+  records: Record<MixName, Record<string, number>>;
+  /** …and the values a hidden one holds. */
+  held: Record<MixName, string[]>;
+}
 
 /**
  * A handshake cell's mixes get the protection its sub-groups would get as cells of their own. Its records
@@ -346,112 +349,101 @@ const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) =>
  * counts shown joint cells only. So no share times the cell's records, nor any sum or difference of
  * such products and the answer's counts, gives the records of a group with fewer than `minClients`
  * clients. The joint cells are read from the smallest source holding the cell's dimensions and the mix
- * columns: the cell's own cut or a larger one, and the raw table where no cut holds them all (an hourly
- * series over the rollup: its hourly cuts hold protocol and TLS version only) — correct, and slower there.
+ * columns: the cell's own cut or a larger one, and the raw table where no cut holds them all.
+ *
+ * The store sums each cell's joint cells into one row (JointSummary): an hourly series over a month has
+ * tens of thousands of joint cells, and reading them out one by one cost more than the query itself.
  */
-async function jointMixCells(
-  client: ClickHouseClient,
+export function jointMixSql(
   q: CellQuery,
   minClients: number,
-): Promise<Map<string, JointCell[]> | null> {
-  const built = buildCellSql(
+): { sql: string; params: Record<string, string | number>; readTable: ReadTable } {
+  const joint = buildCellSql(
     {
       ...q,
-      dimensions: [...new Set([...q.dimensions, ...MIX_COLUMNS])],
+      dimensions: [...new Set([...q.dimensions, ...MIX_COLUMNS, ...MIX_NAMES])],
       metrics: 'counts',
-      limit: JOINT_LIMIT,
+      limit: Infinity,
       unordered: true,
     },
     minClients,
   );
-  // Tens of thousands of rows for an hourly series: arrays under one header parse faster than objects.
-  const [names, ...rows] = await (
-    await client.query({ query: built.sql, query_params: built.params, format: 'JSONCompactEachRowWithNames' })
-  ).json<unknown[]>();
-  if (rows.length > JOINT_LIMIT) return null;
-  const at = (name: string) => (names as string[]).indexOf(name);
-  const records = at('n_records');
-  const clients = at('n_clients');
-  const sites = at('n_sites'); // -1: no k-sites count in this answer
-  const t = at('t');
-  const dims = q.dimensions.map((d) => at(`d_${d}`));
-  const [protocol, tlsVersion, handshakeClass, resumed] = [
-    at('d_protocol'),
-    at('d_tlsVersion'),
-    at('d_handshakeClass'),
-    at('d_resumed'),
-  ] as const;
-  const minSites = spansSites(q.filters) ? q.filters.minSites! : 1;
-  const out = new Map<string, JointCell[]>();
+  const params: Record<string, string | number> = { ...joint.params, minClients };
+  // Without a token every site together is read with the count of registered sites behind each joint cell.
+  let shown = 'n_clients >= {minClients:UInt32}';
+  if (spansSites(q.filters)) {
+    shown += ' AND NOT (n_sites > 0 AND n_sites < {minSites:UInt32})';
+    params.minSites = q.filters.minSites!;
+  }
+  const keys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
+  const byValue = MIX_COLUMNS.map((c) => `d_${c}`).join(', ');
+  const sql = [
+    `SELECT ${[
+      ...keys,
+      'countIf(NOT shown) AS hidden',
+      'countIf(shown) AS shown_cells',
+      `argMinIf((${MIX_NAMES.map((m) => `d_${m}`).join(', ')}), (n_records, ${byValue}), shown) AS smallest`,
+      ...MIX_NAMES.flatMap((m) => [
+        `sumMap(map(d_${m}, n_records)) AS records_${m}`,
+        `groupUniqArrayIf(d_${m}, NOT shown) AS held_${m}`,
+      ]),
+    ].join(',\n  ')}`,
+    `FROM (SELECT *, ${shown} AS shown FROM (\n${joint.sql}\n) WHERE n_records > 0)`,
+    keys.length ? `GROUP BY ${keys.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('\n');
+  return { sql, params, readTable: joint.readTable };
+}
+
+/** A cell's key in the joint cells' map: its time bucket (0 without one), then its dimensions' values. */
+const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) =>
+  JSON.stringify([q.bucket ? Number(row.t) : 0, ...q.dimensions.map((d) => String(row[`d_${d}`]))]);
+
+/** Each cell's JointSummary by its key (cellKey). */
+async function jointMixCells(
+  client: ClickHouseClient,
+  q: CellQuery,
+  minClients: number,
+): Promise<Map<string, JointSummary>> {
+  const built = jointMixSql(q, minClients);
+  const rows = await (
+    await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })
+  ).json<Row>();
+  const out = new Map<string, JointSummary>();
   for (const r of rows) {
-    const n = Number(r[records]);
-    if (n <= 0) continue;
-    const shown = Number(r[clients]) >= minClients && !(sites >= 0 && fewSites(Number(r[sites]), minSites));
-    const values = {
-      protocol: String(r[protocol]),
-      tlsVersion: String(r[tlsVersion]),
-      handshakeClass: String(r[handshakeClass]),
-      resumed: String(r[resumed]),
-    };
-    const key = keyOf(
-      q,
-      r[t],
-      dims.map((i) => r[i]),
-    );
-    const list = out.get(key);
-    if (list) list.push({ values, records: n, shown });
-    else out.set(key, [{ values, records: n, shown }]);
+    const smallest = r.smallest as string[];
+    out.set(cellKey(r, q), {
+      hidden: Number(r.hidden),
+      smallest:
+        Number(r.shown_cells) > 0
+          ? (Object.fromEntries(MIX_NAMES.map((m, i) => [m, String(smallest[i])])) as Record<MixName, string>)
+          : null,
+      records: Object.fromEntries(MIX_NAMES.map((m) => [m, r[`records_${m}`]])) as JointSummary['records'],
+      held: Object.fromEntries(MIX_NAMES.map((m) => [m, r[`held_${m}`]])) as JointSummary['held'],
+    });
   }
   return out;
 }
 
-/** A mix value of a joint cell: the column's own value, or `mode` computed as the dimension does. */
-function mixValue(m: MixName, v: JointCell['values']): string | undefined {
-  if (m !== 'mode') return v[m];
-  if (v.handshakeClass === undefined || v.resumed === undefined) return undefined;
-  return v.handshakeClass === '0rtt'
-    ? '0-RTT'
-    : v.resumed === 'true'
-      ? 'resumed'
-      : v.resumed === 'false'
-        ? 'full'
-        : 'unknown';
-}
-
-/** Joint cells of one cell in the order of their mix columns' values (the order ClickHouse sorts them in). */
-function byValues(a: JointCell, b: JointCell): number {
-  for (const c of MIX_COLUMNS) {
-    const x = a.values[c] ?? '';
-    const y = b.values[c] ?? '';
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return 0;
-}
-
-/** Every mix with no value: what a cell shows when its joint cells were too many to read. */
+/** Every mix with no value: what a cell shows when its joint cells are unknown. */
 function emptyMix(): NonNullable<Cell['mix']> {
   return Object.fromEntries(Object.keys(MIXES).map((m) => [m, {}])) as NonNullable<Cell['mix']>;
 }
 
-export function protectedMix(joint: Map<string, JointCell[]> | null, key: string, records: number): Cell['mix'] {
+/**
+ * A cell's mixes from its joint cells: a value held by a hidden joint cell — or, beside a lone hidden one, by
+ * the smallest shown one — is left out; every other value's share counts its joint cells' records.
+ */
+export function protectedMix(joint: JointSummary | undefined, records: number): Cell['mix'] {
   const mix = emptyMix() as Record<MixName, Record<string, number>>;
-  const cells = joint?.get(key);
-  if (!cells) return mix;
-  const hidden = cells.filter((c) => !c.shown);
-  if (hidden.length === 1) {
-    // Ties go to the first by value, whatever order the rows came in: the same answer every time.
-    const smallest = cells.filter((c) => c.shown).sort((a, b) => a.records - b.records || byValues(a, b))[0];
-    if (smallest) smallest.shown = false;
-  }
-  for (const m of Object.keys(MIXES) as MixName[]) {
-    if (cells.some((c) => mixValue(m, c.values) === undefined)) continue;
-    const withheld = new Set(cells.filter((c) => !c.shown).map((c) => mixValue(m, c.values)));
+  if (!joint) return mix;
+  const alsoHidden = joint.hidden === 1 ? joint.smallest : null;
+  for (const m of MIX_NAMES)
     for (const v of MIXES[m]) {
-      if (withheld.has(v)) continue;
-      const n = cells.filter((c) => mixValue(m, c.values) === v).reduce((a, c) => a + c.records, 0);
-      mix[m][v] = share(n, records);
+      if (joint.held[m].includes(v) || alsoHidden?.[m] === v) continue;
+      mix[m][v] = share(Number(joint.records[m][v] ?? 0), records);
     }
-  }
   return mix;
 }
 
