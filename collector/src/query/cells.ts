@@ -369,7 +369,7 @@ export function jointMixSql(
     minClients,
   );
   const params: Record<string, string | number> = { ...joint.params, minClients };
-  // Without a token every site together is read with the count of registered sites behind each joint cell.
+  // A joint cell is shown by toCell's rules, in SQL: enough clients and, without a token, not few sites (fewSites).
   let shown = 'n_clients >= {minClients:UInt32}';
   if (spansSites(q.filters)) {
     shown += ' AND NOT (n_sites > 0 AND n_sites < {minSites:UInt32})';
