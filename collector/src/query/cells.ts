@@ -329,7 +329,7 @@ const MIX_NAMES = Object.keys(MIXES) as MixName[];
  * One cell's joint cells (the cell × protocol × TLS version × class × resumed), summed by the store
  * (jointMixSql): all protectedMix needs to know of them.
  */
-export interface JointSummary {
+interface JointSummary {
   /** Joint cells hidden as a cell of their own would be (too few clients; without a token, too few sites). */
   hidden: number;
   /** The mix values of the smallest shown joint cell (ties: the first by the mix columns' values); null: none shown. */
@@ -354,10 +354,7 @@ export interface JointSummary {
  * The store sums each cell's joint cells into one row (JointSummary): an hourly series over a month has
  * tens of thousands of joint cells, and reading them out one by one cost more than the query itself.
  */
-export function jointMixSql(
-  q: CellQuery,
-  minClients: number,
-): { sql: string; params: Record<string, string | number>; readTable: ReadTable } {
+function jointMixSql(q: CellQuery, minClients: number): { sql: string; params: Record<string, string | number> } {
   const joint = buildCellSql(
     {
       ...q,
@@ -393,7 +390,7 @@ export function jointMixSql(
   ]
     .filter(Boolean)
     .join('\n');
-  return { sql, params, readTable: joint.readTable };
+  return { sql, params };
 }
 
 /** A cell's key in the joint cells' map: its time bucket (0 without one), then its dimensions' values. */
@@ -435,7 +432,7 @@ function emptyMix(): NonNullable<Cell['mix']> {
  * A cell's mixes from its joint cells: a value held by a hidden joint cell — or, beside a lone hidden one, by
  * the smallest shown one — is left out; every other value's share counts its joint cells' records.
  */
-export function protectedMix(joint: JointSummary | undefined, records: number): Cell['mix'] {
+function protectedMix(joint: JointSummary | undefined, records: number): Cell['mix'] {
   const mix = emptyMix() as Record<MixName, Record<string, number>>;
   if (!joint) return mix;
   const alsoHidden = joint.hidden === 1 ? joint.smallest : null;
