@@ -91,19 +91,21 @@ describe('cluster DDL', () => {
   it("derives a rollup's rows from its own through the Distributed tables, and leaves back-fills from the raw rows to the operator", () => {
     const inserts = stmts.filter((s) => s.startsWith('INSERT'));
     // 0024's site counts: the four rollups read for every site together, each from itself; 0027's hourly cuts
-    // by browser or source alone, from the hourly grain's cut by the three together.
+    // by browser or source alone, from the hourly grain's cut by the three together; 0030's copy of the hourly
+    // grain sorted another way, from the grain.
     expect(inserts.map((s) => /^INSERT INTO (\S+)/.exec(s)![1])).toEqual([
       'tlsrum.handshakes_cuts',
       'tlsrum.handshakes_per_hour',
       'tlsrum.handshakes_country_cuts',
       'tlsrum.handshakes_country_group_cuts',
       'tlsrum.handshakes_per_hour',
+      'tlsrum.handshakes_per_hour_resorted',
     ]);
     for (const s of inserts) {
       const target = /^INSERT INTO (\S+)/.exec(s)![1]!;
       const sources = [...s.matchAll(/\bFROM (\S+)/g)].map((x) => x[1]);
       expect(sources.length).toBeGreaterThan(0);
-      for (const source of sources) expect(source).toBe(target);
+      for (const source of sources) expect(source).toBe(target.replace(/_resorted$/, ''));
     }
     // The single-node back-fills (0003's: a view's SELECT over the raw table) have no cluster statement.
     const backfills = loadMigrations()
@@ -192,6 +194,34 @@ describe('cluster DDL', () => {
     expect(setting).toEqual([
       'ALTER TABLE tlsrum.handshakes_local ON CLUSTER rum_cluster MODIFY SETTING replicated_deduplication_window = 20000',
     ]);
+  });
+
+  it('re-sorts a sharded rollup on every shard: a fresh copy under a new replication path, filled through the Distributed tables before the local tables swap', async () => {
+    const resort = clusterStatements(migrations, layout)
+      .filter((s) => s.version === 30)
+      .map((s) => s.sql);
+    const brief = resort.map((s) => s.split('\n')[0]!.replace(/ SELECT .*/, ''));
+    expect(brief).toEqual([
+      'DROP VIEW IF EXISTS tlsrum.handshakes_per_hour_mv ON CLUSTER rum_cluster SYNC',
+      // An earlier run's copy, in either layout.
+      'DROP TABLE IF EXISTS tlsrum.handshakes_per_hour_resorted ON CLUSTER rum_cluster SYNC',
+      'DROP TABLE IF EXISTS tlsrum.handshakes_per_hour_resorted_local ON CLUSTER rum_cluster SYNC',
+      'CREATE TABLE tlsrum.handshakes_per_hour_resorted_local ON CLUSTER rum_cluster',
+      'CREATE TABLE tlsrum.handshakes_per_hour_resorted ON CLUSTER rum_cluster AS tlsrum.handshakes_per_hour_resorted_local',
+      'INSERT INTO tlsrum.handshakes_per_hour_resorted SETTINGS insert_distributed_sync = 1',
+      'EXCHANGE TABLES tlsrum.handshakes_per_hour_local AND tlsrum.handshakes_per_hour_resorted_local ON CLUSTER rum_cluster',
+      'DROP TABLE tlsrum.handshakes_per_hour_resorted ON CLUSTER rum_cluster SYNC',
+      'DROP TABLE tlsrum.handshakes_per_hour_resorted_local ON CLUSTER rum_cluster SYNC',
+      'CREATE MATERIALIZED VIEW IF NOT EXISTS tlsrum.handshakes_per_hour_mv ON CLUSTER rum_cluster TO tlsrum.handshakes_per_hour_local',
+    ]);
+    expect(resort[5]).toMatch(/ SELECT \* FROM tlsrum\.handshakes_per_hour$/);
+    // The copy's replication path is its own on each run ({uuid}): after the swap the grain lives there, and
+    // a later run's copy must not meet it.
+    expect(await ast(resort[3]!)).toContain(
+      "Literal '/clickhouse/tables/{shard}/tlsrum/handshakes_per_hour_resorted_local/{uuid}'",
+    );
+    const grain = stmts.find((s) => s.startsWith('CREATE TABLE IF NOT EXISTS tlsrum.handshakes_per_hour_local '))!;
+    expect(await ast(grain)).toContain("Literal '/clickhouse/tables/{shard}/tlsrum/handshakes_per_hour_local'");
   });
 
   it('refuses what it cannot translate and names that are not identifiers', () => {

@@ -431,6 +431,88 @@ describe('store', { timeout: 180_000 }, () => {
     });
   });
 
+  // 0030 copies the hourly grain into a table sorted by the filtered columns before the hour and swaps it in.
+  describe('a data folder whose hourly grain is sorted by the hour first, upgraded (0030)', () => {
+    let store: Store;
+    let dir: string;
+    let before: { groups: string[]; table: string };
+    const resort = loadMigrations().find((m) => m.version === 30)!;
+    const query = async <T>(q: string) => (await store.query.query({ query: q, format: 'JSONEachRow' })).json<T>();
+    /** Every group of the grain, each with all it holds: the sums, the merged states and the maps. */
+    const grainGroups = async (from = 'handshakes_per_hour') =>
+      (
+        await query<Record<string, unknown>>(`
+          SELECT cut, site, country, browser, source, versionEvidence, cryptoSource, toUnixTimestamp(hour) AS h,
+                 protocol, tlsVersion, resumed, handshakeClass, sum(records) AS n, sum(evidenced) AS e,
+                 sum(inferred) AS i, uniqUpToMerge(99)(clients) AS clients, uniqUpToMerge(99)(sites) AS sites,
+                 toString(sumMap(mix_mode)) AS mode, toString(sumMap(dns_hist)) AS dns,
+                 toString(sumMap(tls_hist)) AS tls, toString(sumMap(ttfb_hist)) AS ttfb
+          FROM ${from}
+          GROUP BY cut, site, country, browser, source, versionEvidence, cryptoSource, h, protocol, tlsVersion,
+                   resumed, handshakeClass
+          ORDER BY ALL`)
+      ).map((r) => JSON.stringify(r));
+    const grainTable = async () =>
+      (
+        await query<{ q: string; key: string }>(
+          `SELECT create_table_query AS q, sorting_key AS key FROM system.tables
+           WHERE database = currentDatabase() AND name = 'handshakes_per_hour'`,
+        )
+      )[0]!;
+    /** The table's definition but its sort key: columns, types, codecs, engine, partitions. */
+    const withoutKey = (q: string) => q.replace(/ ORDER BY \(.*?\)/, '');
+    const tables = async () =>
+      (
+        await query<{ name: string }>(
+          "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE 'handshakes_per_hour%' ORDER BY name",
+        )
+      ).map((r) => r.name);
+
+    beforeAll(async () => {
+      dir = tempDir();
+      store = openStore({ dataDir: dir, clickhouse: null });
+      await fillOlderFolder(store, 30);
+      before = { groups: await grainGroups(), table: (await grainTable()).q };
+      // A first start stopped right after the swap, before the copy's old table is dropped and the view made.
+      const exchange = resort.statements.findIndex((s) => s.startsWith('EXCHANGE'));
+      expect(exchange).toBeGreaterThan(0);
+      for (const statement of resort.statements.slice(0, exchange + 1))
+        await store.ingest.command({ query: statement });
+      expect(await migrate(store.ingest)).toEqual([30]);
+    }, 180_000);
+    afterAll(async () => {
+      await store?.close();
+      if (dir) removeDir(dir);
+    });
+
+    it('sorts the grain by site, then the columns a filter names, then the hour, after a start stopped midway', async () => {
+      expect(before.table).toMatch(/ORDER BY \(cut, site, hour, country, /);
+      expect((await grainTable()).key).toBe(
+        'cut, site, country, browser, source, versionEvidence, cryptoSource, hour, protocol, tlsVersion, resumed, handshakeClass',
+      );
+      expect(await tables()).toEqual(['handshakes_per_hour', 'handshakes_per_hour_mv']);
+    });
+
+    it('keeps every group the grain held, with all it holds, and every column, type and codec', async () => {
+      expect(before.groups.length).toBeGreaterThan(1000);
+      expect(await grainGroups()).toEqual(before.groups);
+      expect(withoutKey((await grainTable()).q)).toBe(withoutKey(before.table));
+    });
+
+    it('new records reach the re-sorted grain through its view; running 0030 again changes nothing', async () => {
+      const stored = Number((await query<{ n: number }>('SELECT count() AS n FROM handshakes'))[0]!.n);
+      await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 91 });
+      const total = stored + ADDED_RECORDS;
+      expect(await query('SELECT sum(records) AS n FROM handshakes_per_hour')).toEqual([{ n: 10 * total }]);
+      const hourlyView = `(${viewsInForce().find((v) => v.name === 'handshakes_per_hour_mv')!.select})`;
+      const after = await grainGroups();
+      expect(after).toEqual(await grainGroups(hourlyView));
+      for (const statement of resort.statements) await store.ingest.command({ query: statement });
+      expect(await grainGroups()).toEqual(after);
+      expect(await tables()).toEqual(['handshakes_per_hour', 'handshakes_per_hour_mv']);
+    });
+  });
+
   it('narrows the stored client hashes (0020) and every cell still counts the clients it counted; a client counted before counts once with its new records; running it again changes nothing', async () => {
     await upgradeFolder(20, async (store) => {
       const json = async <T>(query: string) => (await store.query.query({ query, format: 'JSONEachRow' })).json<T>();

@@ -40,6 +40,11 @@ type Placement = 'sharded' | 'everywhere';
 /** What the generator learnt about each table while walking the migrations in order. */
 interface Catalog {
   tables: Map<string, Placement>;
+  /**
+   * The current migration's `EXCHANGE TABLES a AND b`, as b → a: b is a copy of a sorted another way (0030),
+   * created, filled from a and swapped in within the migration.
+   */
+  copies: Map<string, string>;
 }
 
 export interface ClusterStatement {
@@ -85,13 +90,21 @@ function createTable(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   c.tables.set(name, placement);
   const ine = ifNotExists ? 'IF NOT EXISTS ' : '';
   const on = `ON CLUSTER ${l.cluster}`;
+  // A copy swapped in for another table keeps its replication path under the other's name: `{uuid}` (the
+  // table's own, the same on every node of an ON CLUSTER statement) makes each copy's path new, so the
+  // migration can run again after it (or the script be applied twice) without meeting its earlier copy there.
+  const unique = c.copies.has(name) ? '/{uuid}' : '';
   if (placement === 'everywhere') {
-    const engineSql = replicatedEngine(engine[1]!, engine[2], `/clickhouse/tables/all/${l.database}/${name}`);
+    const engineSql = replicatedEngine(engine[1]!, engine[2], `/clickhouse/tables/all/${l.database}/${name}${unique}`);
     const tail = settings(stmt.slice(head.length - 1).replace(MERGE_TREE_ENGINE, engineSql));
     return [`CREATE TABLE ${ine}${qualified(l, name)} ${on}\n${tail}`];
   }
   const local = localName(name);
-  const engineSql = replicatedEngine(engine[1]!, engine[2], `/clickhouse/tables/{shard}/${l.database}/${local}`);
+  const engineSql = replicatedEngine(
+    engine[1]!,
+    engine[2],
+    `/clickhouse/tables/{shard}/${l.database}/${local}${unique}`,
+  );
   const tail = settings(stmt.slice(head.length - 1).replace(MERGE_TREE_ENGINE, engineSql));
   return [
     `CREATE TABLE ${ine}${qualified(l, local)} ${on}\n${tail}`,
@@ -168,7 +181,10 @@ function dropStatement(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   const ifExists = ie ? 'IF EXISTS ' : '';
   const placement = c.tables.get(name);
   c.tables.delete(name);
-  const names = placement === 'sharded' ? [name, localName(name)] : [name];
+  // A table not created yet at this point of the migrations (a copy dropped before it is made afresh, 0030)
+  // may exist from an earlier run in either layout: IF EXISTS drops whichever does.
+  const earlierCopy = !placement && ie && /^TABLE$/i.test(kind!);
+  const names = placement === 'sharded' || earlierCopy ? [name, localName(name)] : [name];
   return names.map((n) => `DROP ${kind!.toUpperCase()} ${ifExists}${qualified(l, n)} ON CLUSTER ${l.cluster} SYNC`);
 }
 
@@ -183,9 +199,47 @@ function dropStatement(stmt: string, l: ClusterLayout, c: Catalog): string[] {
 function insertSelect(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   const m = /^INSERT\s+INTO\s+(\w+)\b/i.exec(stmt);
   const sources = sourceTables(stmt);
+  if (m && sources.length === 1 && c.copies.get(m[1]!) === sources[0]) return copyInto(stmt, m[1]!, sources[0]!, l, c);
   if (!m || sources.length === 0 || sources.some((t) => t !== m[1]) || c.tables.get(m[1]!) !== 'sharded') return [];
   const table = qualified(l, m[1]!);
   return [rewriteSources(stmt.replace(/^INSERT\s+INTO\s+\w+/i, `INSERT INTO ${table}`), c, () => table)];
+}
+
+/**
+ * `INSERT INTO b SELECT * FROM a` where b is a's copy sorted another way (0030): through the Distributed
+ * tables, once, rows as they are (a row keeps its site, so its shard; the rows of every site together
+ * go to one shard, which query time merges with every shard's as before). The insert waits for every shard:
+ * the exchange after it must not swap in a copy still on its way.
+ */
+function copyInto(stmt: string, copy: string, table: string, l: ClusterLayout, c: Catalog): string[] {
+  const m = /^INSERT\s+INTO\s+\w+\s+(SELECT\s+\*\s+FROM\s+)\w+\s*$/i.exec(stmt);
+  if (!m) throw new ClusterDdlError(`a copy is filled with SELECT * of its table only: ${stmt.slice(0, 80)}`);
+  if (c.tables.get(copy) !== c.tables.get(table))
+    throw new ClusterDdlError(`"${copy}" is not laid out as "${table}", which it copies`);
+  return [`INSERT INTO ${qualified(l, copy)} SETTINGS insert_distributed_sync = 1 ${m[1]}${qualified(l, table)}`];
+}
+
+const EXCHANGE = /^EXCHANGE\s+TABLES\s+(\w+)\s+AND\s+(\w+)\s*$/i;
+
+/** `EXCHANGE TABLES a AND b`: the tables (the local ones of sharded tables) swap names on every node. */
+function exchangeTables(stmt: string, l: ClusterLayout, c: Catalog): string[] {
+  const m = EXCHANGE.exec(stmt);
+  if (!m) throw new ClusterDdlError(`cannot read: ${stmt.slice(0, 80)}`);
+  const [, a, b] = m as unknown as [string, string, string];
+  if (c.tables.get(a) !== c.tables.get(b))
+    throw new ClusterDdlError(`"${a}" and "${b}" are not laid out alike; they cannot be exchanged`);
+  // A Distributed table reads its local table by name: after the swap it reads the other's rows.
+  return [`EXCHANGE TABLES ${physical(l, c, a)} AND ${physical(l, c, b)} ON CLUSTER ${l.cluster}`];
+}
+
+/** The copies a migration swaps in (`EXCHANGE TABLES a AND b`), as b → a. */
+function copiesOf(statements: string[]): Map<string, string> {
+  return new Map(
+    statements.flatMap((s) => {
+      const m = EXCHANGE.exec(s);
+      return m ? [[m[2]!, m[1]!] as const] : [];
+    }),
+  );
 }
 
 /** One single-node statement → the statements that do the same on the cluster. */
@@ -195,6 +249,7 @@ function translate(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   if (/^ALTER\s+TABLE\b/i.test(stmt)) return alterTable(stmt, l, c);
   if (/^DROP\s+(TABLE|VIEW)\b/i.test(stmt)) return dropStatement(stmt, l, c);
   if (/^INSERT\s+INTO\b/i.test(stmt)) return insertSelect(stmt, l, c);
+  if (/^EXCHANGE\s+TABLES\b/i.test(stmt)) return exchangeTables(stmt, l, c);
   throw new ClusterDdlError(`no cluster translation for: ${stmt.slice(0, 80)}`);
 }
 
@@ -208,12 +263,13 @@ ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/all/${l.database}/sche
 export function clusterStatements(migrations: Migration[], layout: ClusterLayout): ClusterStatement[] {
   assertIdentifier('cluster name', layout.cluster);
   assertIdentifier('database', layout.database);
-  const catalog: Catalog = { tables: new Map() };
+  const catalog: Catalog = { tables: new Map(), copies: new Map() };
   const out: ClusterStatement[] = [
     { version: 0, sql: `CREATE DATABASE IF NOT EXISTS ${layout.database} ON CLUSTER ${layout.cluster}` },
     { version: 0, sql: schemaMigrationsDdl(layout) },
   ];
   for (const m of migrations) {
+    catalog.copies = copiesOf(m.statements);
     for (const s of m.statements)
       for (const sql of translate(s, layout, catalog)) out.push({ version: m.version, sql });
   }

@@ -1,7 +1,10 @@
 /**
  * Numbered SQL migrations (src/platform/store/migrations/NNNN_name.sql), applied in order at start-up and
  * recorded in `schema_migrations`. Each statement is idempotent (IF NOT EXISTS), so a crash between a
- * statement and its record, or two collectors starting at once, is harmless: running twice is safe.
+ * statement and its record, or two collectors starting at once, is harmless: running twice is safe. A
+ * migration that copies a table and swaps the copy in (0030) is safe to run again after a crash at any
+ * point, but not from two collectors at the same moment: one could swap in the other's copy half made.
+ * Such a migration is applied with one collector started first (docs/cluster.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
