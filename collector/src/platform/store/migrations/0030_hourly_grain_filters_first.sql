@@ -8,10 +8,11 @@
 -- A table's sort key cannot be changed in place: the rows are copied into a table sorted the new way, which then
 -- takes the grain's name (EXCHANGE TABLES, which the embedded store's database and a server's Atomic one do).
 -- Every statement can run again after a crash at any point: the copy is made afresh from the grain, whichever
--- key it has by then. The view is dropped first and re-created last: on a server a view keeps writing to the
--- table it was created with, whatever its name becomes. The rows are copied as they are: the same columns, types
--- and codecs, nothing re-aggregated. About 4 s per million records stored on a 2-core machine. Apply it with the
--- collectors stopped, and from one collector only (docs/operations.md, docs/cluster.md).
+-- key it has by then. The view is dropped first and re-created last, so that it writes to the grain as it is
+-- after the swap: how a view follows its tables across EXCHANGE TABLES has changed between ClickHouse versions.
+-- The rows are copied as they are: the same columns, types and codecs, nothing re-aggregated. About 4 s per
+-- million records stored on a 2-core machine. Apply it with the collectors stopped, and from one collector only
+-- (docs/operations.md, docs/cluster.md).
 
 DROP VIEW IF EXISTS handshakes_per_hour_mv;
 
