@@ -4,7 +4,7 @@
  * statement and its record, or two collectors starting at once, is harmless: running twice is safe. A
  * migration that copies a table and swaps the copy in (0030) is safe to run again after a crash at any
  * point, but not from two collectors at the same moment: one could swap in the other's copy half made.
- * Such a migration is applied with one collector started first (docs/cluster.md).
+ * Such a migration is applied with one collector started first (docs/operations.md, docs/cluster.md).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
