@@ -478,14 +478,20 @@ describe('store', { timeout: 180_000 }, () => {
       expect(exchange).toBeGreaterThan(0);
       for (const statement of resort.statements.slice(0, exchange + 1))
         await store.ingest.command({ query: statement });
-      expect(await migrate(store.ingest)).toEqual([30]);
+      // A server refuses to drop a table above its size limit (50 GB by default): here every table is above it.
+      await store.ingest.command({ query: 'SET max_table_size_to_drop = 1' });
+      try {
+        expect(await migrate(store.ingest)).toEqual([30]);
+      } finally {
+        await store.ingest.command({ query: 'SET max_table_size_to_drop = 50000000000' });
+      }
     }, 180_000);
     afterAll(async () => {
       await store?.close();
       if (dir) removeDir(dir);
     });
 
-    it('sorts the grain by site, then the columns a filter names, then the hour, after a start stopped midway', async () => {
+    it('sorts the grain by site, then the columns a filter names, then the hour, after a start stopped midway, whatever the size limit on dropping a table', async () => {
       expect(before.table).toMatch(/ORDER BY \(cut, site, hour, country, /);
       expect((await grainTable()).key).toBe(
         'cut, site, country, browser, source, versionEvidence, cryptoSource, hour, protocol, tlsVersion, resumed, handshakeClass',

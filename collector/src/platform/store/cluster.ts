@@ -175,9 +175,12 @@ function alterTable(stmt: string, l: ClusterLayout, c: Catalog): string[] {
 }
 
 function dropStatement(stmt: string, l: ClusterLayout, c: Catalog): string[] {
-  const m = /^DROP\s+(TABLE|VIEW)\s+(IF\s+EXISTS\s+)?(\w+)\s*$/i.exec(stmt);
+  const m =
+    /^DROP\s+(TABLE|VIEW)\s+(IF\s+EXISTS\s+)?(\w+)(\s+SETTINGS\s+\w+\s*=\s*\w+(?:\s*,\s*\w+\s*=\s*\w+)*)?\s*$/i.exec(
+      stmt,
+    );
   if (!m) throw new ClusterDdlError(`cannot read: ${stmt.slice(0, 80)}`);
-  const [, kind, ie = '', name] = m as unknown as [string, string, string | undefined, string];
+  const [, kind, ie = '', name, settings = ''] = m as unknown as [string, string, string | undefined, string, string?];
   const ifExists = ie ? 'IF EXISTS ' : '';
   const placement = c.tables.get(name);
   c.tables.delete(name);
@@ -185,7 +188,10 @@ function dropStatement(stmt: string, l: ClusterLayout, c: Catalog): string[] {
   // may exist from an earlier run in either layout: IF EXISTS drops whichever does.
   const earlierCopy = !placement && ie && /^TABLE$/i.test(kind!);
   const names = placement === 'sharded' || earlierCopy ? [name, localName(name)] : [name];
-  return names.map((n) => `DROP ${kind!.toUpperCase()} ${ifExists}${qualified(l, n)} ON CLUSTER ${l.cluster} SYNC`);
+  // The statement's settings (0030 lifts the size limit on dropping its copy) apply on every node.
+  return names.map(
+    (n) => `DROP ${kind!.toUpperCase()} ${ifExists}${qualified(l, n)} ON CLUSTER ${l.cluster} SYNC${settings}`,
+  );
 }
 
 /**
