@@ -485,7 +485,13 @@ describe('store', { timeout: 180_000 }, () => {
       // A server refuses to drop a table above its size limit (50 GB by default): here every table is above it.
       await store.ingest.command({ query: 'SET max_table_size_to_drop = 1' });
       try {
-        expect(await migrate(store.ingest)).toEqual([30]);
+        // Up to 0030 only: the later ones change the grain's columns (0031 its codecs), not what 0030 does.
+        expect(
+          await migrate(
+            store.ingest,
+            loadMigrations().filter((m) => m.version <= 30),
+          ),
+        ).toEqual([30]);
       } finally {
         await store.ingest.command({ query: 'SET max_table_size_to_drop = 50000000000' });
       }
