@@ -11,8 +11,8 @@
  * combinations (0009); over other hours one column at a time by the hour, every site together (0028).
  * Country with a browser, source or evidence column and the mix columns has daily cuts of its own (0016), and
  * so have the evidence columns without country (0017), country with the key-exchange group (0018), the
- * signature scheme (0021) and country with each other crypto column, of every site together (0029). All SQL
- * here is fixed text: no input reaches it.
+ * signature scheme (0021), country with each other crypto column, of every site together (0029), and each
+ * crypto or evidence column with the source or the browser (0032). All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -300,6 +300,29 @@ const signatureCut = (sites: 'one' | 'all'): ReadTable => ({
 });
 
 /**
+ * One crypto or evidence column with the source or the browser and the mix columns (migration 0032), per site
+ * and for every site: a site's view on its own pages (`source=page`), or any view under a source or a browser
+ * filter, compares by a crypto or evidence column over whole days from a few rows a day instead of the raw
+ * table. Its cut number is grouping() over (site, source, browser, the seven columns).
+ */
+const BY_WHOM_COLUMNS: readonly RollupColumn[] = ['source', 'browser'];
+const BY_WHOM_CUT_COLUMNS: readonly RollupColumn[] = [
+  ...CRYPTO_ROLLUP_COLUMN_NAMES,
+  SIGNATURE_ROLLUP_COLUMN,
+  'versionEvidence',
+  'cryptoSource',
+];
+const byWhomCut = (by: RollupColumn, column: RollupColumn, sites: 'one' | 'all'): ReadTable => ({
+  ...mixedDailyCut(
+    'handshakes_source_browser_cuts',
+    ['site', ...BY_WHOM_COLUMNS, ...BY_WHOM_CUT_COLUMNS],
+    [by, column],
+    sites,
+  ),
+  few: true,
+});
+
+/**
  * A cut of every site together only, with no per-site twin (one site's such figures read its rows of the range
  * in the raw table): one crypto `column` alone, after the `leading` ones, with the mix columns, by day or by the
  * hour. Its rows count their sites (the k-sites rule); its number is grouping() over the table's `grouping`.
@@ -357,6 +380,9 @@ export const CUTS: readonly ReadTable[] = [
   countryGroupCut('one'),
   signatureCut('all'),
   signatureCut('one'),
+  ...(['all', 'one'] as const).flatMap((sites) =>
+    BY_WHOM_COLUMNS.flatMap((by) => BY_WHOM_CUT_COLUMNS.map((c) => byWhomCut(by, c, sites))),
+  ),
   ...COUNTRY_CRYPTO_COLUMNS.map(countryCryptoCut),
   ...(['all', 'one'] as const).flatMap((sites) =>
     HOURLY_CUT_COLUMNS.filter((c) => sites === 'all' || !ALL_SITES_ONLY.has(c)).map((c) => hourlyCut(c, sites)),

@@ -44,10 +44,12 @@ const KNOWN = {
       signatureScheme: 'ecdsa_secp256r1_sha256',
     },
   },
+  // Sent by a site's beacon (source "page"), the others by the extension ("rum").
   classicalRsa4096: {
     n: 200,
     clients: 20,
     tls: 90,
+    source: 'page',
     f: {
       group: 'x25519',
       cipher: 'TLS_AES_256_GCM_SHA384',
@@ -93,16 +95,18 @@ beforeAll(async () => {
   t = await startApp({ MIN_CLIENTS_PER_CELL: String(MIN_CLIENTS), CLIENT_RECORDS_PER_CELL_DAY: '0' });
   for (const [name, k] of Object.entries(KNOWN)) {
     await insert(
-      makeRecords(k.n, { ...k.f, browser: 'group' in k.f ? 'firefox' : 'chrome' }, k.clients).map(
-        ({ group, cipher, signatureScheme, certChainLength, ...r }, i) => ({
-          ...r,
-          // The helper's record carries Firefox's fields: the unknown cell has none.
-          ...('group' in k.f ? { group, cipher, signatureScheme, certChainLength } : {}),
-          ts: at + i * 1000,
-          tls: k.tls + (i % 7),
-          clientToken: `${name}-client-${i % k.clients}-xx`,
-        }),
-      ),
+      makeRecords(
+        k.n,
+        { ...k.f, browser: 'group' in k.f ? 'firefox' : 'chrome', ...('source' in k ? { source: k.source } : {}) },
+        k.clients,
+      ).map(({ group, cipher, signatureScheme, certChainLength, ...r }, i) => ({
+        ...r,
+        // The helper's record carries Firefox's fields: the unknown cell has none.
+        ...('group' in k.f ? { group, cipher, signatureScheme, certChainLength } : {}),
+        ts: at + i * 1000,
+        tls: k.tls + (i % 7),
+        clientToken: `${name}-client-${i % k.clients}-xx`,
+      })),
       'country' in k ? k.country : 'DE',
     );
   }
@@ -232,6 +236,35 @@ describe('crypto dimensions', () => {
       expect(new Set(got.rollup![0]!.cells.map((c) => c.key.country))).toEqual(new Set(['DE', 'FR']));
       expect(got.rollup![1]!.cells.length).toBeGreaterThan(0);
       if (d !== 'cipher') expect(got.rollup![0]!.cells.some((c) => c.suppressed)).toBe(true);
+    },
+  );
+
+  it.each([...Object.keys(expected), 'versionEvidence'])(
+    "%s under a source or a browser filter (a site's view on its own pages): read from the rollup over whole days, with the raw table's counts, suppression and mixes, p50 within the histogram bound",
+    async (d) => {
+      const filters = ['source=page', 'source=rum', 'browser=firefox', 'browser=chrome'];
+      const got: Record<string, { table: string; cells: C[] }[]> = {};
+      for (const table of ['raw', 'rollup'] as const)
+        got[table] = await Promise.all(
+          filters.map((f) => cells(`/v1/compare?${days}&dimensions=${d}&${f}&table=${table}`)),
+        );
+      const counted = (b: { cells: C[] }) =>
+        b.cells.map((c) => [c.key, c.suppressed ?? false, c.records, c.clients, c.mix]);
+      for (const [i, rollup] of got.rollup!.entries()) {
+        const raw = got.raw![i]!;
+        expect(rollup.table, filters[i]).toBe('rollup');
+        expect(counted(rollup), filters[i]).toEqual(counted(raw));
+        for (const [j, c] of rollup.cells.entries())
+          if (!c.suppressed)
+            expect(Math.abs(c.tls!.p50 - raw.cells[j]!.tls!.p50) / raw.cells[j]!.tls!.p50).toBeLessThan(0.035);
+      }
+      // Each filter's own records: the beacon's alone, the rest, Firefox's (every cell with crypto facts), Chrome's.
+      const records = (b: { cells: C[] }) => b.cells.reduce((sum, c) => sum + (c.records ?? 0), 0);
+      const [page, rum, firefox, chrome] = got.rollup!.map(records);
+      expect(page).toBe(200);
+      expect(rum).toBeGreaterThan(500);
+      expect(firefox).toBeGreaterThan(600);
+      expect(chrome).toBe(100);
     },
   );
 

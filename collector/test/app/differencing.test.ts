@@ -174,6 +174,9 @@ describe('no answer lets a suppressed value be derived', () => {
         for (const d of dimensionSets) urls.push({ url: `/v1/phases?${r}${s.query}&dimensions=${d}`, token: s.token });
         urls.push({ url: `/v1/map?${r}${s.query}`, token: s.token });
         urls.push({ url: `/v1/map?${r}${s.query}&cipher=unknown`, token: s.token });
+        // A crypto or evidence column under a source filter (a site's view on its own pages): the source cuts.
+        for (const d of ['certKey', 'group', 'cipher', 'versionEvidence'])
+          urls.push({ url: `/v1/compare?${r}${s.query}&dimensions=${d}&source=rum`, token: s.token });
       }
       urls.push({ url: `/v1/whatif?from=${FROM - HOUR}&to=${NOW + HOUR}${s.query}`, token: s.token });
       if (s.token) urls.push({ url: `/v1/alerts?${s.query.slice(1)}`, token: s.token });
@@ -230,6 +233,13 @@ describe('no answer lets a suppressed value be derived', () => {
     expect(crypto.length).toBe(9);
     for (const a of crypto) expect((a.body as { table: string }).table, a.url).toBe('rollup');
     expect(crypto.filter((a) => JSON.stringify(a.body).includes('"suppressed":true')).length).toBeGreaterThan(0);
+  });
+
+  it('a crypto or evidence column under a source filter answers from the rollups over the rollup range, for every reader', () => {
+    const bySource = answers.filter((a) => a.url.includes('table=rollup') && a.url.includes('&source=rum'));
+    expect(bySource.length).toBe(12);
+    for (const a of bySource) expect((a.body as { table: string }).table, a.url).toBe('rollup');
+    expect(bySource.filter((a) => JSON.stringify(a.body).includes('"suppressed":true')).length).toBeGreaterThan(0);
   });
 
   it('the mixes do hold shares of cells that hide a suppressed sub-group (the walk over mixes is not vacuous)', () => {

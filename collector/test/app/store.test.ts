@@ -333,6 +333,11 @@ describe('store', { timeout: 180_000 }, () => {
       { what: 'the evidence cuts (0017)', table: 'handshakes_evidence_cuts', count: 4 },
       { what: 'the country and key-exchange group cuts (0018)', table: 'handshakes_country_group_cuts', count: 2 },
       { what: 'the signature scheme cuts (0021)', table: 'handshakes_signature_cuts', count: 2 },
+      {
+        what: 'the crypto and evidence columns with the source or the browser (0032)',
+        table: 'handshakes_source_browser_cuts',
+        count: 28,
+      },
       // Rollups of every site together without per-site twins: each group counts the sites its raw rows hold.
       { what: 'the crypto columns by the hour (0028)', table: 'handshakes_crypto_per_hour', count: 5, sites: true },
       { what: 'the country and crypto cuts (0029)', table: 'handshakes_country_crypto_cuts', count: 4, sites: true },

@@ -8,6 +8,7 @@ import {
   ROLLUP_CLIENTS_CAP,
   type ReadTableNeeds,
 } from '../../src/query/sources';
+import type { Dimension } from '../../src/query/dimensions';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -236,6 +237,55 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['evidence'], bucket: 'hour' })).table).toBe('handshakes_per_hour');
   });
 
+  it("reads a crypto or evidence column under a source or a browser filter (a site's view on its own pages), and such a cell's mix columns, from the source and browser cuts over whole days", () => {
+    // cut = grouping(site, source, browser, kxGroup, certKey, chainLength, cipherSuite, sigScheme,
+    // versionEvidence, cryptoSource): a bit for each column aggregated away, the site's the highest.
+    const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+    const site = 'a.example.com';
+    const columns: [Dimension, string, number][] = [
+      ['group', 'kxGroup', 0b0111111],
+      ['pq', 'kxGroup', 0b0111111],
+      ['certKey', 'certKey', 0b1011111],
+      ['chainLength', 'chainLength', 0b1101111],
+      ['cipher', 'cipherSuite', 0b1110111],
+      ['signatureScheme', 'sigScheme', 0b1111011],
+      ['versionEvidence', 'versionEvidence', 0b1111101],
+      ['evidence', 'versionEvidence', 0b1111101],
+      ['cryptoSource', 'cryptoSource', 0b1111110],
+    ];
+    const byWhom: ['source' | 'browser', number][] = [
+      ['source', 0b01_0000000],
+      ['browser', 0b10_0000000],
+    ];
+    for (const [by, byBits] of byWhom)
+      for (const [dimension, column, bits] of columns) {
+        const read = (s: string | null) => chooseReadTable(needs({ dimensions: [dimension], filters: [by], site: s }));
+        expect(read(site), `${by} ${dimension}`).toMatchObject({
+          table: 'handshakes_source_browser_cuts',
+          name: `rollup-site-by-${[by, column, ...mixes].join('-')}`,
+          where: `cut = ${byBits | bits}`,
+          few: true,
+        });
+        // Every site together: the same groups without the site (its bit set).
+        expect(read(null), `${by} ${dimension}`).toMatchObject({
+          table: 'handshakes_source_browser_cuts',
+          where: `cut = ${0b100_0000000 | byBits | bits}`,
+        });
+      }
+    // A cell's joint cells (its dimension with the mix columns) are in the same cut.
+    expect(
+      chooseReadTable(needs({ dimensions: ['certKey', ...mixes] as Dimension[], filters: ['source'], site })).table,
+    ).toBe('handshakes_source_browser_cuts');
+    // Without either filter, the smaller cuts without them still answer; by the hour, or under both filters at
+    // once, one site's read the raw table.
+    expect(chooseReadTable(needs({ dimensions: ['certKey'], site })).table).toBe('handshakes_crypto_cuts');
+    expect(chooseReadTable(needs({ dimensions: ['versionEvidence'], site })).table).toBe('handshakes_evidence_cuts');
+    expect(
+      chooseReadTable(needs({ dimensions: ['certKey'], filters: ['source'], site, from: month.from + HOUR })).name,
+    ).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['certKey'], filters: ['source', 'browser'], site })).name).toBe('raw');
+  });
+
   it('reads the raw table when no cut has the columns, the grain or the range, or when asked to', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser', 'group'] })).name).toBe(
       'raw',
@@ -293,8 +343,12 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ ...last24h, dimensions: ['versionEvidence'] })).name).toBe(
       'rollup-all-sites-hourly-by-versionEvidence-protocol-tlsVersion-resumed-handshakeClass',
     );
+    expect(
+      chooseReadTable(needs({ ...last24h, dimensions: ['browser', 'cryptoSource'], site: 'a.example.com' })).name,
+    ).toBe('rollup-site-hourly-by-browser-source-cryptoSource-protocol-tlsVersion-resumed-handshakeClass');
+    // Over whole days the browser with the crypto facts' source has a daily cut (0032).
     expect(chooseReadTable(needs({ dimensions: ['browser', 'cryptoSource'], site: 'a.example.com' })).name).toBe(
-      'rollup-site-hourly-by-browser-source-cryptoSource-protocol-tlsVersion-resumed-handshakeClass',
+      'rollup-site-by-browser-cryptoSource-protocol-tlsVersion-resumed-handshakeClass',
     );
     // Shapes of hours no cut holds: the raw table.
     expect(chooseReadTable(needs({ ...last24h, dimensions: ['country'], filters: ['browser'] })).name).toBe('raw');
