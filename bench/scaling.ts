@@ -9,7 +9,7 @@ import { describeLoad, loadAverage } from './lib/load';
 import type { WorkerResult } from './lib/store-worker';
 
 const LEVELS = (process.env.BENCH_SCALING_LEVELS ?? '1000000,10000000,30000000,50000000').split(',').map(Number);
-const BUDGET_S = Number(process.env.BENCH_SCALING_BUDGET_S ?? 3600);
+const BUDGET_S = Number(process.env.BENCH_SCALING_BUDGET_S ?? 1500);
 const ROUNDS = Number(process.env.BENCH_SCALING_ROUNDS ?? 10);
 const DAYS = 30;
 const DAY = 86_400_000;

@@ -211,7 +211,7 @@ export const BENCHES: readonly BenchEntry[] = [
     command: 'pnpm bench scaling',
     options: [
       'BENCH_SCALING_LEVELS (1 M, 10 M, 30 M, 50 M records)',
-      'BENCH_SCALING_BUDGET_S (3600): sizes whose generation would not fit are skipped and listed (on 2 cores the default reaches 50 M in about 40 minutes, most of it rolling every record up)',
+      'BENCH_SCALING_BUDGET_S (1500): sizes whose generation would not fit are skipped and listed (on 2 cores the default reaches 10 M; 50 M needs several times more, as every record is rolled up)',
     ],
     measures:
       "One store grown in steps, and at each size the cost of a 10 000-row insert (JSONEachRow and TabSeparated), of the API's " +
