@@ -1,8 +1,8 @@
 /**
  * Every query shape the dashboard and the API issue, derived from the query catalogue (a dimension or a
  * filter added there is measured without touching the bench): grouping by each dimension, the dashboard's
- * panels, each value filter on them, country × each other dimension, daily and hourly time series, and the
- * dashboard's what-if.
+ * panels (the Cryptography panel's and the coverage line's questions among them), each value filter on them,
+ * country × each other dimension, daily and hourly time series, and the dashboard's what-if.
  * Each shape is one GET of the API over the bench's 30 days, `table` left to the collector (`auto`), as the
  * dashboard asks it; the answer's `table` says which path served it.
  */
@@ -41,7 +41,19 @@ export function queryShapes(): Shape[] {
     { name: 'timeseries day', path: '/v1/timeseries', params: { interval: 'day' } },
     { name: 'timeseries day stack', path: '/v1/timeseries', params: { interval: 'day', dimensions: 'stack' } },
   ];
+  // The Cryptography panel (its splits, its post-quantum line and its crypto-source split) and the verdict's
+  // coverage line: their comparisons by one dimension are among the ones below, unfiltered.
+  const cryptoPanel: Shape[] = [
+    ...['group', 'certKey', 'chainLength', 'cipher', 'versionEvidence'].map((d) => ({
+      name: `compare ${d}`,
+      path: '/v1/compare',
+      params: { dimensions: d },
+    })),
+    { name: 'timeseries day pq', path: '/v1/timeseries', params: { interval: 'day', dimensions: 'pq' } },
+    { name: 'compare browser,cryptoSource', path: '/v1/compare', params: { dimensions: 'browser,cryptoSource' } },
+  ];
   for (const p of panels) add(p.name, p.path, p.params);
+  for (const p of cryptoPanel.slice(-2)) add(p.name, p.path, p.params);
   // The what-if as the dashboard asks for it (WHATIF_SAMPLE in dashboard/src/main.ts: 50 000 connections).
   add('whatif', '/v1/whatif', { limit: '50000' });
   add('timeseries hour', '/v1/timeseries', { interval: 'hour' });
@@ -53,7 +65,7 @@ export function queryShapes(): Shape[] {
     const v = filterValue(f);
     // A filter added to the catalogue with open values needs a sample value above; until then it is skipped.
     if (v === undefined) continue;
-    for (const p of panels) add(`${p.name} ${f}=${v}`, p.path, { ...p.params, [f]: v });
+    for (const p of [...panels, ...cryptoPanel]) add(`${p.name} ${f}=${v}`, p.path, { ...p.params, [f]: v });
     add(`timeseries hour stack ${f}=${v}`, '/v1/timeseries', { interval: 'hour', dimensions: 'stack', [f]: v });
   }
   return shapes;
