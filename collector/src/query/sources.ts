@@ -11,8 +11,9 @@
  * combinations (0009); over other hours one column at a time by the hour, every site together (0028).
  * Country with a browser, source or evidence column and the mix columns has daily cuts of its own (0016), and
  * so have the evidence columns without country (0017), country with the key-exchange group (0018), the
- * signature scheme (0021), country with each other crypto column, of every site together (0029), and each
- * crypto or evidence column with the source or the browser (0032). All SQL here is fixed text: no input reaches it.
+ * signature scheme (0021), country with each other crypto column, of every site together (0029), each
+ * crypto or evidence column with the source or the browser (0032), and two of those columns together (0033).
+ * All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql } from './histogram';
 import { PERCENTILES, type Phase } from './percentiles';
@@ -66,6 +67,12 @@ export interface ReadTable {
    * k-sites rule reads that count from the rows it reads anyway instead of the cut of one site each.
    */
   siteCounts?: boolean;
+  /**
+   * A cut of one site each with no twin of every site together: its rows of every site, summed, answer for every
+   * site together (histograms and counts add up; merging the sites' distinct-client states counts a client once).
+   * Only for a `few` cut, which an answer without a token reads whole for the k-sites count anyway.
+   */
+  sumsSites?: boolean;
   agg: Aggregates;
 }
 
@@ -323,6 +330,23 @@ const byWhomCut = (by: RollupColumn, column: RollupColumn, sites: 'one' | 'all')
 });
 
 /**
+ * Two of those seven columns with the mix columns (migration 0033), per site, and, by the browser,
+ * each of the first six with the crypto facts' source: the Cryptography panel under a filter on another crypto,
+ * signature or evidence column (its cells, or where the crypto combinations of 0009 hold the cells, their joint
+ * mix cells), and the coverage line under a crypto filter, over whole days. Every site together sums its sites'
+ * rows (`sumsSites`). Its cut number is grouping() over (site, browser, the seven columns).
+ */
+const PAIR_CUT_KEYS: readonly (readonly RollupColumn[])[] = [
+  ...BY_WHOM_CUT_COLUMNS.flatMap((a, i) => BY_WHOM_CUT_COLUMNS.slice(i + 1).map((b) => [a, b])),
+  ...BY_WHOM_CUT_COLUMNS.filter((c) => c !== 'cryptoSource').map((c) => ['browser', c, 'cryptoSource'] as const),
+];
+const pairCut = (keys: readonly RollupColumn[]): ReadTable => ({
+  ...mixedDailyCut('handshakes_crypto_pair_cuts', ['site', 'browser', ...BY_WHOM_CUT_COLUMNS], keys, 'one'),
+  few: true,
+  sumsSites: true,
+});
+
+/**
  * A cut of every site together only, with no per-site twin (one site's such figures read its rows of the range
  * in the raw table): one crypto `column` alone, after the `leading` ones, with the mix columns, by day or by the
  * hour. Its rows count their sites (the k-sites rule); its number is grouping() over the table's `grouping`.
@@ -383,6 +407,8 @@ export const CUTS: readonly ReadTable[] = [
   ...(['all', 'one'] as const).flatMap((sites) =>
     BY_WHOM_COLUMNS.flatMap((by) => BY_WHOM_CUT_COLUMNS.map((c) => byWhomCut(by, c, sites))),
   ),
+  // After the single columns' cuts: a pair's rows are many times theirs. Pairs before the browser's triples.
+  ...PAIR_CUT_KEYS.map(pairCut),
   ...COUNTRY_CRYPTO_COLUMNS.map(countryCryptoCut),
   ...(['all', 'one'] as const).flatMap((sites) =>
     HOURLY_CUT_COLUMNS.filter((c) => sites === 'all' || !ALL_SITES_ONLY.has(c)).map((c) => hourlyCut(c, sites)),
@@ -423,7 +449,7 @@ export function chooseReadTable(q: ReadTableNeeds): ReadTable {
   const byHour = q.bucket === 'hour' || q.from % DAY !== 0 || q.to % DAY !== 0;
   const needed = [...new Set([...rollups.flatMap((r) => r!.columns), ...(byHour ? (['hour'] as const) : [])])];
   const fits = (s: ReadTable) =>
-    (q.site === null && !q.perSite ? s.sites === 'all' : s.sites === 'one') &&
+    (q.site === null && !q.perSite ? s.sites === 'all' || s.sumsSites === true : s.sites === 'one') &&
     needed.every((c) => s.cut !== null && s.cut.includes(c));
   return CUTS.find(fits) ?? RAW;
 }

@@ -177,6 +177,14 @@ describe('no answer lets a suppressed value be derived', () => {
         // A crypto or evidence column under a source filter (a site's view on its own pages): the source cuts.
         for (const d of ['certKey', 'group', 'cipher', 'versionEvidence'])
           urls.push({ url: `/v1/compare?${r}${s.query}&dimensions=${d}&source=rum`, token: s.token });
+        // A crypto or evidence column under a filter on another one (the Cryptography panel under a filter): the pair cuts.
+        for (const [d, f] of [
+          ['certKey', 'pq=classical'],
+          ['group', 'evidence=measured'],
+          ['versionEvidence', 'cipher=unknown'],
+          ['browser,cryptoSource', 'cipher=unknown'],
+        ])
+          urls.push({ url: `/v1/compare?${r}${s.query}&dimensions=${d}&${f}`, token: s.token });
       }
       urls.push({ url: `/v1/whatif?from=${FROM - HOUR}&to=${NOW + HOUR}${s.query}`, token: s.token });
       if (s.token) urls.push({ url: `/v1/alerts?${s.query.slice(1)}`, token: s.token });
@@ -228,7 +236,7 @@ describe('no answer lets a suppressed value be derived', () => {
   it('the rollup range answers from the rollups, country with a crypto column and the map under a cipher included', () => {
     const rollup = answers.filter((a) => a.url.includes('table=rollup') && !a.url.includes('&site='));
     const crypto = rollup.filter((a) =>
-      /dimensions=country,(certKey|chainLength|cipher|signatureScheme)|cipher=/.test(a.url),
+      /dimensions=country,(certKey|chainLength|cipher|signatureScheme)|^\/v1\/map.*cipher=/.test(a.url),
     );
     expect(crypto.length).toBe(9);
     for (const a of crypto) expect((a.body as { table: string }).table, a.url).toBe('rollup');
@@ -240,6 +248,18 @@ describe('no answer lets a suppressed value be derived', () => {
     expect(bySource.length).toBe(12);
     for (const a of bySource) expect((a.body as { table: string }).table, a.url).toBe('rollup');
     expect(bySource.filter((a) => JSON.stringify(a.body).includes('"suppressed":true')).length).toBeGreaterThan(0);
+  });
+
+  it('a crypto or evidence column under a filter on another one answers from the rollups over the rollup range, for every reader', () => {
+    const paired = answers.filter(
+      (a) =>
+        a.url.startsWith('/v1/compare') &&
+        a.url.includes('table=rollup') &&
+        /&(pq=classical|evidence=measured|cipher=unknown)$/.test(a.url),
+    );
+    expect(paired.length).toBe(12);
+    for (const a of paired) expect((a.body as { table: string }).table, a.url).toBe('rollup');
+    expect(paired.filter((a) => JSON.stringify(a.body).includes('"cells":[{')).length).toBeGreaterThan(6);
   });
 
   it('the mixes do hold shares of cells that hide a suppressed sub-group (the walk over mixes is not vacuous)', () => {

@@ -286,13 +286,93 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['certKey'], filters: ['source', 'browser'], site })).name).toBe('raw');
   });
 
+  it("reads a crypto or evidence column under a filter on another one, and such a cell's mix columns, from the pair cuts over whole days; the browser's crypto facts' source under a crypto or evidence filter too", () => {
+    // cut = grouping(site, browser, kxGroup, certKey, chainLength, cipherSuite, sigScheme, versionEvidence,
+    // cryptoSource): a bit for each column aggregated away, the site's the highest.
+    const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'] as Dimension[];
+    const site = 'a.example.com';
+    const bit = {
+      kxGroup: 1 << 6,
+      certKey: 1 << 5,
+      chainLength: 1 << 4,
+      cipherSuite: 1 << 3,
+      sigScheme: 1 << 2,
+      versionEvidence: 1 << 1,
+      cryptoSource: 1 << 0,
+    };
+    const BROWSER = 1 << 7;
+    const SITE = 1 << 8;
+    const all = 0b111111111;
+    const columns: [Dimension, keyof typeof bit][] = [
+      ['group', 'kxGroup'],
+      ['certKey', 'certKey'],
+      ['chainLength', 'chainLength'],
+      ['cipher', 'cipherSuite'],
+      ['signatureScheme', 'sigScheme'],
+      ['evidence', 'versionEvidence'],
+      ['cryptoSource', 'cryptoSource'],
+    ];
+    for (const [i, [dimension, a]] of columns.entries())
+      for (const [filter, b] of columns.slice(i + 1)) {
+        const order = Object.keys(bit);
+        const [first, second] = order.indexOf(a) < order.indexOf(b) ? [a, b] : [b, a];
+        const read = (s: string | null, dimensions: Dimension[]) =>
+          chooseReadTable(needs({ dimensions, filters: [filter], site: s }));
+        // A cell's joint cells (the cell by the mix columns), per site and every site; the cell itself too, but
+        // for two of the four crypto columns, whose combinations (0009) hold a few rows a day.
+        const combined = [a, b].every((c) => ['kxGroup', 'certKey', 'chainLength', 'cipherSuite'].includes(c));
+        if (combined) expect(read(site, [dimension]).table).toBe('handshakes_crypto_per_day');
+        for (const dimensions of combined ? [[dimension, ...mixes]] : [[dimension], [dimension, ...mixes]]) {
+          expect(read(site, dimensions), `${dimension} ${filter}`).toMatchObject({
+            table: 'handshakes_crypto_pair_cuts',
+            name: `rollup-site-by-${[first, second, ...mixes].join('-')}`,
+            where: `cut = ${all & ~SITE & ~bit[a] & ~bit[b]}`,
+            few: true,
+          });
+          // Every site together: the same rows of every site, summed (the cut has no rows of every site together).
+          expect(read(null, dimensions), `${dimension} ${filter}`).toMatchObject({
+            table: 'handshakes_crypto_pair_cuts',
+            where: `cut = ${all & ~SITE & ~bit[a] & ~bit[b]}`,
+            sites: 'one',
+            sumsSites: true,
+          });
+        }
+      }
+    // The post-quantum line reads the key-exchange group.
+    expect(chooseReadTable(needs({ dimensions: ['pq', ...mixes], filters: ['cipher'] })).table).toBe(
+      'handshakes_crypto_pair_cuts',
+    );
+    // The browser by the crypto facts' source, under a filter on one of the other six columns.
+    for (const [filter, column] of columns.slice(0, 6))
+      expect(
+        chooseReadTable(needs({ dimensions: ['browser', 'cryptoSource'], filters: [filter], site })),
+        filter,
+      ).toMatchObject({
+        table: 'handshakes_crypto_pair_cuts',
+        name: `rollup-site-by-${['browser', column, 'cryptoSource', ...mixes].join('-')}`,
+        where: `cut = ${all & ~SITE & ~BROWSER & ~bit[column] & ~bit.cryptoSource}`,
+      });
+    // One column alone, or with the source or the browser, still reads the smaller cuts; three columns, or a
+    // range not in whole days, the raw table.
+    expect(chooseReadTable(needs({ dimensions: ['certKey'] })).table).toBe('handshakes_crypto_cuts');
+    expect(chooseReadTable(needs({ dimensions: ['browser', 'cryptoSource'] })).table).toBe(
+      'handshakes_source_browser_cuts',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'], filters: ['certKey', 'evidence'] })).name).toBe(
+      'raw',
+    );
+    expect(
+      chooseReadTable(needs({ dimensions: ['signatureScheme'], filters: ['certKey'], from: month.from + HOUR })).name,
+    ).toBe('raw');
+  });
+
   it('reads the raw table when no cut has the columns, the grain or the range, or when asked to', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['browser', 'group'] })).name).toBe(
       'raw',
     );
     // The signature scheme's cuts hold it alone with the mix columns (and country, every site together).
     expect(chooseReadTable(needs({ dimensions: ['country', 'signatureScheme'], perSite: true })).name).toBe('raw');
-    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'], filters: ['certKey'] })).name).toBe('raw');
+    expect(chooseReadTable(needs({ dimensions: ['signatureScheme'], filters: ['certKey', 'group'] })).name).toBe('raw');
     // Not whole hours; two crypto columns by the hour (their hourly cuts hold one at a time).
     expect(chooseReadTable(needs({ from: month.from + 60_000 })).name).toBe('raw');
     expect(chooseReadTable(needs({ dimensions: ['certKey'], filters: ['group'], bucket: 'hour' })).name).toBe('raw');
