@@ -308,9 +308,10 @@ const signatureCut = (sites: 'one' | 'all'): ReadTable => ({
 
 /**
  * One crypto or evidence column with the source or the browser and the mix columns (migration 0032), per site
- * and for every site: a site's view on its own pages (`source=page`), or any view under a source or a browser
- * filter, compares by a crypto or evidence column over whole days from a few rows a day instead of the raw
- * table. Its cut number is grouping() over (site, source, browser, the seven columns).
+ * (every site together sums its sites' rows, `sumsSites`: migration 0034): a site's view on its own pages
+ * (`source=page`), or any view under a source or a browser filter, compares by a crypto or evidence column over
+ * whole days from a few rows a day instead of the raw table. Its cut number is grouping() over (site, source,
+ * browser, the seven columns).
  */
 const BY_WHOM_COLUMNS: readonly RollupColumn[] = ['source', 'browser'];
 const BY_WHOM_CUT_COLUMNS: readonly RollupColumn[] = [
@@ -319,18 +320,19 @@ const BY_WHOM_CUT_COLUMNS: readonly RollupColumn[] = [
   'versionEvidence',
   'cryptoSource',
 ];
-const byWhomCut = (by: RollupColumn, column: RollupColumn, sites: 'one' | 'all'): ReadTable => ({
+const byWhomCut = (by: RollupColumn, column: RollupColumn): ReadTable => ({
   ...mixedDailyCut(
     'handshakes_source_browser_cuts',
     ['site', ...BY_WHOM_COLUMNS, ...BY_WHOM_CUT_COLUMNS],
     [by, column],
-    sites,
+    'one',
   ),
   few: true,
+  sumsSites: true,
 });
 
 /**
- * Two of those seven columns with the mix columns (migration 0033), per site, and, by the browser,
+ * Two of those seven columns with the mix columns (migration 0033), per site like 0032's, and, by the browser,
  * each of the first six with the crypto facts' source: the Cryptography panel under a filter on another crypto,
  * signature or evidence column (its cells, or where the crypto combinations of 0009 hold the cells, their joint
  * mix cells), and the coverage line under a crypto filter, over whole days. Every site together sums its sites'
@@ -404,9 +406,7 @@ export const CUTS: readonly ReadTable[] = [
   countryGroupCut('one'),
   signatureCut('all'),
   signatureCut('one'),
-  ...(['all', 'one'] as const).flatMap((sites) =>
-    BY_WHOM_COLUMNS.flatMap((by) => BY_WHOM_CUT_COLUMNS.map((c) => byWhomCut(by, c, sites))),
-  ),
+  ...BY_WHOM_COLUMNS.flatMap((by) => BY_WHOM_CUT_COLUMNS.map((c) => byWhomCut(by, c))),
   // After the single columns' cuts: a pair's rows are many times theirs. Pairs before the browser's triples.
   ...PAIR_CUT_KEYS.map(pairCut),
   ...COUNTRY_CRYPTO_COLUMNS.map(countryCryptoCut),

@@ -334,9 +334,9 @@ describe('store', { timeout: 180_000 }, () => {
       { what: 'the country and key-exchange group cuts (0018)', table: 'handshakes_country_group_cuts', count: 2 },
       { what: 'the signature scheme cuts (0021)', table: 'handshakes_signature_cuts', count: 2 },
       {
-        what: 'the crypto and evidence columns with the source or the browser (0032)',
+        what: 'the crypto and evidence columns with the source or the browser (0032, per site only since 0034)',
         table: 'handshakes_source_browser_cuts',
-        count: 28,
+        count: 14,
       },
       {
         what: "two crypto or evidence columns together, and the browser with the crypto facts' source (0033)",

@@ -266,10 +266,12 @@ describe('chooseReadTable', () => {
           where: `cut = ${byBits | bits}`,
           few: true,
         });
-        // Every site together: the same groups without the site (its bit set).
+        // Every site together: the same rows of every site, summed (the cut keeps no rows of every site together).
         expect(read(null), `${by} ${dimension}`).toMatchObject({
           table: 'handshakes_source_browser_cuts',
-          where: `cut = ${0b100_0000000 | byBits | bits}`,
+          where: `cut = ${byBits | bits}`,
+          sites: 'one',
+          sumsSites: true,
         });
       }
     // A cell's joint cells (its dimension with the mix columns) are in the same cut.
