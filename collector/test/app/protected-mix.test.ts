@@ -6,8 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { toRow } from '../../src/ingest/to-row';
-import { makeRecords, removeDir, startApp, type TestApp } from '../support/helpers';
+import { insertRecords, makeRecords, removeDir, startApp, type TestApp } from '../support/helpers';
 
 const MIN_CLIENTS = 10;
 const HOUR = 3600_000;
@@ -43,12 +42,7 @@ beforeAll(async () => {
     ...joint('http/1.1', '1rtt', 30, 15),
     ...joint('h2', '1rtt', 400, 20),
   ];
-  const batch = { batchId: crypto.randomUUID(), agent: { name: 'tlsrum-test', version: '1' } };
-  const rows = records.map((r) => ({
-    ...toRow(r, { batch, country: 'DE', receivedAt: r.ts, isRegisteredSite: () => false }),
-    implausible: 0,
-  }));
-  await t.app.store.ingest.insert({ table: 'handshakes', values: rows, format: 'JSONEachRow' });
+  await insertRecords(t.app, records);
 }, 60_000);
 afterAll(async () => {
   await t.close();

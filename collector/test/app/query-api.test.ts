@@ -8,10 +8,9 @@ import type { HandshakeRecord } from '@tlsrum/shared';
 import { DIMENSION_NAMES, DIMENSIONS, FILTERS, VALUE_FILTERS } from '@tlsrum/shared/query';
 import { DIMENSION_SQL } from '../../src/query/dimensions';
 import { generateDemoData } from '../../src/demo/generate';
-import { toRow } from '../../src/ingest/to-row';
 import { MAX_RELATIVE_ERROR } from '../../src/query/histogram';
 import { ROLLUP_CLIENTS_CAP } from '../../src/query/sources';
-import { makeRecords, removeDir, startApp, type TestApp } from '../support/helpers';
+import { insertRecords, makeRecords, removeDir, startApp, type TestApp } from '../support/helpers';
 
 const ADMIN = 'admin-token-for-query-tests';
 const MIN_CLIENTS = 10;
@@ -36,14 +35,8 @@ const withinBothBounds = (got: number, want: number) =>
  * Rows straight into the store (the ingest path has its own tests); the rollup view fills as they land.
  * The data are shaped for the arithmetic under test, not for realism: they count as plausible.
  */
-async function insert(records: HandshakeRecord[], country = 'DE') {
-  const batch = { batchId: crypto.randomUUID(), agent: { name: 'tlsrum-test', version: '1' } };
-  const rows = records.map((r) => ({
-    ...toRow(r, { batch, country, receivedAt: r.ts, isRegisteredSite: (h) => t.app.sites.has(h) }),
-    implausible: 0,
-  }));
-  await t.app.store.ingest.insert({ table: 'handshakes', values: rows, format: 'JSONEachRow' });
-}
+const insert = (records: HandshakeRecord[], country = 'DE') =>
+  insertRecords(t.app, records, { country, isRegisteredSite: (h) => t.app.sites.has(h) });
 
 const get = (url: string, token?: string) =>
   t.app.inject({ url, headers: token ? { authorization: `Bearer ${token}` } : {} });
