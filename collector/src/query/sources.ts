@@ -12,7 +12,8 @@
  * Country with a browser, source or evidence column and the mix columns has daily cuts of its own (0016), and
  * so have the evidence columns without country (0017), country with the key-exchange group (0018), the
  * signature scheme (0021), country with each other crypto column, of every site together (0029), each
- * crypto or evidence column with the source or the browser (0032), and two of those columns together (0033).
+ * crypto or evidence column with the source or the browser (0032), two of those columns together (0033), and
+ * country with the browser and the crypto facts' source (0035).
  * All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql } from './histogram';
@@ -70,7 +71,7 @@ export interface ReadTable {
   /**
    * A cut of one site each with no twin of every site together: its rows of every site, summed, answer for every
    * site together (histograms and counts add up; merging the sites' distinct-client states counts a client once).
-   * Only for a `few` cut, which an answer without a token reads whole for the k-sites count anyway.
+   * An answer without a token reads those rows anyway, for the k-sites count.
    */
   sumsSites?: boolean;
   agg: Aggregates;
@@ -298,6 +299,16 @@ const countryGroupCut = (sites: 'one' | 'all'): ReadTable => ({
 });
 
 /**
+ * Country with the browser and the crypto facts' source and the mix columns (migration 0035), per site only, sorted
+ * by country first (every site together sums its sites' rows, `sumsSites`): the coverage line (the browser by the
+ * crypto facts' source) under a country filter, over whole days. Its cut number is grouping(site).
+ */
+const countryCoverageCut: ReadTable = {
+  ...mixedDailyCut('handshakes_country_coverage_cuts', ['site'], ['browser', 'cryptoSource'], 'one', ['country']),
+  sumsSites: true,
+};
+
+/**
  * The signature scheme alone with the mix columns (migration 0021), per site and for every site: a comparison
  * by it, or any chart under a signature filter, over whole days. Its cut number is grouping(site).
  */
@@ -409,6 +420,9 @@ export const CUTS: readonly ReadTable[] = [
   ...BY_WHOM_COLUMNS.flatMap((by) => BY_WHOM_CUT_COLUMNS.map((c) => byWhomCut(by, c))),
   // After the single columns' cuts: a pair's rows are many times theirs. Pairs before the browser's triples.
   ...PAIR_CUT_KEYS.map(pairCut),
+  // After the pairs: its rows are many times a pair's, and only the browser's crypto-source split under a
+  // country filter needs it.
+  countryCoverageCut,
   ...COUNTRY_CRYPTO_COLUMNS.map(countryCryptoCut),
   ...(['all', 'one'] as const).flatMap((sites) =>
     HOURLY_CUT_COLUMNS.filter((c) => sites === 'all' || !ALL_SITES_ONLY.has(c)).map((c) => hourlyCut(c, sites)),

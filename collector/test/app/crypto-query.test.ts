@@ -244,6 +244,20 @@ describe('crypto dimensions', () => {
     },
   );
 
+  it("the browser by the crypto facts' source under a country filter (the coverage line with a country picked on the map), and the crypto facts' source by country under a browser filter: read from the rollup over whole days, with the raw table's counts, suppression and mixes, p50 within the histogram bound", async () => {
+    const [de, fr, firefoxDe, byCountry] = await sameAsRaw([
+      `/v1/compare?${days}&dimensions=browser,cryptoSource&country=DE`,
+      `/v1/compare?${days}&dimensions=browser,cryptoSource&country=FR`,
+      `/v1/compare?${days}&dimensions=cryptoSource&country=DE&browser=firefox`,
+      `/v1/compare?${days}&dimensions=country,cryptoSource&browser=firefox`,
+    ]);
+    const records = (b: { cells: C[] }) => b.cells.reduce((sum, c) => sum + (c.records ?? 0), 0);
+    // Germany: every cell but France's; Firefox in Germany: all but the unknown (Chrome) cell.
+    expect([de, fr, firefoxDe].map((b) => records(b!))).toEqual([640, 150, 540]);
+    expect(new Set(de!.cells.map((c) => c.key.browser))).toEqual(new Set(['firefox', 'chrome']));
+    expect(new Set(byCountry!.cells.map((c) => c.key.country))).toEqual(new Set(['DE', 'FR']));
+  });
+
   it.each([...Object.keys(expected), 'versionEvidence', 'browser,cryptoSource'])(
     "%s under a filter on another crypto, signature or evidence column (the Cryptography panel under a filter): read from the rollup over whole days, with the raw table's counts, suppression and mixes, p50 within the histogram bound",
     async (d) => {

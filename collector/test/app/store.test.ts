@@ -343,6 +343,11 @@ describe('store', { timeout: 180_000 }, () => {
         table: 'handshakes_crypto_pair_cuts',
         count: 27,
       },
+      {
+        what: "country with the browser and the crypto facts' source (0035)",
+        table: 'handshakes_country_coverage_cuts',
+        count: 1,
+      },
       // Rollups of every site together without per-site twins: each group counts the sites its raw rows hold.
       { what: 'the crypto columns by the hour (0028)', table: 'handshakes_crypto_per_hour', count: 5, sites: true },
       { what: 'the country and crypto cuts (0029)', table: 'handshakes_country_crypto_cuts', count: 4, sites: true },

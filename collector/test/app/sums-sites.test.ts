@@ -1,5 +1,6 @@
 /**
- * Cuts kept one site each, with no rows of every site together (the source and browser cuts, the pair cuts):
+ * Cuts kept one site each, with no rows of every site together (the source and browser cuts, the pair cuts, the
+ * country coverage cuts):
  * every site's figures sum the sites' rows. The same people on two sites are counted once, and the records,
  * suppression, mixes and percentiles are the raw table's, with a token and without.
  */
@@ -93,6 +94,15 @@ describe('every site together from a cut of one site each', () => {
       {
         dimensions: ['browser', 'cryptoSource'],
         filter: ['chainLength', '3'],
+        people: 48,
+        records: 156,
+      },
+    ],
+    [
+      "the browser's crypto-source split under a country filter (the country coverage cuts)",
+      {
+        dimensions: ['browser', 'cryptoSource'],
+        filter: ['country', 'DE'],
         people: 48,
         records: 156,
       },

@@ -155,6 +155,51 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'evidence'], from: month.from + HOUR })).name).toBe('raw');
   });
 
+  it("reads the browser by the crypto facts' source under a country filter, and such a cell's mix columns, from the country coverage cuts over whole days, one site each", () => {
+    const mixes: Dimension[] = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
+    // One site's, every site's with a token (its sites' rows summed), and every site's read one site each.
+    for (const [site, perSite] of [
+      ['a.example.com', false],
+      [null, false],
+      [null, true],
+    ] as const)
+      for (const dimensions of [
+        ['browser', 'cryptoSource'],
+        ['browser', 'cryptoSource', ...mixes],
+      ] as Dimension[][])
+        expect(
+          chooseReadTable(needs({ dimensions, filters: ['country'], site, perSite })),
+          `${site} ${perSite}`,
+        ).toMatchObject({
+          table: 'handshakes_country_coverage_cuts',
+          name: `rollup-site-by-${['country', 'browser', 'cryptoSource', ...mixes].join('-')}`,
+          where: 'cut = 0',
+          sites: 'one',
+          sumsSites: true,
+        });
+    // Countries by the crypto facts' source under a browser filter too.
+    expect(chooseReadTable(needs({ dimensions: ['country', 'cryptoSource'], filters: ['browser'] })).table).toBe(
+      'handshakes_country_coverage_cuts',
+    );
+    // Two of the three still read the smaller cuts.
+    expect(chooseReadTable(needs({ dimensions: ['browser', 'cryptoSource'] })).table).toBe(
+      'handshakes_source_browser_cuts',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['cryptoSource', ...mixes], filters: ['country'] })).table).toBe(
+      'handshakes_country_cuts',
+    );
+    expect(chooseReadTable(needs({ dimensions: ['browser', ...mixes], filters: ['country'] })).table).toBe(
+      'handshakes_country_cuts',
+    );
+    // By the hour, or under a source filter as well: the raw table.
+    expect(
+      chooseReadTable(needs({ dimensions: ['browser', 'cryptoSource'], filters: ['country'], bucket: 'hour' })).name,
+    ).toBe('raw');
+    expect(
+      chooseReadTable(needs({ dimensions: ['browser', 'cryptoSource'], filters: ['country', 'source'] })).name,
+    ).toBe('raw');
+  });
+
   it("reads country with the key-exchange group or post-quantum use, and such a cell's mix columns, from the country and group cuts", () => {
     const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
     expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['pq'] }))).toMatchObject({
