@@ -218,9 +218,9 @@ function cryptoCut(sites: 'one' | 'all'): ReadTable {
 }
 
 /**
- * A cut of a daily table with the mix columns in every row (migrations 0015, 0016, 0017, 0018, 0021):
- * its rows group by `keys` besides the site, always hold the `leading` columns and the mix columns too,
- * and its number is grouping() over `grouping`.
+ * A cut of a daily table with the mix columns in every row (migrations 0015, 0016, 0017, 0018, 0021, 0032,
+ * 0033, 0035): its rows group by `keys` besides the site, always hold the `leading` columns and the mix columns
+ * too, and its number is grouping() over `grouping`.
  */
 function mixedDailyCut(
   table: string,
@@ -420,8 +420,8 @@ export const CUTS: readonly ReadTable[] = [
   ...BY_WHOM_COLUMNS.flatMap((by) => BY_WHOM_CUT_COLUMNS.map((c) => byWhomCut(by, c))),
   // After the single columns' cuts: a pair's rows are many times theirs. Pairs before the browser's triples.
   ...PAIR_CUT_KEYS.map(pairCut),
-  // After the pairs: its rows are many times a pair's, and only the browser's crypto-source split under a
-  // country filter needs it.
+  // After the pairs: its rows are many times a pair's, and only questions holding country, the browser and the
+  // crypto facts' source together need it.
   countryCoverageCut,
   ...COUNTRY_CRYPTO_COLUMNS.map(countryCryptoCut),
   ...(['all', 'one'] as const).flatMap((sites) =>
