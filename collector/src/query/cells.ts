@@ -294,7 +294,7 @@ export async function queryCells(
   const minClients = own ? 0 : minClientsPerCell;
   const { sql, params, readTable } = buildCellSql(q, minClients);
   const [rows, joint] = await Promise.all([
-    (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<Row>(),
+    client.query({ query: sql, query_params: params, format: 'JSONEachRow' }).then((r) => r.json<Row>()),
     q.metrics === 'handshake' ? jointMixCells(client, q, minClients) : Promise.resolve(null),
   ]);
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.

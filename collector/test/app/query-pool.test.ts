@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import errorHandler from '../../src/platform/http/error-handler';
 import { backgroundQuery, QueryBusyError, querySignal, type QueryTiming } from '../../src/platform/store/query-pool';
 import { openStore } from '../../src/platform/store/clients';
-import { makeBatch, postBatch, removeDir, tempDir, withApp } from '../support/helpers';
+import { queryCells } from '../../src/query/cells';
+import { insertRecords, makeBatch, makeRecords, postBatch, removeDir, tempDir, withApp } from '../support/helpers';
 
 /** A query the store cannot finish within any limit used here: it ends by its time limit. */
 const HEAVY = 'SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 0';
@@ -296,6 +297,41 @@ describe('the query pool on the embedded store', () => {
     } finally {
       await done();
     }
+  });
+});
+
+describe("one answer's queries", () => {
+  it('a handshake answer asks the store for its cells and its joint cells together, each in its own slot', async () => {
+    await withApp({ QUERY_CONCURRENCY: '2' }, async ({ app }) => {
+      await insertRecords(app, makeRecords(30));
+      // The store's own query client, counting the queries asked and not yet answered.
+      let asked = 0;
+      let most = 0;
+      const client = new Proxy(app.store.query, {
+        get(target, prop, receiver) {
+          if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
+          return (p: Parameters<typeof target.query>[0]) => {
+            most = Math.max(most, ++asked);
+            return target.query(p).finally(() => asked--);
+          };
+        },
+      });
+      const now = Date.now();
+      const answer = await queryCells(
+        client,
+        {
+          table: 'raw',
+          filters: { from: now - 3_600_000, to: now + 60_000, site: null, clientCap: 5 },
+          dimensions: ['stack'],
+          metrics: 'handshake',
+          limit: 10,
+        },
+        1,
+      );
+      expect(answer.cells.length).toBeGreaterThan(0);
+      expect(Object.values(answer.cells[0]!.mix!).some((m) => Object.keys(m).length > 0)).toBe(true);
+      expect(most).toBe(2);
+    });
   });
 });
 
