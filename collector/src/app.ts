@@ -24,6 +24,7 @@ import requestLog from './platform/http/request-log';
 import securityHeaders from './platform/http/security-headers';
 import sites from './sites/plugin';
 import claims, { claimRoutes } from './sites/claims/plugin';
+import compaction from './platform/store/compaction';
 import store from './platform/store/plugin';
 import underPressure from './platform/http/under-pressure';
 import aboutRoutes from './platform/http/about';
@@ -124,6 +125,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(probeTargetRoutes);
   await app.register(readRoutes);
   await app.register(datasets);
+  await app.register(compaction);
   await app.register(dashboard);
   return app;
 }

@@ -1,0 +1,103 @@
+/**
+ * The rollups' closed months on a real embedded store: merged into one part each, with the same answers;
+ * the month still open, and a month merged already, left as they are.
+ */
+import { describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { closedPartitionsToMerge, compactClosedMonths, ROLLUP_TABLES } from '../../src/platform/store/compaction';
+import { queryCells } from '../../src/query/cells';
+import { insertRecords, makeRecords, withApp } from '../support/helpers';
+
+const DAY = 86_400_000;
+
+/** Active parts per rollup table in the partition of `ts`'s month. */
+async function partsOf(app: FastifyInstance, ts: number): Promise<Record<string, number>> {
+  const d = new Date(ts);
+  const partition = `${d.getUTCFullYear()}${String(d.getUTCMonth() + 1).padStart(2, '0')}`;
+  const rs = await app.store.query.query({
+    query: `SELECT table, count() AS parts FROM system.parts
+WHERE database = currentDatabase() AND active AND table IN {tables:Array(String)} AND partition_id = {partition:String}
+GROUP BY table`,
+    query_params: { tables: ROLLUP_TABLES, partition },
+    format: 'JSONEachRow',
+  });
+  return Object.fromEntries((await rs.json<{ table: string; parts: number }>()).map((r) => [r.table, Number(r.parts)]));
+}
+
+/** Every site's cells of one day, by stack and mode, from the rollup. */
+async function cellsOf(app: FastifyInstance, day: number) {
+  const answer = await queryCells(
+    app.store.query,
+    {
+      table: 'rollup',
+      filters: { from: day, to: day + DAY, site: null, clientCap: 5 },
+      dimensions: ['stack', 'mode'],
+      metrics: 'handshake',
+      limit: 100,
+    },
+    1,
+  );
+  expect(answer.table).toBe('rollup');
+  return answer.cells;
+}
+
+describe('closed months of the rollups', () => {
+  it('are merged into one part each, and every figure read from them stays the same', async () => {
+    await withApp({ COMPACT_CLOSED_MONTHS: 'false' }, async ({ app }) => {
+      const now = Date.now();
+      // Noon of the 10th, two months back: closed whatever today's date. Two inserts: two parts per rollup.
+      const month = new Date(now);
+      const old = Date.UTC(month.getUTCFullYear(), month.getUTCMonth() - 2, 10, 12);
+      const oldDay = Math.floor(old / DAY) * DAY;
+      await insertRecords(app, makeRecords(30, { ts: old }));
+      await insertRecords(app, makeRecords(30, { ts: old + 60_000, protocol: 'h3' }));
+      // The month still open gets two parts as well.
+      await insertRecords(app, makeRecords(30));
+      await insertRecords(app, makeRecords(30));
+
+      const before = await cellsOf(app, oldDay);
+      expect(before.reduce((n, c) => n + (c.records ?? 0), 0)).toBe(60);
+      const oldParts = await partsOf(app, old);
+      expect(oldParts.handshakes_cuts).toBe(2);
+      expect(oldParts.handshakes_per_hour).toBe(2);
+      const openParts = await partsOf(app, now);
+
+      const due = await closedPartitionsToMerge(app.store.query, now);
+      expect(due.length).toBeGreaterThan(0);
+      // Only the closed month: every partition listed is the old one.
+      expect(new Set(due.map((p) => p.partition)).size).toBe(1);
+      expect(Object.fromEntries(due.map((p) => [p.table, p.parts]))).toEqual(
+        Object.fromEntries(Object.entries(oldParts).filter(([, n]) => n > 1)),
+      );
+
+      expect(await compactClosedMonths(app.store.query, now)).toEqual(due);
+      const merged = await partsOf(app, old);
+      for (const table of Object.keys(oldParts)) expect(merged[table], table).toBe(1);
+      expect(await partsOf(app, now)).toEqual(openParts);
+      expect(await cellsOf(app, oldDay)).toEqual(before);
+
+      // Merged once: nothing more to do until a row reaches that month again.
+      expect(await compactClosedMonths(app.store.query, now)).toEqual([]);
+      await insertRecords(app, makeRecords(5, { ts: old + 120_000 }));
+      expect((await closedPartitionsToMerge(app.store.query, now)).map((p) => p.table)).toContain('handshakes_cuts');
+    });
+  });
+
+  it('a month whose last rows are younger than what ingest still accepts is left open', async () => {
+    await withApp({ COMPACT_CLOSED_MONTHS: 'false' }, async ({ app }) => {
+      const now = Date.now();
+      await insertRecords(app, makeRecords(10, { ts: now - DAY }));
+      await insertRecords(app, makeRecords(10, { ts: now - DAY }));
+      // Asked as if it were a day later: the month of those rows has not ended, or ended less than 49 h before.
+      const monthOf = (t: number) => new Date(t).toISOString().slice(0, 7).replace('-', '');
+      const later = (await closedPartitionsToMerge(app.store.query, now + DAY)).filter(
+        (p) => p.partition === monthOf(now - DAY),
+      );
+      expect(later).toEqual([]);
+      // Three days after that month's end it is closed.
+      const endOfMonth = Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth() + 1, 1);
+      const closed = await closedPartitionsToMerge(app.store.query, Math.max(endOfMonth, now) + 3 * DAY);
+      expect(closed.map((p) => p.partition)).toContain(monthOf(now - DAY));
+    });
+  });
+});
