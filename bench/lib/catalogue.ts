@@ -162,7 +162,8 @@ export const BENCHES: readonly BenchEntry[] = [
       'CHROMIUM_PATH (/usr/bin/chromium)',
     ],
     measures:
-      'Generates BENCH_ROWS records over 30 days with the demo generator, starts the collector on them serving the built ' +
+      "Generates BENCH_ROWS records over 30 days with the demo generator, merges the rollups' closed months into one part " +
+      'each as a running collector does (COMPACT_CLOSED_MONTHS), starts the collector on them serving the built ' +
       'dashboard, and loads the dashboard in Chromium as a new visitor would (a fresh browser context each time: no cache), ' +
       "BENCH_DASHBOARD_LOADS times each for the all-sites view and for one demo site's view with its read token, after one " +
       'uncounted load per view. Each load is timed from navigation until the page says every panel has settled ' +
@@ -189,7 +190,8 @@ export const BENCHES: readonly BenchEntry[] = [
       'Every query shape the dashboard and the API issue, derived from the query catalogue (each dimension, each filter on each ' +
       "dashboard panel, country × each dimension, daily and hourly series, the dashboard's what-if of 50 000 connections), " +
       'through the API over 30 days with `table` left to the collector as the dashboard asks; each reported with the path ' +
-      '(rollup or raw, or `whatif`) that served it. Part of every ' +
+      '(rollup or raw, or `whatif`) that served it. A store the bench generates has its closed months merged as a running ' +
+      'collector keeps them (COMPACT_CLOSED_MONTHS); a kept store is read as it is. Part of every ' +
       '`pnpm bench query` run; alone on a kept store it takes minutes instead of ten.',
     baseline: '— (the goal is absolute)',
     goal: 'every shape p95 < 100 ms',

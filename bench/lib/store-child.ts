@@ -24,7 +24,7 @@ export async function runStoreWorker(
   return JSON.parse(line.slice('RESULT '.length)) as WorkerResult;
 }
 
-/** A store filled with `rows` demo records over `days` days ending at `end`, and nothing timed in it. */
+/** A store filled with `rows` demo records over `days` days ending at `end`, its closed months merged as a collector keeps them, and nothing timed in it. */
 export function seedDemoStore(
   dataDir: string,
   rows: number,
@@ -33,7 +33,17 @@ export function seedDemoStore(
   onLine?: (line: string) => void,
 ): Promise<WorkerResult> {
   return runStoreWorker(
-    { dataDir, targetRows: rows, end, days, seed: 1, rounds: 0, seriesBudgetS: 0, insertRounds: 0 },
+    {
+      dataDir,
+      targetRows: rows,
+      end,
+      days,
+      seed: 1,
+      rounds: 0,
+      seriesBudgetS: 0,
+      insertRounds: 0,
+      compactClosedMonths: true,
+    },
     onLine,
   );
 }

@@ -13,6 +13,7 @@ import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode
 import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
 import { toRow } from '@tlsrum/collector/ingest/to-row';
 import { openStore } from '@tlsrum/collector/store/clients';
+import { compactClosedMonths } from '@tlsrum/collector/store/compaction';
 import { migrate, viewsInForce } from '@tlsrum/collector/store/migrate';
 import { MIN_ROUNDS, QUERY_SPECS, TABLES, directSql } from './query-specs';
 import { makeBenchBatch, rng } from './records';
@@ -30,6 +31,11 @@ export interface WorkerInput {
   seriesBudgetS: number;
   /** Timed inserts of 10 000-row blocks per format (0: none). */
   insertRounds: number;
+  /**
+   * Merge the rollups' closed months into one part each after generating, as a running collector does within
+   * the hour (COMPACT_CLOSED_MONTHS): the store its API benches read, as it stands once a month has ended.
+   */
+  compactClosedMonths?: boolean;
 }
 
 export interface WorkerResult {
@@ -187,6 +193,10 @@ async function main(): Promise<void> {
   // (at most a minute), so the direct figures are comparable with the API's, measured later.
   for (let i = 0; i < 60 && (await scalar('SELECT count() AS n FROM system.merges')) > 0; i++)
     await new Promise((r) => setTimeout(r, 1000));
+  if (input.compactClosedMonths) {
+    const merged = await compactClosedMonths(store.query);
+    if (merged.length) console.log(`merged the closed months of ${merged.length} rollup partitions into one part each`);
+  }
   const queryMs = input.rounds > 0 ? await timeQueries() : {};
   const insertUsPerRow = input.insertRounds > 0 ? await timeInserts() : {};
   const disk = await (
