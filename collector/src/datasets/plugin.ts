@@ -16,6 +16,7 @@ import { DATASET_COLUMNS } from './columns';
 import { DatasetError, exportMonth } from './export';
 import { latestClosedMonth } from './month';
 import { DatasetFolder, type DatasetFormat } from './served';
+import { repeatAfterReady } from '../platform/store/repeat-after-ready';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -160,21 +161,13 @@ const datasetsPlugin: FastifyPluginAsyncTypebox = async (app) => {
   };
   app.decorate('datasets', { folder, exportDue });
 
-  if (config.monthlyExport) {
-    let timer: NodeJS.Timeout | null = null;
-    let closed = false;
-    const tick = (delay: number) => {
-      if (closed) return;
-      timer = setTimeout(() => void exportDue().finally(() => tick(EXPORT_CHECK_MS)), delay);
-      timer.unref();
-    };
-    void app.storeStatus.whenReady.then(() => tick(FIRST_CHECK_MS));
-    app.addHook('onClose', async () => {
-      closed = true;
-      if (timer) clearTimeout(timer);
-      await running;
+  if (config.monthlyExport)
+    repeatAfterReady(app, {
+      firstMs: FIRST_CHECK_MS,
+      everyMs: EXPORT_CHECK_MS,
+      run: exportDue,
+      settled: () => running,
     });
-  }
   await app.register(routes);
 };
 

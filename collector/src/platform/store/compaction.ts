@@ -17,6 +17,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { CLOCK_DRIFT_MS, MAX_RECORD_QUEUE_MS } from '@tlsrum/shared';
 import { rollupViewsInForce } from './migrate';
 import { backgroundQuery } from './query-pool';
+import { repeatAfterReady } from './repeat-after-ready';
 
 /** The tables the rollups' views write: every cut and grain the query path reads. */
 export const ROLLUP_TABLES: readonly string[] = [...new Set(rollupViewsInForce().map((v) => v.target))];
@@ -76,9 +77,6 @@ export async function compactClosedMonths(client: ClickHouseClient, now = Date.n
 /** The hourly check, on the embedded store and a single server (COMPACT_CLOSED_MONTHS). */
 const compactionPlugin: FastifyPluginAsync = async (app) => {
   if (!app.config.compactClosedMonths || app.store.cluster) return;
-  let timer: NodeJS.Timeout | null = null;
-  let closed = false;
-  let running: Promise<unknown> | null = null;
   const check = async () => {
     const started = performance.now();
     try {
@@ -98,22 +96,7 @@ const compactionPlugin: FastifyPluginAsync = async (app) => {
       );
     }
   };
-  const tick = (delay: number) => {
-    if (closed) return;
-    timer = setTimeout(() => {
-      running = check().finally(() => {
-        running = null;
-        tick(COMPACTION_CHECK_MS);
-      });
-    }, delay);
-    timer.unref();
-  };
-  void app.storeStatus.whenReady.then(() => tick(FIRST_CHECK_MS));
-  app.addHook('onClose', async () => {
-    closed = true;
-    if (timer) clearTimeout(timer);
-    await running;
-  });
+  repeatAfterReady(app, { firstMs: FIRST_CHECK_MS, everyMs: COMPACTION_CHECK_MS, run: check });
 };
 
 export default fp(compactionPlugin, { name: 'compaction', dependencies: ['store'] });
