@@ -326,6 +326,16 @@ const MIX_COLUMNS = ['protocol', 'tlsVersion', 'handshakeClass', 'resumed'] as c
 const MIX_NAMES = Object.keys(MIXES) as MixName[];
 
 /**
+ * Every mix's every value in one list (MIXES' order): the store returns a cell's records per value as one array
+ * in this order, and the values its hidden joint cells hold as one bit set over it (bit i: MIX_VALUES[i]).
+ */
+const MIX_VALUES = MIX_NAMES.flatMap((mix) => MIXES[mix].map((value: string) => ({ mix, value })));
+if (MIX_VALUES.length > 64) throw new Error('the mixes have more values than a 64-bit set holds');
+/** The catalogue's fixed values as SQL literals (no input reaches them; a quote or backslash is escaped all the same). */
+const sqlString = (v: string) => `'${v.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+const mixValueIs = (i: number) => `d_${MIX_VALUES[i]!.mix} = ${sqlString(MIX_VALUES[i]!.value)}`;
+
+/**
  * One cell's joint cells (the cell × protocol × TLS version × class × resumed), summed by the store
  * (jointMixSql): all protectedMix needs to know of them.
  */
@@ -352,7 +362,10 @@ interface JointSummary {
  * columns: the cell's own cut or a larger one, and the raw table where no cut holds them all.
  *
  * The store sums each cell's joint cells into one row (JointSummary): an hourly series over a month has
- * tens of thousands of joint cells, and reading them out one by one cost more than the query itself.
+ * tens of thousands of joint cells, and reading them out one by one cost more than the query itself. The
+ * records per mix value come as one array and the values hidden joint cells hold as one bit set (MIX_VALUES),
+ * each summed over fixed conditions: with a map and a list of values per mix, the query of an hourly series by
+ * stack over a month took 45 ms instead of 33 on its own, and sent 2.4 times the bytes to parse.
  */
 function jointMixSql(q: CellQuery, minClients: number): { sql: string; params: Record<string, string | number> } {
   const joint = buildCellSql(
@@ -374,16 +387,15 @@ function jointMixSql(q: CellQuery, minClients: number): { sql: string; params: R
   }
   const keys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
   const byValue = MIX_COLUMNS.map((c) => `d_${c}`).join(', ');
+  const each = MIX_VALUES.map((_, i) => i);
   const sql = [
     `SELECT ${[
       ...keys,
       'countIf(NOT shown) AS hidden',
       'countIf(shown) AS shown_cells',
       `argMinIf((${MIX_NAMES.map((m) => `d_${m}`).join(', ')}), (n_records, ${byValue}), shown) AS smallest`,
-      ...MIX_NAMES.flatMap((m) => [
-        `sumMap(map(d_${m}, n_records)) AS records_${m}`,
-        `groupUniqArrayIf(d_${m}, NOT shown) AS held_${m}`,
-      ]),
+      `sumForEach([${each.map((i) => `if(${mixValueIs(i)}, n_records, 0)`).join(', ')}]) AS records`,
+      `groupBitOrIf(${each.map((i) => `if(${mixValueIs(i)}, toUInt64(${1n << BigInt(i)}), 0)`).join(' + ')}, NOT shown) AS held`,
     ].join(',\n  ')}`,
     `FROM (SELECT *, ${shown} AS shown FROM (\n${joint.sql}\n) WHERE n_records > 0)`,
     keys.length ? `GROUP BY ${keys.join(', ')}` : '',
@@ -410,15 +422,22 @@ async function jointMixCells(
   const out = new Map<string, JointSummary>();
   for (const r of rows) {
     const smallest = r.smallest as string[];
-    out.set(cellKey(r, q), {
+    const sums = r.records as (string | number)[];
+    const held = BigInt(r.held as string);
+    const summary: JointSummary = {
       hidden: Number(r.hidden),
       smallest:
         Number(r.shown_cells) > 0
           ? (Object.fromEntries(MIX_NAMES.map((m, i) => [m, String(smallest[i])])) as Record<MixName, string>)
           : null,
-      records: Object.fromEntries(MIX_NAMES.map((m) => [m, r[`records_${m}`]])) as JointSummary['records'],
-      held: Object.fromEntries(MIX_NAMES.map((m) => [m, r[`held_${m}`]])) as JointSummary['held'],
+      records: Object.fromEntries(MIX_NAMES.map((m) => [m, {}])) as JointSummary['records'],
+      held: Object.fromEntries(MIX_NAMES.map((m) => [m, []])) as unknown as JointSummary['held'],
+    };
+    MIX_VALUES.forEach(({ mix, value }, i) => {
+      summary.records[mix][value] = Number(sums[i] ?? 0);
+      if ((held >> BigInt(i)) & 1n) summary.held[mix].push(value);
     });
+    out.set(cellKey(r, q), summary);
   }
   return out;
 }
