@@ -14,7 +14,7 @@ import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
 import { toRow } from '@tlsrum/collector/ingest/to-row';
 import { openStore } from '@tlsrum/collector/store/clients';
 import { compactClosedMonths } from '@tlsrum/collector/store/compaction';
-import { migrate, viewsInForce } from '@tlsrum/collector/store/migrate';
+import { dayRuns, migrate, rawRowsSelect, viewsInForce } from '@tlsrum/collector/store/migrate';
 import { MIN_ROUNDS, QUERY_SPECS, TABLES, directSql } from './query-specs';
 import { makeBenchBatch, rng } from './records';
 
@@ -135,8 +135,8 @@ async function main(): Promise<void> {
   if (missing > 0) {
     // The rollups' materialized views would make every generated chunk several times slower (their aggregate
     // states, one view after another). For the bulk load the new records are written to a staging copy of the
-    // raw table, which has no views; each rollup then gets those records' rows from its view's own SELECT
-    // over the copy (what the migration runner does over the raw table for a store that predates a view), and
+    // raw table, which has no views; each rollup then gets those records' rows from its view's SELECT over the
+    // copy (as the migration runner fills a rollup from the raw table for a store that predates it), and
     // the copy's partitions are attached to the raw table. So each size adds its own records to the rollups,
     // as inserts do, instead of rebuilding them from every record stored.
     // The views of the current schema, each by its last definition (a later migration may re-create or drop one).
@@ -158,22 +158,19 @@ async function main(): Promise<void> {
       table: STAGING,
     });
     const r0 = performance.now();
-    // A day of records at a time: every rollup groups by the day or the hour, so a day's rows are whole groups,
-    // and its aggregation stays small (1.4× faster than all days at once at 1 M records).
+    // A few whole days of records at a time, as the migration runner fills a rollup (`dayRuns`, `rawRowsSelect`):
+    // every rollup groups by the day or the hour, so a run's rows are whole groups.
     const firstDay = Math.floor((input.end - input.days * DAY) / DAY) * DAY;
     const outside = await scalar(
       `SELECT count() AS n FROM ${STAGING} WHERE ts < fromUnixTimestamp64Milli(toInt64(${firstDay}), 'UTC') OR ts >= fromUnixTimestamp64Milli(toInt64(${input.end}), 'UTC')`,
     );
     if (outside > 0) throw new Error(`${outside} generated records fall outside the days rolled up`);
+    const runs = await dayRuns(store.ingest, STAGING);
     for (const v of views) {
       const reads = v.select.match(/\bFROM handshakes\b/g)?.length ?? 0;
       if (reads !== 1) throw new Error(`${v.name} reads the raw table ${reads} times: no staging SELECT for it`);
-      for (let day = firstDay; day < input.end; day += DAY) {
-        const rows = `(SELECT * FROM ${STAGING} WHERE ts >= fromUnixTimestamp64Milli(toInt64(${day}), 'UTC') AND ts < fromUnixTimestamp64Milli(toInt64(${day + DAY}), 'UTC'))`;
-        await store.ingest.command({
-          query: `INSERT INTO ${v.target} ${v.select.replace(/\bFROM handshakes\b/, `FROM ${rows}`)}`,
-        });
-      }
+      for (const run of runs)
+        await store.ingest.command({ query: `INSERT INTO ${v.target} ${rawRowsSelect(v, STAGING, run)}` });
     }
     rollupSeconds = (performance.now() - r0) / 1000;
     const partitions = await (

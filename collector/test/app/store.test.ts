@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoData } from '../../src/demo/generate';
 import {
   applyRetention,
+  backfill,
   CLIENT_SAMPLE_RETENTION,
   loadMigrations,
   migrate,
@@ -160,6 +161,49 @@ describe('store', { timeout: 180_000 }, () => {
         for (const s of m.statements) await store.ingest.command({ query: s });
       }
       expect(await migrate(store.ingest)).toEqual([]);
+    } finally {
+      await store.close();
+      removeDir(dir);
+    }
+  });
+
+  it('a backfill fills every rollup with what its view writes; a crash halfway leaves it empty, and the next one fills it whole', async () => {
+    const dir = tempDir();
+    const store = openStore({ dataDir: dir, clickhouse: null });
+    try {
+      await migrate(store.ingest);
+      await generateDemoData(store.ingest, { records: 4_000, days: 5, seed: 5 });
+      const rows = async (query: string) =>
+        (await store.query.query({ query, format: 'JSONEachRow' })).json<Record<string, unknown>>();
+      // Every column but the distinct-client states (random bytes), merged per group as the queries merge them.
+      const contents = async (table: string) => {
+        const columns = await rows(
+          `SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = '${table}' ORDER BY position`,
+        );
+        const keys = columns.filter((c) => !String(c.type).includes('AggregateFunction')).map((c) => c.name);
+        const sums = columns
+          .filter((c) => String(c.type).startsWith('SimpleAggregateFunction'))
+          .map((c) => `${String(c.type).includes('sumMap') ? 'sumMap' : 'sum'}(${c.name}) AS s_${c.name}`);
+        return rows(
+          `SELECT ${[...keys, ...sums].join(', ')} FROM ${table} GROUP BY ${keys.join(', ')} ORDER BY ${keys.join(', ')}`,
+        );
+      };
+      for (const view of rollupViewsInForce()) {
+        const written = await contents(view.target);
+        expect(written.length, view.target).toBeGreaterThan(0);
+        // A crash after a few days went into the copy, before its partitions were attached.
+        await store.ingest.command({ query: `TRUNCATE TABLE ${view.target}` });
+        await store.ingest.command({ query: `CREATE TABLE ${view.target}_backfill AS ${view.target}` });
+        await store.ingest.command({
+          query: `INSERT INTO ${view.target}_backfill ${view.select.replace(/\bFROM handshakes\b/, 'FROM (SELECT * FROM handshakes WHERE ts < now() - INTERVAL 3 DAY)')}`,
+        });
+        expect(await contents(view.target)).toEqual([]);
+        await backfill(store.ingest, view, true);
+        expect(await contents(view.target), view.target).toEqual(written);
+        expect(await rows(`EXISTS TABLE ${view.target}_backfill`)).toEqual([{ result: 0 }]);
+        await backfill(store.ingest, view, true);
+        expect(await contents(view.target), `${view.target}, filled once`).toEqual(written);
+      }
     } finally {
       await store.close();
       removeDir(dir);
@@ -731,6 +775,12 @@ describe('store', { timeout: 180_000 }, () => {
         format: 'JSONEachRow',
       });
       expect(await tables.json()).toEqual([]);
+      // Each backfill filled a copy a day at a time, attached its partitions and dropped it.
+      const copies = await store.query.query({
+        query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE '%\\_backfill'",
+        format: 'JSONEachRow',
+      });
+      expect(await copies.json()).toEqual([]);
       await generateDemoData(store.ingest, { records: ADDED_RECORDS, days: 1, seed: 11 });
       expect((await rollupTotals(store)).map((r) => r.records)).toEqual(CUT_NUMBERS.map(() => AFTER_ADDING));
     });

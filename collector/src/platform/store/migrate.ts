@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { clusterMigrations, schemaMigrationsDdl, type ClusterLayout } from './cluster';
+import { withSortedBuckets } from '../../query/histogram';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -129,9 +130,15 @@ export function dropped(statements: string[], kind: 'TABLE' | 'VIEW' = 'TABLE'):
 
 /**
  * Fills a view's target from every row already stored (a view only sees inserts made after it exists):
- * the view's own SELECT over the whole table, so there is one definition of what a rollup holds.
+ * the view's own SELECT over the stored rows, so there is one definition of what a rollup holds.
  * With `onlyIfEmpty` a target that already has rows is left alone (a re-run after a crash adds nothing).
  * Migrations finish before the ingest pipeline inserts anything, so no row is counted twice.
+ *
+ * It reads the stored records a few whole UTC days at a time (`dayRuns`), each run with the view's histograms
+ * built from sorted bucket indices (`rawRowsSelect`): at ten million records on two cores, a third to a half of the
+ * time of the view's SELECT over every record at once (the hourly grain 121–127 → 46–47 s). The runs go into an empty copy of the target whose partitions are then attached to it, so a crash before
+ * they are leaves the target empty and the next start fills it whole. A SELECT that does not read the raw table
+ * exactly once runs as it is.
  */
 export async function backfill(client: ClickHouseClient, view: MaterializedView, onlyIfEmpty: boolean): Promise<void> {
   if (onlyIfEmpty) {
@@ -139,7 +146,82 @@ export async function backfill(client: ClickHouseClient, view: MaterializedView,
     if (Number((await rs.json<{ n: number }>())[0]?.n) > 0) return;
   }
   // Names and SELECT come from the migration files, never from input.
-  await client.command({ query: `INSERT INTO ${view.target} ${view.select}` });
+  if (view.select.match(RAW_TABLE_READ)?.length !== 1) {
+    await client.command({ query: `INSERT INTO ${view.target} ${view.select}` });
+    return;
+  }
+  const staging = `${view.target}_backfill`;
+  // A copy left by a crash is dropped whatever its size (a server refuses to drop a table over 50 GB by default).
+  const drop = `DROP TABLE IF EXISTS ${staging} SETTINGS max_table_size_to_drop = 0`;
+  await client.command({ query: drop });
+  await client.command({ query: `CREATE TABLE ${staging} AS ${view.target}` });
+  for (const run of await dayRuns(client, 'handshakes'))
+    await client.command({ query: `INSERT INTO ${staging} ${rawRowsSelect(view, 'handshakes', run)}` });
+  const partitions = await (
+    await client.query({
+      query:
+        'SELECT DISTINCT partition_id AS id FROM system.parts WHERE active AND database = currentDatabase() AND table = {t:String}',
+      query_params: { t: staging },
+      format: 'JSONEachRow',
+    })
+  ).json<{ id: string }>();
+  for (const { id } of partitions) {
+    if (!/^[\w-]+$/.test(id)) throw new Error(`unexpected partition id ${JSON.stringify(id)} in ${staging}`);
+    await client.command({ query: `ALTER TABLE ${view.target} ATTACH PARTITION ID '${id}' FROM ${staging}` });
+  }
+  await client.command({ query: drop });
+}
+
+const RAW_TABLE_READ = /\bFROM handshakes\b/g;
+const DAY_S = 86_400;
+
+/**
+ * The most records one statement of a backfill reads with sorted-bucket histograms, which hold every record's
+ * bucket index per grouping set until its group is counted: up to about 1 GB at this size for the view with the
+ * most grouping sets (27). A day holding more is read alone, by the view's own SELECT.
+ */
+export const BULK_MAX_RECORDS = 2_000_000;
+
+/** A run of whole UTC days [from, to) (epoch seconds) and the records `table` holds in it. */
+export interface DayRun {
+  from: number;
+  to: number;
+  records: number;
+}
+
+/**
+ * `table`'s records in runs of consecutive whole UTC days of at most BULK_MAX_RECORDS each (a day with more is a
+ * run of its own). Every rollup groups by the day or the hour, so a run's records are whole groups.
+ */
+export async function dayRuns(client: ClickHouseClient, table: string): Promise<DayRun[]> {
+  const days = await (
+    await client.query({
+      // `table` is a constant of the callers (the raw table or a copy of it), never input.
+      query: `SELECT toUnixTimestamp(toStartOfDay(ts, 'UTC')) AS day, count() AS n FROM ${table} GROUP BY day ORDER BY day`,
+      format: 'JSONEachRow',
+    })
+  ).json<{ day: number | string; n: number | string }>();
+  const runs: DayRun[] = [];
+  for (const d of days) {
+    const day = Number(d.day);
+    const n = Number(d.n);
+    const last = runs.at(-1);
+    if (last && last.records + n <= BULK_MAX_RECORDS) {
+      last.to = day + DAY_S;
+      last.records += n;
+    } else runs.push({ from: day, to: day + DAY_S, records: n });
+  }
+  return runs;
+}
+
+/**
+ * A view's SELECT over the records of `table` (the raw table or a copy of it) in `run`: with sorted-bucket
+ * histograms (query/histogram.ts, the same maps as the view's) up to BULK_MAX_RECORDS, else as the view has it.
+ */
+export function rawRowsSelect(view: MaterializedView, table: string, run: DayRun): string {
+  const rows = `(SELECT * FROM ${table} WHERE ts >= toDateTime(${run.from}, 'UTC') AND ts < toDateTime(${run.to}, 'UTC'))`;
+  const select = run.records <= BULK_MAX_RECORDS ? withSortedBuckets(view.select) : view.select;
+  return select.replace(RAW_TABLE_READ, `FROM ${rows}`);
 }
 
 /** A table whose rows expire: its name and the DateTime64 column its TTL counts from. */
