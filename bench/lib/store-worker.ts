@@ -14,7 +14,7 @@ import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
 import { toRow } from '@tlsrum/collector/ingest/to-row';
 import { openStore } from '@tlsrum/collector/store/clients';
 import { compactClosedMonths } from '@tlsrum/collector/store/compaction';
-import { dayRuns, migrate, rawRowsSelect, viewsInForce } from '@tlsrum/collector/store/migrate';
+import { attachPartitions, dayRuns, migrate, rawRowsSelect, viewsInForce } from '@tlsrum/collector/store/migrate';
 import { MIN_ROUNDS, QUERY_SPECS, TABLES, directSql } from './query-specs';
 import { makeBenchBatch, rng } from './records';
 
@@ -173,16 +173,7 @@ async function main(): Promise<void> {
         await store.ingest.command({ query: `INSERT INTO ${v.target} ${rawRowsSelect(v, STAGING, run)}` });
     }
     rollupSeconds = (performance.now() - r0) / 1000;
-    const partitions = await (
-      await store.query.query({
-        query:
-          'SELECT DISTINCT partition_id AS id FROM system.parts WHERE active AND database = currentDatabase() AND table = {t:String}',
-        query_params: { t: STAGING },
-        format: 'JSONEachRow',
-      })
-    ).json<{ id: string }>();
-    for (const { id } of partitions)
-      await store.ingest.command({ query: `ALTER TABLE handshakes ATTACH PARTITION ID '${id}' FROM ${STAGING}` });
+    await attachPartitions(store.ingest, STAGING, 'handshakes');
     await store.ingest.command({ query: `DROP TABLE ${STAGING}` });
   }
   const generateSeconds = (performance.now() - t0) / 1000;

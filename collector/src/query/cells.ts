@@ -331,7 +331,7 @@ const MIX_NAMES = Object.keys(MIXES) as MixName[];
  */
 const MIX_VALUES = MIX_NAMES.flatMap((mix) => MIXES[mix].map((value: string) => ({ mix, value })));
 if (MIX_VALUES.length > 64) throw new Error('the mixes have more values than a 64-bit set holds');
-/** The catalogue's fixed values as SQL literals (no input reaches them; a quote or backslash is escaped all the same). */
+/** A catalogue value as an SQL literal (no input reaches it; a quote or backslash is escaped all the same). */
 const sqlString = (v: string) => `'${v.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 const mixValueIs = (i: number) => `d_${MIX_VALUES[i]!.mix} = ${sqlString(MIX_VALUES[i]!.value)}`;
 

@@ -39,14 +39,15 @@ export function bucketStateSql(column: Phase): string {
 }
 
 /**
- * The same maps as bucketStateSql, for a SELECT over many records at once (a rollup filled from the stored records
- * a day at a time: `backfill` in platform/store/migrate.ts): the group's bucket indices collected as plain numbers,
- * sorted, and each run of one index counted once; its length is the count. sumMap adds one record at a time through
- * generic values. Over a day of ten million records a month, the views' SELECTs take 40 % less this way; at an
- * insert's size (up to FLUSH_MAX_ROWS) there is no gain, and the views keep sumMap. Every step is an array function
- * over arrays of one length (none refers to an array from inside a lambda, which would copy it for every element),
- * so it is linear in the group's records, but it holds every record's index until the group is counted.
- * `${column}_buckets` and `${column}_starts` name the sorted indices and where each run starts.
+ * The same maps as bucketStateSql, for a SELECT over many records at once (a rollup filled from the stored
+ * records a few whole days at a time: `backfill` in platform/store/migrate.ts): the group's bucket indices
+ * collected as plain numbers, sorted, and each run of one index counted once; its length is the count. sumMap
+ * adds one record at a time through generic values. Over a day of ten million records a month, the views'
+ * SELECTs take 40 % less this way; at an insert's size (up to FLUSH_MAX_ROWS) there is no gain, and the views
+ * keep sumMap. Every step is an array function over arrays of one length (none refers to an array from inside
+ * a lambda, which would copy it for every element), so it is linear in the group's records, but it holds every
+ * record's index until the group is counted. `${column}_buckets` and `${column}_starts` name the sorted
+ * indices and where each run starts.
  */
 export function sortedBucketStateSql(column: Phase): string {
   const sorted = `${column}_buckets`;

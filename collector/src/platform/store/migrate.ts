@@ -135,10 +135,11 @@ export function dropped(statements: string[], kind: 'TABLE' | 'VIEW' = 'TABLE'):
  * Migrations finish before the ingest pipeline inserts anything, so no row is counted twice.
  *
  * It reads the stored records a few whole UTC days at a time (`dayRuns`), each run with the view's histograms
- * built from sorted bucket indices (`rawRowsSelect`): at ten million records on two cores, a third to a half of the
- * time of the view's SELECT over every record at once (the hourly grain 121–127 → 46–47 s). The runs go into an empty copy of the target whose partitions are then attached to it, so a crash before
- * they are leaves the target empty and the next start fills it whole. A SELECT that does not read the raw table
- * exactly once runs as it is.
+ * built from sorted bucket indices (`rawRowsSelect`): at ten million records on two cores, a third to a half of
+ * the time of the view's SELECT over every record at once (the hourly grain 121–127 → 46–47 s). The runs go into
+ * an empty copy of the target whose partitions are then attached to it, so a crash before they are leaves the
+ * target empty and the next start fills it whole. A SELECT that does not read the raw table exactly once runs as
+ * it is.
  */
 export async function backfill(client: ClickHouseClient, view: MaterializedView, onlyIfEmpty: boolean): Promise<void> {
   if (onlyIfEmpty) {
@@ -157,19 +158,24 @@ export async function backfill(client: ClickHouseClient, view: MaterializedView,
   await client.command({ query: `CREATE TABLE ${staging} AS ${view.target}` });
   for (const run of await dayRuns(client, 'handshakes'))
     await client.command({ query: `INSERT INTO ${staging} ${rawRowsSelect(view, 'handshakes', run)}` });
+  await attachPartitions(client, staging, view.target);
+  await client.command({ query: drop });
+}
+
+/** Attaches every partition of `from` to `to`, a table of the same structure (their names are constants, not input). */
+export async function attachPartitions(client: ClickHouseClient, from: string, to: string): Promise<void> {
   const partitions = await (
     await client.query({
       query:
         'SELECT DISTINCT partition_id AS id FROM system.parts WHERE active AND database = currentDatabase() AND table = {t:String}',
-      query_params: { t: staging },
+      query_params: { t: from },
       format: 'JSONEachRow',
     })
   ).json<{ id: string }>();
   for (const { id } of partitions) {
-    if (!/^[\w-]+$/.test(id)) throw new Error(`unexpected partition id ${JSON.stringify(id)} in ${staging}`);
-    await client.command({ query: `ALTER TABLE ${view.target} ATTACH PARTITION ID '${id}' FROM ${staging}` });
+    if (!/^[\w-]+$/.test(id)) throw new Error(`unexpected partition id ${JSON.stringify(id)} in ${from}`);
+    await client.command({ query: `ALTER TABLE ${to} ATTACH PARTITION ID '${id}' FROM ${from}` });
   }
-  await client.command({ query: drop });
 }
 
 const RAW_TABLE_READ = /\bFROM handshakes\b/g;
