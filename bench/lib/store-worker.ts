@@ -166,9 +166,8 @@ async function main(): Promise<void> {
     );
     if (outside > 0) throw new Error(`${outside} generated records fall outside the days rolled up`);
     const runs = await dayRuns(store.ingest, STAGING);
+    // rawRowsSelect refuses a view that does not read the raw table exactly once: no staging SELECT for it.
     for (const v of views) {
-      const reads = v.select.match(/\bFROM handshakes\b/g)?.length ?? 0;
-      if (reads !== 1) throw new Error(`${v.name} reads the raw table ${reads} times: no staging SELECT for it`);
       for (const run of runs)
         await store.ingest.command({ query: `INSERT INTO ${v.target} ${rawRowsSelect(v, STAGING, run)}` });
     }

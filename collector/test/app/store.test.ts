@@ -775,7 +775,7 @@ describe('store', { timeout: 180_000 }, () => {
         format: 'JSONEachRow',
       });
       expect(await tables.json()).toEqual([]);
-      // Each backfill filled a copy a day at a time, attached its partitions and dropped it.
+      // Each backfill filled a copy a few whole days at a time, attached its partitions and dropped it.
       const copies = await store.query.query({
         query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND name LIKE '%\\_backfill'",
         format: 'JSONEachRow',

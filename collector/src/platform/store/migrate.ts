@@ -147,7 +147,7 @@ export async function backfill(client: ClickHouseClient, view: MaterializedView,
     if (Number((await rs.json<{ n: number }>())[0]?.n) > 0) return;
   }
   // Names and SELECT come from the migration files, never from input.
-  if (view.select.match(RAW_TABLE_READ)?.length !== 1) {
+  if (rawTableReads(view) !== 1) {
     await client.command({ query: `INSERT INTO ${view.target} ${view.select}` });
     return;
   }
@@ -179,6 +179,9 @@ export async function attachPartitions(client: ClickHouseClient, from: string, t
 }
 
 const RAW_TABLE_READ = /\bFROM handshakes\b/g;
+
+/** How many times a view's SELECT reads the raw table: `rawRowsSelect` can point only a single read elsewhere. */
+const rawTableReads = (view: MaterializedView): number => view.select.match(RAW_TABLE_READ)?.length ?? 0;
 const DAY_S = 86_400;
 
 /**
@@ -223,8 +226,10 @@ export async function dayRuns(client: ClickHouseClient, table: string): Promise<
 /**
  * A view's SELECT over the records of `table` (the raw table or a copy of it) in `run`: with sorted-bucket
  * histograms (query/histogram.ts, the same maps as the view's) up to BULK_MAX_RECORDS, else as the view has it.
+ * For a view that reads the raw table once (`rawTableReads`).
  */
 export function rawRowsSelect(view: MaterializedView, table: string, run: DayRun): string {
+  if (rawTableReads(view) !== 1) throw new Error(`${view.name} does not read the raw table exactly once`);
   const rows = `(SELECT * FROM ${table} WHERE ts >= toDateTime(${run.from}, 'UTC') AND ts < toDateTime(${run.to}, 'UTC'))`;
   const select = run.records <= BULK_MAX_RECORDS ? withSortedBuckets(view.select) : view.select;
   return select.replace(RAW_TABLE_READ, `FROM ${rows}`);
