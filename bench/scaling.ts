@@ -65,11 +65,13 @@ async function main(): Promise<void> {
         rounds: ROUNDS,
         seriesBudgetS: 10,
         insertRounds: 3,
+        // The store as a running collector keeps it, as bench:query reads it: closed months in one part.
+        compactClosedMonths: true,
       });
       const seconds = (performance.now() - t0) / 1000;
       levels.push({ rows: result.rows, result, seconds });
       console.log(
-        `${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s (of generation: ${round(result.rollupSeconds, 1)} s rolling them up); ${describeLoad()}`,
+        `${result.rows.toLocaleString('en')} records: generated ${result.generatedRows.toLocaleString('en')} in ${round(result.generateSeconds, 1)} s, measured in ${round(seconds - result.generateSeconds, 1)} s (of generation: ${round(result.rollupSeconds, 1)} s rolling them up; then ${round(result.compactSeconds, 1)} s merging ${result.compactedPartitions} closed months of the rollups); ${describeLoad()}`,
       );
     }
     if (!levels.length) throw new Error('no level measured');
@@ -96,7 +98,9 @@ async function main(): Promise<void> {
         // writing the raw rows (the collector's views pay it at insert).
         rollupBuildUs: l.result.generatedRows ? (l.result.rollupSeconds * 1e6) / l.result.generatedRows : NaN,
         rollupBytes: rollup?.bytesOnDisk ?? 0,
+        compactSeconds: l.result.compactSeconds,
         parts: raw?.parts ?? 0,
+        rollupParts: rollup?.parts ?? 0,
       };
     };
     const figs = levels.map(fig);
@@ -115,7 +119,9 @@ async function main(): Promise<void> {
         'rollups built µs/record': round(f.rollupBuildUs, 1),
         'B/record on disk (raw)': round(f.bytesPerRow, 1),
         'B/record on disk (all tables)': round(f.bytesPerRowAllTables, 1),
-        parts: f.parts,
+        'closed months merged in s': round(f.compactSeconds, 1),
+        'parts (raw)': f.parts,
+        'parts (daily rollup)': f.rollupParts,
       })),
     );
     printTable(
@@ -140,6 +146,8 @@ async function main(): Promise<void> {
         bytesPerRowAllTables: round(f.bytesPerRowAllTables, 1),
         rollupRows: f.rollupRows,
         rollupBuildUsPerRecord: round(f.rollupBuildUs, 1),
+        compactSeconds: round(f.compactSeconds, 1),
+        rollupParts: f.rollupParts,
       })),
       rawQueryGrowth: round(last.rawQueryMs / b.rawQueryMs, 2),
       rollupQueryGrowth: round(last.rollupQueryMs / b.rollupQueryMs, 2),

@@ -213,7 +213,7 @@ export const BENCHES: readonly BenchEntry[] = [
     command: 'pnpm bench scaling',
     options: [
       'BENCH_SCALING_LEVELS (1 M, 10 M, 30 M, 50 M records)',
-      'BENCH_SCALING_BUDGET_S (1500): sizes whose generation would not fit are skipped and listed (on 2 cores the default reaches 50 M in about 18 minutes)',
+      'BENCH_SCALING_BUDGET_S (1500): sizes whose generation would not fit are skipped and listed (on 2 cores reaching 50 M takes 20–36 minutes, as fast as the machine runs: a slow one needs a larger budget)',
     ],
     measures:
       "One store grown in steps, and at each size the cost of a 10 000-row insert (JSONEachRow and TabSeparated), of the API's " +
@@ -221,7 +221,9 @@ export const BENCHES: readonly BenchEntry[] = [
       "cost grows with data. Each size's new records are generated into a staging copy of the raw table, rolled up into every rollup " +
       "as the migration runner fills a rollup: the views' SELECT over a few whole days at a time, histograms counted from sorted " +
       "bucket indices (the µs per record it took is shown: the rollups' share of growing a store), then " +
-      'attached to the raw table.',
+      "attached to the raw table. Then, as a running collector does within the hour, each rollup's closed months are merged " +
+      'into one part (the store bench:query reads; the seconds it took are shown). The days of the month not yet closed ' +
+      "stay in the parts the store's own merges settle at, so the figures depend a little on the day of the month the bench runs.",
     baseline: 'the smallest store size',
     goal: '— (how cost grows)',
     figures: (r) => {

@@ -44,6 +44,10 @@ export interface WorkerResult {
   generateSeconds: number;
   /** Of generateSeconds: rolling the new records up into every rollup after they were written. */
   rollupSeconds: number;
+  /** Merging the rollups' closed months (compactClosedMonths), after generating; 0 when not asked. */
+  compactSeconds: number;
+  /** The rollup partitions that merge made one part each. */
+  compactedPartitions: number;
   /** per "query/table": milliseconds of each timed run */
   queryMs: Record<string, number[]>;
   /** per format: µs per row of each timed insert */
@@ -180,8 +184,13 @@ async function main(): Promise<void> {
   // (at most a minute), so the direct figures are comparable with the API's, measured later.
   for (let i = 0; i < 60 && (await scalar('SELECT count() AS n FROM system.merges')) > 0; i++)
     await new Promise((r) => setTimeout(r, 1000));
+  let compactSeconds = 0;
+  let compactedPartitions = 0;
   if (input.compactClosedMonths) {
+    const c0 = performance.now();
     const merged = await compactClosedMonths(store.query);
+    compactSeconds = (performance.now() - c0) / 1000;
+    compactedPartitions = merged.length;
     if (merged.length) console.log(`merged the closed months of ${merged.length} rollup partitions into one part each`);
   }
   const queryMs = input.rounds > 0 ? await timeQueries() : {};
@@ -198,6 +207,8 @@ async function main(): Promise<void> {
     generatedRows: missing,
     generateSeconds,
     rollupSeconds,
+    compactSeconds,
+    compactedPartitions,
     queryMs,
     insertUsPerRow,
     disk: disk.map((d) => ({
