@@ -227,8 +227,8 @@ type Row = Record<string, unknown>;
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const share = (n: number, total: number) => (total > 0 ? Math.round((n / total) * 10_000) / 10_000 : 0);
 const quantiles = (v: unknown): Quantiles => {
-  const [p50, p75, p95] = (v as number[]).map((x) => round1(Number(x)));
-  return { p50: p50!, p75: p75!, p95: p95! };
+  const q = v as number[];
+  return { p50: round1(Number(q[0])), p75: round1(Number(q[1])), p95: round1(Number(q[2])) };
 };
 
 /**
@@ -329,8 +329,11 @@ const MIX_NAMES = Object.keys(MIXES) as MixName[];
  * Every mix's every value in one list (MIXES' order): the store returns a cell's records per value as one array
  * in this order, and the values its hidden joint cells hold as one bit set over it (bit i: MIX_VALUES[i]).
  */
-const MIX_VALUES = MIX_NAMES.flatMap((mix) => MIXES[mix].map((value: string) => ({ mix, value })));
-if (MIX_VALUES.length > 64) throw new Error('the mixes have more values than a 64-bit set holds');
+const MIX_VALUES = MIX_NAMES.flatMap((mix, at) => MIXES[mix].map((value: string) => ({ mix, at, value })));
+// The set comes back as a JSON number: up to 53 bits it is exact (Number.MAX_SAFE_INTEGER).
+if (MIX_VALUES.length > 53) throw new Error('the mixes have more values than a bit set read as a number holds');
+/** 2^i: bit i of the held set is floor(held / 2^i) mod 2 (JavaScript's bit operators stop at 32 bits). */
+const BIT = MIX_VALUES.map((_, i) => 2 ** i);
 /** A catalogue value as an SQL literal (no input reaches it; a quote or backslash is escaped all the same). */
 const sqlString = (v: string) => `'${v.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 const mixValueIs = (i: number) => `d_${MIX_VALUES[i]!.mix} = ${sqlString(MIX_VALUES[i]!.value)}`;
@@ -342,12 +345,12 @@ const mixValueIs = (i: number) => `d_${MIX_VALUES[i]!.mix} = ${sqlString(MIX_VAL
 interface JointSummary {
   /** Joint cells hidden as a cell of their own would be (too few clients; without a token, too few sites). */
   hidden: number;
-  /** The mix values of the smallest shown joint cell (ties: the first by the mix columns' values); null: none shown. */
-  smallest: Record<MixName, string> | null;
-  /** Per mix, per value: the records of the joint cells holding it… */
-  records: Record<MixName, Record<string, number>>;
-  /** …and the values a hidden one holds. */
-  held: Record<MixName, string[]>;
+  /** The mix values (MIX_NAMES' order) of the smallest shown joint cell (ties: the first by the mix columns' values); null: none shown. */
+  smallest: string[] | null;
+  /** Per mix value (MIX_VALUES' order): the records of the joint cells holding it… */
+  records: number[];
+  /** …and, as a bit set (bit i: MIX_VALUES[i]), the values a hidden one holds. */
+  held: number;
 }
 
 /**
@@ -420,31 +423,23 @@ async function jointMixCells(
     await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })
   ).json<Row>();
   const out = new Map<string, JointSummary>();
-  for (const r of rows) {
-    const smallest = r.smallest as string[];
-    const sums = r.records as (string | number)[];
-    const held = BigInt(r.held as string);
-    const summary: JointSummary = {
+  // Kept as the store sends them (protectedMix reads them by index): an hourly series by stack over a month has
+  // thousands of cells, and an object per mix and value for each of them was most of the answer's own work.
+  for (const r of rows)
+    out.set(cellKey(r, q), {
       hidden: Number(r.hidden),
-      smallest:
-        Number(r.shown_cells) > 0
-          ? (Object.fromEntries(MIX_NAMES.map((m, i) => [m, String(smallest[i])])) as Record<MixName, string>)
-          : null,
-      records: Object.fromEntries(MIX_NAMES.map((m) => [m, {}])) as JointSummary['records'],
-      held: Object.fromEntries(MIX_NAMES.map((m) => [m, []])) as unknown as JointSummary['held'],
-    };
-    MIX_VALUES.forEach(({ mix, value }, i) => {
-      summary.records[mix][value] = Number(sums[i] ?? 0);
-      if ((held >> BigInt(i)) & 1n) summary.held[mix].push(value);
+      smallest: Number(r.shown_cells) > 0 ? (r.smallest as unknown[]).map(String) : null,
+      records: (r.records as (string | number)[]).map(Number),
+      held: Number(r.held),
     });
-    out.set(cellKey(r, q), summary);
-  }
   return out;
 }
 
 /** Every mix with no value: what a cell shows when its joint cells are unknown. */
-function emptyMix(): NonNullable<Cell['mix']> {
-  return Object.fromEntries(Object.keys(MIXES).map((m) => [m, {}])) as NonNullable<Cell['mix']>;
+function emptyMix(): Record<MixName, Record<string, number>> {
+  const mix = {} as Record<MixName, Record<string, number>>;
+  for (const m of MIX_NAMES) mix[m] = {};
+  return mix;
 }
 
 /**
@@ -452,14 +447,14 @@ function emptyMix(): NonNullable<Cell['mix']> {
  * the smallest shown one — is left out; every other value's share counts its joint cells' records.
  */
 function protectedMix(joint: JointSummary | undefined, records: number): Cell['mix'] {
-  const mix = emptyMix() as Record<MixName, Record<string, number>>;
+  const mix = emptyMix();
   if (!joint) return mix;
   const alsoHidden = joint.hidden === 1 ? joint.smallest : null;
-  for (const m of MIX_NAMES)
-    for (const v of MIXES[m]) {
-      if (joint.held[m].includes(v) || alsoHidden?.[m] === v) continue;
-      mix[m][v] = share(Number(joint.records[m][v] ?? 0), records);
-    }
+  for (let i = 0; i < MIX_VALUES.length; i++) {
+    const { mix: m, at, value } = MIX_VALUES[i]!;
+    if (Math.floor(joint.held / BIT[i]!) % 2 === 1 || alsoHidden?.[at] === value) continue;
+    mix[m][value] = share(joint.records[i] ?? 0, records);
+  }
   return mix;
 }
 
