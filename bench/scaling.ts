@@ -37,7 +37,7 @@ async function main(): Promise<void> {
       const prev = levels.at(-1);
       if (prev) {
         // Predict from the previous level: writing the new raw rows and rolling them up at its rates per
-        // record, and measuring the queries, which read a table that grows with the whole store.
+        // record, then merging the closed months and measuring the queries, which grow with the whole store.
         const grow = target / prev.rows;
         const added = target - prev.rows;
         const rawSeconds = prev.result.generateSeconds - prev.result.rollupSeconds;
