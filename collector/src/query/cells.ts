@@ -332,8 +332,6 @@ const MIX_NAMES = Object.keys(MIXES) as MixName[];
 const MIX_VALUES = MIX_NAMES.flatMap((mix, at) => MIXES[mix].map((value: string) => ({ mix, at, value })));
 // The set comes back as a JSON number: up to 53 bits it is exact (Number.MAX_SAFE_INTEGER).
 if (MIX_VALUES.length > 53) throw new Error('the mixes have more values than a bit set read as a number holds');
-/** 2^i: bit i of the held set is floor(held / 2^i) mod 2 (JavaScript's bit operators stop at 32 bits). */
-const BIT = MIX_VALUES.map((_, i) => 2 ** i);
 /** A catalogue value as an SQL literal (no input reaches it; a quote or backslash is escaped all the same). */
 const sqlString = (v: string) => `'${v.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 const mixValueIs = (i: number) => `d_${MIX_VALUES[i]!.mix} = ${sqlString(MIX_VALUES[i]!.value)}`;
@@ -452,7 +450,8 @@ function protectedMix(joint: JointSummary | undefined, records: number): Cell['m
   const alsoHidden = joint.hidden === 1 ? joint.smallest : null;
   for (let i = 0; i < MIX_VALUES.length; i++) {
     const { mix: m, at, value } = MIX_VALUES[i]!;
-    if (Math.floor(joint.held / BIT[i]!) % 2 === 1 || alsoHidden?.[at] === value) continue;
+    // Bit i of the set, by division: JavaScript's bit operators stop at 32 bits.
+    if (Math.floor(joint.held / 2 ** i) % 2 === 1 || alsoHidden?.[at] === value) continue;
     mix[m][value] = share(joint.records[i] ?? 0, records);
   }
   return mix;
