@@ -162,8 +162,8 @@ export const BENCHES: readonly BenchEntry[] = [
       'CHROMIUM_PATH (/usr/bin/chromium)',
     ],
     measures:
-      "Generates BENCH_ROWS records over 30 days with the demo generator, merges the rollups' closed months into one part " +
-      'each as a running collector does (COMPACT_CLOSED_MONTHS), starts the collector on them serving the built ' +
+      "Generates BENCH_ROWS records over 30 days with the demo generator, merges the closed months (the rollups' and the " +
+      "what-if client sample's) into one part each as a running collector does (COMPACT_CLOSED_MONTHS), starts the collector on them serving the built " +
       'dashboard, and loads the dashboard in Chromium as a new visitor would (a fresh browser context each time: no cache), ' +
       "BENCH_DASHBOARD_LOADS times each for the all-sites view and for one demo site's view with its read token, after one " +
       'uncounted load per view. Each load is timed from navigation until the page says every panel has settled ' +
@@ -221,7 +221,8 @@ export const BENCHES: readonly BenchEntry[] = [
       "cost grows with data. Each size's new records are generated into a staging copy of the raw table, rolled up into every rollup " +
       "as the migration runner fills a rollup: the views' SELECT over a few whole days at a time, histograms counted from sorted " +
       "bucket indices (the µs per record it took is shown: the rollups' share of growing a store), then " +
-      "attached to the raw table. Then, as a running collector does within the hour, each rollup's closed months are merged " +
+      'attached to the raw table. Then, as a running collector does within the hour, the closed months of each rollup (and ' +
+      "of the what-if's client sample) are merged " +
       'into one part (the store bench:query reads; the seconds it took are shown). The days of the month not yet closed ' +
       "stay in the parts the store's own merges settle at, so the figures depend a little on the day of the month the bench runs.",
     baseline: 'the smallest store size',

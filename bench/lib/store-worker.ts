@@ -32,7 +32,7 @@ export interface WorkerInput {
   /** Timed inserts of 10 000-row blocks per format (0: none). */
   insertRounds: number;
   /**
-   * Merge the rollups' closed months into one part each after generating, as a running collector does within
+   * Merge the closed months (the rollups' and the what-if's client sample's) into one part each after generating, as a running collector does within
    * the hour (COMPACT_CLOSED_MONTHS): the store its API benches read, as it stands once a month has ended.
    */
   compactClosedMonths?: boolean;
@@ -44,9 +44,9 @@ export interface WorkerResult {
   generateSeconds: number;
   /** Of generateSeconds: rolling the new records up into every rollup after they were written. */
   rollupSeconds: number;
-  /** Merging the rollups' closed months (compactClosedMonths), after generating; 0 when not asked. */
+  /** Merging the closed months (compactClosedMonths), after generating; 0 when not asked. */
   compactSeconds: number;
-  /** The rollup partitions that merge made one part each. */
+  /** The partitions that merge made one part each. */
   compactedPartitions: number;
   /** per "query/table": milliseconds of each timed run */
   queryMs: Record<string, number[]>;
@@ -191,7 +191,7 @@ async function main(): Promise<void> {
     const merged = await compactClosedMonths(store.query);
     compactSeconds = (performance.now() - c0) / 1000;
     compactedPartitions = merged.length;
-    if (merged.length) console.log(`merged the closed months of ${merged.length} rollup partitions into one part each`);
+    if (merged.length) console.log(`merged ${merged.length} closed partitions into one part each`);
   }
   const queryMs = input.rounds > 0 ? await timeQueries() : {};
   const insertUsPerRow = input.insertRounds > 0 ? await timeInserts() : {};

@@ -260,7 +260,7 @@ export const ConfigSchema = Type.Object({
     env: 'COMPACT_CLOSED_MONTHS',
     default: true,
     description:
-      "merge each rollup's closed months into one part (checked hourly, as background work; a month is closed two days after it ends): a query then reads a few granules of it, not some of each of its parts. Embedded store and single server; a cluster's shards merge on their own ([cluster.md](cluster.md))",
+      "merge the closed months of each rollup and of the what-if's client sample into one part (checked hourly, as background work; a month is closed two days after it ends): a query then reads a few granules of it, not some of each of its parts. Embedded store and single server; a cluster's shards merge on their own ([cluster.md](cluster.md))",
   }),
   answerCacheSeconds: int(
     'ANSWER_CACHE_SECONDS',

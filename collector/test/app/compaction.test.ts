@@ -1,10 +1,11 @@
 /**
- * The rollups' closed months on a real embedded store: merged into one part each, with the same answers;
- * the month still open, and a month merged already, left as they are.
+ * The closed months of the rollups and of the what-if's client sample on a real embedded store: merged into one
+ * part each, with the same answers and rows; the month still open, and a month merged already, left as they are.
  */
 import { describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { closedPartitionsToMerge, compactClosedMonths, ROLLUP_TABLES } from '../../src/platform/store/compaction';
+import { closedPartitionsToMerge, compactClosedMonths, COMPACTED_TABLES } from '../../src/platform/store/compaction';
+import { CLIENT_SAMPLE_TABLE } from '../../src/whatif/query';
 import { queryCells } from '../../src/query/cells';
 import { insertRecords, makeRecords, withApp } from '../support/helpers';
 
@@ -13,16 +14,26 @@ const DAY = 86_400_000;
 /** The store's partition id of `ts`'s month (the rollups are partitioned by `toYYYYMM`). */
 const monthOf = (ts: number) => new Date(ts).toISOString().slice(0, 7).replace('-', '');
 
-/** Active parts per rollup table in the partition of `ts`'s month. */
+/** Active parts per merged table in the partition of `ts`'s month. */
 async function partsOf(app: FastifyInstance, ts: number): Promise<Record<string, number>> {
   const rs = await app.store.query.query({
     query: `SELECT table, count() AS parts FROM system.parts
 WHERE database = currentDatabase() AND active AND table IN {tables:Array(String)} AND partition_id = {partition:String}
 GROUP BY table`,
-    query_params: { tables: ROLLUP_TABLES, partition: monthOf(ts) },
+    query_params: { tables: COMPACTED_TABLES, partition: monthOf(ts) },
     format: 'JSONEachRow',
   });
   return Object.fromEntries((await rs.json<{ table: string; parts: number }>()).map((r) => [r.table, Number(r.parts)]));
+}
+
+/** The client sample's rows of `ts`'s month, every column, in one order. */
+async function sampleRowsOf(app: FastifyInstance, ts: number): Promise<string> {
+  const rs = await app.store.query.query({
+    query: `SELECT * FROM ${CLIENT_SAMPLE_TABLE} WHERE _partition_id = {partition:String} ORDER BY ALL`,
+    query_params: { partition: monthOf(ts) },
+    format: 'JSONCompactEachRow',
+  });
+  return rs.text();
 }
 
 /** Every site's cells of one day, by stack and mode, from the rollup. */
@@ -42,7 +53,7 @@ async function cellsOf(app: FastifyInstance, day: number) {
   return answer.cells;
 }
 
-describe('closed months of the rollups', () => {
+describe('closed months of the rollups and the client sample', () => {
   it('are merged into one part each, and every figure read from them stays the same', async () => {
     await withApp({ COMPACT_CLOSED_MONTHS: 'false' }, async ({ app }) => {
       const now = Date.now();
@@ -58,9 +69,12 @@ describe('closed months of the rollups', () => {
 
       const before = await cellsOf(app, oldDay);
       expect(before.reduce((n, c) => n + (c.records ?? 0), 0)).toBe(60);
+      const sampleRows = await sampleRowsOf(app, old);
       const oldParts = await partsOf(app, old);
       expect(oldParts.handshakes_cuts).toBe(2);
       expect(oldParts.handshakes_per_hour).toBe(2);
+      // client-token-0000 hashes into the sample's share: each insert wrote a part of the client sample too.
+      expect(oldParts[CLIENT_SAMPLE_TABLE]).toBe(2);
       const openParts = await partsOf(app, now);
 
       const due = await closedPartitionsToMerge(app.store.query, now);
@@ -76,6 +90,8 @@ describe('closed months of the rollups', () => {
       for (const table of Object.keys(oldParts)) expect(merged[table], table).toBe(1);
       expect(await partsOf(app, now)).toEqual(openParts);
       expect(await cellsOf(app, oldDay)).toEqual(before);
+      expect(sampleRows.split('\n').length).toBeGreaterThan(2);
+      expect(await sampleRowsOf(app, old)).toBe(sampleRows);
 
       // Merged once: nothing more to do until a row reaches that month again.
       expect(await compactClosedMonths(app.store.query, now)).toEqual([]);

@@ -1,6 +1,6 @@
 /**
  * Work the collector does on its own once the store is ready, then at intervals (the monthly dataset, the
- * merge of the rollups' closed months): a first run `firstMs` after the store is ready, each next one
+ * merge of the closed months): a first run `firstMs` after the store is ready, each next one
  * `everyMs` after the previous one ended, none once the collector closes. Closing waits for the run under
  * way, or for what `settled` returns (a job that can also be started another way). A run handles its own
  * errors (logs them and tries again at the next interval).
