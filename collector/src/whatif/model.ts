@@ -217,8 +217,12 @@ export function roundTripsToday(c: Connection, rtt: number): number {
 }
 
 export function roundTripsIn(s: ScenarioName, c: Connection, rtt: number, m: RegionModel): number {
-  const today = roundTripsToday(c, rtt);
   const tls = tlsRoundTrips(c, rtt);
+  return roundTripsWith(s, c, tcpRoundTrips(c) + tls, tls, m);
+}
+
+/** roundTripsIn with the connection's round trips today, and its TLS ones, already worked out (once per connection, not per scenario). */
+function roundTripsWith(s: ScenarioName, c: Connection, today: number, tls: number, m: RegionModel): number {
   switch (s) {
     case 'tls13':
       // A TLS 1.3 handshake taking 2 round trips (HelloRetryRequest) stays as it is.
@@ -366,7 +370,7 @@ export function* modelling(
       let rounds: number;
       let cpuMs = 0;
       if (ofProfile) ({ rounds, cpuMs } = savingWith(scenario as Parameters<typeof profileSaving>[0], c, facts[i]!));
-      else rounds = roundsToday[i]! - roundTripsIn(scenario, c, rtt, models[i]!);
+      else rounds = roundsToday[i]! - roundTripsWith(scenario, c, roundsToday[i]!, tlsRounds[i]!, models[i]!);
       if (rounds > 0 || cpuMs > 0) effect.affected[i] = 1;
       if (rounds > 0) effect.saved[i] = rounds;
       effect.after[i] = Math.max(0, today[i]! - Math.max(0, rounds) * rtt - cpuMs);

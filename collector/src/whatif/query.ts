@@ -255,7 +255,7 @@ function connectionOf([
     resumed: resumed === null ? null : Boolean(resumed),
     repeat: Boolean(Number(repeat)),
     browser,
-    ...(crypto ? { crypto } : {}),
+    crypto,
   };
 }
 
