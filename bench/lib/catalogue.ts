@@ -163,8 +163,9 @@ export const BENCHES: readonly BenchEntry[] = [
     ],
     measures:
       "Generates BENCH_ROWS records over 30 days with the demo generator, merges the closed months (the rollups' and the " +
-      "what-if client sample's) into one part each as a running collector does (COMPACT_CLOSED_MONTHS), starts the " +
-      'collector on them serving the built dashboard, and loads the dashboard in Chromium as a new visitor would (a fresh browser context each time: no cache), ' +
+      "what-if's client sample's) into one part each as a running collector does (COMPACT_CLOSED_MONTHS), starts the " +
+      'collector on them serving the built dashboard, and loads the dashboard in Chromium as a new visitor would ' +
+      '(a fresh browser context each time: no cache), ' +
       "BENCH_DASHBOARD_LOADS times each for the all-sites view and for one demo site's view with its read token, after one " +
       'uncounted load per view. Each load is timed from navigation until the page says every panel has settled ' +
       "(`data-panels` on <body>); the panels that failed (after their own retry) are counted. A table shows the page's own " +

@@ -32,8 +32,9 @@ export interface WorkerInput {
   /** Timed inserts of 10 000-row blocks per format (0: none). */
   insertRounds: number;
   /**
-   * Merge the closed months (the rollups' and the what-if's client sample's) into one part each after generating, as a running collector does within
-   * the hour (COMPACT_CLOSED_MONTHS): the store its API benches read, as it stands once a month has ended.
+   * Merge the closed months (the rollups' and the what-if's client sample's) into one part each after
+   * generating, as a running collector does within the hour (COMPACT_CLOSED_MONTHS): the store its API benches
+   * read, as it stands once a month has ended.
    */
   compactClosedMonths?: boolean;
 }

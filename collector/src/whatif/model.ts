@@ -221,7 +221,10 @@ export function roundTripsIn(s: ScenarioName, c: Connection, rtt: number, m: Reg
   return roundTripsWith(s, c, tcpRoundTrips(c) + tls, tls, m);
 }
 
-/** roundTripsIn with the connection's round trips today, and its TLS ones, already worked out (once per connection, not per scenario). */
+/**
+ * roundTripsIn with the connection's round trips today, and its TLS ones, already worked out: once per
+ * connection, not once per scenario.
+ */
 function roundTripsWith(s: ScenarioName, c: Connection, today: number, tls: number, m: RegionModel): number {
   switch (s) {
     case 'tls13':

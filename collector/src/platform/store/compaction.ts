@@ -50,8 +50,9 @@ export interface ClosedPartition {
 }
 
 /**
- * The partitions of COMPACTED_TABLES in more than one part whose month ended at least CLOSED_AFTER_MS before `now`. A
- * part knows the first and last day (or hour) of its rows, not their times: the month's end bounds them all.
+ * The partitions of COMPACTED_TABLES in more than one part whose month ended at least CLOSED_AFTER_MS before
+ * `now`. A part knows the first and last day (or hour) of its rows, not their times: the month's end bounds
+ * them all.
  */
 export async function closedPartitionsToMerge(client: ClickHouseClient, now = Date.now()): Promise<ClosedPartition[]> {
   const rs = await client.query({
