@@ -89,6 +89,10 @@ async function main(): Promise<void> {
         insertTsvUs: median(l.result.insertUsPerRow.TabSeparated!),
         rawQueryMs: median(QUERY_SPECS.map((s) => q[`${s.name}/raw`]!)),
         rollupQueryMs: median(QUERY_SPECS.map((s) => q[`${s.name}/rollup`]!)),
+        // The same queries minutes earlier, before the closed months were merged; null when none was in parts.
+        rollupQueryMsUnmerged: Object.keys(l.result.queryMsBeforeCompact).length
+          ? median(QUERY_SPECS.map((s) => median(l.result.queryMsBeforeCompact[`${s.name}/rollup`]!)))
+          : null,
         queries: q,
         bytesPerRow: raw ? raw.bytesOnDisk / raw.rows : NaN,
         // The raw table and every rollup its views fill: what an operator's disk holds per record.
@@ -105,6 +109,8 @@ async function main(): Promise<void> {
     };
     const figs = levels.map(fig);
     const b = fig(base);
+    // A size with nothing to merge read the same store before and after: its merged figure is its unmerged one.
+    const unmergedBase = (f: ReturnType<typeof fig>) => f.rollupQueryMsUnmerged ?? f.rollupQueryMs;
     printTable(
       "per size (query figures: median over the three queries of each query's median)",
       figs.map((f) => ({
@@ -115,6 +121,8 @@ async function main(): Promise<void> {
         'raw × base': round(f.rawQueryMs / b.rawQueryMs, 2),
         'rollup query ms': round(f.rollupQueryMs, 1),
         'rollup × base': round(f.rollupQueryMs / b.rollupQueryMs, 2),
+        'rollup query ms, not merged': round(unmergedBase(f), 1),
+        'not merged × base': round(unmergedBase(f) / unmergedBase(b), 2),
         'rollup rows': f.rollupRows.toLocaleString('en'),
         'rollups built µs/record': round(f.rollupBuildUs, 1),
         'B/record on disk (raw)': round(f.bytesPerRow, 1),
@@ -142,6 +150,7 @@ async function main(): Promise<void> {
         insertTsvUsPerRow: round(f.insertTsvUs, 2),
         rawQueryMs: round(f.rawQueryMs, 1),
         rollupQueryMs: round(f.rollupQueryMs, 1),
+        ...(f.rollupQueryMsUnmerged === null ? {} : { rollupQueryMsUnmerged: round(f.rollupQueryMsUnmerged, 1) }),
         bytesPerRowOnDisk: round(f.bytesPerRow, 1),
         bytesPerRowAllTables: round(f.bytesPerRowAllTables, 1),
         rollupRows: f.rollupRows,
@@ -151,6 +160,8 @@ async function main(): Promise<void> {
       })),
       rawQueryGrowth: round(last.rawQueryMs / b.rawQueryMs, 2),
       rollupQueryGrowth: round(last.rollupQueryMs / b.rollupQueryMs, 2),
+      // The same growth had the closed months stayed in the parts the store's merges left them in.
+      rollupQueryGrowthUnmerged: round(unmergedBase(last) / unmergedBase(b), 2),
       insertGrowth: round(last.insertTsvUs / b.insertTsvUs, 2),
       rowsGrowth: round(last.rows / b.rows, 1),
       skipped,

@@ -224,7 +224,8 @@ export const BENCHES: readonly BenchEntry[] = [
       "bucket indices (the µs per record it took is shown: the rollups' share of growing a store), then " +
       'attached to the raw table. Then, as a running collector does within the hour, the closed months of each rollup (and ' +
       "of the what-if's client sample) are merged " +
-      'into one part (the store bench:query reads; the seconds it took are shown). The days of the month not yet closed ' +
+      'into one part (the store bench:query reads; the seconds it took are shown); the rollup queries are also timed just ' +
+      'before that merge, so the run shows what it changes. The days of the month not yet closed ' +
       "stay in the parts the store's own merges settle at, so the figures depend a little on the day of the month the bench runs.",
     baseline: 'the smallest store size',
     goal: '— (how cost grows)',
@@ -233,6 +234,9 @@ export const BENCHES: readonly BenchEntry[] = [
       const last = levels.at(-1);
       return (
         `up to ${num(last?.rows)} records: raw query × ${num(r.rawQueryGrowth)} (${num(last?.rawQueryMs, ' ms')}), rollup × ${num(r.rollupQueryGrowth)} (${num(last?.rollupQueryMs, ' ms')}), TabSeparated insert ${num(last?.insertTsvUsPerRow, ' µs')}/row, ${num(last?.bytesPerRowOnDisk, ' B')}/record on disk` +
+        (typeof r.rollupQueryGrowthUnmerged === 'number'
+          ? `; closed months not merged: rollup × ${num(r.rollupQueryGrowthUnmerged)}`
+          : '') +
         (last?.bytesPerRowAllTables === undefined
           ? ' (raw table only)'
           : ` in the raw table, ${num(last.bytesPerRowAllTables, ' B')} with every rollup`) +

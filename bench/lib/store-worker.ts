@@ -13,9 +13,10 @@ import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode
 import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
 import { toRow } from '@tlsrum/collector/ingest/to-row';
 import { openStore } from '@tlsrum/collector/store/clients';
-import { compactClosedMonths } from '@tlsrum/collector/store/compaction';
+import { closedPartitionsToMerge, compactClosedMonths } from '@tlsrum/collector/store/compaction';
 import { attachPartitions, dayRuns, migrate, rawRowsSelect, viewsInForce } from '@tlsrum/collector/store/migrate';
 import { MIN_ROUNDS, QUERY_SPECS, TABLES, directSql } from './query-specs';
+import type { Table } from '@tlsrum/collector/query/dimensions';
 import { makeBenchBatch, rng } from './records';
 
 export interface WorkerInput {
@@ -51,6 +52,11 @@ export interface WorkerResult {
   compactedPartitions: number;
   /** per "query/table": milliseconds of each timed run */
   queryMs: Record<string, number[]>;
+  /**
+   * per "query/rollup": the rollup's queries timed just before that merge, on the same store: what the merge
+   * changes, measured in the same run. Empty when no merge was asked or no closed month was in several parts.
+   */
+  queryMsBeforeCompact: Record<string, number[]>;
   /** per format: µs per row of each timed insert */
   insertUsPerRow: Record<string, number[]>;
   disk: { table: string; rows: number; bytesOnDisk: number; uncompressed: number; parts: number }[];
@@ -69,11 +75,11 @@ async function scalar(sql: string, params: Record<string, string> = {}): Promise
   return Number(rows[0]?.n ?? 0);
 }
 
-async function timeQueries(): Promise<Record<string, number[]>> {
+async function timeQueries(tables: readonly Table[] = TABLES): Promise<Record<string, number[]>> {
   const out: Record<string, number[]> = {};
   const from = input.end - input.days * 86_400_000;
   for (const spec of QUERY_SPECS) {
-    for (const table of TABLES) {
+    for (const table of tables) {
       const { sql, params } = directSql(spec, table, from, input.end);
       const times: number[] = [];
       const started = performance.now();
@@ -187,7 +193,10 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 1000));
   let compactSeconds = 0;
   let compactedPartitions = 0;
+  let queryMsBeforeCompact: Record<string, number[]> = {};
   if (input.compactClosedMonths) {
+    if (input.rounds > 0 && (await closedPartitionsToMerge(store.query)).length > 0)
+      queryMsBeforeCompact = await timeQueries(['rollup']);
     const c0 = performance.now();
     const merged = await compactClosedMonths(store.query);
     compactSeconds = (performance.now() - c0) / 1000;
@@ -211,6 +220,7 @@ async function main(): Promise<void> {
     compactSeconds,
     compactedPartitions,
     queryMs,
+    queryMsBeforeCompact,
     insertUsPerRow,
     disk: disk.map((d) => ({
       table: d.table,
