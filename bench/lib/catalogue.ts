@@ -233,10 +233,11 @@ export const BENCHES: readonly BenchEntry[] = [
       const levels = Array.isArray(r.levels) ? (r.levels as Figures[]) : [];
       const last = levels.at(-1);
       return (
-        `up to ${num(last?.rows)} records: raw query × ${num(r.rawQueryGrowth)} (${num(last?.rawQueryMs, ' ms')}), rollup × ${num(r.rollupQueryGrowth)} (${num(last?.rollupQueryMs, ' ms')}), TabSeparated insert ${num(last?.insertTsvUsPerRow, ' µs')}/row, ${num(last?.bytesPerRowOnDisk, ' B')}/record on disk` +
+        `up to ${num(last?.rows)} records: raw query × ${num(r.rawQueryGrowth)} (${num(last?.rawQueryMs, ' ms')}), rollup × ${num(r.rollupQueryGrowth)} (${num(last?.rollupQueryMs, ' ms')}` +
         (typeof r.rollupQueryGrowthUnmerged === 'number'
-          ? `; closed months not merged: rollup × ${num(r.rollupQueryGrowthUnmerged)}`
+          ? `; the same run before the closed months were merged: × ${num(r.rollupQueryGrowthUnmerged)}, ${num(last?.rollupQueryMsUnmerged, ' ms')}`
           : '') +
+        `), TabSeparated insert ${num(last?.insertTsvUsPerRow, ' µs')}/row, ${num(last?.bytesPerRowOnDisk, ' B')}/record on disk` +
         (last?.bytesPerRowAllTables === undefined
           ? ' (raw table only)'
           : ` in the raw table, ${num(last.bytesPerRowAllTables, ' B')} with every rollup`) +
