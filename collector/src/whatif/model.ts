@@ -217,8 +217,7 @@ export function roundTripsToday(c: Connection, rtt: number): number {
 }
 
 export function roundTripsIn(s: ScenarioName, c: Connection, rtt: number, m: RegionModel): number {
-  const tls = tlsRoundTrips(c, rtt);
-  return roundTripsWith(s, c, tcpRoundTrips(c) + tls, tls, m);
+  return roundTripsWith(s, c, roundTripsToday(c, rtt), tlsRoundTrips(c, rtt), m);
 }
 
 /**
