@@ -38,7 +38,10 @@ export const COMPACTED_TABLES: readonly string[] = [
  */
 export const CLOSED_AFTER_MS = MAX_RECORD_QUEUE_MS + CLOCK_DRIFT_MS + 86_400_000;
 
-/** How often the collector looks for a closed month in more than one part; also once a minute after the store is ready. */
+/**
+ * How often the collector looks for a closed month in more than one part; also once a minute after the store
+ * is ready.
+ */
 export const COMPACTION_CHECK_MS = 3_600_000;
 const FIRST_CHECK_MS = 60_000;
 
