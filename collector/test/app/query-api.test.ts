@@ -183,6 +183,40 @@ describe('GET /v1/compare', () => {
     expect((await get(`/v1/compare?from=${base}&to=${base}`)).statusCode).toBe(400);
     expect((await get(`/v1/compare?country=de`)).statusCode).toBe(400);
   });
+
+  it('a refused value is quoted back with what the parameter accepts, in words before any pattern', async () => {
+    const message = async (query: string, within = range) => {
+      const res = await get(`/v1/compare?${within}&${query}`);
+      expect(res.statusCode, query).toBe(400);
+      return String(res.json().message);
+    };
+    const names = `one to 3 of ${DIMENSION_NAMES.join(', ')}, separated by commas`;
+    expect(await message('dimensions=tlsVersion,clientToken')).toBe(
+      `querystring/dimensions: "clientToken" is not a dimension; give ${names}`,
+    );
+    expect(await message('dimensions=stack,mode,country,browser')).toBe(
+      `querystring/dimensions: 4 dimensions given, at most 3; give ${names}`,
+    );
+    expect(await message('dimensions=stack,,mode')).toBe(
+      `querystring/dimensions: "stack,,mode" has an empty name; give ${names}`,
+    );
+    expect(await message('dimensions=stack&browser=netscape')).toBe(
+      `querystring/browser: "netscape" is not one of ${DIMENSIONS.browser.values!.join(', ')}`,
+    );
+    expect(await message('dimensions=stack&site=Not_A_Host')).toMatch(
+      /^querystring\/site: "Not_A_Host" is not a hostname: lower-case letters/,
+    );
+    // An open value: the catalogue's description of the filter, then the exact form.
+    const group = await message('dimensions=stack&group=%3Cscript%3E');
+    expect(group).toBe(
+      `querystring/group: "<script>" is not accepted here. ${FILTERS.group.description} Exact form: ${DIMENSIONS.group.pattern}`,
+    );
+    // A long value is shortened, never repeated whole.
+    expect((await message(`dimensions=stack&cipher=${'x'.repeat(500)}`)).length).toBeLessThan(400);
+    expect(await message(`from=0&to=${base}`, 'dimensions=stack')).toMatch(
+      /^querystring\/from must be >= \d+ \(2020-01-01T00:00:00\.000Z, in epoch milliseconds\)$/,
+    );
+  });
 });
 
 describe('access', () => {

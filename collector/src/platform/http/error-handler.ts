@@ -7,6 +7,7 @@ import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
 import { clickhouseErrorName } from '../../ingest/store-errors';
 import { QueryBusyError } from '../store/query-pool';
+import { validationMessage, type ValidationIssue } from './validation-message';
 
 const STORE_LIMITS: Record<string, string> = {
   TIMEOUT_EXCEEDED:
@@ -36,10 +37,13 @@ const errorHandler: FastifyPluginAsync = async (app) => {
       err instanceof QueryBusyError || !!limit || (typeof err.code === 'string' && err.code.startsWith('TLSRUM_'));
     if (err.validation) {
       status = 400;
-      // Ajv's own words do not name the parameter: say which one is unknown.
-      const first = err.validation[0] as { keyword?: string; params?: { additionalProperty?: string } } | undefined;
+      // Ajv's own words do not name the parameter, or show a regular expression: say which and why.
+      const first = err.validation[0] as (ValidationIssue & { params?: { additionalProperty?: string } }) | undefined;
+      const context = err.validationContext ?? 'querystring';
       if (first?.keyword === 'additionalProperties' && first.params?.additionalProperty !== undefined) {
-        message = `${err.validationContext ?? 'querystring'}/${first.params.additionalProperty} is not a parameter of this route`;
+        message = `${context}/${first.params.additionalProperty} is not a parameter of this route`;
+      } else if (first) {
+        message = validationMessage(`${context}${first.instancePath ?? ''}`, first) ?? message;
       }
     } else if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (err instanceof SyntaxError && status === 400)) {
       // The body parser's SyntaxError carries its 400; any other (a stored value that does not parse) is ours.

@@ -10,7 +10,8 @@ import type { FastifySchemaCompiler } from 'fastify';
 
 const common: Options = { useDefaults: true, allErrors: false, strict: false };
 const bodyAjv = new Ajv({ ...common, removeAdditional: true, coerceTypes: false });
-const queryAjv = new Ajv({ ...common, removeAdditional: false, coerceTypes: 'array' });
+// verbose: a refused value and its schema's description reach the error message (validation-message.ts).
+const queryAjv = new Ajv({ ...common, removeAdditional: false, coerceTypes: 'array', verbose: true });
 
 /** A query-string schema with every parameter it does not list refused (unless it says otherwise). */
 function closed(schema: object): object {
