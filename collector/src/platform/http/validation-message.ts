@@ -10,7 +10,7 @@ export interface ValidationIssue {
   keyword?: string;
   instancePath?: string;
   message?: string;
-  params?: { allowedValues?: unknown[]; pattern?: string; limit?: number; comparison?: string };
+  params?: { allowedValues?: unknown[]; pattern?: string; limit?: number };
   /** With Ajv's `verbose` (the query strings' validator): the value refused and its schema. */
   data?: unknown;
   parentSchema?: { description?: string };
