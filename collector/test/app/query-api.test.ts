@@ -213,6 +213,9 @@ describe('GET /v1/compare', () => {
     );
     // A long value is shortened, never repeated whole.
     expect((await message(`dimensions=stack&cipher=${'x'.repeat(500)}`)).length).toBeLessThan(400);
+    expect(await message(`from=abc&to=${base}`, 'dimensions=stack')).toBe(
+      'querystring/from: "abc" is not a whole number',
+    );
     expect(await message(`from=0&to=${base}`, 'dimensions=stack')).toMatch(
       /^querystring\/from must be >= \d+ \(2020-01-01T00:00:00\.000Z, in epoch milliseconds\)$/,
     );

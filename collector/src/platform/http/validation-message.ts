@@ -10,7 +10,7 @@ export interface ValidationIssue {
   keyword?: string;
   instancePath?: string;
   message?: string;
-  params?: { allowedValues?: unknown[]; pattern?: string; limit?: number };
+  params?: { allowedValues?: unknown[]; pattern?: string; limit?: number; type?: string };
   /** With Ajv's `verbose` (the query strings' validator): the value refused and its schema. */
   data?: unknown;
   parentSchema?: { description?: string };
@@ -20,6 +20,14 @@ export interface ValidationIssue {
 const SHOWN_CHARS = 80;
 /** Epoch milliseconds from 2001 on: a `from` or `to` bound also shown as a date. */
 const EPOCH_MS_FROM = 1e12;
+
+/** What a value of each JSON type is, in words. */
+const TYPE_WORDS: Record<string, string> = {
+  integer: 'a whole number',
+  number: 'a number',
+  boolean: 'true or false',
+  string: 'text',
+};
 
 /** The refused value, quoted and shortened; "the value" when the validator did not pass it on (bodies). */
 const shown = (value: unknown) => {
@@ -49,7 +57,7 @@ function dimensionListMessage(where: string, value: unknown, max: number): strin
 
 /**
  * The message for a validation issue at `where` (e.g. `querystring/dimensions`), or null to keep the
- * validator's own words (a missing property, a wrong type, a length: they already read plainly).
+ * validator's own words (a missing property, a length: they already read plainly).
  */
 export function validationMessage(where: string, issue: ValidationIssue): string | null {
   const { keyword, params = {}, data } = issue;
@@ -63,6 +71,8 @@ export function validationMessage(where: string, issue: ValidationIssue): string
     const about = issue.parentSchema?.description?.trim();
     return `${where}: ${shown(data)} is not accepted here.${about ? ` ${/[.)]$/.test(about) ? about : `${about}.`}` : ''} Exact form: ${params.pattern}`;
   }
+  const type = params.type === undefined ? undefined : TYPE_WORDS[params.type];
+  if (keyword === 'type' && type !== undefined && data !== undefined) return `${where}: ${shown(data)} is not ${type}`;
   const bound = params.limit;
   if ((keyword === 'minimum' || keyword === 'maximum') && typeof bound === 'number' && bound >= EPOCH_MS_FROM)
     return `${where} ${issue.message ?? ''} (${new Date(bound).toISOString()}, in epoch milliseconds)`;
