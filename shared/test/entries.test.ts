@@ -15,6 +15,7 @@ import {
   tlsServerTimingOf,
 } from '../src/classify/index';
 import type { TimingEntryLike } from '../src/classify/index';
+import { MAX_PHASE_MS } from '../src/constants';
 import { newTlsTimingArb, resourceEntry } from './arbitraries';
 
 const entry = resourceEntry({
@@ -95,20 +96,46 @@ describe('newConnectionTupleOf', () => {
     expect(newConnectionTupleOf({ ...entry, name: 'http://static.example.com/app.js' })).toBeNull();
   });
 
-  it('gives only tuples the receiver accepts: a connection made before the time origin is not sent', () => {
-    // A new connection's timings moved so that it starts up to 500 ms either side of the time origin
-    // (Firefox reports a navigation's connection before it, as negative times, after a redirect or a slow unload).
+  it('gives only tuples the receiver accepts, and a connection opened before the time origin too (Firefox)', () => {
+    // A new connection's timings moved so that it starts anywhere from 70 s before to 0.5 s after the time
+    // origin (Firefox reports a navigation's connection a little before it, as negative times). It is sent
+    // whenever its request starts after the origin and the connection at most MAX_PHASE_MS before it.
     fc.assert(
-      fc.property(newTlsTimingArb(), fc.integer({ min: -500_000, max: 500_000 }), ({ timing }, startUs) => {
+      fc.property(newTlsTimingArb(), fc.integer({ min: -70_000_000, max: 500_000 }), ({ timing }, startUs) => {
         const shift = startUs / 1000 - timing.connectStart;
         const shifted = Object.fromEntries(
           Object.entries(timing).map(([k, v]) => [k, typeof v === 'number' ? v + shift : v]),
         ) as typeof timing;
         const tuple = newConnectionTupleOf({ ...entry, ...shifted });
+        expect(tuple !== null).toBe(shifted.requestStart > 0 && shifted.connectStart >= -MAX_PHASE_MS);
         if (tuple) expect(measurementOf(tuple, 1_790_000_000_000)).not.toBeNull();
-        else expect(shifted.connectStart).toBeLessThan(0);
       }),
     );
+  });
+
+  it('sends the connection of a Firefox navigation timestamped a millisecond before the time origin', () => {
+    // As Firefox reported it on a busy machine, for a page opened in a new tab.
+    const navigation = {
+      ...entry,
+      entryType: 'navigation',
+      nextHopProtocol: 'h2',
+      startTime: 0,
+      fetchStart: -3,
+      domainLookupStart: -1,
+      domainLookupEnd: -1,
+      connectStart: -1,
+      secureConnectionStart: -1,
+      connectEnd: 13,
+      requestStart: 14,
+      responseStart: 15,
+    };
+    const tuple = newConnectionTupleOf(navigation)!;
+    expect(tuple.slice(4)).toEqual([0, -3, -1, -1, -1, -1, 13, 14, 15]);
+    expect(measurementOf(tuple, 1_790_000_000_000)).toMatchObject({ startEpochMs: 1_789_999_999_999 });
+    // A connection that starts before its own fetch did not come from it: neither sent nor taken.
+    const before = { ...navigation, fetchStart: 0 };
+    expect(newConnectionTupleOf(before)).toBeNull();
+    expect(measurementOf(entryTupleOf(before), 1_790_000_000_000)).toBeNull();
   });
 });
 

@@ -147,6 +147,19 @@ describe('the site beacon on the collector', () => {
       expect(JSON.stringify(rows)).not.toContain('198.51.100.7');
     });
 
+    it("stores a Firefox navigation whose connection opened a millisecond before the page's time origin", async () => {
+      // As Firefox reports it on a busy machine: the fetch and its connection timestamped before the origin.
+      const view = pageView([entry(SITE, { 4: 0, 5: -3, 6: -1, 7: -1, 8: -1, 9: -1, 10: 13, 11: 14, 12: 15 })]);
+      const res = await postBeacon(t, view, {
+        ua: 'Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0',
+      });
+      expect(res.statusCode, res.body).toBe(202);
+      expect(res.json()).toEqual({ accepted: 1, leftOut: { otherHost: 0, notNew: 0 } });
+      const rows = await storedRows(t.app, "source = 'page' AND browser = 'firefox'");
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ entryType: 'navigation', dns: 0, tcp: 0, tls: 14, connect: 14, ttfb: 1 });
+    });
+
     it('takes a page view from a hostname added to the site at once, and refuses one from a hostname removed at once', async () => {
       const admin = { authorization: `Bearer ${ADMIN}` };
       const fromCdn = () =>
@@ -252,7 +265,7 @@ describe('the site beacon on the collector', () => {
       ['a wrong version', () => postBeacon(t, { ...pageView(), v: 2 }), 400, /body\/v/],
       ['a malformed entry', () => postBeacon(t, pageView([[SITE, 'navigation', 'h2']])), 400, /body\/entries\/0/],
       [
-        'an entry with a negative time',
+        'an entry whose connection starts before its fetch',
         () => postBeacon(t, pageView([entry(SITE, { 8: -5 })])),
         400,
         /body\/entries\/0/,

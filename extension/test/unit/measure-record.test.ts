@@ -4,7 +4,8 @@ import { HandshakeRecord } from '@tlsrum/shared';
 import { connectionTimingOf, TIMING_FIELDS, type TimingEntryLike } from '@tlsrum/shared/classify';
 import { resourceEntry } from '@tlsrum/shared/test/arbitraries';
 import { gatherEntries } from '../../src/content/measure';
-import { measurementOf, newConnectionsOf, type EntryTuple } from '@tlsrum/shared/classify';
+import { measurementOf, measurePhases, newConnectionsOf, type EntryTuple } from '@tlsrum/shared/classify';
+import { MAX_PHASE_MS } from '@tlsrum/shared';
 import type { Measurement, PageCounts } from '../../src/messages';
 import { fromFirefox } from '../../src/background/firefox-security';
 import { detectEnvironment } from '@tlsrum/shared/environment';
@@ -217,6 +218,7 @@ describe('entry tuples (content script → background)', () => {
       [tuple![0], 'paint', ...tuple!.slice(2)],
       [...tuple!.slice(0, 3), 42, ...tuple!.slice(4)],
       [...tuple!.slice(0, 3), 'x'.repeat(201), ...tuple!.slice(4)],
+      // A connection that starts before its own fetch: not the fetch's connection.
       [...tuple!.slice(0, 8), -5, ...tuple!.slice(9)],
       [...tuple!.slice(0, 8), Number.NaN, ...tuple!.slice(9)],
       [...tuple!.slice(0, 8), '110', ...tuple!.slice(9)],
@@ -225,7 +227,39 @@ describe('entry tuples (content script → background)', () => {
     expect(measurementOf(tuple, Number.NaN)).toBeNull();
     // A navigation's fetchStart may be negative (Firefox, after a redirect): accepted.
     expect(measurementOf([...tuple!.slice(0, 5), -3, ...tuple!.slice(6)], origin)).not.toBeNull();
-    // So may its lookup, when the page was opened from another one (Firefox): accepted; its connection may not.
+    // So may its lookup, when the page was opened from another one (Firefox): accepted.
     expect(measurementOf([...tuple!.slice(0, 5), -3, -3, -3, ...tuple!.slice(8)], origin)).not.toBeNull();
+    // And its connection, from the fetch's start on and at most MAX_PHASE_MS before the origin.
+    const opened = (at: number) => [...tuple!.slice(0, 5), at - 2, at - 2, at - 1, at, at, 20, 21, 30];
+    expect(measurementOf(opened(-1), origin)).toMatchObject({ startEpochMs: origin - 1 });
+    expect(measurementOf(opened(-MAX_PHASE_MS), origin)).not.toBeNull();
+    expect(measurementOf(opened(-MAX_PHASE_MS - 1), origin)).toBeNull();
+  });
+
+  it("measure a Firefox navigation whose connection opened a millisecond before the page's time origin", () => {
+    // As Firefox reported it on a busy machine, for a page opened in a new tab.
+    const counts = emptyCounts();
+    const [m] = measureEntries(
+      [
+        entry({
+          name: 'https://d.example.com/',
+          entryType: 'navigation',
+          startTime: 0,
+          fetchStart: -3,
+          domainLookupStart: -1,
+          domainLookupEnd: -1,
+          connectStart: -1,
+          secureConnectionStart: -1,
+          connectEnd: 13,
+          requestStart: 14,
+          responseStart: 15,
+        }),
+      ],
+      origin,
+      counts,
+    );
+    expect(counts).toEqual(emptyCounts());
+    expect(m).toMatchObject({ host: 'd.example.com', startEpochMs: origin - 1 });
+    expect(measurePhases(m!.timing)).toEqual({ dns: 0, tcp: 0, tls: 14, connect: 14, ttfb: 1 });
   });
 });

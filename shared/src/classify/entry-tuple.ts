@@ -5,7 +5,7 @@
  * each tuple back into a Measurement, checks it (the sender is untrusted) and classifies it. Only the
  * hostname of the entry's URL is in it, never the URL.
  */
-import { isValidHostname } from '../constants';
+import { isValidHostname, MAX_PHASE_MS } from '../constants';
 import { connectionTimingOf, httpsHost, TIMING_FIELDS, tlsServerTimingOf, type TimingEntryLike } from './entries';
 import { SERVER_TIMING_METRIC } from './server-timing';
 import { connectionKind, type ConnectionTiming } from './timing';
@@ -83,10 +83,9 @@ export function entryTupleOf(e: TimingEntryLike): EntryTuple | null {
  */
 export function newConnectionTupleOf(e: TimingEntryLike): EntryTuple | null {
   const t = connectionTimingOf(e);
-  // A connection made before the page's time origin (Firefox, a navigation after a redirect or a slow
-  // unload) has a negative connectStart, which the receiver refuses (measurementOf): the beacon's whole
-  // page view would be refused with it. Ordered, every later field of a new connection is then ≥ 0 too.
-  if (!t || t.connectStart < 0 || connectionKind(t) !== 'new') return null;
+  // A connection opened before the page's time origin (Firefox) is sent when the receiver takes it
+  // (connectionStartAccepted): one it refuses would have the beacon's whole page view refused with it.
+  if (!t || !connectionStartAccepted(t.connectStart, t.fetchStart) || connectionKind(t) !== 'new') return null;
   const host = httpsHost(e.name);
   if (!host) return null;
   return [
@@ -113,6 +112,17 @@ function us(ms: number): number {
 
 const HEAD = 4;
 
+/**
+ * Firefox timestamps a navigation's fetch, and so the connection it opens, a little before the page's
+ * time origin when the page was opened from another one, after a redirect or a slow unload, and on a busy
+ * machine (seen: fetchStart -3, connectStart -1, connectEnd 13). Such a connection is still the page's
+ * own, and its phases are exact: its times may be negative, from the fetch's start on and at most
+ * MAX_PHASE_MS before the origin. Leaving these out would leave out the slowest machines' navigations.
+ */
+function connectionStartAccepted(connectStart: number, fetchStart: number): boolean {
+  return connectStart >= 0 || (connectStart >= fetchStart && connectStart >= -MAX_PHASE_MS);
+}
+
 /** The Measurement a tuple stands for, or null when it is malformed. `timeOrigin` is the page's performance.timeOrigin. */
 export function measurementOf(tuple: unknown, timeOrigin: unknown): Measurement | null {
   if (!Array.isArray(tuple) || tuple.length !== HEAD + TIMING_FIELDS.length) return null;
@@ -125,13 +135,13 @@ export function measurementOf(tuple: unknown, timeOrigin: unknown): Measurement 
   for (let i = 0; i < TIMING_FIELDS.length; i++) {
     const field = TIMING_FIELDS[i]!;
     const value = tuple[HEAD + i] as unknown;
-    // Firefox reports a navigation's fetchStart, and its lookup when the page was opened from another
-    // one, before timeOrigin (negative) after a redirect or a slow unload: only finiteness is required
-    // of the fields before the connection.
-    if (typeof value !== 'number' || !Number.isFinite(value) || (value < 0 && !BEFORE_CONNECTION.has(field)))
-      return null;
+    // The fields before the connection may be anything finite (Firefox: negative after a redirect or a
+    // slow unload); the connection's own at most MAX_PHASE_MS before the origin (connectionStartAccepted).
+    if (typeof value !== 'number' || !Number.isFinite(value)) return null;
+    if (value < -MAX_PHASE_MS && !BEFORE_CONNECTION.has(field)) return null;
     timing[field] = value;
   }
+  if (!connectionStartAccepted(timing.connectStart, timing.fetchStart)) return null;
   return {
     host,
     timing,
