@@ -274,3 +274,21 @@ export function resourceEntry(overrides: Partial<TimingEntryLike> = {}): TimingE
     ...overrides,
   };
 }
+
+/**
+ * A navigation's timing as Firefox reported it on a busy machine, for a page opened in a new tab: its
+ * fetch and its new connection timestamped a little before the page's time origin (TLS 14 ms).
+ */
+export const FIREFOX_NAVIGATION_BEFORE_ORIGIN = {
+  entryType: 'navigation',
+  nextHopProtocol: 'h2',
+  startTime: 0,
+  fetchStart: -3,
+  domainLookupStart: -1,
+  domainLookupEnd: -1,
+  connectStart: -1,
+  secureConnectionStart: -1,
+  connectEnd: 13,
+  requestStart: 14,
+  responseStart: 15,
+} as const satisfies Partial<TimingEntryLike>;

@@ -16,7 +16,7 @@ import {
 } from '../src/classify/index';
 import type { TimingEntryLike } from '../src/classify/index';
 import { MAX_PHASE_MS } from '../src/constants';
-import { newTlsTimingArb, resourceEntry } from './arbitraries';
+import { FIREFOX_NAVIGATION_BEFORE_ORIGIN, newTlsTimingArb, resourceEntry } from './arbitraries';
 
 const entry = resourceEntry({
   name: 'https://static.example.com/app.js?user=42',
@@ -114,21 +114,7 @@ describe('newConnectionTupleOf', () => {
   });
 
   it('sends the connection of a Firefox navigation timestamped a millisecond before the time origin', () => {
-    // As Firefox reported it on a busy machine, for a page opened in a new tab.
-    const navigation = {
-      ...entry,
-      entryType: 'navigation',
-      nextHopProtocol: 'h2',
-      startTime: 0,
-      fetchStart: -3,
-      domainLookupStart: -1,
-      domainLookupEnd: -1,
-      connectStart: -1,
-      secureConnectionStart: -1,
-      connectEnd: 13,
-      requestStart: 14,
-      responseStart: 15,
-    };
+    const navigation = { ...entry, ...FIREFOX_NAVIGATION_BEFORE_ORIGIN };
     const tuple = newConnectionTupleOf(navigation)!;
     expect(tuple.slice(4)).toEqual([0, -3, -1, -1, -1, -1, 13, 14, 15]);
     expect(measurementOf(tuple, 1_790_000_000_000)).toMatchObject({ startEpochMs: 1_789_999_999_999 });

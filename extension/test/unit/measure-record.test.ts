@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
 import { connectionTimingOf, TIMING_FIELDS, type TimingEntryLike } from '@tlsrum/shared/classify';
-import { resourceEntry } from '@tlsrum/shared/test/arbitraries';
+import { FIREFOX_NAVIGATION_BEFORE_ORIGIN, resourceEntry } from '@tlsrum/shared/test/arbitraries';
 import { gatherEntries } from '../../src/content/measure';
 import { measurementOf, measurePhases, newConnectionsOf, type EntryTuple } from '@tlsrum/shared/classify';
 import { MAX_PHASE_MS } from '@tlsrum/shared';
@@ -237,24 +237,9 @@ describe('entry tuples (content script → background)', () => {
   });
 
   it("measure a Firefox navigation whose connection opened a millisecond before the page's time origin", () => {
-    // As Firefox reported it on a busy machine, for a page opened in a new tab.
     const counts = emptyCounts();
     const [m] = measureEntries(
-      [
-        entry({
-          name: 'https://d.example.com/',
-          entryType: 'navigation',
-          startTime: 0,
-          fetchStart: -3,
-          domainLookupStart: -1,
-          domainLookupEnd: -1,
-          connectStart: -1,
-          secureConnectionStart: -1,
-          connectEnd: 13,
-          requestStart: 14,
-          responseStart: 15,
-        }),
-      ],
+      [entry({ ...FIREFOX_NAVIGATION_BEFORE_ORIGIN, name: 'https://d.example.com/' })],
       origin,
       counts,
     );

@@ -51,7 +51,7 @@ export function pageViewBatch(v: PageView): { batch: HandshakeBatch | null; left
     if (!m)
       throw httpError(
         400,
-        `body/entries/${i} is not an entry tuple (a hostname, the entry type, nextHopProtocol, the tls Server-Timing or null, then nine times in ms after the time origin; the connection's from the fetch's start on, at most ${MAX_PHASE_MS} ms before the origin)`,
+        `body/entries/${i} is not an entry tuple (a hostname, the entry type, nextHopProtocol, the tls Server-Timing or null, then nine times in ms after the time origin, the connection starting no earlier than its fetch and at most ${MAX_PHASE_MS} ms before the origin)`,
       );
     if (!v.hostnames.has(m.host)) return void leftOut.otherHost++;
     if (connectionKind(m.timing) !== 'new') return void leftOut.notNew++;
