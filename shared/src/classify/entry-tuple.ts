@@ -117,7 +117,7 @@ const HEAD = 4;
  * time origin when the page was opened from another one, after a redirect or a slow unload, and on a busy
  * machine (seen: fetchStart -3, connectStart -1, connectEnd 13). Such a connection is still the page's
  * own, and its phases are exact: its times may be negative, from the fetch's start on and at most
- * MAX_PHASE_MS before the origin. Leaving these out would leave out the slowest machines' navigations.
+ * MAX_PHASE_MS before the origin. Leaving these out would leave out navigations from busy machines.
  */
 function connectionStartAccepted(connectStart: number, fetchStart: number): boolean {
   return connectStart >= 0 || (connectStart >= fetchStart && connectStart >= -MAX_PHASE_MS);
