@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer from 'puppeteer-core';
-import { classifyHandshake, connectionKind, type ConnectionTiming } from '@tlsrum/shared/classify';
+import { classifyHandshake, connectionKindOf, type ConnectionTiming } from '@tlsrum/shared/classify';
 import type { RunningLab } from '../lab/lab';
 import { hostOf } from '../lab/servers';
 import { readPageEntries, type PageEntry } from '@tlsrum/synth/page-entries';
@@ -89,7 +89,7 @@ export async function firefoxZeroRttProbe(lab: RunningLab, visits = 3): Promise<
     rows: seen.map(({ visit, entry, conn }) => {
       const t = conn ? truth.lookup('t13-0rtt', conn, entry.timeOrigin + entry.timing.startTime) : null;
       const timing: ConnectionTiming = entry.timing;
-      const kind = connectionKind(timing);
+      const kind = connectionKindOf(entry);
       return {
         visit,
         connection: t ? connectionId(t) : null,

@@ -292,3 +292,12 @@ export const FIREFOX_NAVIGATION_BEFORE_ORIGIN = {
   requestStart: 14,
   responseStart: 15,
 } as const satisfies Partial<TimingEntryLike>;
+
+/**
+ * The same navigation with its TCP handshake taking Firefox's 1 ms tick: the TLS handshake starts at the time
+ * origin itself, and `secureConnectionStart` reads 0, which on any other entry would mean "no TLS".
+ */
+export const FIREFOX_NAVIGATION_TLS_AT_ORIGIN = {
+  ...FIREFOX_NAVIGATION_BEFORE_ORIGIN,
+  secureConnectionStart: 0,
+} as const satisfies Partial<TimingEntryLike>;

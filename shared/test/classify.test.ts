@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   classifyHandshake,
   connectionKind,
+  connectionKindOf,
   measurePhases,
   MIN_RTT_ESTIMATE_MS,
   parseTlsServerTiming,
@@ -48,6 +49,20 @@ describe('connectionKind', () => {
     };
     expect(connectionKind(entry(50, 1, zeros))).toBe('opaque');
     expect(connectionKind(entry(50, 1, { secureConnectionStart: 0 }))).toBe('insecure');
+    // Opened before the page's time origin (Firefox), with the TLS handshake starting at the origin itself:
+    // 0 is that instant on an https entry, and still "no TLS" on any other.
+    const atOrigin = entry(50, 1, {
+      fetchStart: -3,
+      domainLookupStart: -2,
+      domainLookupEnd: -1,
+      connectStart: -1,
+      secureConnectionStart: 0,
+    });
+    expect(connectionKind(atOrigin, { https: true })).toBe('new');
+    expect(connectionKind(atOrigin)).toBe('insecure');
+    expect(connectionKindOf({ timing: atOrigin, url: 'https://www.example.com/' })).toBe('new');
+    expect(connectionKindOf({ timing: atOrigin, url: 'http://www.example.com/' })).toBe('insecure');
+    expect(connectionKind(entry(50, 1, { secureConnectionStart: 0 }), { https: true })).toBe('insecure');
     expect(connectionKind(entry(50, 1, { responseStart: 1 }))).toBe('invalid');
   });
 });

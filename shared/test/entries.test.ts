@@ -9,6 +9,8 @@ import {
   entryTupleOf,
   httpsHost,
   measurementOf,
+  measurePhases,
+  newConnectionsOf,
   newConnectionTupleOf,
   serverTimingOf,
   TIMING_FIELDS,
@@ -16,7 +18,12 @@ import {
 } from '../src/classify/index';
 import type { TimingEntryLike } from '../src/classify/index';
 import { MAX_PHASE_MS } from '../src/constants';
-import { FIREFOX_NAVIGATION_BEFORE_ORIGIN, newTlsTimingArb, resourceEntry } from './arbitraries';
+import {
+  FIREFOX_NAVIGATION_BEFORE_ORIGIN,
+  FIREFOX_NAVIGATION_TLS_AT_ORIGIN,
+  newTlsTimingArb,
+  resourceEntry,
+} from './arbitraries';
 
 const entry = resourceEntry({
   name: 'https://static.example.com/app.js?user=42',
@@ -122,6 +129,17 @@ describe('newConnectionTupleOf', () => {
     const before = { ...navigation, fetchStart: 0 };
     expect(newConnectionTupleOf(before)).toBeNull();
     expect(measurementOf(entryTupleOf(before), 1_790_000_000_000)).toBeNull();
+  });
+
+  it('sends it when its TLS handshake starts at the time origin itself (secureConnectionStart 0)', () => {
+    const tuple = newConnectionTupleOf({ ...entry, ...FIREFOX_NAVIGATION_TLS_AT_ORIGIN })!;
+    expect(tuple.slice(4)).toEqual([0, -3, -1, -1, -1, 0, 13, 14, 15]);
+    const { measurements, counts } = newConnectionsOf([tuple], 1_790_000_000_000);
+    expect(counts).toEqual({ opaque: 0, reused: 0, skipped: 0 });
+    expect(measurePhases(measurements[0]!.timing)).toMatchObject({ tcp: 1, tls: 13, connect: 14 });
+    // The same times over plain HTTP are a connection without TLS: not sent.
+    const plain = { ...entry, ...FIREFOX_NAVIGATION_TLS_AT_ORIGIN, name: 'http://www.example.com/' };
+    expect(newConnectionTupleOf(plain)).toBeNull();
   });
 });
 

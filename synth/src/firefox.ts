@@ -17,7 +17,12 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type BrowserContext } from 'puppeteer-core';
-import { connectionKind, type ConnectionKind, type HandshakeHistory, type SecurityInfo } from '@tlsrum/shared/classify';
+import {
+  connectionKindOf,
+  type ConnectionKind,
+  type HandshakeHistory,
+  type SecurityInfo,
+} from '@tlsrum/shared/classify';
 import { certFacts } from './cert-facts';
 import { startSecuritySink, writeHelperAddon, type FirefoxSecurityReport, type SecuritySink } from './firefox-helper';
 import { tlsVersionOf } from './names';
@@ -208,7 +213,7 @@ async function visit(
     await page.close().catch(() => {});
   }
   // The add-on reports asynchronously: wait (briefly) until every measurable entry has its report.
-  const wanted = entries.filter((e) => connectionKind(e.timing) === 'new').map((e) => e.url);
+  const wanted = entries.filter((e) => connectionKindOf(e) === 'new').map((e) => e.url);
   await sink.waitFor((rs) => wanted.every((u) => rs.some((r) => r.url === u)), 3_000);
   const reports = sink.drain();
 
@@ -216,7 +221,7 @@ async function visit(
   const counts: Record<ConnectionKind, number> = { new: 0, reused: 0, opaque: 0, insecure: 0, invalid: 0 };
   const connections: ConnectionObservation[] = [];
   for (const entry of entries) {
-    const kind = connectionKind(entry.timing);
+    const kind = connectionKindOf(entry);
     counts[kind]++;
     const report = takeReport(reports, entry.url);
     const ri = responses.findIndex((r) => r.url === entry.url);

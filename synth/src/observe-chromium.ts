@@ -6,7 +6,7 @@
  * knows their handshake, so that synthetic and RUM records cover the same connections.
  */
 import type { SecurityInfo } from '@tlsrum/shared/classify';
-import { connectionKind, type ConnectionKind } from '@tlsrum/shared/classify';
+import { connectionKindOf, type ConnectionKind } from '@tlsrum/shared/classify';
 import type { CdpResponse, RawChromiumVisit } from './chromium';
 import { cdpCipherName, cdpGroupName, cipherSuiteName, groupName, signatureSchemeName, tlsVersionOf } from './names';
 import { certFacts } from './cert-facts';
@@ -26,7 +26,7 @@ export function observeChromiumVisit(
   const counts: Record<ConnectionKind, number> = { new: 0, reused: 0, opaque: 0, insecure: 0, invalid: 0 };
   const connections: ConnectionObservation[] = [];
   for (const entry of raw.entries) {
-    const kind = connectionKind(entry.timing);
+    const kind = connectionKindOf(entry);
     counts[kind]++;
     const response = takeResponse(unused, entry.url);
     const socket = response?.connectionId != null ? (sockets.get(response.connectionId) ?? null) : null;

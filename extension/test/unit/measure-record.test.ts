@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
 import { connectionTimingOf, TIMING_FIELDS, type TimingEntryLike } from '@tlsrum/shared/classify';
-import { FIREFOX_NAVIGATION_BEFORE_ORIGIN, resourceEntry } from '@tlsrum/shared/test/arbitraries';
+import {
+  FIREFOX_NAVIGATION_BEFORE_ORIGIN,
+  FIREFOX_NAVIGATION_TLS_AT_ORIGIN,
+  resourceEntry,
+} from '@tlsrum/shared/test/arbitraries';
 import { gatherEntries } from '../../src/content/measure';
 import { measurementOf, measurePhases, newConnectionsOf, type EntryTuple } from '@tlsrum/shared/classify';
 import { MAX_PHASE_MS } from '@tlsrum/shared';
@@ -246,5 +250,16 @@ describe('entry tuples (content script → background)', () => {
     expect(counts).toEqual(emptyCounts());
     expect(m).toMatchObject({ host: 'd.example.com', startEpochMs: origin - 1 });
     expect(measurePhases(m!.timing)).toEqual({ dns: 0, tcp: 0, tls: 14, connect: 14, ttfb: 1 });
+  });
+
+  it("measure it when its TLS handshake starts at the page's time origin itself (secureConnectionStart 0)", () => {
+    const counts = emptyCounts();
+    const [m] = measureEntries(
+      [entry({ ...FIREFOX_NAVIGATION_TLS_AT_ORIGIN, name: 'https://d.example.com/' })],
+      origin,
+      counts,
+    );
+    expect(counts).toEqual(emptyCounts());
+    expect(measurePhases(m!.timing)).toEqual({ dns: 0, tcp: 1, tls: 13, connect: 14, ttfb: 1 });
   });
 });

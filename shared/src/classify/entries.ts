@@ -4,7 +4,7 @@
  * entries' toJSON() brought out of the page). Pure functions over objects shaped like the entries.
  */
 import { SERVER_TIMING_METRIC } from './server-timing';
-import type { ConnectionTiming } from './timing';
+import { connectionKind, type ConnectionKind, type ConnectionTiming } from './timing';
 
 /** The numeric fields of a timing entry that the classifier reads, in a fixed order. */
 export const TIMING_FIELDS = [
@@ -78,6 +78,11 @@ export function serverTimingOf(e: Pick<TimingEntryLike, 'serverTiming'>): { name
 export function tlsServerTimingOf(e: Pick<TimingEntryLike, 'serverTiming'>): string | null {
   const metric = e.serverTiming?.find((m) => m.name === SERVER_TIMING_METRIC);
   return metric ? String(metric.description).slice(0, 200) : null;
+}
+
+/** connectionKind of an entry whose URL is at hand (the synthetic runner, the lab): its scheme says whether it is https. */
+export function connectionKindOf(e: { timing: ConnectionTiming; url: string }): ConnectionKind {
+  return connectionKind(e.timing, { https: e.url.startsWith('https:') });
 }
 
 /**

@@ -85,7 +85,9 @@ export function newConnectionTupleOf(e: TimingEntryLike): EntryTuple | null {
   const t = connectionTimingOf(e);
   // A connection opened before the page's time origin (Firefox) is sent when the receiver takes it
   // (connectionStartAccepted): one it refuses would have the beacon's whole page view refused with it.
-  if (!t || !connectionStartAccepted(t.connectStart, t.fetchStart) || connectionKind(t) !== 'new') return null;
+  // Classified as https: an entry that is not has no host below, and is not sent either way.
+  if (!t || !connectionStartAccepted(t.connectStart, t.fetchStart) || connectionKind(t, HTTPS_ENTRY) !== 'new')
+    return null;
   const host = httpsHost(e.name);
   if (!host) return null;
   return [
@@ -111,6 +113,9 @@ function us(ms: number): number {
 }
 
 const HEAD = 4;
+
+/** Every tuple is of an https entry (entryTupleOf, newConnectionTupleOf): how connectionKind reads it. */
+export const HTTPS_ENTRY = { https: true } as const;
 
 /**
  * Firefox timestamps a navigation's fetch, and so the connection it opens, a little before the page's
@@ -165,7 +170,7 @@ export function newConnectionsOf(
   if (!Array.isArray(tuples)) return { measurements, counts };
   for (const tuple of tuples) {
     const m = measurementOf(tuple, timeOrigin);
-    const kind = m ? connectionKind(m.timing) : 'invalid';
+    const kind = m ? connectionKind(m.timing, HTTPS_ENTRY) : 'invalid';
     if (kind === 'new') measurements.push(m!);
     else if (kind === 'opaque') counts.opaque++;
     else if (kind === 'reused') counts.reused++;

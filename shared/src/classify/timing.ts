@@ -28,7 +28,9 @@ export interface ConnectionTiming {
  *   connectEnd == domainLookupEnd, and no TLS start of its own). Not a handshake.
  * - `opaque`: cross-origin without Timing-Allow-Origin: every connection field is 0, or (what Firefox
  *   shows an extension's content script) timings present but no nextHopProtocol. Counted, not measured.
- * - `insecure`: a new connection without TLS (secureConnectionStart == 0): out of scope.
+ * - `insecure`: a new connection without TLS (secureConnectionStart == 0): out of scope. On an entry known to
+ *   be https, a connection Firefox opened before the page's time origin (connectStart < 0) whose TLS started
+ *   at the origin itself also reads 0: there it is that instant, and the connection is `new`.
  * - `invalid`: fields out of order (clock or browser bug); never turned into a record.
  *
  * connectStart == connectEnd alone does not mean reuse: Firefox reports whole milliseconds, so a new
@@ -38,7 +40,7 @@ export interface ConnectionTiming {
  */
 export type ConnectionKind = 'new' | 'reused' | 'opaque' | 'insecure' | 'invalid';
 
-export function connectionKind(t: ConnectionTiming): ConnectionKind {
+export function connectionKind(t: ConnectionTiming, entry: { https?: boolean } = {}): ConnectionKind {
   if (t.connectStart === 0 && t.connectEnd === 0 && t.requestStart === 0 && t.responseStart === 0) return 'opaque';
   if (t.connectEnd === t.connectStart) {
     if (t.connectStart === t.fetchStart) return 'reused';
@@ -49,7 +51,7 @@ export function connectionKind(t: ConnectionTiming): ConnectionKind {
   // Timing-Allow-Origin (the extension's host permission lifts the check) but still withholds
   // nextHopProtocol. The site did not allow timing: treat it as opaque, as a page would see it.
   if (t.nextHopProtocol === '') return 'opaque';
-  if (t.secureConnectionStart === 0) return 'insecure';
+  if (t.secureConnectionStart === 0 && !(entry.https === true && t.connectStart < 0)) return 'insecure';
   const ordered =
     t.domainLookupStart <= t.domainLookupEnd &&
     t.domainLookupEnd <= t.connectStart &&

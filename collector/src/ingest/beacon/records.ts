@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import {
   connectionKind,
   detectEnvironment,
+  HTTPS_ENTRY,
   measuredFields,
   MAX_PHASE_MS,
   measurementOf,
@@ -54,7 +55,7 @@ export function pageViewBatch(v: PageView): { batch: HandshakeBatch | null; left
         `body/entries/${i} is not an entry tuple (a hostname, the entry type, nextHopProtocol, the tls Server-Timing or null, then nine times in ms after the time origin, the connection starting no earlier than its fetch and at most ${MAX_PHASE_MS} ms before the origin)`,
       );
     if (!v.hostnames.has(m.host)) return void leftOut.otherHost++;
-    if (connectionKind(m.timing) !== 'new') return void leftOut.notNew++;
+    if (connectionKind(m.timing, HTTPS_ENTRY) !== 'new') return void leftOut.notNew++;
     const { fields } = measuredFields({
       timing: m.timing,
       connectStartEpochMs: m.startEpochMs,
