@@ -233,7 +233,7 @@ export const ConfigSchema = Type.Object({
     2,
     1,
     64,
-    "read queries the store runs at once (each on its own client); more wait in a queue. On the embedded store each running query holds one of Node's four I/O threads, which the spool also needs",
+    "read queries the store runs at once (each on its own client); more wait in a queue. Heavy ones (the raw table, the what-if's connections) hold all slots but one. On the embedded store each running query holds one of Node's four I/O threads, which the spool also needs",
   ),
   queryQueueMax: int(
     'QUERY_QUEUE_MAX',

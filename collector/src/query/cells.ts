@@ -14,6 +14,7 @@ import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, typ
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
 import { cappedPerCell, countedRows } from './counted';
 import { chooseReadTable, RAW, rangeColumn, type ReadTable, type ReadTableNeeds } from './sources';
+import { heavyWhen } from '../platform/store/query-pool';
 
 export type { Cell, Quantiles };
 
@@ -293,8 +294,11 @@ export async function queryCells(
   const own = q.filters.ownSynthetic === true;
   const minClients = own ? 0 : minClientsPerCell;
   const { sql, params, readTable } = buildCellSql(q, minClients);
+  // A read of the raw table is heavy (query-pool.ts): it takes turns with other heavy ones, never a light one's slot.
   const [rows, joint] = await Promise.all([
-    client.query({ query: sql, query_params: params, format: 'JSONEachRow' }).then((r) => r.json<Row>()),
+    heavyWhen(readTable === RAW, () =>
+      client.query({ query: sql, query_params: params, format: 'JSONEachRow' }).then((r) => r.json<Row>()),
+    ),
     q.metrics === 'handshake' ? jointMixCells(client, q, minClients) : Promise.resolve(null),
   ]);
   // An aggregate over no rows at all still yields one row (zero records): that is "no data", not a cell.
@@ -368,7 +372,10 @@ interface JointSummary {
  * each summed over fixed conditions: with a map and a list of values per mix, the query of an hourly series by
  * stack over a month took 45 ms instead of 33 on its own, and sent 2.4 times the bytes to parse.
  */
-function jointMixSql(q: CellQuery, minClients: number): { sql: string; params: Record<string, string | number> } {
+function jointMixSql(
+  q: CellQuery,
+  minClients: number,
+): { sql: string; params: Record<string, string | number>; readTable: ReadTable } {
   const joint = buildCellSql(
     {
       ...q,
@@ -403,7 +410,7 @@ function jointMixSql(q: CellQuery, minClients: number): { sql: string; params: R
   ]
     .filter(Boolean)
     .join('\n');
-  return { sql, params };
+  return { sql, params, readTable: joint.readTable };
 }
 
 /** A cell's key in the joint cells' map: its time bucket (0 without one), then its dimensions' values. */
@@ -417,9 +424,9 @@ async function jointMixCells(
   minClients: number,
 ): Promise<Map<string, JointSummary>> {
   const built = jointMixSql(q, minClients);
-  const rows = await (
-    await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })
-  ).json<Row>();
+  const rows = await heavyWhen(built.readTable === RAW, async () =>
+    (await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })).json<Row>(),
+  );
   const out = new Map<string, JointSummary>();
   // Kept as the store sends them (protectedMix reads them by index): an hourly series by stack over a month has
   // thousands of cells, and an object per mix and value for each of them was most of the answer's own work.

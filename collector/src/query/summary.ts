@@ -12,6 +12,8 @@
  */
 import type { ClickHouseClient } from '@clickhouse/client';
 import { buildCellSql, fewSites } from './cells';
+import { RAW } from './sources';
+import { heavyWhen } from '../platform/store/query-pool';
 import type { Table } from './dimensions';
 
 export interface SummaryCell {
@@ -51,15 +53,16 @@ export async function querySummary(
     },
     minClients,
   );
-  const found = await (
-    await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })
-  ).json<{
-    d_protocol: string;
-    d_tlsVersion: string;
-    n_records: number;
-    n_clients: number;
-    n_sites?: number;
-  }>();
+  // A read of the raw table is heavy (query-pool.ts): it takes turns with other heavy ones.
+  const found = await heavyWhen(readTable === RAW, async () =>
+    (await client.query({ query: sql, query_params: params, format: 'JSONEachRow' })).json<{
+      d_protocol: string;
+      d_tlsVersion: string;
+      n_records: number;
+      n_clients: number;
+      n_sites?: number;
+    }>(),
+  );
   // In a fixed order, so the answer's keys are too.
   const rows = found
     .filter((r) => Number(r.n_records) > 0)

@@ -19,6 +19,8 @@ import { countedRows } from '../query/counted';
 import { answerText } from '../platform/store/answer-text';
 import { CLIENT_SAMPLE_TABLE } from '../platform/store/migrate';
 import { runBetweenRequests, SLICE, type Work } from './work';
+import { heavyQuery, heavyWhen } from '../platform/store/query-pool';
+import { RAW } from '../query/sources';
 
 export { CLIENT_SAMPLE_TABLE };
 
@@ -194,12 +196,16 @@ export async function queryConnections(
   countries: readonly string[] = [],
 ): Promise<RegionConnection[]> {
   const p = connectionsParams(q, connections, countries);
-  const rs = await client.query({
-    query: connectionsTable(p.share) === CLIENT_SAMPLE_TABLE ? SQL.sample : SQL.handshakes,
-    query_params: p,
-    format: 'JSONCompactEachRow',
-    clickhouse_settings: { max_threads: WHATIF_READ_THREADS },
-  });
+  // Tens of thousands of rows, from the client sample or the raw table: a heavy read (query-pool.ts), which
+  // takes turns with other heavy ones and never takes the dashboard's light questions' last slot.
+  const rs = await heavyQuery.run(true, () =>
+    client.query({
+      query: connectionsTable(p.share) === CLIENT_SAMPLE_TABLE ? SQL.sample : SQL.handshakes,
+      query_params: p,
+      format: 'JSONCompactEachRow',
+      clickhouse_settings: { max_threads: WHATIF_READ_THREADS },
+    }),
+  );
   // Up to `limit` rows: read as text and turned into connections a slice at a time, pausing for the
   // collector's other requests (work.ts), instead of all at once.
   return runBetweenRequests(connectionsOf(await answerText(rs)));
@@ -276,7 +282,11 @@ export async function queryRegionClients(
   q: WhatIfQuery,
   minClients: number,
 ): Promise<Map<string, RegionCounts>> {
-  const { sql: regionSql, params: regionParams } = buildCellSql(
+  const {
+    sql: regionSql,
+    params: regionParams,
+    readTable,
+  } = buildCellSql(
     {
       table: 'rollup',
       // Whole-range cells count the rows within the cap marked at ingest (query/counted.ts): no read-time cap.
@@ -288,8 +298,14 @@ export async function queryRegionClients(
     },
     minClients,
   );
-  const rs = await client.query({ query: regionSql, query_params: regionParams, format: 'JSONEachRow' });
-  const rows = await rs.json<{ d_country: string; n_records: number; n_clients: number; n_sites?: number }>();
+  const rows = await heavyWhen(readTable === RAW, async () =>
+    (await client.query({ query: regionSql, query_params: regionParams, format: 'JSONEachRow' })).json<{
+      d_country: string;
+      n_records: number;
+      n_clients: number;
+      n_sites?: number;
+    }>(),
+  );
   return new Map(
     rows
       .filter((r) => Number(r.n_records) > 0)

@@ -9,7 +9,13 @@ import fc from 'fast-check';
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import errorHandler from '../../src/platform/http/error-handler';
-import { backgroundQuery, QueryBusyError, querySignal, type QueryTiming } from '../../src/platform/store/query-pool';
+import {
+  backgroundQuery,
+  heavyQuery,
+  QueryBusyError,
+  querySignal,
+  type QueryTiming,
+} from '../../src/platform/store/query-pool';
 import { openStore } from '../../src/platform/store/clients';
 import { queryCells } from '../../src/query/cells';
 import { insertRecords, makeBatch, makeRecords, postBatch, removeDir, tempDir, withApp } from '../support/helpers';
@@ -275,6 +281,47 @@ describe('the query pool on the embedded store', () => {
     }
   });
 
+  it("heavy readers' queries hold all slots but one: two at once take turns, and a light one runs beside them", async () => {
+    const { store, done } = poolStore(2, 8, 1000);
+    try {
+      const order: string[] = [];
+      const settled = (name: string) => (p: Promise<unknown>) => noteSettled(order, name, p);
+      const ask = (query: string) => store.query.query({ query, format: 'JSONEachRow' }).then((r) => r.json());
+      const heavy = (name: string) => settled(name)(heavyQuery.run(true, () => ask(HEAVY)));
+      // Two heavy questions at once (say, two tokenless reads of the raw table): the second waits for the first.
+      const first = heavy('first heavy');
+      const second = heavy('second heavy');
+      expect(store.queryPool.active).toBe(1);
+      expect(store.queryPool.queued).toBe(1);
+      // The dashboard's light question takes the slot they leave, at once.
+      const light = settled('light')(ask(LIGHT));
+      expect(store.queryPool.active).toBe(2);
+      await Promise.all([first, second, light]);
+      expect(order).toEqual(['light', 'first heavy', 'second heavy']);
+      expect(store.queryPool.counts).toMatchObject({ run: 3, heavy: 2, background: 0 });
+    } finally {
+      await done();
+    }
+  });
+
+  it('a light reader waiting goes before a heavy one that waited longer', async () => {
+    // One slot: heavy queries may hold it (no slot is left to keep), but a light reader waiting goes first.
+    const { store, done } = poolStore(1, 8, 1000);
+    try {
+      const order: string[] = [];
+      const settled = (name: string) => (p: Promise<unknown>) => noteSettled(order, name, p);
+      const ask = (query: string) => store.query.query({ query, format: 'JSONEachRow' }).then((r) => r.json());
+      const held = settled('heavy')(heavyQuery.run(true, () => ask(HEAVY)));
+      const later = settled('heavy, waited longer')(heavyQuery.run(true, () => ask(LIGHT)));
+      const light = settled('light')(ask(LIGHT));
+      expect(store.queryPool.queued).toBe(2);
+      await Promise.all([held, later, light]);
+      expect(order).toEqual(['heavy', 'light', 'heavy, waited longer']);
+    } finally {
+      await done();
+    }
+  });
+
   it('drops a waiting query whose reader went away, before it runs', async () => {
     const { store, done } = poolStore(1, 8);
     try {
@@ -301,36 +348,57 @@ describe('the query pool on the embedded store', () => {
 });
 
 describe("one answer's queries", () => {
-  it('a handshake answer asks the store for its cells and its joint cells together, each in its own slot', async () => {
+  it('a handshake answer from a rollup asks for its cells and its joint cells together, each in its own slot; from the raw table, in turn', async () => {
     await withApp({ QUERY_CONCURRENCY: '2' }, async ({ app }) => {
       await insertRecords(app, makeRecords(30));
-      // The store's own query client, counting the queries asked and not yet answered.
-      let asked = 0;
-      let most = 0;
-      const client = new Proxy(app.store.query, {
-        get(target, prop, receiver) {
-          if (prop !== 'query') return Reflect.get(target, prop, receiver) as unknown;
-          return (p: Parameters<typeof target.query>[0]) => {
-            most = Math.max(most, ++asked);
-            return target.query(p).finally(() => asked--);
-          };
-        },
-      });
-      const now = Date.now();
-      const answer = await queryCells(
-        client,
-        {
-          table: 'raw',
-          filters: { from: now - 3_600_000, to: now + 60_000, site: null, clientCap: 5 },
-          dimensions: ['stack'],
-          metrics: 'handshake',
-          limit: 10,
-        },
-        1,
-      );
-      expect(answer.cells.length).toBeGreaterThan(0);
-      expect(Object.values(answer.cells[0]!.mix!).some((m) => Object.keys(m).length > 0)).toBe(true);
-      expect(most).toBe(2);
+      const pool = app.store.queryPool;
+      const heavyBefore = pool.counts.heavy;
+      const hour = 3_600_000;
+      const to = Math.ceil((Date.now() + 1) / hour) * hour;
+      const ask = (table: 'raw' | 'rollup') =>
+        queryCells(
+          app.store.query,
+          {
+            table,
+            filters: { from: to - 2 * hour, to, site: null, clientCap: 5 },
+            dimensions: ['stack'],
+            metrics: 'handshake',
+            limit: 10,
+          },
+          1,
+        );
+      for (const table of ['rollup', 'raw'] as const) {
+        const answering = ask(table);
+        // Both queries asked at once: light ones each take a slot; heavy ones (the raw table) take turns.
+        expect({ table, active: pool.active, queued: pool.queued }).toEqual(
+          table === 'rollup' ? { table, active: 2, queued: 0 } : { table, active: 1, queued: 1 },
+        );
+        const answer = await answering;
+        expect(answer.table).toBe(table);
+        expect(answer.cells.length).toBeGreaterThan(0);
+        expect(Object.values(answer.cells[0]!.mix!).some((m) => Object.keys(m).length > 0)).toBe(true);
+      }
+      expect(pool.counts.heavy - heavyBefore).toBe(2);
+    });
+  });
+
+  it("the what-if's connections are a heavy read, and so is any answer from the raw table; the rollup's answers are light", async () => {
+    await withApp({ QUERY_CONCURRENCY: '2' }, async ({ app }) => {
+      await insertRecords(app, makeRecords(30));
+      const counts = app.store.queryPool.counts;
+      const heavyAfter = async (url: string) => {
+        const before = counts.heavy;
+        const res = await app.inject({ url });
+        expect(res.statusCode, res.body).toBe(200);
+        return counts.heavy - before;
+      };
+      expect(await heavyAfter('/v1/compare?dimensions=stack')).toBe(0);
+      expect(await heavyAfter('/v1/summary')).toBe(0);
+      expect(await heavyAfter('/v1/compare?dimensions=stack&table=raw')).toBe(2);
+      // Over whole hours its regions' counts come from the rollup: only the connections are read heavy.
+      const hour = 3_600_000;
+      const to = Math.ceil((Date.now() + 1) / hour) * hour;
+      expect(await heavyAfter(`/v1/whatif?from=${to - 2 * hour}&to=${to}`)).toBe(1);
     });
   });
 });

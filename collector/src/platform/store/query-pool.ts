@@ -10,6 +10,11 @@
  * on one of the store's threads, and a reader's query waiting for a slot goes before it: a view in use whose
  * answers turn stale all together does not hold every slot and core while its next reader asks.
  *
+ * A reader's query that reads many rows (`heavyQuery`: the raw table, the what-if's connections) holds at
+ * most all slots but one, and a light reader's query waiting goes before it: two or more heavy questions
+ * asked at once, with a token or without, take turns in their slots instead of leaving the dashboard's light
+ * ones waiting seconds behind them.
+ *
  * It is handed out as a ClickHouseClient, so the query builders take it like any client.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -48,13 +53,33 @@ export const querySignal = new AsyncLocalStorage<AbortSignal>();
 /** Set around work no reader waits for (the kept answers' refreshes, marked in query/routes/read.ts): its queries yield to readers'. */
 export const backgroundQuery = new AsyncLocalStorage<true>();
 
+/**
+ * Set around a reader's query that reads many rows (query/cells.ts, whatif/query.ts): heavy queries hold at
+ * most all slots but one, so a light reader always finds one free or next.
+ */
+export const heavyQuery = new AsyncLocalStorage<true>();
+
+/** Runs `fn` with its queries marked heavy when `heavy` (a read of the raw table, say). */
+export function heavyWhen<T>(heavy: boolean, fn: () => Promise<T>): Promise<T> {
+  return heavy ? heavyQuery.run(true, fn) : fn();
+}
+
+/** How a query takes its turn: a light reader's, a heavy reader's (heavyQuery), or work no reader waits for. */
+type Kind = 'light' | 'heavy' | 'background';
+
+/** The kind of the query asked now (background work wins: it is already on one thread). */
+function kindNow(): Kind {
+  if (backgroundQuery.getStore() === true) return 'background';
+  return heavyQuery.getStore() === true ? 'heavy' : 'light';
+}
+
 /** What a query worked out for no waiting reader runs with: one thread, leaving the others to readers. */
 const BACKGROUND_SETTINGS: ClickHouseSettings = { max_threads: 1 };
 /** Slots background work may hold at once. */
 const BACKGROUND_SLOTS = 1;
 
 interface Waiter {
-  background: boolean;
+  kind: Kind;
   resolve: (c: ClickHouseClient) => void;
   reject: (err: unknown) => void;
   signal: AbortSignal | undefined;
@@ -67,11 +92,12 @@ export class QueryPool {
   private readonly clients: ClickHouseClient[];
   private readonly idle: ClickHouseClient[];
   private readonly waiting: Waiter[] = [];
-  /** Queries run (of them as background work), refused as busy, dropped because their caller left: for /metrics and tests. */
-  readonly counts = { run: 0, background: 0, busy: 0, abandoned: 0 };
+  /** Queries run (of them heavy, and as background work), refused as busy, dropped because their caller left: for tests. */
+  readonly counts = { run: 0, heavy: 0, background: 0, busy: 0, abandoned: 0 };
   private readonly settings: ClickHouseSettings;
-  /** Slots held by background work now. */
-  private background = 0;
+  /** Slots held now by heavy readers' queries and by background work, and the most each may hold. */
+  private readonly held: Record<Exclude<Kind, 'light'>, number> = { heavy: 0, background: 0 };
+  private readonly most: Record<Exclude<Kind, 'light'>, number>;
 
   constructor(
     make: () => ClickHouseClient,
@@ -79,6 +105,8 @@ export class QueryPool {
   ) {
     this.clients = Array.from({ length: opts.size }, make);
     this.idle = [...this.clients];
+    // All slots but one for heavy readers: with a single slot, that one.
+    this.most = { heavy: Math.max(1, opts.size - 1), background: BACKGROUND_SLOTS };
     this.settings = {
       // Whole seconds in the store's setting; a wait in the queue is bounded by twice that time (acquire).
       max_execution_time: Math.max(1, Math.ceil(opts.timeoutMs / 1000)),
@@ -99,15 +127,24 @@ export class QueryPool {
     return Math.max(1, Math.ceil(this.opts.timeoutMs / 1000 / 4));
   }
 
-  private acquire(signal: AbortSignal | undefined, background: boolean): Promise<ClickHouseClient> {
+  /** Whether a query of this kind may take one more slot now (a light reader's always may). */
+  private mayTake(kind: Kind): boolean {
+    return kind === 'light' || this.held[kind] < this.most[kind];
+  }
+
+  private take(kind: Kind): void {
+    if (kind !== 'light') this.held[kind]++;
+  }
+
+  private acquire(signal: AbortSignal | undefined, kind: Kind): Promise<ClickHouseClient> {
     if (signal?.aborted) {
       this.counts.abandoned++;
       return Promise.reject(signal.reason ?? new Error('aborted'));
     }
-    if (!background || this.background < BACKGROUND_SLOTS) {
+    if (this.mayTake(kind)) {
       const free = this.idle.pop();
       if (free) {
-        if (background) this.background++;
+        this.take(kind);
         return Promise.resolve(free);
       }
     }
@@ -123,7 +160,7 @@ export class QueryPool {
         signal?.removeEventListener('abort', waiter.onAbort);
       };
       const waiter: Waiter = {
-        background,
+        kind,
         resolve,
         reject,
         signal,
@@ -143,11 +180,17 @@ export class QueryPool {
     });
   }
 
-  /** Gives the slot to the first reader waiting, else to the first background work if it may hold one more. */
-  private release(client: ClickHouseClient, background: boolean): void {
-    if (background) this.background--;
-    let i = this.waiting.findIndex((w) => !w.background);
-    if (i < 0 && this.background < BACKGROUND_SLOTS) i = this.waiting.findIndex((w) => w.background);
+  /**
+   * Gives the slot to the first light reader waiting, else to the first heavy reader if heavy queries may hold
+   * one more, else to the first background work if it may.
+   */
+  private release(client: ClickHouseClient, kind: Kind): void {
+    if (kind !== 'light') this.held[kind]--;
+    let i = -1;
+    for (const k of ['light', 'heavy', 'background'] as const) {
+      if (this.mayTake(k)) i = this.waiting.findIndex((w) => w.kind === k);
+      if (i >= 0) break;
+    }
     if (i < 0) {
       this.idle.push(client);
       return;
@@ -155,21 +198,21 @@ export class QueryPool {
     const [next] = this.waiting.splice(i, 1);
     next!.signal?.removeEventListener('abort', next!.onAbort);
     clearTimeout(next!.timer);
-    if (next!.background) this.background++;
+    this.take(next!.kind);
     next!.resolve(client);
   }
 
   /** Runs `fn` on a free client (waiting in the queue for one), then gives the client back. */
   async run<T>(fn: (client: ClickHouseClient, signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
     const signal = querySignal.getStore();
-    const background = backgroundQuery.getStore() === true;
-    const client = await this.acquire(signal, background);
+    const kind = kindNow();
+    const client = await this.acquire(signal, kind);
     this.counts.run++;
-    if (background) this.counts.background++;
+    if (kind !== 'light') this.counts[kind]++;
     try {
       return await fn(client, signal);
     } finally {
-      this.release(client, background);
+      this.release(client, kind);
     }
   }
 
