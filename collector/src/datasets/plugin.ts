@@ -17,6 +17,7 @@ import { DatasetError, exportMonth } from './export';
 import { latestClosedMonth } from './month';
 import { DatasetFolder, type DatasetFormat } from './served';
 import { repeatAfterReady } from '../platform/store/repeat-after-ready';
+import { heavyQuery } from '../platform/store/query-pool';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -134,15 +135,18 @@ const datasetsPlugin: FastifyPluginAsyncTypebox = async (app) => {
       if (given.has(month) || folder.path(month, 'parquet')) return null;
       try {
         await app.ingest.flush();
-        const done = await exportMonth(app.store.query, {
-          month,
-          outDir: join(config.dir, month),
-          minClients: config.minClients,
-          retentionDays: app.config.retentionDays,
-          clientCap: app.config.clientRecordsPerCellDay,
-          publisher: app.config.about.operator,
-          now,
-        });
+        // A month of the raw table: heavy reads (query-pool.ts), which leave the dashboard's questions a slot.
+        const done = await heavyQuery.run(true, () =>
+          exportMonth(app.store.query, {
+            month,
+            outDir: join(config.dir, month),
+            minClients: config.minClients,
+            retentionDays: app.config.retentionDays,
+            clientCap: app.config.clientRecordsPerCellDay,
+            publisher: app.config.about.operator,
+            now,
+          }),
+        );
         app.log.info({ month, rows: done.rows, dir: config.dir }, 'monthly dataset written');
         return month;
       } catch (err) {

@@ -13,7 +13,9 @@
  * A reader's query that reads many rows (`heavyQuery`: the raw table, the what-if's connections) holds at
  * most all slots but one, and a light reader's query waiting goes before it: two or more heavy questions
  * asked at once, with a token or without, take turns in their slots instead of leaving the dashboard's light
- * ones waiting seconds behind them.
+ * ones waiting seconds behind them. The two limits are apart: while background work holds a slot, a heavy
+ * query may hold another, so on two slots a light query can wait behind both (a closed month's merge is the
+ * long background work, once a month; sharing one limit would refuse the dashboard's what-if for its length).
  *
  * It is handed out as a ClickHouseClient, so the query builders take it like any client.
  */
