@@ -6,7 +6,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { CHROMIUM_ARGS } from './lib/bench-page';
 import { spawnTs } from '@tlsrum/collector/test/node-process';
 import { SITES } from '@tlsrum/collector/demo/profiles';
-import { repoRoot, stop } from './lib/processes';
+import { repoRoot, stop, TIMED_COLLECTOR_ENV } from './lib/processes';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
 import { commitOf } from './lib/results';
 import { seedDemoStore } from './lib/store-child';
@@ -243,18 +243,10 @@ async function main(): Promise<void> {
       collector = await spawnTs('collector/src/server.ts', {
         cwd: TREE,
         env: {
+          ...TIMED_COLLECTOR_ENV,
           DATA_DIR: dataDir,
           DASHBOARD_DIR,
           ADMIN_TOKEN: ADMIN,
-          LOG_LEVEL: 'warn',
-          RATE_LIMIT_PER_MINUTE: '0',
-          QUERY_RATE_LIMIT_PER_MINUTE: '0',
-          ALERT_INTERVAL_MS: '0',
-          PROBE_INTERVAL_MS: '0',
-          // Not last month's open dataset, written a minute after start when a month has ended: it reads the month's raw rows.
-          DATASET_MONTHLY_EXPORT: 'false',
-          // The store was seeded with its closed months merged, as a running collector keeps them; not again while timing.
-          COMPACT_CLOSED_MONTHS: 'false',
           ...pass.env,
         },
         ready: { serves: '/readyz' },

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, stop } from './lib/processes';
+import { repoRoot, stop, TIMED_COLLECTOR_ENV } from './lib/processes';
 import { spawnTs } from '@tlsrum/collector/test/node-process';
 import { queryShapes, shapeUrl } from './lib/query-shapes';
 import { apiUrl, MIN_ROUNDS, QUERY_SPECS, TABLES } from './lib/query-specs';
@@ -33,18 +33,10 @@ const SHAPE_FILTER = new RegExp(process.env.BENCH_QUERY_SHAPES ?? '');
 
 function startCollector(dataDir: string): ReturnType<typeof spawnTs> {
   const env = {
+    ...TIMED_COLLECTOR_ENV,
     DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
-    QUERY_RATE_LIMIT_PER_MINUTE: '0',
     // Every run works its answer out: a kept answer would time the collector's memory, not the query.
     ANSWER_CACHE_SECONDS: '0',
-    ALERT_INTERVAL_MS: '0',
-    PROBE_INTERVAL_MS: '0',
-    // Not last month's open dataset, written a minute after start when a month has ended: it reads the month's raw rows.
-    DATASET_MONTHLY_EXPORT: 'false',
-    // The store worker merged the closed months as a running collector keeps them; not again while timing.
-    COMPACT_CLOSED_MONTHS: 'false',
   };
   return spawnTs('collector/src/server.ts', {
     cwd: TREE,

@@ -183,6 +183,28 @@ export const BENCHES: readonly BenchEntry[] = [
       `${r.network === undefined ? '' : `over ${String(r.network)} (Mbit/s down / up, ms): `}${r.range === undefined ? '' : `the last ${String(r.range)}: `}p50 ${num(r.p50Ms, ' ms')}, p95 ${num(r.p95Ms, ' ms')}; nothing kept: p50 ${num(r.coldP50Ms, ' ms')}, p95 ${num(r.coldP95Ms, ' ms')}${r.coldWorkMs === undefined ? '' : `, its requests alone ${num(r.coldWorkMs, ' ms')}`}; ${num(r.failedPanels)} failed panels over ${num(r.loads)} loads (${num(r.rows)} records)`,
   },
   {
+    name: 'read-isolation',
+    file: 'read-isolation.ts',
+    command: 'pnpm bench read-isolation',
+    options: [
+      "BENCH_ROWS (1 200 000, the demo's size; 10 000 000 for 10 M)",
+      'BENCH_ISOLATION_RUNS (40) light questions per phase, BENCH_ISOLATION_HEAVY (3) heavy askers at once',
+      'BENCH_ISOLATION_DATA_DIR: fill (or reuse) that folder and keep it (a store bench:query kept will do)',
+      'BENCH_ISOLATION_TREE: the collector of another checkout (before/after on the same kept store)',
+    ],
+    measures:
+      "Whether the dashboard's light questions stay fast while others ask the heaviest questions allowed without a token. " +
+      'Starts the collector on a store of BENCH_ROWS demo records (answers not kept, rate limits off), then times the ' +
+      "dashboard's default view's light questions (summary, stack by mode, map, daily series by stack), one after another: " +
+      'alone, then while BENCH_ISOLATION_HEAVY askers each keep asking a month of the raw table (country × browser) and the ' +
+      'largest tokenless what-if (100 000 connections over 31 days) in turn, then alone again. Light answers that were not ' +
+      "200 are counted as failed; the heavy ones' statuses are listed.",
+    baseline: 'the same light questions alone, before and after, in the same run',
+    goal: 'light questions beside heavy ones at most 2× slower (p50 and p95), none failed',
+    figures: (r) =>
+      `light questions beside ${num(r.heavyAskers)} heavy askers: p50 ${num(r.loadedP50Ms, ' ms')} (× ${num(r.ratioP50)} alone), p95 ${num(r.loadedP95Ms, ' ms')} (× ${num(r.ratioP95)}); alone p50 ${num(r.aloneP50Ms, ' ms')}, p95 ${num(r.aloneP95Ms, ' ms')}; ${num(r.lightFailed)} failed (${num(r.rows)} records)`,
+  },
+  {
     name: 'query-shapes',
     file: 'query.ts',
     command: 'BENCH_QUERY_DATA_DIR=/tmp/store BENCH_QUERY_SHAPES_ONLY=1 pnpm bench query',

@@ -18,6 +18,22 @@ export function startTs(
 
 export const stop = stopChild;
 
+/**
+ * The collector's settings for timing its reads: no rate limits, and none of its own work beside the reads —
+ * no alerts or probes, not last month's open dataset (written a minute after start once a month has ended: it
+ * reads the month's raw rows), no merge of closed months (a bench's store has them merged, as a running
+ * collector keeps them). Answers are still kept unless the bench says otherwise.
+ */
+export const TIMED_COLLECTOR_ENV: Readonly<Record<string, string>> = {
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_PER_MINUTE: '0',
+  QUERY_RATE_LIMIT_PER_MINUTE: '0',
+  ALERT_INTERVAL_MS: '0',
+  PROBE_INTERVAL_MS: '0',
+  DATASET_MONTHLY_EXPORT: 'false',
+  COMPACT_CLOSED_MONTHS: 'false',
+};
+
 /** CPU seconds (user + system) the process has used so far. */
 export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
