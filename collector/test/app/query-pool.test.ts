@@ -18,7 +18,16 @@ import {
 } from '../../src/platform/store/query-pool';
 import { openStore } from '../../src/platform/store/clients';
 import { queryCells } from '../../src/query/cells';
-import { insertRecords, makeBatch, makeRecords, postBatch, removeDir, tempDir, withApp } from '../support/helpers';
+import {
+  insertRecords,
+  makeBatch,
+  makeRecords,
+  metricValue,
+  postBatch,
+  removeDir,
+  tempDir,
+  withApp,
+} from '../support/helpers';
 
 /** A query the store cannot finish within any limit used here: it ends by its time limit. */
 const HEAVY = 'SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 0';
@@ -399,6 +408,10 @@ describe("one answer's queries", () => {
       const hour = 3_600_000;
       const to = Math.ceil((Date.now() + 1) / hour) * hour;
       expect(await heavyAfter(`/v1/whatif?from=${to - 2 * hour}&to=${to}`)).toBe(1);
+      // Operators see the same counts on /metrics.
+      const metrics = (await app.inject({ url: '/metrics' })).body;
+      expect(metricValue(metrics, 'tlsrum_read_queries_total{kind="heavy"}')).toBe(counts.heavy);
+      expect(metricValue(metrics, 'tlsrum_read_slots_busy')).toBe(0);
     });
   });
 });
@@ -418,6 +431,9 @@ describe('the read routes when the query path is saturated', () => {
           expect(res.statusCode).toBe(503);
           expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
           expect(res.json().message).toMatch(/busy/);
+          const metrics = (await app.inject({ url: '/metrics' })).body;
+          expect(metricValue(metrics, 'tlsrum_read_queries_refused_total{reason="busy"}')).toBeGreaterThanOrEqual(1);
+          expect(metricValue(metrics, 'tlsrum_read_slots_busy')).toBe(1);
           expect((await app.inject({ url: '/healthz' })).statusCode).toBe(200);
           expect((await app.inject({ url: '/' })).statusCode).toBe(200);
           expect((await app.inject({ url: '/assets/world-abc123.js' })).statusCode).toBe(200);

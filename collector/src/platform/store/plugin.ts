@@ -10,6 +10,7 @@ import type { Config } from '../config';
 import { openStore, type Store } from './clients';
 import { applyRetention, CLIENT_SAMPLE_RETENTION, migrate, SITE_PROBES_RETENTION } from './migrate';
 import type { QueryTiming } from './query-pool';
+import { scrapedCounter, scrapedGauge } from '../metrics/scraped';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -90,6 +91,37 @@ const storePlugin: FastifyPluginAsync = async (app) => {
     },
   });
   const status = prepareStore(store, config, app.log);
+  // The read pool as operators watch it (docs/operations.md): queries by how they took their turn, refusals, slots.
+  const pool = store.queryPool;
+  scrapedCounter(app.registry, {
+    name: 'tlsrum_read_queries_total',
+    help: "Read queries run, by kind: a light reader's, a heavy reader's (the raw table, the what-if's connections), background work.",
+    labelNames: ['kind'],
+    read: () => [
+      [{ kind: 'light' }, pool.counts.run - pool.counts.heavy - pool.counts.background],
+      [{ kind: 'heavy' }, pool.counts.heavy],
+      [{ kind: 'background' }, pool.counts.background],
+    ],
+  });
+  scrapedCounter(app.registry, {
+    name: 'tlsrum_read_queries_refused_total',
+    help: 'Read queries not run: refused as busy (503 + Retry-After), or dropped because their reader went away while they waited.',
+    labelNames: ['reason'],
+    read: () => [
+      [{ reason: 'busy' }, pool.counts.busy],
+      [{ reason: 'abandoned' }, pool.counts.abandoned],
+    ],
+  });
+  scrapedGauge(app.registry, {
+    name: 'tlsrum_read_slots_busy',
+    help: 'Read queries running now (at most QUERY_CONCURRENCY).',
+    read: () => pool.active,
+  });
+  scrapedGauge(app.registry, {
+    name: 'tlsrum_read_queries_waiting',
+    help: 'Read queries waiting for a slot now (at most QUERY_QUEUE_MAX).',
+    read: () => pool.queued,
+  });
   app.decorate('store', store);
   app.decorate('storeStatus', status);
   // Fastify runs onClose hooks in reverse order of registration: the plugins registered after this one
@@ -101,4 +133,4 @@ const storePlugin: FastifyPluginAsync = async (app) => {
 };
 
 /** Not encapsulated: routes and plugins read `app.store` and `app.storeStatus`. */
-export default fp(storePlugin, { name: 'store', decorators: { fastify: ['config'] } });
+export default fp(storePlugin, { name: 'store', decorators: { fastify: ['config', 'registry'] } });
