@@ -240,7 +240,7 @@ export const ConfigSchema = Type.Object({
     64,
     0,
     100_000,
-    'read queries waiting for a free slot; beyond that, reads get 503 + `Retry-After` ("busy, retry in N s") while ingest goes on',
+    'read queries waiting for a free slot, heavy ones (the raw table, the what-if\'s connections) at most half of them; beyond that, reads get 503 + `Retry-After` ("busy, retry in N s") while ingest goes on',
   ),
   queryTimeoutMs: int(
     'QUERY_TIMEOUT_MS',

@@ -313,6 +313,29 @@ describe('the query pool on the embedded store', () => {
     }
   });
 
+  it('heavy questions wait in at most half the queue: a flood of them is refused as busy, light ones still wait', async () => {
+    const { store, done } = poolStore(2, 4, 1000);
+    try {
+      const ask = (query: string) => store.query.query({ query, format: 'JSONEachRow' }).then((r) => r.json());
+      const outcome = (p: Promise<unknown>) =>
+        p.then(
+          () => 'answered',
+          (e: unknown) => (e instanceof QueryBusyError ? 'busy' : 'stopped at its limit'),
+        );
+      const heavy = () => outcome(heavyQuery.run(true, () => ask(HEAVY)));
+      // One heavy question runs, two wait (half of a queue of 4), the fourth is refused at once.
+      const heavies = [heavy(), heavy(), heavy(), heavy()];
+      expect(await heavies[3]).toBe('busy');
+      // A light question holds the other slot; two more light ones still find room to wait, a third does not.
+      const lights = [outcome(ask(HEAVY)), outcome(ask(LIGHT)), outcome(ask(LIGHT)), outcome(ask(LIGHT))];
+      expect(store.queryPool.queued).toBe(4);
+      expect(await Promise.all(lights)).toEqual(['stopped at its limit', 'answered', 'answered', 'busy']);
+      await Promise.all(heavies);
+    } finally {
+      await done();
+    }
+  });
+
   it('a light reader waiting goes before a heavy one that waited longer', async () => {
     // One slot: heavy queries may hold it (no slot is left to keep), but a light reader waiting goes first.
     const { store, done } = poolStore(1, 8, 1000);

@@ -13,7 +13,8 @@
  * A reader's query that reads many rows (`heavyQuery`: the raw table, the what-if's connections) holds at
  * most all slots but one, and a light reader's query waiting goes before it: two or more heavy questions
  * asked at once, with a token or without, take turns in their slots instead of leaving the dashboard's light
- * ones waiting seconds behind them. The two limits are apart: while background work holds a slot, a heavy
+ * ones waiting seconds behind them; and they wait in at most half the queue, so a flood of them is refused as
+ * busy while a dashboard's burst of light questions still finds room to wait. The two limits are apart: while background work holds a slot, a heavy
  * query may hold another, so on two slots a light query can wait behind both (a closed month's merge is the
  * long background work, once a month; sharing one limit would refuse the dashboard's what-if for its length).
  *
@@ -100,6 +101,8 @@ export class QueryPool {
   /** Slots held now by heavy readers' queries and by background work, and the most each may hold. */
   private readonly held: Record<Exclude<Kind, 'light'>, number> = { heavy: 0, background: 0 };
   private readonly most: Record<Exclude<Kind, 'light'>, number>;
+  /** Heavy readers' queries that may wait at once: half the queue. */
+  private readonly heavyWaitMax: number;
 
   constructor(
     make: () => ClickHouseClient,
@@ -109,6 +112,7 @@ export class QueryPool {
     this.idle = [...this.clients];
     // All slots but one for heavy readers: with a single slot, that one.
     this.most = { heavy: Math.max(1, opts.size - 1), background: BACKGROUND_SLOTS };
+    this.heavyWaitMax = Math.ceil(opts.queueMax / 2);
     this.settings = {
       // Whole seconds in the store's setting; a wait in the queue is bounded by twice that time (acquire).
       max_execution_time: Math.max(1, Math.ceil(opts.timeoutMs / 1000)),
@@ -150,7 +154,10 @@ export class QueryPool {
         return Promise.resolve(free);
       }
     }
-    if (this.waiting.length >= this.opts.queueMax) {
+    const full =
+      this.waiting.length >= this.opts.queueMax ||
+      (kind === 'heavy' && this.waiting.filter((w) => w.kind === 'heavy').length >= this.heavyWaitMax);
+    if (full) {
       this.counts.busy++;
       return Promise.reject(new QueryBusyError(this.retryAfter()));
     }
