@@ -61,7 +61,8 @@ function askHeavy(base: string, askers: number, now: number): { stop: () => Prom
         await res.arrayBuffer();
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       } catch {
-        // Stopped: the collector drops the question with its caller.
+        // Stopped: the collector drops the question with its caller. Any other failure is counted.
+        if (!stopped.signal.aborted) statuses.error = (statuses.error ?? 0) + 1;
       }
     }
   });
