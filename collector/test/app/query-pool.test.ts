@@ -167,10 +167,12 @@ describe('the query pool on the embedded store', () => {
       expect(await b.json()).toEqual([{ one: 1 }]);
       await a.json();
       await expect(store.query.query({ query: 'SELECT no_such_column', format: 'JSONEachRow' })).rejects.toThrow();
-      expect(seen.map((q) => [q.sql, q.failed])).toEqual([
-        ['SELECT sum(number) AS s FROM numbers(1000000)', false],
-        [LIGHT, false],
-        ['SELECT no_such_column', true],
+      await heavyQuery.run(true, () => store.query.query({ query: LIGHT, format: 'JSONEachRow' }));
+      expect(seen.map((q) => [q.sql, q.failed, q.kind])).toEqual([
+        ['SELECT sum(number) AS s FROM numbers(1000000)', false, 'light'],
+        [LIGHT, false, 'light'],
+        ['SELECT no_such_column', true, 'light'],
+        [LIGHT, false, 'heavy'],
       ]);
       for (const q of seen) expect(q.runMs).toBeGreaterThan(0);
       expect(seen[0]!.waitMs).toBeGreaterThanOrEqual(0);

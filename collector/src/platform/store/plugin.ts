@@ -81,7 +81,7 @@ const storePlugin: FastifyPluginAsync = async (app) => {
                   waitMs: roundPhase(q.waitMs),
                   runMs: roundPhase(q.runMs),
                   failed: q.failed,
-                  ...(q.background ? { background: true } : {}),
+                  ...(q.kind === 'light' ? {} : { kind: q.kind }),
                   sql: q.sql.replace(/\s+/g, ' '),
                 },
                 'store query',

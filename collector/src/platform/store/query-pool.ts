@@ -39,8 +39,8 @@ export interface QueryTiming {
   runMs: number;
   sql: string;
   failed: boolean;
-  /** Worked out for no waiting reader (`backgroundQuery`). */
-  background: boolean;
+  /** How it took its turn: a light reader's, a heavy reader's (`heavyQuery`), or background work (`backgroundQuery`). */
+  kind: Kind;
 }
 
 export class QueryBusyError extends Error {
@@ -68,7 +68,7 @@ export function heavyWhen<T>(heavy: boolean, fn: () => Promise<T>): Promise<T> {
 }
 
 /** How a query takes its turn: a light reader's, a heavy reader's (heavyQuery), or work no reader waits for. */
-type Kind = 'light' | 'heavy' | 'background';
+export type Kind = 'light' | 'heavy' | 'background';
 
 /** The kind of the query asked now (background work wins: it is already on one thread). */
 function kindNow(): Kind {
@@ -253,8 +253,7 @@ export class QueryPool {
             return result;
           } finally {
             const ended = performance.now();
-            const background = backgroundQuery.getStore() === true;
-            report({ waitMs: started - asked, runMs: ended - started, sql: p.query, failed, background });
+            report({ waitMs: started - asked, runMs: ended - started, sql: p.query, failed, kind: kindNow() });
           }
         });
       },
