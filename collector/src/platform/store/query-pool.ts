@@ -95,7 +95,7 @@ export class QueryPool {
   private readonly clients: ClickHouseClient[];
   private readonly idle: ClickHouseClient[];
   private readonly waiting: Waiter[] = [];
-  /** Queries run (of them heavy, and as background work), refused as busy, dropped because their caller left: for tests. */
+  /** Queries run (of them heavy, and as background work), refused as busy, dropped because their caller left: for /metrics and tests. */
   readonly counts = { run: 0, heavy: 0, background: 0, busy: 0, abandoned: 0 };
   private readonly settings: ClickHouseSettings;
   /** Slots held now by heavy readers' queries and by background work, and the most each may hold. */
