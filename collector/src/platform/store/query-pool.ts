@@ -14,9 +14,10 @@
  * most all slots but one, and a light reader's query waiting goes before it: two or more heavy questions
  * asked at once, with a token or without, take turns in their slots instead of leaving the dashboard's light
  * ones waiting seconds behind them; and they wait in at most half the queue, so a flood of them is refused as
- * busy while a dashboard's burst of light questions still finds room to wait. The two limits are apart: while background work holds a slot, a heavy
- * query may hold another, so on two slots a light query can wait behind both (a closed month's merge is the
- * long background work, once a month; sharing one limit would refuse the dashboard's what-if for its length).
+ * busy while a dashboard's burst of light questions still finds room to wait. The two limits are apart: while
+ * background work holds a slot, a heavy query may hold another, so on two slots a light query can wait behind
+ * both (a closed month's merge is the long background work, once a month; sharing one limit would refuse the
+ * dashboard's what-if for its length).
  *
  * It is handed out as a ClickHouseClient, so the query builders take it like any client.
  */
@@ -39,7 +40,7 @@ export interface QueryTiming {
   runMs: number;
   sql: string;
   failed: boolean;
-  /** How it took its turn: a light reader's, a heavy reader's (`heavyQuery`), or background work (`backgroundQuery`). */
+  /** How it took its turn: a light reader's, a heavy reader's (`heavyQuery`), background work (`backgroundQuery`). */
   kind: Kind;
 }
 
@@ -95,7 +96,10 @@ export class QueryPool {
   private readonly clients: ClickHouseClient[];
   private readonly idle: ClickHouseClient[];
   private readonly waiting: Waiter[] = [];
-  /** Queries run (of them heavy, and as background work), refused as busy, dropped because their caller left: for /metrics and tests. */
+  /**
+   * Queries run (of them heavy, and as background work), refused as busy, dropped because their caller left: for
+   * /metrics and tests.
+   */
   readonly counts = { run: 0, heavy: 0, background: 0, busy: 0, abandoned: 0 };
   private readonly settings: ClickHouseSettings;
   /** Slots held now by heavy readers' queries and by background work, and the most each may hold. */
