@@ -159,7 +159,7 @@ export const GENERAL_ASSUMPTIONS = [
   'Time to first byte (TTFB) here is dns + connection set-up before the request + ttfb (responseStart − requestStart) of new connections; reused connections are not records and are not counted.',
   "A connection's RTT is its own TCP handshake time (TCP costs exactly one round trip); QUIC connections and TCP times under 10 ms use the region's median TCP handshake time.",
   'Only the round trips before the request change; DNS, server think time, crypto CPU and the response are kept as measured, so the savings are round-trip counts × RTT.',
-  'Repeat connections are recognised by the rotating client token, so repeats across a token rotation count as first visits: the resumption and 0-RTT savings are lower bounds.',
+  'Repeat connections are recognised by the rotating client token, so repeats across a token rotation count as first visits, and so do connections to sites that are not registered (their hostnames are not stored): the resumption and 0-RTT savings are lower bounds.',
 ];
 
 /** TLS round trips before the request can leave, by class (unknown: counted from tls ÷ RTT). */

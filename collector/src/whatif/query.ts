@@ -56,7 +56,9 @@ const SCOPE = [
 ].join('\n    AND ');
 
 /**
- * Each connection with whether it repeats its client's previous one within the ticket lifetime. The window
+ * Each connection with whether it repeats its client's previous one to the same site within the ticket
+ * lifetime. A connection to a site that is not registered is never a repeat: its hostname is not stored
+ * (`site` is empty), so two such connections of one client may be to two different hosts. The window
  * is partitioned by the token's 64-bit hash, not the token: the same partitions (two of a site's tokens
  * collide with a chance of about one in forty million at a million clients; `client` is already a 32-bit
  * hash of it), sorted as numbers instead of strings. At 10 M records the dashboard's 50 000 connections
@@ -65,7 +67,7 @@ const SCOPE = [
 const CONNECTION_COLUMNS = `
     ts, country, dns, tcp, tls, connect, ttfb, transport, tlsVersion, handshakeClass, resumed, browser,
     certKeyType, certKeyBits, certChainLength, certChainBytes, ocspStapled,
-    toUnixTimestamp64Milli(ts)
+    site != '' AND toUnixTimestamp64Milli(ts)
       - lagInFrame(toUnixTimestamp64Milli(ts), 1, toInt64(0)) OVER (PARTITION BY site, cityHash64(clientToken) ORDER BY ts ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)
       <= {lifetime:Int64} AS repeat,
     cityHash64(clientToken, ts) AS sample,

@@ -337,6 +337,42 @@ describe('GET /v1/whatif on a real store', () => {
     expect(body.overall.scenarios[0].saving.p75).toBeGreaterThan(0);
   });
 
+  it('never counts a connection to an unregistered site as a repeat: its host is not stored, so it may be another one', async () => {
+    // 40 clients × 10 connections within 2 h in each region, 30 h back (apart from the other tests' records):
+    // in DE to a registered site, in US to sites that are not registered (stored without a hostname).
+    const from = now - 30 * hour;
+    const traffic = {
+      from,
+      to: from + 2 * hour,
+      clients: 40,
+      records: 400,
+      rtt: 30,
+      fullTls: 60,
+      resumedTls: 30,
+      resumedShare: 0,
+      tls13Share: 0,
+      h3Share: 0,
+      jitter: 0,
+      dnsShare: 0,
+    };
+    await insertRows(t.app.store.ingest, [
+      ...generate({ ...traffic, site: 'repeat.example', country: 'DE', seed: 21 }),
+      ...generate({ ...traffic, site: '', country: 'US', seed: 22 }),
+    ]);
+    const report = await whatIf(
+      t.app.store.query,
+      { site: null, from, to: from + 2 * hour, filters: {}, ticketLifetimeMs: 24 * hour, limit: 200_000 },
+      20,
+    );
+    const accounting = (c: string) => {
+      const region = report.regions.find((r) => r.country === c);
+      return region && 'result' in region ? region.result?.accounting : undefined;
+    };
+    expect(accounting('DE')?.repeatShare).toBe(0.9);
+    expect(accounting('US')?.connections).toBe(400);
+    expect(accounting('US')?.repeatShare).toBe(0);
+  });
+
   it('answers every field the report computes (the response schema serialises, it drops nothing)', async () => {
     const range = { from: now - 3 * hour, to: now + 1000 };
     const res = await get(`site=lab.example&from=${range.from}&to=${range.to}`);
