@@ -9,7 +9,7 @@ import { SITES } from '@tlsrum/collector/demo/profiles';
 import { repoRoot, stop, TIMED_COLLECTOR_ENV } from './lib/processes';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
 import { commitOf } from './lib/results';
-import { seedDemoStore } from './lib/store-child';
+import { seedDemoStore, visitRecordsField } from './lib/store-child';
 import { describeLoad, loadAverage } from './lib/load';
 
 /** The demo's size by default (`pnpm demo`: DEMO_RECORDS, 1.2 M over 30 days). */
@@ -358,6 +358,7 @@ async function main(): Promise<void> {
       bench: 'dashboard',
       ...(TREE === repoRoot ? {} : { commit: commitOf(TREE) }),
       rows: seeded.rows,
+      ...visitRecordsField(),
       ...(RANGE === '7d' ? {} : { range: RANGE }),
       ...(NETWORK ? { network: NETWORK.name } : {}),
       loads: all.length,

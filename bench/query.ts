@@ -8,7 +8,7 @@ import { queryShapes, shapeUrl } from './lib/query-shapes';
 import { apiUrl, MIN_ROUNDS, QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, quantile, round } from './lib/report';
 import { commitOf } from './lib/results';
-import { runStoreWorker, seedDemoStore } from './lib/store-child';
+import { runStoreWorker, seedDemoStore, visitRecordsField } from './lib/store-child';
 import { describeLoad, loadAverage } from './lib/load';
 
 const ROWS = Number(process.env.BENCH_QUERY_ROWS ?? 10_000_000);
@@ -213,6 +213,7 @@ async function main(): Promise<void> {
       bench: 'query',
       ...(TREE === repoRoot ? {} : { commit: commitOf(TREE) }),
       rows: direct.rows,
+      ...visitRecordsField(),
       p95Ms: round(p95Ms, 1),
       rollupP95Ms: round(rollupP95Ms, 1),
       apiToDirectRatio: round(apiToDirectRatio, 2),
@@ -280,6 +281,7 @@ async function shapesPhase(
   printResult({
     bench: 'query-shapes',
     tree: TREE,
+    ...visitRecordsField(),
     ...(TREE === repoRoot ? {} : { commit: commitOf(TREE) }),
     ...shapesSummary(shapes),
     seconds: round((performance.now() - started) / 1000, 1),

@@ -7,7 +7,7 @@ import { describeLoad, loadAverage } from './lib/load';
 import { repoRoot, stop, TIMED_COLLECTOR_ENV } from './lib/processes';
 import { machine, printResult, printTable, quantile, round } from './lib/report';
 import { commitOf } from './lib/results';
-import { seedDemoStore } from './lib/store-child';
+import { seedDemoStore, visitRecordsField } from './lib/store-child';
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 1_200_000);
 const DAYS = 30;
@@ -144,6 +144,7 @@ async function main(): Promise<void> {
     printResult({
       bench: 'read-isolation',
       rows: ROWS,
+      ...visitRecordsField(),
       heavyAskers: HEAVY_ASKERS,
       lightRuns: RUNS,
       aloneP50Ms: p(alone, 0.5),

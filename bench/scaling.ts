@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QUERY_SPECS, TABLES } from './lib/query-specs';
 import { machine, median, printResult, printTable, round } from './lib/report';
-import { runStoreWorker } from './lib/store-child';
+import { runStoreWorker, visitRecordsField } from './lib/store-child';
 import { describeLoad, loadAverage } from './lib/load';
 import type { WorkerResult } from './lib/store-worker';
 
@@ -144,6 +144,7 @@ async function main(): Promise<void> {
     const last = figs.at(-1)!;
     printResult({
       bench: 'scaling',
+      ...visitRecordsField(),
       levels: figs.map((f) => ({
         rows: f.rows,
         insertJsonUsPerRow: round(f.insertJsonUs, 2),

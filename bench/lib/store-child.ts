@@ -3,14 +3,31 @@ import { spawn } from 'node:child_process';
 import { repoRoot } from './processes';
 import type { WorkerInput, WorkerResult } from './store-worker';
 
+/**
+ * Records per visit of the demo generator's clients (BENCH_VISIT_RECORDS, default 1: every record its own client
+ * visit and batch, the most clients and bytes a number of records can have; `pnpm demo` uses 8). A kept store
+ * holds the records it was filled with.
+ */
+export const VISIT_RECORDS = Number(process.env.BENCH_VISIT_RECORDS ?? 1);
+if (!Number.isInteger(VISIT_RECORDS) || VISIT_RECORDS < 1)
+  throw new RangeError(`BENCH_VISIT_RECORDS must be a whole number ≥ 1: ${process.env.BENCH_VISIT_RECORDS}`);
+
+/** The result line's field saying which records were generated, when not the default. */
+export const visitRecordsField = (): { visitRecords?: number } =>
+  VISIT_RECORDS > 1 ? { visitRecords: VISIT_RECORDS } : {};
+
 export async function runStoreWorker(
   input: WorkerInput,
   onLine: (line: string) => void = () => {},
 ): Promise<WorkerResult> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/lib/store-worker.ts', JSON.stringify(input)], {
-    cwd: repoRoot,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'bench/lib/store-worker.ts', JSON.stringify({ visitRecords: VISIT_RECORDS, ...input })],
+    {
+      cwd: repoRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   proc.stdout.on('data', (d: Buffer) => {

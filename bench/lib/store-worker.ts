@@ -38,6 +38,8 @@ export interface WorkerInput {
    * read, as it stands once a month has ended.
    */
   compactClosedMonths?: boolean;
+  /** Records per visit of a generated client (the demo generator's `visitRecords`; default 1). */
+  visitRecords?: number;
 }
 
 export interface WorkerResult {
@@ -167,6 +169,7 @@ async function main(): Promise<void> {
       seed: input.seed,
       chunk: 1_000_000,
       table: STAGING,
+      visitRecords: input.visitRecords ?? 1,
     });
     const r0 = performance.now();
     // A few whole days of records at a time, as the migration runner fills a rollup (`dayRuns`, `rawRowsSelect`):

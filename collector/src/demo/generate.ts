@@ -36,6 +36,16 @@ export interface DemoOptions {
   seed?: number;
   countries?: CountryProfile[];
   sites?: DemoSite[];
+  /**
+   * Records per visit (default 1): a client's burst of connections within five minutes, sent as one batch,
+   * as the extension flushes its queue and the beacon sends a page view's connections. A visit of the
+   * extension or the synthetic runner spreads over up to three sites, so the same client meets the same site
+   * again (the what-if's repeat connections); a visit of a site's beacon stays on that site. Clients then do
+   * about one visit a day. With 1, every record is its own visit and batch, of one of `records / 15` clients
+   * whose tokens rotate daily, so nearly every record comes from its own client token: the most clients, and
+   * the most bytes, a number of records can have.
+   */
+  visitRecords?: number;
   /** Rows per INSERT (memory stays bounded). */
   chunk?: number;
   /**
@@ -66,7 +76,7 @@ const normal = (a: number, b: number, of = 'number') =>
 const DEMO_VALUES = {
   ts: 'fromUnixTimestamp64Milli(tsMs)',
   receivedAt: "toDateTime(intDiv(tsMs, 1000), 'UTC')",
-  batchId: 'generateUUIDv4(number)',
+  batchId: 'batch',
   site: 'site',
   country: 'country',
   entryType: `if(${u(14)} < 0.25, 'navigation', 'resource')`,
@@ -113,8 +123,12 @@ const DEMO_VALUES = {
  * The insert for the columns the table has: a data folder of an older schema (the store's upgrade tests fill
  * one before migrating it) gets the columns it knows, the rest keep their defaults until the migration.
  */
-const insertSql = (table: string, columns: ReadonlySet<string>) => {
+const insertSql = (table: string, columns: ReadonlySet<string>, visits: boolean) => {
   const values = Object.entries(DEMO_VALUES).filter(([c]) => columns.has(c));
+  // What a visit shares (its client, time, source and batch) is drawn from the visit's number, the rest from the
+  // record's; with one record per visit both are the record's number.
+  const V = visits ? 'v' : 'number';
+  const siteIndex = (of: string) => `arrayFirstIndex(w -> w >= ${u(3, of)}, {siteCum:Array(Float64)})`;
   return `
 INSERT INTO ${table} (${values.map(([c]) => c).join(', ')})
 SELECT
@@ -168,12 +182,20 @@ FROM
       FROM
       (
         SELECT number,
-          cityHash64({seed:UInt64}, number, 0) % {clients:UInt64} AS c,
+          intDiv(number, {visitRecords:UInt64}) AS v,
+          cityHash64({seed:UInt64}, ${V}, 0) % {clients:UInt64} AS c,
+          ${visits ? `reinterpretAsUUID(concat(reinterpretAsFixedString(cityHash64({seed:UInt64}, v, 40)), reinterpretAsFixedString(cityHash64({seed:UInt64}, v, 41))))` : 'generateUUIDv4(number)'} AS batch,
           arrayFirstIndex(w -> w >= ${u(30, 'c')}, {countryCum:Array(Float64)}) AS ci,
           {countries:Array(String)}[ci] AS country,
           {countryRtt:Array(Float64)}[ci] AS baseRtt,
           {countryH3:Array(Float64)}[ci] AS countryH3,
-          arrayFirstIndex(w -> w >= ${u(3)}, {siteCum:Array(Float64)}) AS si,
+          ${
+            visits
+              ? `-- A visit of a site's beacon stays on its site; one of a browser or the runner goes to up to three.
+          ${siteIndex('cityHash64(v, 0)')} AS si0,
+          if(source = 'page', si0, ${siteIndex('cityHash64(v, number % 3)')}) AS si,`
+              : `${siteIndex('number')} AS si,`
+          }
           {sites:Array(String)}[si] AS site,
           {siteTls13:Array(Float64)}[si] AS siteTls13,
           {siteH3:Array(Float64)}[si] AS siteH3,
@@ -190,12 +212,12 @@ FROM
           toUInt16(if(browser = 'firefox', 128 + floor(${u(32, 'c')} * 18), 128 + floor(${u(32, 'c')} * 15))) AS browserMajor,
           multiIf(${u(33, 'c')} < 0.45, 'windows', ${u(33, 'c')} < 0.6, 'macos', ${u(33, 'c')} < 0.68, 'linux', ${u(33, 'c')} < 0.95, 'android', 'chromeos') AS os,
           -- A registered site's own beacon reports a share of its visitors' connections (source page).
-          multiIf(${u(4)} < 0.06, 'synthetic', site != '' AND ${u(37)} < 0.45, 'page', 'rum') AS source,
-          -- Time: uniform over the days, denser in the (UTC) afternoon and evening.
-          floor(${u(11)} * {days:UInt32}) AS day,
-          ${u(12)} AS hu,
+          multiIf(${u(4, V)} < 0.06, 'synthetic', ${visits ? '{sites:Array(String)}[si0]' : 'site'} != '' AND ${u(37, V)} < 0.45, 'page', 'rum') AS source,
+          -- Time: uniform over the days, denser in the (UTC) afternoon and evening; a visit's records within five minutes.
+          floor(${u(11, V)} * {days:UInt32}) AS day,
+          ${u(12, V)} AS hu,
           hu - 0.12 * sin(2 * pi() * hu) AS dayFrac,
-          least({end:Int64} - 1, {start:Int64} + toInt64(day * 86400000 + floor(greatest(0, least(0.99999, dayFrac)) * 86400000))) AS tsMs,
+          least({end:Int64} - 1, {start:Int64} + toInt64(day * 86400000 + floor(greatest(0, least(0.99999, dayFrac)) * 86400000))${visits ? ` + toInt64(floor(${u(38)} * 300000))` : ''}) AS tsMs,
           (tsMs - {start:Int64}) / ({end:Int64} - {start:Int64}) AS dayPos,
           -- The client token rotates daily, as the extension's does.
           concat('demo', hex(cityHash64({seed:UInt64}, c, intDiv(tsMs, 86400000)))) AS clientToken
@@ -221,13 +243,19 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
   const start = end - days * 86_400_000;
   const countries = opts.countries ?? COUNTRIES;
   const sites = opts.sites ?? SITES;
-  const chunk = opts.chunk ?? 250_000;
+  const visitRecords = opts.visitRecords ?? 1;
+  if (!Number.isInteger(visitRecords) || visitRecords < 1)
+    throw new RangeError(`visitRecords must be a whole number ≥ 1: ${visitRecords}`);
+  // Whole visits per chunk, so that no visit is cut in two inserts.
+  const chunk = Math.ceil((opts.chunk ?? 250_000) / visitRecords) * visitRecords;
   const table = opts.table ?? 'handshakes';
   if (!/^\w+$/.test(table)) throw new RangeError(`not a table name: ${table}`);
   const base = {
     seed: opts.seed ?? 1,
-    // About 15 records per client over the range (a client's token also rotates daily).
-    clients: Math.max(50, Math.round(opts.records / 15)),
+    visitRecords,
+    // One record a visit: about 15 records per client over the range (a client's token also rotates daily).
+    // Longer visits: about one visit per client a day.
+    clients: Math.max(50, Math.round(opts.records / (visitRecords > 1 ? visitRecords * days : 15))),
     days,
     start,
     end,
@@ -261,7 +289,7 @@ export async function generateDemoData(client: ClickHouseClient, opts: DemoOptio
       format: 'JSONEachRow',
     })
   ).json<{ name: string }>();
-  const sql = insertSql(table, new Set(columns.map((c) => c.name)));
+  const sql = insertSql(table, new Set(columns.map((c) => c.name)), visitRecords > 1);
   for (let first = 0; first < opts.records; first += chunk) {
     const count = Math.min(chunk, opts.records - first);
     await client.command({

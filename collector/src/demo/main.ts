@@ -12,7 +12,7 @@ import { MONTH_PATTERN, parseMonth } from '../datasets/month';
 import { newReadToken } from '../sites/auth';
 import { generateDemoData, hasDemoData } from './generate';
 import { demoNotes } from './notes';
-import { SITES } from './profiles';
+import { DEMO_VISIT_RECORDS, SITES } from './profiles';
 
 /** The demo's own variable, read like the collector's (env-schema.ts). */
 const DemoSchema = Type.Object({
@@ -61,6 +61,7 @@ async function main(): Promise<void> {
     const range = month ? parseMonth(month) : null;
     await generateDemoData(app.store.ingest, {
       records,
+      visitRecords: DEMO_VISIT_RECORDS,
       ...(range ? { end: range.to, days: (range.to - range.from) / 86_400_000 } : {}),
       onProgress: (done, total) => process.stdout.write(`\r  ${Math.round((done / total) * 100)} %`),
     });

@@ -153,3 +153,10 @@ export const SITES: DemoSite[] = [
 ];
 
 export const DEMO_AGENT = { name: 'tlsrum-demo', version: '1' };
+
+/**
+ * Records per visit of a demo client (generate.ts, `visitRecords`): its connections arrive in bursts sent as one
+ * batch and meet the same sites again, so the what-if's resumption and 0-RTT scenarios have repeat visits to
+ * work on, as real visitors make.
+ */
+export const DEMO_VISIT_RECORDS = 8;

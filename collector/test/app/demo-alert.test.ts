@@ -1,6 +1,7 @@
 /** The demo data has one site whose alert fires: app.example.io's resumption dropped two days ago. */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generateDemoData } from '../../src/demo/generate';
+import { DEMO_VISIT_RECORDS } from '../../src/demo/profiles';
 import { newReadToken } from '../../src/sites/auth';
 import { removeDir, startApp, type TestApp } from '../support/helpers';
 
@@ -11,7 +12,14 @@ let t: TestApp;
 beforeAll(async () => {
   t = await startApp({ ADMIN_TOKEN: ADMIN, ALERT_INTERVAL_MS: '0', ALERT_WINDOWS: 'day', MIN_CLIENTS_PER_CELL: '20' });
   await t.app.storeStatus.whenReady;
-  await generateDemoData(t.app.store.ingest, { records: 50_000, days: 10, end: END, seed: 7 });
+  // As `pnpm demo` generates them: clients' visits of several records.
+  await generateDemoData(t.app.store.ingest, {
+    records: 50_000,
+    days: 10,
+    end: END,
+    seed: 7,
+    visitRecords: DEMO_VISIT_RECORDS,
+  });
   for (const site of ['app.example.io', 'shop.example.com']) await t.app.sites.register(site, newReadToken().hash);
 }, 120_000);
 afterAll(async () => {
