@@ -1,4 +1,8 @@
-/** Protocol and resumption share over time (stacked, per bucket). */
+/**
+ * Protocol and resumption share over time (stacked, per bucket). A value whose share would reveal a group of
+ * too few people is left out of the answer (the collector's joint cells); what the shown values leave of 100 %
+ * is drawn as "not shown", so the stack still reaches 100 % and no left-out value looks like a missing share.
+ */
 import { api, type Answer } from '../api';
 import { axisChart, createPanel, type DashboardPanel, timeAxis } from '../panel';
 import { pct } from '../format';
@@ -15,12 +19,20 @@ const MODES = [
   ['unknown', 'unknown', '#bab0ac'],
 ] as const;
 
+/** The band of what the shown values leave: the values left out for having too few people. */
+const NOT_SHOWN = ['not shown', '#d9d9d9'] as const;
+
+type Mix = Record<string, number>;
+/** What a cell's shown values of one mix leave of the whole (0 when every value is shown). */
+const notShown = (mix: Mix | undefined): number =>
+  Math.max(0, Math.round((1 - Object.values(mix ?? {}).reduce((a, b) => a + b, 0)) * 1e4) / 1e4);
+
 export function sharesPanel(parent: HTMLElement): DashboardPanel<Answer> {
   const panel = createPanel(parent, {
     id: 'shares',
     title: 'Protocol and resumption share',
     description:
-      'Share of new connections by protocol, and by handshake mode (resumption state unknown where no evidence exists).',
+      'Share of new connections by protocol, and by handshake mode (resumption state unknown where no evidence exists). Grey: connections whose protocol or mode is not shown, because it would single out a group of too few people.',
     charts: [
       { label: 'Stacked area chart: share of connections by protocol over time' },
       { label: 'Stacked area chart: share of connections by handshake mode over time' },
@@ -39,15 +51,27 @@ export function sharesPanel(parent: HTMLElement): DashboardPanel<Answer> {
           grid: { left: 44, right: 12, top: 40, bottom: 36 },
           xAxis: timeAxis(ctx.filters.range),
           yAxis: { type: 'value', max: 1, axisLabel: { formatter: (v: number) => `${Math.round(v * 100)}%` } },
-          series: keys.map(([k, name, color]) => ({
-            name,
-            type: 'line',
-            stack: mix,
-            areaStyle: {},
-            showSymbol: false,
-            color,
-            data: cells.map((c) => [c.t!, c.mix![mix][k] ?? 0]),
-          })),
+          series: [
+            ...keys.map(([k, name, color]) => ({
+              name,
+              type: 'line',
+              stack: mix,
+              areaStyle: {},
+              showSymbol: false,
+              color,
+              data: cells.map((c) => [c.t!, c.mix![mix][k] ?? 0]),
+            })),
+            {
+              name: NOT_SHOWN[0],
+              type: 'line',
+              stack: mix,
+              areaStyle: { opacity: 0.6 },
+              lineStyle: { width: 0 },
+              showSymbol: false,
+              color: NOT_SHOWN[1],
+              data: cells.map((c) => [c.t!, notShown(c.mix![mix])]),
+            },
+          ],
         });
       chart(0, 'protocol', PROTOCOLS);
       chart(1, 'mode', MODES);
@@ -58,6 +82,8 @@ export function sharesPanel(parent: HTMLElement): DashboardPanel<Answer> {
           records: c.records,
           ...Object.fromEntries(PROTOCOLS.map(([k]) => [`protocol_${k}`, c.mix?.protocol[k]])),
           ...Object.fromEntries(MODES.map(([k]) => [`mode_${k}`, c.mix?.mode[k]])),
+          protocol_not_shown: c.suppressed ? undefined : notShown(c.mix?.protocol),
+          mode_not_shown: c.suppressed ? undefined : notShown(c.mix?.mode),
           tls13_share: c.mix?.tlsVersion['1.3'],
         })),
       );

@@ -115,6 +115,25 @@ describe('dashboard', () => {
     // 30 days read the rollup, which counts distinct clients up to 100: a capped count reads "≥ 100".
     expect(await page.$eval('#compare tbody', (t) => t.textContent)).toContain('≥ 100');
     expect(sizes.map![0]![0]).toBeGreaterThanOrEqual(30);
+    // Protocol and mode shares: each day's stack reaches 100 %, values left out (too few people) drawn as "not shown".
+    const shares = await page.evaluate(() => {
+      const hook = (
+        window as unknown as {
+          tlsrumDashboard: {
+            charts: Map<string, { getOption(): { series: { name: string; data: [number, number][] }[] } }[]>;
+          };
+        }
+      ).tlsrumDashboard;
+      return hook.charts.get('shares')!.map((c) => c.getOption().series.map((s) => [s.name, s.data] as const));
+    });
+    for (const series of shares) {
+      expect(series.at(-1)![0]).toBe('not shown');
+      const days = series[0]![1].length;
+      for (let i = 0; i < days; i++) {
+        const total = series.reduce((sum, [, data]) => sum + data[i]![1], 0);
+        expect(total).toBeCloseTo(1, 2);
+      }
+    }
     // Every panel's data can be downloaded; the map has its table.
     expect(
       await page.$$eval('section.panel:not(#alerts):not(#config) .csv', (bs) =>
