@@ -152,8 +152,9 @@ FROM
       -- Firefox observe the version; a site's Server-Timing states it; Chromium over TCP has only the
       -- registered site's profile (none where the site's edges disagree, none for unregistered sites) and
       -- two round trips (a full TLS 1.2 handshake).
+      -- Early data exists only in TLS 1.3: a 0-RTT connection implies it, as the classifier says.
       multiIf(protocol = 'h3', 'implied', source = 'synthetic', 'observed', stReported, 'server-timing', browser = 'firefox' AND source = 'rum', 'observed',
-              siteProfiled, 'site-profile', cls = 'full-2rtt', 'inferred', 'unknown') AS versionSource,
+              cls = '0rtt', 'implied', siteProfiled, 'site-profile', cls = 'full-2rtt', 'inferred', 'unknown') AS versionSource,
       versionSource != 'unknown' AS versionKnown,
       -- Resumption: observed by the runner, by Firefox on TLS 1.2 (no key exchange group); Server-Timing;
       -- early data implies it; two round trips infer a full one; with a site profile the tracked history
