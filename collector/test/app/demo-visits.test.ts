@@ -14,17 +14,21 @@ let t: TestApp;
 const rows = async <T>(query: string): Promise<T[]> =>
   (await (await t.app.store.query.query({ query, format: 'JSONEachRow' })).json()) as T[];
 
-beforeAll(async () => {
-  t = await startApp({ ALERT_INTERVAL_MS: '0' });
-  await t.app.storeStatus.whenReady;
-  // Two generations side by side, told apart by their days: visits in the last 5 days, single records before.
-  await generateDemoData(t.app.store.ingest, {
+/** The demo's visits over the last 5 days before END (the same seed each time). */
+const generateVisits = () =>
+  generateDemoData(t.app.store.ingest, {
     records: RECORDS,
     days: 5,
     end: END,
     seed: 3,
     visitRecords: DEMO_VISIT_RECORDS,
   });
+
+beforeAll(async () => {
+  t = await startApp({ ALERT_INTERVAL_MS: '0' });
+  await t.app.storeStatus.whenReady;
+  // Two generations side by side, told apart by their days: visits in the last 5 days, single records before.
+  await generateVisits();
   await generateDemoData(t.app.store.ingest, { records: RECORDS, days: 5, end: END - 5 * 86_400_000, seed: 3 });
 }, 120_000);
 afterAll(async () => {
@@ -103,13 +107,7 @@ describe('demo visits', () => {
       );
     const before = await digest();
     await t.app.store.ingest.command({ query: `DELETE FROM handshakes WHERE ${VISITS}` });
-    await generateDemoData(t.app.store.ingest, {
-      records: RECORDS,
-      days: 5,
-      end: END,
-      seed: 3,
-      visitRecords: DEMO_VISIT_RECORDS,
-    });
+    await generateVisits();
     expect(await digest()).toEqual(before);
   });
 });
