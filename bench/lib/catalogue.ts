@@ -53,6 +53,10 @@ function mostly(reasons: unknown): string {
 const get = (r: Figures, path: string): unknown =>
   path.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Figures)[k] : undefined), r);
 
+/** The option of every bench that generates demo records (bench/lib/store-child.ts). */
+const VISIT_RECORDS_OPTION =
+  'BENCH_VISIT_RECORDS (1): records per visit of a generated client, sent as one batch (`pnpm demo` uses 8); 1: every record from its own visit, the most clients and bytes';
+
 export const BENCHES: readonly BenchEntry[] = [
   {
     name: 'ingest',
@@ -128,7 +132,7 @@ export const BENCHES: readonly BenchEntry[] = [
     options: [
       'BENCH_QUERY_ROWS (10 000 000), BENCH_QUERY_ROUNDS (50)',
       'BENCH_QUERY_DATA_DIR: fill (or reuse) that folder and keep it',
-      'BENCH_VISIT_RECORDS (1): records per visit of a generated client, sent as one batch (`pnpm demo` uses 8); 1: every record from its own visit, the most clients and bytes',
+      VISIT_RECORDS_OPTION,
       'BENCH_QUERY_TREE: the collector of another checkout answers the API phases (before/after on identical records)',
       'BENCH_PROFILE_DIR: a V8 CPU profile of the collector',
     ],
@@ -157,7 +161,7 @@ export const BENCHES: readonly BenchEntry[] = [
       "BENCH_ROWS (1 200 000, the demo's size; 10 000 000 for 10 M)",
       'BENCH_DASHBOARD_LOADS (20) loads per view, BENCH_DASHBOARD_TIMEOUT_MS (60 000) per load',
       'BENCH_DASHBOARD_DATA_DIR: fill (or reuse) that folder and keep it',
-      'BENCH_VISIT_RECORDS (1): records per visit of a generated client, sent as one batch (`pnpm demo` uses 8); 1: every record from its own visit, the most clients and bytes',
+      VISIT_RECORDS_OPTION,
       'BENCH_DASHBOARD_TREE: the collector and built dashboard of another checkout (before/after on the same kept store)',
       "BENCH_DASHBOARD_RANGE (7d, the dashboard's default): the range shown, 24h, 7d or 30d",
       "BENCH_DASHBOARD_NETWORK: load over a connection Chromium emulates, down/up/rtt in Mbit/s, Mbit/s and ms (20/5/40: a home connection); unset, this machine's loopback, over which the goal is stated",
@@ -192,7 +196,7 @@ export const BENCHES: readonly BenchEntry[] = [
       "BENCH_ROWS (1 200 000, the demo's size; 10 000 000 for 10 M)",
       'BENCH_ISOLATION_RUNS (40) light questions per phase, BENCH_ISOLATION_HEAVY (3) heavy askers at once',
       'BENCH_ISOLATION_DATA_DIR: fill (or reuse) that folder and keep it (a store bench:query kept will do)',
-      'BENCH_VISIT_RECORDS (1): records per visit of a generated client, sent as one batch (`pnpm demo` uses 8); 1: every record from its own visit, the most clients and bytes',
+      VISIT_RECORDS_OPTION,
       'BENCH_ISOLATION_TREE: the collector of another checkout (before/after on the same kept store)',
     ],
     measures:
@@ -240,7 +244,7 @@ export const BENCHES: readonly BenchEntry[] = [
     options: [
       'BENCH_SCALING_LEVELS (1 M, 10 M, 30 M, 50 M records)',
       'BENCH_SCALING_BUDGET_S (1500): sizes whose generation would not fit are skipped and listed (on 2 cores reaching 50 M takes 20–36 minutes, as fast as the machine runs: a slow one needs a larger budget)',
-      'BENCH_VISIT_RECORDS (1): records per visit of a generated client, sent as one batch (`pnpm demo` uses 8); 1: every record from its own visit, the most clients and bytes',
+      VISIT_RECORDS_OPTION,
     ],
     measures:
       "One store grown in steps, and at each size the cost of a 10 000-row insert (JSONEachRow and TabSeparated), of the API's " +
