@@ -81,10 +81,12 @@ const CONNECTION_COLUMNS = `
  * its tokens; a share of at most CLIENT_SAMPLE_SHARE reads the client sample's table instead, whose sort key
  * (site, the token's hash) holds the sampled clients first: the read grows with `limit`, not with the records
  * stored. `countries`, when not empty, keeps only those regions (the report reads small regions again whole:
- * report.ts).
+ * report.ts). It is asked as `country IN`, a set the store builds once: `has(array, country)` tested each row
+ * against the array, and the second read of a month of 10 M records under a browser filter took 4–5 s
+ * instead of 1.4–1.8 s, the same rows.
  */
 const SAMPLED_CLIENT = `cityHash64(clientToken) / 18446744073709551616.0 <= {share:Float64}
-    AND (empty({countries:Array(String)}) OR has({countries:Array(String)}, country))`;
+    AND (empty({countries:Array(String)}) OR country IN {countries:Array(String)})`;
 
 /** How many more connections than `limit` the client sample aims at, so that it rarely falls short of it. */
 export const SAMPLE_HEADROOM = 1.25;
