@@ -291,8 +291,10 @@ export interface Modelled {
   conns: Connection[];
   /** The regions with a usable RTT, each with its slice of `conns`. */
   regions: Map<string, { start: number; end: number; model: RegionModel }>;
-  /** Regions seen, with a usable RTT or not. */
-  regionsSeen: number;
+  /** Regions seen, with a usable RTT or not, in the order met. */
+  seen: string[];
+  /** Whether the site's probe profile was given (the profile scenarios then apply to every connection). */
+  profileKnown: boolean;
   rtts: Float64Array;
   today: Float64Array;
   tlsRounds: Float64Array;
@@ -379,7 +381,55 @@ export function* modelling(
     }
     effects.push(effect);
   }
-  return { conns, regions, regionsSeen: groups.size, rtts, today, tlsRounds, effects };
+  return { conns, regions, seen: [...groups.keys()], profileKnown: profile !== null, rtts, today, tlsRounds, effects };
+}
+
+/**
+ * The model of `m`'s connections in the regions `keep` holds alone: what `modelling` gives for those
+ * connections, without modelling them again. Regions are modelled apart, so a region's figures do not depend
+ * on the others; only the profile scenarios do, which need a connection with crypto facts of its own among
+ * them (or the site's profile). The report models every region it may show while it reads small ones again
+ * (report.ts), and keeps the ones it shows.
+ */
+export function keepRegions(m: Modelled, keep: ReadonlySet<string>): Modelled {
+  const kept = [...m.regions].filter(([region]) => keep.has(region));
+  const seen = m.seen.filter((region) => keep.has(region));
+  if (kept.length === m.regions.size && seen.length === m.seen.length) return m;
+  const n = kept.reduce((a, [, r]) => a + r.end - r.start, 0);
+  const conns: Connection[] = [];
+  const regions: Modelled['regions'] = new Map();
+  const at = new Uint32Array(n);
+  for (const [region, r] of kept) {
+    regions.set(region, { start: conns.length, end: conns.length + r.end - r.start, model: r.model });
+    for (let i = r.start; i < r.end; i++) {
+      at[conns.length] = i;
+      conns.push(m.conns[i]!);
+    }
+  }
+  const pick = <A extends Float64Array | Uint8Array>(from: A, to: A): A => {
+    for (let i = 0; i < n; i++) to[i] = from[at[i]!]!;
+    return to;
+  };
+  const ownCrypto = conns.some((c) => c.crypto !== undefined);
+  // Without the profile's scenarios when only a left-out region's connections carried crypto facts.
+  const effects = m.effects
+    .filter((e) => ownCrypto || m.profileKnown || !PROFILE_SCENARIOS.has(e.scenario))
+    .map((e) => ({
+      scenario: e.scenario,
+      after: pick(e.after, new Float64Array(n)),
+      saved: pick(e.saved, new Float64Array(n)),
+      affected: pick(e.affected, new Uint8Array(n)),
+    }));
+  return {
+    conns,
+    regions,
+    seen,
+    profileKnown: m.profileKnown,
+    rtts: pick(m.rtts, new Float64Array(n)),
+    today: pick(m.today, new Float64Array(n)),
+    tlsRounds: pick(m.tlsRounds, new Float64Array(n)),
+    effects,
+  };
 }
 
 /** Sum of values[start..end), in order. */
@@ -515,6 +565,6 @@ export function summariseAll(m: Modelled): RegionResult | null {
 
 export function* summarisingAll(m: Modelled): Work<RegionResult | null> {
   // The QUIC cost is a region's: the whole of several regions has none (each region's result states its own).
-  const single = m.regionsSeen === 1 ? ([...m.regions.values()][0]?.model.quicRoundTrips ?? null) : null;
+  const single = m.seen.length === 1 ? ([...m.regions.values()][0]?.model.quicRoundTrips ?? null) : null;
   return yield* summarising(m, 0, m.conns.length, single);
 }

@@ -6,7 +6,15 @@
 import type { ClickHouseClient } from '@clickhouse/client';
 import type { WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import { fewSites } from '../query/cells';
-import { ASSUMPTIONS, GENERAL_ASSUMPTIONS, modelling, summarisingAll, summarisingRegion } from './model';
+import {
+  ASSUMPTIONS,
+  GENERAL_ASSUMPTIONS,
+  keepRegions,
+  modelling,
+  summarisingAll,
+  summarisingRegion,
+  type Connection,
+} from './model';
 import { probeCertFacts } from './profile';
 import { runBetweenRequests, SLICE, type Work } from './work';
 import {
@@ -57,21 +65,28 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
   // Read again only when that at least doubles their sample rate: when most of the range is in such regions,
   // a second read would sample them about as thinly as the first did.
   const short = fewConnections <= total / 2 ? few : [];
-  const refill = short.length ? await queryConnections(client, q, fewConnections, short) : [];
+  // Each connection is modelled once, with its own region's RTT; the whole and each region are then
+  // summarised from the same per-connection figures (a region read again whole, from that read's). This is
+  // synchronous work over up to `limit` connections: it pauses for the collector's other requests (work.ts),
+  // so a what-if never holds every other reader until it is done. Every region that may be shown is modelled
+  // while the small ones are read again (the store reads in threads of its own), and only the ones shown are
+  // kept: regions are modelled apart, so that gives what modelling the shown ones alone would.
+  const regionOf = (c: Connection) => (c as RegionConnection).country;
+  const reading = short.length ? queryConnections(client, q, fewConnections, short) : Promise.resolve([]);
+  // A failed read is handled where it is awaited, after the modelling; until then it must not count as unhandled.
+  reading.catch(() => {});
+  const modelledAllowed = await runBetweenRequests(modelling(sampled, regionOf, profile));
+  const refill = await reading;
   const regionClients = new Map([...sampledClients, ...(await runBetweenRequests(distinctClients(refill)))]);
   // Shown: regions of enough clients (and registered sites) over the range whose figures come from enough of
   // them. Only these count in the whole, so no suppressed region can be recovered by difference.
   const visible = new Set([...allowed].filter((country) => (regionClients.get(country) ?? 0) >= minClients));
   const shown = sampled.filter((c) => visible.has(c.country));
-  // Each connection is modelled once, with its own region's RTT; the whole and each region are then
-  // summarised from the same per-connection figures (a region read again whole, from that read's). This is
-  // synchronous work over up to `limit` connections: it pauses for the collector's other requests (work.ts),
-  // so a what-if never holds every other reader until it is done.
-  const modelled = await runBetweenRequests(modelling(shown, (c) => (c as (typeof shown)[number]).country, profile));
+  const modelled = keepRegions(modelledAllowed, visible);
   const refilled = await runBetweenRequests(
     modelling(
       refill.filter((c) => visible.has(c.country)),
-      (c) => (c as (typeof refill)[number]).country,
+      regionOf,
       profile,
     ),
   );

@@ -1,10 +1,19 @@
 /**
  * The what-if's long work hands the collector's thread back: run between requests, modelling and
  * summarising pause between slices of their loops for whatever else is waiting, give exactly the
- * figures they give run at once, and stop when the reader they work for has gone.
+ * figures they give run at once, and stop when the reader they work for has gone. A model cut to some of
+ * its regions (the report models every region it may show while it reads small ones again) gives exactly
+ * what modelling those regions' connections alone gives.
  */
 import { describe, expect, it } from 'vitest';
-import { modelling, summarisingAll, summarisingRegion, type Connection } from '../../src/whatif/model';
+import {
+  keepRegions,
+  modelling,
+  summarisingAll,
+  summarisingRegion,
+  type Connection,
+  type Modelled,
+} from '../../src/whatif/model';
 import { runBetweenRequests, runNow, SLICE } from '../../src/whatif/work';
 import { querySignal } from '../../src/platform/store/query-pool';
 
@@ -93,5 +102,44 @@ describe('the what-if between requests', () => {
     expect(slices).toBe(3);
     // Without a request (a command-line caller) it runs to the end.
     expect((await runBetweenRequests(modelling(conns, regionOf, null), 0)).conns).toHaveLength(conns.length);
+  });
+
+  it('kept to some regions, a model gives what modelling their connections alone gives', () => {
+    const conns = connections(3 * SLICE + 57);
+    // Only Germany's connections carry crypto facts of their own (some of them): without Germany and without
+    // the site's profile, the profile's scenarios have nothing to work from and are left out, as they are then.
+    const cryptoInGermany = conns.map((c) => (c.country === 'DE' ? c : { ...c, crypto: undefined }));
+    const profile = {
+      ocspStapled: false,
+      leafKeyType: 'ecdsa' as const,
+      leafKeyBits: 256,
+      chainLength: 2,
+      chainBytes: 3000,
+    };
+    const summaries = (m: Modelled) => ({
+      all: runNow(summarisingAll(m)),
+      regions: ['DE', 'US', 'JP'].map((country) => runNow(summarisingRegion(m, country))),
+    });
+    for (const [all, site] of [
+      [cryptoInGermany, null],
+      [cryptoInGermany, profile],
+      [conns, null],
+    ] as const)
+      for (const keep of [['DE', 'US'], ['US', 'JP'], ['JP'], ['DE', 'US', 'JP'], []]) {
+        const kept = keepRegions(runNow(modelling(all, regionOf, site)), new Set(keep));
+        const alone = runNow(
+          modelling(
+            all.filter((c) => keep.includes(c.country)),
+            regionOf,
+            site,
+          ),
+        );
+        expect(kept.conns).toEqual(alone.conns);
+        expect(kept.effects.map((e) => e.scenario)).toEqual(alone.effects.map((e) => e.scenario));
+        expect(summaries(kept)).toEqual(summaries(alone));
+      }
+    // The test is not vacuous: without Germany and the profile, the profile's scenarios are gone.
+    const everyRegion = runNow(modelling(cryptoInGermany, regionOf, null));
+    expect(keepRegions(everyRegion, new Set(['US', 'JP'])).effects.length).toBeLessThan(everyRegion.effects.length);
   });
 });
