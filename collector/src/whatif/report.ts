@@ -14,7 +14,9 @@ import {
   summarisingAll,
   summarisingRegion,
   type Connection,
+  type Modelled,
 } from './model';
+import { backgroundQuery } from '../platform/store/query-pool';
 import { probeCertFacts } from './profile';
 import { runBetweenRequests, SLICE, type Work } from './work';
 import {
@@ -68,15 +70,25 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
   // Each connection is modelled once, with its own region's RTT; the whole and each region are then
   // summarised from the same per-connection figures (a region read again whole, from that read's). This is
   // synchronous work over up to `limit` connections: it pauses for the collector's other requests (work.ts),
-  // so a what-if never holds every other reader until it is done. Every region that may be shown is modelled
-  // while the small ones are read again (the store reads in threads of its own), and only the ones shown are
-  // kept: regions are modelled apart, so that gives what modelling the shown ones alone would.
+  // so a what-if never holds every other reader until it is done. For a reader, every region that may be
+  // shown is modelled while the small ones are read again (the store reads in threads of its own), and only
+  // the ones shown are kept: regions are modelled apart, so that gives what modelling the shown ones alone
+  // would. A kept answer's refresh (background work) keeps to one thread: it reads, then models.
   const regionOf = (c: Connection) => (c as RegionConnection).country;
-  const reading = short.length ? queryConnections(client, q, fewConnections, short) : Promise.resolve([]);
-  // A failed read is handled where it is awaited, after the modelling; until then it must not count as unhandled.
-  reading.catch(() => {});
-  const modelledAllowed = await runBetweenRequests(modelling(sampled, regionOf, profile));
-  const refill = await reading;
+  const reread = () => (short.length ? queryConnections(client, q, fewConnections, short) : Promise.resolve([]));
+  const model = () => runBetweenRequests(modelling(sampled, regionOf, profile));
+  let modelledAllowed: Modelled;
+  let refill: RegionConnection[];
+  if (backgroundQuery.getStore() === true) {
+    refill = await reread();
+    modelledAllowed = await model();
+  } else {
+    const reading = reread();
+    // A failed read is handled where it is awaited, after the modelling; until then it must not count as unhandled.
+    reading.catch(() => {});
+    modelledAllowed = await model();
+    refill = await reading;
+  }
   const regionClients = new Map([...sampledClients, ...(await runBetweenRequests(distinctClients(refill)))]);
   // Shown: regions of enough clients (and registered sites) over the range whose figures come from enough of
   // them. Only these count in the whole, so no suppressed region can be recovered by difference.
