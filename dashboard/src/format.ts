@@ -3,6 +3,10 @@ import type { Cell, Quantiles } from './api';
 
 export const ms = (v: number | undefined) => (v === undefined ? '—' : `${v < 10 ? v.toFixed(1) : Math.round(v)} ms`);
 export const pct = (v: number | undefined) => (v === undefined ? '—' : `${Math.round(v * 100)} %`);
+/** Why a mix value is missing from a cell's answer (the collector leaves out a share that gives a small group away). */
+export const MIX_NOT_SHOWN_NOTE = 'not shown: that share would single out a group of too few people';
+/** A cell's share of one mix value, or "not shown" when the collector left it out (MIX_NOT_SHOWN_NOTE). */
+export const mixShare = (v: number | undefined) => (v === undefined ? 'not shown' : pct(v));
 /** "p < 0.0001" below the smallest value worth printing, else two significant digits: "p = 0.91", "p = 0.0032", "p = 0.5". */
 export function pValueText(p: number | null): string {
   if (p === null) return '—';

@@ -4,7 +4,7 @@
  */
 import type { Answer, Cell } from '../api';
 import { charting, createPanel, type DashboardPanel } from '../panel';
-import { clientsText, FEW_CLIENTS_NOTE, int, ms, pct, quantileColumns } from '../format';
+import { clientsText, FEW_CLIENTS_NOTE, int, mixShare, MIX_NOT_SHOWN_NOTE, ms, quantileColumns } from '../format';
 import { countryName } from '../countries';
 import { fillTable, suppressedRow } from '../table';
 import { importAgainOnFailure } from '../lazy';
@@ -89,12 +89,25 @@ export function mapPanel(parent: HTMLElement): DashboardPanel<{ all: Answer; byS
                 `${int(c.records)} records, ${clientsText(c)} clients`,
               ];
               const m = c.mix;
-              if (m && !stack)
-                lines.push(
-                  `h3 ${pct(m.protocol.h3)} · h2 ${pct(m.protocol.h2)} · HTTP/1.1 ${pct(m.protocol['http/1.1'])}`,
-                  `TLS 1.3 ${pct(m.tlsVersion['1.3'])} · TLS 1.2 ${pct(m.tlsVersion['1.2'])}`,
-                  `resumed ${pct(m.mode.resumed)} · 0-RTT ${pct(m.mode['0-RTT'])}`,
-                );
+              if (m && !stack) {
+                const mixLines: [string, number | undefined][][] = [
+                  [
+                    ['h3', m.protocol.h3],
+                    ['h2', m.protocol.h2],
+                    ['HTTP/1.1', m.protocol['http/1.1']],
+                  ],
+                  [
+                    ['TLS 1.3', m.tlsVersion['1.3']],
+                    ['TLS 1.2', m.tlsVersion['1.2']],
+                  ],
+                  [
+                    ['resumed', m.mode.resumed],
+                    ['0-RTT', m.mode['0-RTT']],
+                  ],
+                ];
+                for (const line of mixLines) lines.push(line.map(([k, v]) => `${k} ${mixShare(v)}`).join(' · '));
+                if (mixLines.flat().some(([, v]) => v === undefined)) lines.push(`<i>${MIX_NOT_SHOWN_NOTE}</i>`);
+              }
               return lines.join('<br>');
             },
           },
@@ -138,11 +151,9 @@ export function mapPanel(parent: HTMLElement): DashboardPanel<{ all: Answer; byS
                       countryName(c.key.country!),
                       `${int(c.records)}${c.fewClients ? ' (few)' : ''}`,
                       ms(c[metric]!.p75),
-                      ...(stack
-                        ? []
-                        : [pct(c.mix!.protocol.h3), pct(c.mix!.tlsVersion['1.3']), pct(c.mix!.mode.resumed)]),
+                      ...(stack ? [] : tableShares(c).map(mixShare)),
                     ],
-                    ...(c.fewClients ? { title: FEW_CLIENTS_NOTE } : {}),
+                    ...rowTitle(c, !stack),
                   },
             ),
         );
@@ -176,4 +187,16 @@ export function mapPanel(parent: HTMLElement): DashboardPanel<{ all: Answer; byS
       return drawFor(current);
     },
   };
+}
+
+/** The table's mix columns of a country: h3, TLS 1.3 and resumed. */
+const tableShares = (c: Cell) => [c.mix!.protocol.h3, c.mix!.tlsVersion['1.3'], c.mix!.mode.resumed];
+
+/** A country row's hover text: few clients, and (with the mix columns) why a share is not shown. */
+function rowTitle(c: Cell, withMix: boolean): { title?: string } {
+  const notes = [
+    ...(c.fewClients ? [FEW_CLIENTS_NOTE] : []),
+    ...(withMix && tableShares(c).includes(undefined) ? [MIX_NOT_SHOWN_NOTE] : []),
+  ];
+  return notes.length ? { title: notes.join('; ') } : {};
 }

@@ -171,6 +171,19 @@ describe('dashboard', () => {
     expect(html).not.toMatch(/src\/|\.ts\b|^#/m);
     expect(await page.$eval('#alerts .status', (s) => s.textContent)).toContain('read token');
     expect(await page.$$eval('#map tbody tr', (rows) => rows.length)).toBeGreaterThanOrEqual(30);
+    // A share the collector left out says so, and the row's hover text says why, instead of a bare dash.
+    const mapRows = await page.$$eval('#map tbody tr', (rows) =>
+      rows.map((r) => ({
+        shares: Array.from(r.querySelectorAll('td'))
+          .slice(2)
+          .map((td) => td.textContent),
+        title: r.getAttribute('title') ?? '',
+      })),
+    );
+    expect(mapRows.flatMap((r) => r.shares)).not.toContain('—');
+    const leftOut = mapRows.filter((r) => r.shares.includes('not shown'));
+    expect(leftOut.length).toBeGreaterThan(0);
+    for (const r of leftOut) expect(r.title).toContain('not shown: that share would single out');
     await page.screenshot({ path: join(artifacts, 'dashboard-30d.png'), fullPage: true });
     expect(errors).toEqual([]);
   });
