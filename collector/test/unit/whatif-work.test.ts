@@ -45,6 +45,15 @@ function connections(n: number): (Connection & { country: string })[] {
 
 const regionOf = (c: Connection) => (c as Connection & { country: string }).country;
 
+/** A site profile (its probe's facts): the profile scenarios then apply to every connection. */
+const profile = {
+  ocspStapled: false,
+  leafKeyType: 'ecdsa' as const,
+  leafKeyBits: 256,
+  chainLength: 2,
+  chainBytes: 3000,
+};
+
 describe('the what-if between requests', () => {
   it('pauses between slices for what waits: other callbacks run while it models and summarises', async () => {
     const conns = connections(4 * SLICE);
@@ -66,13 +75,6 @@ describe('the what-if between requests', () => {
 
   it('gives the figures it gives run at once, for the whole and each region', async () => {
     const conns = connections(2 * SLICE + 123);
-    const profile = {
-      ocspStapled: false,
-      leafKeyType: 'ecdsa' as const,
-      leafKeyBits: 256,
-      chainLength: 2,
-      chainBytes: 3000,
-    };
     const now = runNow(modelling(conns, regionOf, profile));
     const paused = await runBetweenRequests(modelling(conns, regionOf, profile), 0);
     expect(await runBetweenRequests(summarisingAll(paused), 0)).toEqual(runNow(summarisingAll(now)));
@@ -109,13 +111,6 @@ describe('the what-if between requests', () => {
     // Only Germany's connections carry crypto facts of their own (some of them): without Germany and without
     // the site's profile, the profile's scenarios have nothing to work from and are left out, as they are then.
     const cryptoInGermany = conns.map((c) => (c.country === 'DE' ? c : { ...c, crypto: undefined }));
-    const profile = {
-      ocspStapled: false,
-      leafKeyType: 'ecdsa' as const,
-      leafKeyBits: 256,
-      chainLength: 2,
-      chainBytes: 3000,
-    };
     const summaries = (m: Modelled) => ({
       all: runNow(summarisingAll(m)),
       regions: ['DE', 'US', 'JP'].map((country) => runNow(summarisingRegion(m, country))),
