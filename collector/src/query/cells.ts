@@ -11,6 +11,7 @@ import type { ClickHouseClient } from '@clickhouse/client';
 import { VALUE_FILTERS, widenedRange, type ValueFilterName } from '@tlsrum/shared/query';
 import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
 import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
+import { JOINT_COLUMNS, jointComboSql, MIX_VALUES, protectMix, type JointCells } from './mix-protection';
 import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
 import { cappedPerCell, countedRows } from './counted';
 import { chooseReadTable, RAW, rangeColumn, type ReadTable, type ReadTableNeeds } from './sources';
@@ -322,55 +323,24 @@ export async function queryCells(
   return { cells, truncated, table: readTable.name === 'raw' ? 'raw' : 'rollup' };
 }
 
-/**
- * The columns a record's mix values come from, and the mixes computed from them (`mode` from the class and
- * the resumption): the joint cells below group by all of them at once.
- */
-const MIX_COLUMNS = ['protocol', 'tlsVersion', 'handshakeClass', 'resumed'] as const satisfies readonly Dimension[];
 const MIX_NAMES = Object.keys(MIXES) as MixName[];
 
-/**
- * Every mix's every value in one list (MIXES' order): the store returns a cell's records per value as one array
- * in this order, and the values its hidden joint cells hold as one bit set over it (bit i: MIX_VALUES[i]).
- */
-const MIX_VALUES = MIX_NAMES.flatMap((mix, at) => MIXES[mix].map((value: string) => ({ mix, at, value })));
-// The set comes back as a JSON number: up to 53 bits it is exact (Number.MAX_SAFE_INTEGER).
-if (MIX_VALUES.length > 53) throw new Error('the mixes have more values than a bit set read as a number holds');
 /** A catalogue value as an SQL literal (no input reaches it; a quote or backslash is escaped all the same). */
 const sqlString = (v: string) => `'${v.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 const mixValueIs = (i: number) => `d_${MIX_VALUES[i]!.mix} = ${sqlString(MIX_VALUES[i]!.value)}`;
 
 /**
- * One cell's joint cells (the cell × protocol × TLS version × class × resumed), summed by the store
- * (jointMixSql): all protectedMix needs to know of them.
- */
-interface JointSummary {
-  /** Joint cells hidden as a cell of their own would be (too few clients; without a token, too few sites). */
-  hidden: number;
-  /** The mix values (MIX_NAMES' order) of the smallest shown joint cell (ties: the first by the mix columns' values); null: none shown. */
-  smallest: string[] | null;
-  /** Per mix value (MIX_VALUES' order): the records of the joint cells holding it… */
-  records: number[];
-  /** …and, as a bit set (bit i: MIX_VALUES[i]), the values a hidden one holds. */
-  held: number;
-}
-
-/**
- * A handshake cell's mixes get the protection its sub-groups would get as cells of their own. Its records
- * are split into joint cells (the cell × protocol × TLS version × class × resumed), each shown or not by
- * the same rules as any cell (clients, and without a token the k-sites rule); if exactly one would be
- * hidden, the smallest shown one is hidden with it (else the cell's records minus the others would give
- * it). A mix value that any hidden joint cell holds is left out of the answer; every other value's share
- * counts shown joint cells only. So no share times the cell's records, nor any sum or difference of
- * such products and the answer's counts, gives the records of a group with fewer than `minClients`
- * clients. The joint cells are read from the smallest source holding the cell's dimensions and the mix
- * columns: the cell's own cut or a larger one, and the raw table where no cut holds them all.
+ * A handshake cell's mixes get the protection its sub-groups would get as cells of their own
+ * (mix-protection.ts): its records are split into joint cells (the cell × protocol × TLS version × class ×
+ * resumed), each shown or hidden by the same rules as any cell (clients, and without a token the k-sites
+ * rule), and a share is shown only if no group of hidden joint cells then follows from the shown figures.
+ * The joint cells are read from the smallest source holding the cell's dimensions and the mix columns: the
+ * cell's own cut or a larger one, and the raw table where no cut holds them all.
  *
- * The store sums each cell's joint cells into one row (JointSummary): an hourly series over a month has
- * tens of thousands of joint cells, and reading them out one by one cost more than the query itself. The
- * records per mix value come as one array and the values hidden joint cells hold as one bit set (MIX_VALUES),
- * each summed over fixed conditions: with a map and a list of values per mix, the query of an hourly series by
- * stack over a month took 45 ms instead of 33 on its own, and sent 2.4 times the bytes to parse.
+ * The store sums each cell's joint cells into one row: an hourly series over a month has tens of thousands
+ * of joint cells, and reading them out one by one cost more than the query itself. The records per mix
+ * value come as one array summed over fixed conditions (MIX_VALUES' order); which joint cells the cell has,
+ * and which are hidden, as two arrays of combination numbers, the first only for a cell with a hidden one.
  */
 function jointMixSql(
   q: CellQuery,
@@ -379,7 +349,7 @@ function jointMixSql(
   const joint = buildCellSql(
     {
       ...q,
-      dimensions: [...new Set([...q.dimensions, ...MIX_COLUMNS, ...MIX_NAMES])],
+      dimensions: [...new Set([...q.dimensions, ...JOINT_COLUMNS, ...MIX_NAMES])],
       metrics: 'counts',
       limit: Infinity,
       unordered: true,
@@ -394,18 +364,15 @@ function jointMixSql(
     params.minSites = q.filters.minSites!;
   }
   const keys = [...(q.bucket ? ['t'] : []), ...q.dimensions.map((d) => `d_${d}`)];
-  const byValue = MIX_COLUMNS.map((c) => `d_${c}`).join(', ');
   const each = MIX_VALUES.map((_, i) => i);
   const sql = [
     `SELECT ${[
       ...keys,
-      'countIf(NOT shown) AS hidden',
-      'countIf(shown) AS shown_cells',
-      `argMinIf((${MIX_NAMES.map((m) => `d_${m}`).join(', ')}), (n_records, ${byValue}), shown) AS smallest`,
       `sumForEach([${each.map((i) => `if(${mixValueIs(i)}, n_records, 0)`).join(', ')}]) AS records`,
-      `groupBitOrIf(${each.map((i) => `if(${mixValueIs(i)}, toUInt64(${1n << BigInt(i)}), 0)`).join(' + ')}, NOT shown) AS held`,
+      'groupArrayIf(combo, NOT shown) AS hidden',
+      'if(empty(hidden), [], groupArray(combo)) AS combos',
     ].join(',\n  ')}`,
-    `FROM (SELECT *, ${shown} AS shown FROM (\n${joint.sql}\n) WHERE n_records > 0)`,
+    `FROM (SELECT *, ${shown} AS shown, ${jointComboSql((c) => `d_${c}`)} AS combo FROM (\n${joint.sql}\n) WHERE n_records > 0)`,
     keys.length ? `GROUP BY ${keys.join(', ')}` : '',
   ]
     .filter(Boolean)
@@ -417,25 +384,24 @@ function jointMixSql(
 const cellKey = (row: Row, q: Pick<CellQuery, 'dimensions' | 'bucket'>) =>
   JSON.stringify([q.bucket ? Number(row.t) : 0, ...q.dimensions.map((d) => String(row[`d_${d}`]))]);
 
-/** Each cell's JointSummary by its key (cellKey). */
+/** Each cell's joint cells by its key (cellKey). */
 async function jointMixCells(
   client: ClickHouseClient,
   q: CellQuery,
   minClients: number,
-): Promise<Map<string, JointSummary>> {
+): Promise<Map<string, JointCells>> {
   const built = jointMixSql(q, minClients);
   const rows = await heavyWhen(built.readTable === RAW, async () =>
     (await client.query({ query: built.sql, query_params: built.params, format: 'JSONEachRow' })).json<Row>(),
   );
-  const out = new Map<string, JointSummary>();
-  // Kept as the store sends them (protectedMix reads them by index): an hourly series by stack over a month has
+  const out = new Map<string, JointCells>();
+  // Kept as the store sends them (protectMix reads them by index): an hourly series by stack over a month has
   // thousands of cells, and an object per mix and value for each of them was most of the answer's own work.
   for (const r of rows)
     out.set(cellKey(r, q), {
-      hidden: Number(r.hidden),
-      smallest: Number(r.shown_cells) > 0 ? (r.smallest as unknown[]).map(String) : null,
       records: (r.records as (string | number)[]).map(Number),
-      held: Number(r.held),
+      hidden: (r.hidden as (string | number)[]).map(Number),
+      combos: (r.combos as (string | number)[]).map(Number),
     });
   return out;
 }
@@ -447,18 +413,14 @@ function emptyMix(): Record<MixName, Record<string, number>> {
   return mix;
 }
 
-/**
- * A cell's mixes from its joint cells: a value held by a hidden joint cell — or, beside a lone hidden one, by
- * the smallest shown one — is left out; every other value's share counts its joint cells' records.
- */
-function protectedMix(joint: JointSummary | undefined, records: number): Cell['mix'] {
+/** A cell's mixes from its joint cells: the shares protectMix allows, each its value's records over the cell's. */
+function protectedMix(joint: JointCells | undefined, records: number): Cell['mix'] {
   const mix = emptyMix();
   if (!joint) return mix;
-  const alsoHidden = joint.hidden === 1 ? joint.smallest : null;
+  const shown = protectMix(joint);
   for (let i = 0; i < MIX_VALUES.length; i++) {
-    const { mix: m, at, value } = MIX_VALUES[i]!;
-    // Bit i of the set, by division: JavaScript's bit operators stop at 32 bits.
-    if (Math.floor(joint.held / 2 ** i) % 2 === 1 || alsoHidden?.[at] === value) continue;
+    if (!shown[i]) continue;
+    const { mix: m, value } = MIX_VALUES[i]!;
     mix[m][value] = share(joint.records[i] ?? 0, records);
   }
   return mix;

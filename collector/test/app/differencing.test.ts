@@ -267,6 +267,22 @@ describe('no answer lets a suppressed value be derived', () => {
     expect(mixed.length).toBeGreaterThan(20);
   });
 
+  it('a share whose group holds a suppressed sub-group is shown where none follows from it (the walk covers such shares)', () => {
+    // Germany, every site: b.example's 13 resumed TLS 1.2 records are hidden; resumed as a whole (with a.example's
+    // 150) is shown, TLS 1.2 and 1.3 are not (with resumed, either would give the 13).
+    const byCountry = answers.filter(
+      (a) => a.url.startsWith('/v1/compare?') && a.url.endsWith('&dimensions=country') && !a.url.includes('&site='),
+    );
+    expect(byCountry.length).toBe(2);
+    for (const a of byCountry) {
+      const de = (
+        a.body as { cells: { key: { country: string }; mix?: Record<string, Record<string, number>> }[] }
+      ).cells.find((c) => c.key.country === 'DE');
+      expect(de?.mix?.mode?.resumed, a.url).toBeCloseTo(163 / 283, 3);
+      expect(de?.mix?.tlsVersion?.['1.2'], a.url).toBeUndefined();
+    }
+  });
+
   it('no signed sum of an answer’s counts (mix shares × records included) equals a suppressed count', () => {
     const leaks: string[] = [];
     for (const a of answers) {
