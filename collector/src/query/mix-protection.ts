@@ -105,7 +105,13 @@ export interface JointCells {
   records: readonly number[];
 }
 
-const P = 67_108_859; // a prime under 2^26: a product of two residues is exact in a double
+const P = 67_108_859; // a prime under 2^26: a product of two residues (under 2^52) is exact in a double
+const INVERSE_P = 1 / P;
+/** x mod P for 0 ≤ x < 2^52, without `%` (a call into the runtime for doubles): the quotient by multiplication, then corrected by one. */
+function mod(x: number): number {
+  const r = x - Math.floor(x * INVERSE_P) * P;
+  return r < 0 ? r + P : r >= P ? r - P : r;
+}
 function inverse(a: number): number {
   let [r0, r1, s0, s1] = [P, a, 0, 1];
   while (r1 !== 0) {
@@ -118,13 +124,15 @@ function inverse(a: number): number {
 function subtract(m: Float64Array, to: number, f: number, b: Float64Array, from: number, len: number): void {
   for (let k = 0; k < len; k++) {
     const x = b[from + k]!;
-    if (x !== 0) m[to + k] = (m[to + k]! + (P - ((f * x) % P))) % P;
+    if (x === 0) continue;
+    const r = m[to + k]! - mod(f * x);
+    m[to + k] = r < 0 ? r + P : r;
   }
 }
 /** Row `at` of `m` times the inverse of its entry `pivot`, in place: 1 there. */
 function normalise(m: Float64Array, at: number, pivot: number, len: number): void {
   const scale = inverse(m[at + pivot]!);
-  for (let k = 0; k < len; k++) m[at + k] = (m[at + k]! * scale) % P;
+  for (let k = 0; k < len; k++) m[at + k] = mod(m[at + k]! * scale);
 }
 
 /** Scratch space, grown to the largest cell seen: a cell's work allocates nothing else (an answer may hold thousands). */
@@ -219,9 +227,9 @@ export function protectMix(joint: JointCells): boolean[] {
     const scale = inverse(v[s + pivot]!);
     for (let at = 0; at < g * h; at += h) {
       if (groups[at + pivot] === 0) continue;
-      const f = (groups[at + pivot]! * scale) % P;
+      const f = mod(groups[at + pivot]! * scale);
       let multiple = true;
-      for (let k = 0; k < h && multiple; k++) if (groups[at + k] !== (f * v[s + k]!) % P) multiple = false;
+      for (let k = 0; k < h && multiple; k++) if (groups[at + k] !== mod(f * v[s + k]!)) multiple = false;
       if (multiple) return false;
     }
     const row = partPivots.length * h;
@@ -265,7 +273,7 @@ function protectedGroups(
   const A = ATTRIBUTES.length;
   const subsets = 1 << A;
   const bySubset = room('bySubset', subsets * words);
-  if (words === 1) return protectedGroupsSmall(combos, hidden, holding, shownCells[0]!, order, s);
+  if (s <= 32 && n - s <= 32) return protectedGroupsSmall(combos, hidden, order, s);
   // A group is listed from the first hidden joint cell in it (any of its cells, fixing the same attributes,
   // gives it) and from the fewest attributes fixed (a set no parent has); the rest, few, by a linear search
   // on its bit set (one number up to 53 joint cells, text beyond).
@@ -315,39 +323,72 @@ function protectedGroups(
   return sets.length;
 }
 
-/** protectedGroups for a cell of at most 32 joint cells: each set one number, the same steps. */
+/** protectedGroupsSmall's fixed-size scratch space. */
+const SMALL = {
+  hiddenBits: new Uint32Array(ATTRIBUTES.length * MAX_VALUES),
+  shownBits: new Uint32Array(ATTRIBUTES.length * MAX_VALUES),
+  fixHidden: new Uint32Array(ATTRIBUTES.length),
+  fixShown: new Uint32Array(ATTRIBUTES.length),
+};
+
+/**
+ * protectedGroups for a cell of at most 32 shown and 32 hidden joint cells: a set is two numbers, its hidden
+ * joint cells and its shown ones (bit e of the first: entry s + e; of the second: entry e); a listed group,
+ * having no shown one, is its first number alone.
+ */
 function protectedGroupsSmall(
   combos: readonly number[],
   hidden: readonly number[],
-  holding: Uint32Array,
-  shownCells: number,
   order: Int32Array,
   s: number,
 ): number {
   const A = ATTRIBUTES.length;
   const subsets = 1 << A;
-  const bySubset = room('bySubset', subsets);
-  const fix = new Uint32Array(A);
+  const n = combos.length;
+  const h = n - s;
+  // Per attribute and value, the joint cells holding it, as the two numbers.
+  const hiddenBits = SMALL.hiddenBits.fill(0);
+  const shownBits = SMALL.shownBits.fill(0);
+  for (let e = 0; e < n; e++) {
+    const c = combos[order[e]!]!;
+    for (let a = 0; a < A; a++) {
+      const at = a * MAX_VALUES + COMBO_VALUE[c * A + a]!;
+      if (e < s) shownBits[at]! |= 1 << e;
+      else hiddenBits[at]! |= 1 << (e - s);
+    }
+  }
+  const byHidden = room('bySubset', 2 * subsets);
+  const { fixHidden, fixShown } = SMALL;
   const sets: number[] = [];
   let done = 0;
   for (const c of hidden) {
-    for (let a = 0; a < A; a++) fix[a] = holding[a * MAX_VALUES + COMBO_VALUE[c * A + a]!]!;
-    bySubset[0] = 2 ** combos.length - 1; // fixing nothing: the whole cell
-    const out = shownCells | done;
-    for (let sub = 1; sub < subsets; sub++) {
-      const set = bySubset[sub & (sub - 1)]! & fix[31 - Math.clz32(sub & -sub)]!;
-      bySubset[sub] = set;
-      if (set & out) continue;
-      let fewest = true;
-      for (let rest = sub; rest && fewest; rest &= rest - 1) fewest = bySubset[sub ^ (rest & -rest)] !== set >>> 0;
-      if (fewest && !sets.includes(set >>> 0)) sets.push(set >>> 0);
+    for (let a = 0; a < A; a++) {
+      fixHidden[a] = hiddenBits[a * MAX_VALUES + COMBO_VALUE[c * A + a]!]!;
+      fixShown[a] = shownBits[a * MAX_VALUES + COMBO_VALUE[c * A + a]!]!;
     }
-    const k = combos.indexOf(c);
-    done |= 1 << k;
+    // Fixing nothing: the whole cell (shown: a group with the same joint cells is never listed).
+    byHidden[0] = 2 ** h - 1;
+    byHidden[subsets] = 2 ** s - 1;
+    for (let sub = 1; sub < subsets; sub++) {
+      const low = 31 - Math.clz32(sub & -sub);
+      const parent = sub & (sub - 1);
+      const set = (byHidden[parent]! & fixHidden[low]!) >>> 0;
+      const shown = (byHidden[subsets + parent]! & fixShown[low]!) >>> 0;
+      byHidden[sub] = set;
+      byHidden[subsets + sub] = shown;
+      if (shown !== 0 || set & done) continue;
+      // Listed from the fewest attributes fixed (no parent has the same set) and from its first hidden joint cell.
+      let fewest = true;
+      for (let rest = sub; rest && fewest; rest &= rest - 1) {
+        const other = sub ^ (rest & -rest);
+        fewest = byHidden[other] !== set || byHidden[subsets + other] !== 0;
+      }
+      if (fewest && !sets.includes(set)) sets.push(set);
+    }
+    done |= 2 ** (order.indexOf(combos.indexOf(c), s) - s); // its entry among the hidden ones
   }
-  const h = combos.length - s;
   const groups = room('groups', sets.length * h).fill(0, 0, sets.length * h);
   for (let i = 0, at = 0; i < sets.length; i++, at += h)
-    for (let e = 0; e < h; e++) if (sets[i]! & (1 << order[s + e]!)) groups[at + e] = 1;
+    for (let e = 0; e < h; e++) if (sets[i]! & (1 << e)) groups[at + e] = 1;
   return sets.length;
 }
