@@ -181,9 +181,11 @@ describe('dashboard', () => {
       })),
     );
     expect(mapRows.flatMap((r) => r.shares)).not.toContain('—');
-    const leftOut = mapRows.filter((r) => r.shares.includes('not shown'));
-    expect(leftOut.length).toBeGreaterThan(0);
-    for (const r of leftOut) expect(r.title).toContain('not shown: that share would single out');
+    for (const r of mapRows.filter((x) => x.shares.includes('not shown')))
+      expect(r.title).toContain('not shown: that share would single out');
+    // A share is left out only when a group of too few people would follow from it: most countries show all three.
+    const whole = mapRows.filter((r) => r.shares.every((v) => /^\d+(\.\d+)? ?%$/.test(v ?? '')));
+    expect(whole.length).toBeGreaterThan(mapRows.length / 2);
     await page.screenshot({ path: join(artifacts, 'dashboard-30d.png'), fullPage: true });
     expect(errors).toEqual([]);
   });
