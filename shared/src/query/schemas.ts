@@ -85,7 +85,7 @@ export const Cell = Type.Object({
   ttfb: Type.Optional(Quantiles),
   mix: Type.Optional(
     Type.Record(Type.Enum([...MIX_DIMENSIONS]), Shares, {
-      description: `Share of records (0–1) by ${MIX_DIMENSIONS.join(', ')}.`,
+      description: `Share of records (0–1) by ${MIX_DIMENSIONS.join(', ')}. A value is absent when its share, with the others shown, would let the records of a group of too few people be worked out (docs/integrity.md).`,
     }),
   ),
   evidence: Type.Optional(
