@@ -8,20 +8,10 @@
 import { describe, expect, it } from 'vitest';
 import { DIMENSIONS } from '@tlsrum/shared/query';
 import { comboValues, MIX_VALUES, protectMix, type JointCells } from '../../src/query/mix-protection';
+import { rng as random } from '../support/generate';
 
 const ATTRIBUTES = ['protocol', 'tlsVersion', 'handshakeClass', 'resumed', 'stack', 'mode'] as const;
 const COMBOS = 144;
-
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** The rank of some vectors, by elimination in floating point (entries are small integers). */
 function rank(vectors: number[][]): number {
