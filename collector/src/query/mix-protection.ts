@@ -33,7 +33,7 @@ const ATTRIBUTES = [...JOINT_COLUMNS, 'stack', 'mode'] as const;
 type Attribute = (typeof ATTRIBUTES)[number];
 
 /** `stack` and `mode` as the store computes them (dimensions.ts; a test ties the two). */
-export function derivedAttributes(j: Record<JointColumn, string>): { stack: string; mode: string } {
+function derivedAttributes(j: Record<JointColumn, string>): { stack: string; mode: string } {
   const stack =
     j.protocol === 'h3' ? 'h3' : j.tlsVersion === '1.3' ? 'TLS 1.3' : j.tlsVersion === '1.2' ? 'TLS 1.2' : 'unknown';
   const mode =
@@ -63,7 +63,7 @@ const COMBOS: readonly (readonly string[])[] = (() => {
   return out;
 })();
 
-/** A combination's attributes by its number: for tests and for reading an answer. */
+/** A combination's attributes by its number (the tests read combinations with it). */
 export function comboValues(combo: number): Record<Attribute, string> | null {
   const values = COMBOS[combo];
   return values ? (Object.fromEntries(ATTRIBUTES.map((a, i) => [a, values[i]!])) as Record<Attribute, string>) : null;
@@ -272,8 +272,8 @@ function protectedGroups(
   const n = combos.length;
   const A = ATTRIBUTES.length;
   const subsets = 1 << A;
-  const bySubset = room('bySubset', subsets * words);
   if (s <= 32 && n - s <= 32) return protectedGroupsSmall(combos, hidden, order, s);
+  const bySubset = room('bySubset', subsets * words);
   // A group is listed from the first hidden joint cell in it (any of its cells, fixing the same attributes,
   // gives it) and from the fewest attributes fixed (a set no parent has); the rest, few, by a linear search
   // on its bit set (one number up to 53 joint cells, text beyond).
