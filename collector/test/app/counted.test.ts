@@ -18,7 +18,7 @@ import {
   postBatch,
   removeDir,
   storedRows,
-  tempDir,
+  freshStoreDir,
   withApp,
 } from '../support/helpers';
 
@@ -47,7 +47,7 @@ function rows(token: string, ts: number, n: number, protocol: 'h2' | 'h3' = 'h2'
 }
 
 describe('the per-client cap per UTC day', () => {
-  const dir = tempDir();
+  const dir = freshStoreDir();
   const store = openStore({ dataDir: dir, clickhouse: null });
 
   beforeAll(async () => {

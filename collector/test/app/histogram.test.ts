@@ -29,7 +29,7 @@ import {
 import { ALL_PHASES, PERCENTILES } from '../../src/query/percentiles';
 import { openStore, type Store } from '../../src/platform/store/clients';
 import { migrate, rollupViewsInForce } from '../../src/platform/store/migrate';
-import { removeDir, tempDir } from '../support/helpers';
+import { freshStoreDir, removeDir } from '../support/helpers';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -100,7 +100,7 @@ let store: Store;
 let dir: string;
 
 beforeAll(async () => {
-  dir = tempDir();
+  dir = freshStoreDir();
   store = openStore({ dataDir: dir, clickhouse: null });
   await migrate(store.ingest);
   await generateDemoData(store.ingest, { records: 30_000, days: DAYS, end, seed: 11 });

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HandshakeRecord } from '@tlsrum/shared';
 import { Webhook } from '../../src/alerts/webhook';
@@ -22,7 +22,7 @@ import {
   removeDir,
   startApp,
   storedRows,
-  tempDir,
+  freshStoreDir,
   withApp,
   type TestApp,
 } from '../support/helpers';
@@ -116,7 +116,7 @@ describe('TRUST_PROXY trusts a number of hops or a list of proxies, never the le
 
   for (const trust of ['1', '127.0.0.1']) {
     it(`TRUST_PROXY=${trust}: rotating the left-most entry escapes neither the per-address ingest limit nor chooses the country`, async () => {
-      const dir = tempDir();
+      const dir = freshStoreDir();
       const geo = `${dir}-spoof-geo.txt`;
       // The load balancer (127.0.0.1) saw the client at 198.51.100.7 (FR); the client claims to be in JP.
       writeFileSync(geo, '127.0.0.0/8 DE\n198.51.100.0/24 FR\n203.0.113.0/24 JP\n');
@@ -139,6 +139,7 @@ describe('TRUST_PROXY trusts a number of hops or a list of proxies, never the le
       } finally {
         await t.close();
         removeDir(dir);
+        rmSync(geo, { force: true });
       }
     });
   }

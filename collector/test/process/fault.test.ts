@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, tempDir } from '../support/helpers';
+import { makeBatch, makeRecords, openStore, postBatch, removeDir, startApp, freshStoreDir } from '../support/helpers';
 import {
   loadGenerator,
   resend,
@@ -101,7 +101,7 @@ function expectExactlyOnce(acknowledged: Map<string, number>, stored: Map<string
 
 describe('fault tests (real process, real embedded store)', () => {
   it('(a) kill -9 while clients send at full speed: after a restart every acknowledged record is stored exactly once', async () => {
-    const dataDir = tempDir('tlsrum-fault-a-');
+    const dataDir = freshStoreDir('tlsrum-fault-a-');
     dirs.push(dataDir);
     const RECORDS = 20;
     const first = await startCollector({ DATA_DIR: dataDir, FLUSH_INTERVAL_MS: '200' });
@@ -139,7 +139,7 @@ describe('fault tests (real process, real embedded store)', () => {
   }, 300_000);
 
   it('(b) store read-only under load until the spool is full: 202s go on into the spool, 503 + Retry-After at the cap, then all arrive exactly once', async () => {
-    const dataDir = tempDir('tlsrum-fault-b-');
+    const dataDir = freshStoreDir('tlsrum-fault-b-');
     dirs.push(dataDir);
     const RECORDS = 20;
     const c = await startCollector({
@@ -182,7 +182,7 @@ describe('fault tests (real process, real embedded store)', () => {
   }, 300_000);
 
   it('(c) the same batch sent 5 times concurrently over HTTP is stored once', async () => {
-    const dataDir = tempDir('tlsrum-fault-c-');
+    const dataDir = freshStoreDir('tlsrum-fault-c-');
     dirs.push(dataDir);
     const c = await startCollector({ DATA_DIR: dataDir });
     procs.push(c);
@@ -195,7 +195,7 @@ describe('fault tests (real process, real embedded store)', () => {
   }, 60_000);
 
   it('(e) SIGTERM while the store is read-only: exits 0 after SHUTDOWN_DRAIN_MS, keeps the spool, replays it at the next start', async () => {
-    const dataDir = tempDir('tlsrum-fault-e-');
+    const dataDir = freshStoreDir('tlsrum-fault-e-');
     dirs.push(dataDir);
     const c = await startCollector({ DATA_DIR: dataDir, FLUSH_INTERVAL_MS: '100', SHUTDOWN_DRAIN_MS: '1500' });
     procs.push(c);

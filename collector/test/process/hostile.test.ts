@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeBatch, makeRecords, removeDir, tempDir } from '../support/helpers';
+import { makeBatch, makeRecords, removeDir, freshStoreDir } from '../support/helpers';
 import { startCollector, stopCollector, type Collector } from '../support/process';
 
 let c: Collector;
@@ -16,7 +16,7 @@ let port: number;
 const bodies: string[] = [];
 
 beforeAll(async () => {
-  dataDir = tempDir('tlsrum-hostile-');
+  dataDir = freshStoreDir('tlsrum-hostile-');
   c = await startCollector({ DATA_DIR: dataDir, REQUEST_TIMEOUT_MS: '2000' });
   port = Number(new URL(c.url).port);
 }, 60_000);

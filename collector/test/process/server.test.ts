@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeBatch, makeRecords, removeDir, tempDir } from '../support/helpers';
+import { makeBatch, makeRecords, removeDir, freshStoreDir } from '../support/helpers';
 import { freePort, spawnTs } from '../support/node-process';
 import { startCollector, stopCollector } from '../support/process';
 
@@ -18,7 +18,7 @@ const startServer = (env: Record<string, string>) => startCollector({ MIN_CLIENT
 
 describe('collector process', () => {
   it('serves, stores a gzip batch of 500, flushes on SIGTERM, and keeps the data across a restart', async () => {
-    const dataDir = tempDir();
+    const dataDir = freshStoreDir();
     dirs.push(dataDir);
     // Durability, counted in the summary: 50 tokens from one address, 10 records each, all counted.
     const first = await startServer({ DATA_DIR: dataDir, TOKENS_PER_ADDRESS: '0', CLIENT_RECORDS_PER_CELL_DAY: '0' });

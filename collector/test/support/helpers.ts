@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { HandshakeBatch, HandshakeRecord } from '@tlsrum/shared';
 import example from '@tlsrum/shared/examples/batch.json' with { type: 'json' };
 import { buildApp } from '../../src/app';
@@ -13,6 +13,7 @@ import { toRow } from '../../src/ingest/to-row';
 import { loadConfig } from '../../src/platform/config';
 import { openStore, type Store } from '../../src/platform/store/clients';
 import { viewsInForce } from '../../src/platform/store/migrate';
+import { copyStoreTemplate } from './store-template';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -25,8 +26,19 @@ export function tempDir(prefix = 'tlsrum-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** A collector on a real embedded store in `dataDir` (a fresh temporary folder by default). */
-export async function startApp(env: Record<string, string> = {}, dataDir = tempDir()): Promise<TestApp> {
+/**
+ * A new temporary data folder holding a store whose migrations are applied and that has no rows: a copy of the
+ * run's template (store-template.ts), or, where the project provides none, an empty folder.
+ */
+export function freshStoreDir(prefix?: string): string {
+  const dir = tempDir(prefix);
+  const template = inject('storeTemplate');
+  if (template) copyStoreTemplate(template, dir);
+  return dir;
+}
+
+/** A collector on a real embedded store in `dataDir` (a fresh store by default). */
+export async function startApp(env: Record<string, string> = {}, dataDir = freshStoreDir()): Promise<TestApp> {
   const overrides = geoOverridesFileFor(dataDir);
   writeFileSync(overrides, '127.0.0.0/8 DE\n::1/128 DE\n');
   // Load shedding off unless a test turns it on: a busy CI machine lags the event loop past any
