@@ -68,13 +68,16 @@ export async function migrate(
   );
   const applied: number[] = [];
   const pending = migrations.filter((m) => !done.has(m.version));
+  // Nothing applied yet: a new store, with no rows anywhere (the collector stores nothing before its migrations
+  // are applied), so no view has anything to back-fill.
+  const empty = done.size === 0;
   for (const [i, m] of pending.entries()) {
     for (const statement of m.statements) await client.command({ query: statement });
     // A cluster's existing rows are back-filled by the operator per shard (docs/cluster.md). A rollup
     // that a later pending migration drops is not filled: on an old data folder that would scan every
     // stored row once per superseded rollup (0003's, 0005's) only to throw the result away.
     const droppedLater = new Set(pending.slice(i + 1).flatMap((later) => dropped(later.statements)));
-    if (!cluster)
+    if (!cluster && !empty)
       for (const view of materializedViews(m.statements))
         if (!droppedLater.has(view.target)) await backfill(client, view, true);
     await client.insert({
