@@ -8,7 +8,7 @@ export default defineConfig({
     name: 'dashboard',
     include: ['test/**/*.test.ts'],
     // Builds the dashboard once for every browser test file.
-    globalSetup: ['test/support/global-setup.ts'],
+    globalSetup: ['test/support/global-setup.ts', '../collector/test/support/global-setup.ts'],
     // The browser test runs a collector on an embedded store: one store per process.
     pool: 'forks',
     testTimeout: 120_000,

@@ -5,13 +5,13 @@
  * records arrive classified, only for the site's own hosts, and the beacon leaves no cookie and no storage.
  * The tag carries the script's integrity hash, so the script's CORS and CORP headers are exercised too.
  */
-import { mkdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createServer as createTlsServer, type Server as TlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '@tlsrum/collector';
+import { seedStore } from '@tlsrum/collector/test/store-template';
 import { buildServedScript } from '../src/build';
 import { loadConfig } from '@tlsrum/collector/config';
 import { launch, type BrowserName } from '@tlsrum/extension/test/support/browsers';
@@ -63,7 +63,7 @@ describe('the served beacon in real browsers', () => {
       { host: THIRD, protocols: 'TLSv1.3', http2: true, tao: true, serverTiming: false, files: { 'b.gif': '' } },
     ]);
     const dataDir = join(lab.dir, 'collector');
-    mkdirSync(dataDir);
+    seedStore(dataDir);
     app = await buildApp(
       loadConfig({
         DATA_DIR: dataDir,

@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProbeResult, type HandshakeRecord } from '@tlsrum/shared';
 import example from '@tlsrum/shared/examples/batch.json' with { type: 'json' };
 import { buildApp } from '@tlsrum/collector';
+import { seedStore } from '@tlsrum/collector/test/store-template';
 import { loadConfig } from '@tlsrum/collector/config';
 import { PROBE_SERVERS, startProbeLab, type ProbeLab } from '../lab/probe-servers';
 import { freePort } from '../lab/ports';
@@ -67,7 +68,7 @@ beforeAll(async () => {
   await new Promise<void>((r) => stall.listen(stallPort, '127.0.0.1', r));
   const portOf = (host: string) => lab.ports[PROBE_SERVERS.find((s) => s.host === host)!.id];
   const config = loadConfig({
-    DATA_DIR: join(dir, 'data'),
+    DATA_DIR: seedStore(join(dir, 'data')),
     LOG_LEVEL: 'silent',
     ADMIN_TOKEN: ADMIN,
     MIN_CLIENTS_PER_CELL: '1',

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { expect, inject } from 'vitest';
+import { expect } from 'vitest';
 import type { HandshakeBatch, HandshakeRecord } from '@tlsrum/shared';
 import example from '@tlsrum/shared/examples/batch.json' with { type: 'json' };
 import { buildApp } from '../../src/app';
@@ -13,7 +13,7 @@ import { toRow } from '../../src/ingest/to-row';
 import { loadConfig } from '../../src/platform/config';
 import { openStore, type Store } from '../../src/platform/store/clients';
 import { viewsInForce } from '../../src/platform/store/migrate';
-import { copyStoreTemplate } from './store-template';
+import { freshStoreDir } from './store-template';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -24,17 +24,6 @@ export interface TestApp {
 
 export function tempDir(prefix = 'tlsrum-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
-}
-
-/**
- * A new temporary data folder holding a store whose migrations are applied and that has no rows: a copy of the
- * run's template (store-template.ts), or, where the project provides none, an empty folder.
- */
-export function freshStoreDir(prefix?: string): string {
-  const dir = tempDir(prefix);
-  const template = inject('storeTemplate');
-  if (template) copyStoreTemplate(template, dir);
-  return dir;
 }
 
 /** A collector on a real embedded store in `dataDir` (a fresh store by default). */
@@ -190,7 +179,7 @@ export async function countRows(store: Store | FastifyInstance['store']): Promis
   return Number((await rs.json<{ n: number }>())[0]!.n);
 }
 
-export { openStore, viewsInForce };
+export { freshStoreDir, openStore, viewsInForce };
 
 /** The value of one series in the exposition text (undefined when absent). */
 export function metricValue(text: string, series: string): number | undefined {

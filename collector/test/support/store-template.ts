@@ -7,13 +7,14 @@
  * point (store.test.ts, upgrade.test.ts), on folders of their own.
  *
  * `global-setup.ts` builds the template in a child process (the test runner's own process never loads the
- * store) and provides its path; without it (a file run under another project) a fresh folder is empty and
- * the collector applies the migrations itself, as in production.
+ * store) and provides its path; where a project provides none, a fresh folder stays empty and the collector
+ * applies the migrations itself, as in production.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inject } from 'vitest';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,13 +23,21 @@ declare module 'vitest' {
   }
 }
 
-/** Copies the template's files into `dir` (an empty folder), links as links. */
-export function copyStoreTemplate(template: string, dir: string): void {
-  cpSync(template, dir, { recursive: true, verbatimSymlinks: true });
+/** Makes `dir` (created when absent, else empty) a store with the migrations applied, when the run has a template. */
+export function seedStore(dir: string): string {
+  const template = inject('storeTemplate');
+  mkdirSync(dir, { recursive: true });
+  if (template) cpSync(template, dir, { recursive: true, verbatimSymlinks: true });
+  return dir;
+}
+
+/** A new temporary data folder holding a store with the migrations applied and no rows (see seedStore). */
+export function freshStoreDir(prefix = 'tlsrum-test-'): string {
+  return seedStore(mkdtempSync(join(tmpdir(), prefix)));
 }
 
 /** Builds the template in `dir`: opens an embedded store there, applies the migrations, closes it. */
-export async function buildStoreTemplate(dir: string): Promise<void> {
+async function buildStoreTemplate(dir: string): Promise<void> {
   const { openStore } = await import('../../src/platform/store/clients');
   const { migrate } = await import('../../src/platform/store/migrate');
   const store = openStore({ dataDir: dir, clickhouse: null });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Value } from 'typebox/value';
 import { HandshakeRecord } from '@tlsrum/shared';
 import { main } from '@tlsrum/synth/cli';
+import { seedStore } from '@tlsrum/collector/test/store-template';
 import { CSV_COLUMNS } from '@tlsrum/synth/output';
 import { startNginx } from './nginx';
 import { useTestServer } from './setup';
@@ -62,7 +63,7 @@ async function synth(...args: string[]): Promise<{ code: number; stderr: string 
 
 /** A collector process on a free port with its own data folder; stopped by pid. */
 async function startCollector() {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-synth-collector-'));
+  const dataDir = seedStore(mkdtempSync(join(tmpdir(), 'tlsrum-synth-collector-')));
   const child = spawn(TSX, [join(ROOT, 'collector/src/server.ts')], {
     cwd: ROOT,
     env: {

@@ -8,6 +8,7 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '@tlsrum/collector';
+import { seedStore } from '@tlsrum/collector/test/store-template';
 
 type FastifyInstance = Awaited<ReturnType<typeof buildApp>>;
 import { loadConfig } from '@tlsrum/collector/config';
@@ -29,7 +30,7 @@ export interface TestCollector {
 }
 
 export async function startCollector(): Promise<TestCollector> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'tlsrum-ext-collector-'));
+  const dataDir = seedStore(mkdtempSync(join(tmpdir(), 'tlsrum-ext-collector-')));
   // No scheduled probes: the registered lab names resolve only inside the browsers, so a probe would ask the
   // system resolver (tests talk to loopback only). The accuracy arm stores the lab sites' probe results itself.
   const config = loadConfig({

@@ -8,6 +8,7 @@ import puppeteer, { type Browser } from 'puppeteer-core';
 import { inject } from 'vitest';
 import { buildApp } from '@tlsrum/collector';
 import { loadConfig } from '@tlsrum/collector/config';
+import { seedStore } from '@tlsrum/collector/test/store-template';
 
 /** The built dashboard every browser test serves (read it, never write to it: the other files serve it too). */
 export const builtDashboard = (): string => inject('dashboardDist');
@@ -23,7 +24,7 @@ export type TestCollector = Awaited<ReturnType<typeof buildApp>>;
 export async function dashboardCollector(work: string, env: Record<string, string> = {}): Promise<TestCollector> {
   const app = await buildApp(
     loadConfig({
-      DATA_DIR: join(work, 'data'),
+      DATA_DIR: seedStore(join(work, 'data')),
       DASHBOARD_DIR: builtDashboard(),
       LOG_LEVEL: 'silent',
       MAX_EVENT_LOOP_DELAY_MS: '0',
