@@ -9,6 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'puppeteer-core';
+import { MIN_RTT_ESTIMATE_MS } from '@tlsrum/shared';
 import { extensionPage, launch, type BrowserName, type LaunchedBrowser } from '../support/browsers';
 import { startCollector, type TestCollector } from '../support/collector';
 import { makeCerts, startNginx, tempLabDir, type Certs, type Nginx } from '../support/lab';
@@ -175,11 +176,14 @@ describe.each<BrowserName>(['chromium', 'firefox'])('%s with the built extension
       expect(bRec).not.toHaveProperty('ocspStapled');
     } else {
       expect(a).not.toHaveProperty('cipher');
-      // Chromium never reports the version, and on loopback the timings cannot count round trips. A TCP
-      // phase inflated to ≥ 10 ms by a loaded machine with a TLS phase under 3 ms once read as 0-RTT (and
-      // so TLS 1.3, inferred); 0-RTT is inferred only after a handshake with the host the extension saw,
-      // and this is its first measured visit: never 0-RTT here.
-      expect(bRec).toMatchObject({ tlsVersion: null, tlsVersionSource: 'unknown' });
+      // Chromium never reports the version, and on loopback the timings cannot count round trips: unknown.
+      // A loaded machine can inflate the TCP phase past the smallest round trip the classifier reads
+      // (MIN_RTT_ESTIMATE_MS); a TLS phase 1.6 times as long then reads as two round trips, so TLS 1.2,
+      // inferred (seen once in a full run). Never claimed as observed. A TCP phase inflated to ≥ 10 ms with
+      // a TLS phase under 3 ms once read as 0-RTT; 0-RTT is inferred only after a handshake with the host
+      // the extension saw, and this is its first measured visit: never 0-RTT here.
+      if (bRec.tlsVersionSource === 'inferred') expect(bRec.tcp).toBeGreaterThanOrEqual(MIN_RTT_ESTIMATE_MS);
+      else expect(bRec).toMatchObject({ tlsVersion: null, tlsVersionSource: 'unknown' });
       expect(bRec.handshakeClass).not.toBe('0rtt');
       expect(['chromium', 'chrome']).toContain(a.browser);
     }
