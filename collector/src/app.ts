@@ -25,6 +25,7 @@ import securityHeaders from './platform/http/security-headers';
 import sites from './sites/plugin';
 import claims, { claimRoutes } from './sites/claims/plugin';
 import compaction from './platform/store/compaction';
+import closedBuckets from './query/closed-buckets';
 import store from './platform/store/plugin';
 import underPressure from './platform/http/under-pressure';
 import aboutRoutes from './platform/http/about';
@@ -108,6 +109,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await app.register(underPressure);
 
   await app.register(store);
+  await app.register(closedBuckets);
   await app.register(sites);
   await app.register(profiles);
   await app.register(ingest);

@@ -49,6 +49,8 @@ const ingestPlugin: FastifyPluginAsync = async (app) => {
         clickhouse_settings: { insert_deduplication_token: token, insert_deduplicate: 1 },
       });
       for await (const _ of result.stream) void _;
+      // Rows of a closed hour (a spool drained after a long outage) change buckets a time series keeps.
+      app.closedBuckets.noteStored(content);
     },
     storedBatchIds: async (batchIds) => {
       // On the ingest client: the flusher is its only other user and runs one thing at a time.

@@ -283,6 +283,13 @@ export const ConfigSchema = Type.Object({
     TiB,
     'memory the kept answers may hold; the oldest go first',
   ),
+  closedBucketCacheBytes: int(
+    'CLOSED_BUCKET_CACHE_BYTES',
+    64 * MiB,
+    0,
+    TiB,
+    "memory a time series' closed buckets may hold once worked out (`/v1/timeseries` from the rollups: an hour or day that ended two days ago gets no more records, so its cells are kept and a series reads only the buckets it lacks and the open ones; each kept at most an hour); the oldest go first; `0` = off",
+  ),
   corsOrigins: Type.Array(ORIGIN, {
     env: 'CORS_ORIGINS',
     default: [],

@@ -50,6 +50,9 @@ export async function startApp(env: Record<string, string> = {}, dataDir = fresh
     // No kept answers: most tests store records and ask the same question again at once (kept-answers.test.ts
     // turns them on).
     ANSWER_CACHE_SECONDS: '0',
+    // Nor kept closed buckets of time series, for the same reason: tests write days-old rows straight into the
+    // store, as no collector's ingest does (closed-buckets.test.ts turns them on).
+    CLOSED_BUCKET_CACHE_BYTES: '0',
     ...env,
   });
   let logText = '';

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { MAX_CELLS, queryCells } from '../cells';
+import { MAX_CELLS } from '../cells';
+import { querySeriesCells } from '../closed-buckets';
 import { ErrorResponse } from '../../platform/http/responses';
 import { CommonQuery, DimensionList, QueryAnswer } from '../params';
 import { answer, CELLS_READ, parseDimensions, privateCache, queryContext } from './query-context';
@@ -41,7 +42,7 @@ const timeseries: FastifyPluginAsyncTypebox = async (app) => {
         metrics: 'handshake',
         limit: MAX_CELLS.timeseries,
       } as const;
-      return answer(request, ctx, min, await queryCells(app.store.query, q, min));
+      return answer(request, ctx, min, await querySeriesCells(app.store.query, q, min, app.closedBuckets));
     },
   );
 };
