@@ -54,10 +54,21 @@ export const Quantiles = Type.Object(
   },
 );
 export type Quantiles = Static<typeof Quantiles>;
-const Shares = Type.Record(Type.String(), Type.Number());
+/**
+ * A cell's group and shares name each property they may hold (the catalogue's dimensions, each mix's values) rather
+ * than allowing any: the answers' serializer then writes them straight, not testing a pattern on every key (an
+ * hourly series of a month by stack, 2 880 cells, in about half the time).
+ */
+// Typed as the records they were (any key's value may be read; an absent one is undefined, as it was).
+const optionalEach = <T extends TSchema>(names: readonly string[], t: () => T) =>
+  Object.fromEntries(names.map((n) => [n, Type.Optional(t())])) as unknown as Record<string, T>;
+const Shares = (mix: (typeof MIX_DIMENSIONS)[number]) =>
+  Type.Object(optionalEach(DIMENSIONS[mix].values as readonly string[], () => Type.Number()));
 
 export const Cell = Type.Object({
-  key: Type.Record(Type.String(), Type.String(), { description: 'The group: one value per requested dimension.' }),
+  key: Type.Object(optionalEach(DIMENSION_NAMES, Type.String), {
+    description: 'The group: one value per requested dimension.',
+  }),
   t: Type.Optional(Type.Integer({ description: 'Start of the time bucket, epoch ms (timeseries).' })),
   suppressed: Type.Optional(
     Type.Boolean({ description: 'Fewer distinct clients than minClients: no numbers are given.' }),
@@ -84,9 +95,15 @@ export const Cell = Type.Object({
   connect: Type.Optional(Quantiles),
   ttfb: Type.Optional(Quantiles),
   mix: Type.Optional(
-    Type.Record(Type.Enum([...MIX_DIMENSIONS]), Shares, {
-      description: `Share of records (0–1) by ${MIX_DIMENSIONS.join(', ')}. A value is absent when its share, with the others shown, would let the records of a group of too few people be worked out (docs/integrity.md).`,
-    }),
+    Type.Object(
+      Object.fromEntries(MIX_DIMENSIONS.map((m) => [m, Shares(m)])) as Record<
+        (typeof MIX_DIMENSIONS)[number],
+        ReturnType<typeof Shares>
+      >,
+      {
+        description: `Share of records (0–1) by ${MIX_DIMENSIONS.join(', ')}. A value is absent when its share, with the others shown, would let the records of a group of too few people be worked out (docs/integrity.md).`,
+      },
+    ),
   ),
   evidence: Type.Optional(
     Type.Object(
