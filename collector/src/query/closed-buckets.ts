@@ -111,17 +111,23 @@ export class ClosedBuckets {
   }
 }
 
-/** The smallest value of TabSeparated column `at` (DateTime64 written as `seconds.mmm`) over the lines of `rows`. */
+/**
+ * The smallest value of TabSeparated column `at` (DateTime64 written as `seconds.mmm`) over the lines of `rows`; a
+ * line without that column is passed over, an empty value counts as 0 (older than any bucket).
+ */
 function oldestSeconds(rows: string, at: number): number {
   let oldest = Infinity;
   for (let line = 0; line < rows.length;) {
     let end = rows.indexOf('\n', line);
     if (end < 0) end = rows.length;
     let start = line;
-    for (let i = 0; i < at && start >= 0 && start < end; i++) start = rows.indexOf('\t', start) + 1;
-    if (start > 0 || at === 0) {
+    for (let i = 0; i < at && start >= 0; i++) {
       const tab = rows.indexOf('\t', start);
-      const seconds = Number(rows.slice(start, tab < 0 || tab > end ? end : tab));
+      start = tab >= 0 && tab < end ? tab + 1 : -1;
+    }
+    if (start >= 0) {
+      const tab = rows.indexOf('\t', start);
+      const seconds = Number(rows.slice(start, tab >= 0 && tab < end ? tab : end));
       if (seconds < oldest) oldest = seconds;
     }
     line = end + 1;
