@@ -104,6 +104,7 @@ export function buildCellSql(
     to: q.filters.to,
     minClients,
     ownSynthetic: q.filters.ownSynthetic,
+    phases: q.metrics === 'phases' ? ALL_PHASES : q.metrics === 'handshake' ? HANDSHAKE_PHASES : [],
   };
   const perSite = chooseReadTable({ ...needs, perSite: spanSites });
   // The k-sites count needs the sites behind each group. On the larger rollups the cells' metrics come from

@@ -13,11 +13,12 @@
  * so have the evidence columns without country (0017), country with the key-exchange group (0018), the
  * signature scheme (0021), country with each other crypto column, of every site together (0029), each
  * crypto or evidence column with the source or the browser (0032), two of those columns together (0033), and
- * country with the browser and the crypto facts' source (0035).
+ * country with the browser and the crypto facts' source (0035). The cells of country with one of those columns
+ * alone read it without the mix columns (0036).
  * All SQL here is fixed text: no input reaches it.
  */
 import { bucketPercentilesSql } from './histogram';
-import { PERCENTILES, type Phase } from './percentiles';
+import { HANDSHAKE_PHASES, PERCENTILES, type Phase } from './percentiles';
 import { RAW_CLIENTS, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from './clients';
 import {
   CRYPTO_ROLLUP_COLUMN_NAMES,
@@ -58,6 +59,14 @@ export interface ReadTable {
   sites: 'any' | 'one' | 'all';
   /** Fixed condition selecting this cut's rows within its table. */
   where?: string;
+  /**
+   * Columns a question must read for this cut to answer it: a cut sized for exactly those columns is not the
+   * smallest for fewer (the country pairs, whose cut of country and the browser is larger than the cut of
+   * the browser alone).
+   */
+  requires?: readonly RollupColumn[];
+  /** The phases whose histograms its rows keep (absent: every phase). */
+  phases?: readonly Phase[];
   /**
    * A cut of a few thousand rows a month per site (the crypto and evidence cuts): read whole, its per-site
    * rows cost less than a second read joined by group (cells.ts, the k-sites count).
@@ -406,7 +415,39 @@ const COUNTRY_CRYPTO_COLUMNS: readonly RollupColumn[] = [
 const countryCryptoCut = (column: RollupColumn) =>
   allSitesCryptoCut('handshakes_country_crypto_cuts', 'day', ['country'], column, COUNTRY_CRYPTO_COLUMNS);
 
+/**
+ * Country with one other column, without the mix columns, per day, of every site together (migration 0036): the
+ * cells of countries compared by that column, and of the map under a filter on it, over whole days, from one row
+ * per country, value and day. Only a question holding both columns reads it (`requires`), and only for the
+ * handshake's phases (the phases chart's DNS and TCP read a cut with the mix columns); its cells' mix protection
+ * still reads a cut with the mix columns (cells.ts, jointMixCells). Its number is grouping() over the nine columns.
+ */
+const COUNTRY_PAIR_COLUMNS: readonly RollupColumn[] = [
+  'browser',
+  'source',
+  'versionEvidence',
+  'cryptoSource',
+  ...CRYPTO_ROLLUP_COLUMN_NAMES,
+  SIGNATURE_ROLLUP_COLUMN,
+];
+const countryPairCut = (column: RollupColumn): ReadTable => ({
+  name: `rollup-all-sites-by-country-${column}-alone`,
+  table: 'handshakes_country_pairs',
+  time: 'day',
+  grain: 'day',
+  expressions: 'rollup',
+  cut: ['country', column],
+  requires: ['country', column],
+  phases: HANDSHAKE_PHASES,
+  sites: 'all',
+  where: `cut = ${cutNumber([column], COUNTRY_PAIR_COLUMNS)}`,
+  siteCounts: true,
+  agg: rollupAgg,
+});
+
 export const CUTS: readonly ReadTable[] = [
+  // First: each answers only the questions holding exactly its two columns, for which none is smaller.
+  ...COUNTRY_PAIR_COLUMNS.map(countryPairCut),
   ...(['all', 'one'] as const).flatMap((sites) => CUT_COLUMNS.map((c) => cut(c, sites))),
   ...(['all', 'one'] as const).flatMap((sites) => EVIDENCE_CUT_COLUMNS.map((c) => evidenceCut(c, sites))),
   ...(['all', 'one'] as const).flatMap((sites) => COUNTRY_CUT_COLUMNS.map((c) => countryCut(c, sites))),
@@ -451,6 +492,8 @@ export interface ReadTableNeeds {
   perSite?: boolean;
   /** The site owner's own runs (cells.ts): the rollups do not keep who sent a record, so only the raw table has them. */
   ownSynthetic?: boolean;
+  /** The phases whose percentiles the cells show (absent: none, counts only). */
+  phases?: readonly Phase[];
 }
 
 /** The table (raw, or a rollup cut) a query reads: raw when asked for, else the smallest cut able to answer it exactly, else raw. */
@@ -464,7 +507,9 @@ export function chooseReadTable(q: ReadTableNeeds): ReadTable {
   const needed = [...new Set([...rollups.flatMap((r) => r!.columns), ...(byHour ? (['hour'] as const) : [])])];
   const fits = (s: ReadTable) =>
     (q.site === null && !q.perSite ? s.sites === 'all' || s.sumsSites === true : s.sites === 'one') &&
-    needed.every((c) => s.cut !== null && s.cut.includes(c));
+    needed.every((c) => s.cut !== null && s.cut.includes(c)) &&
+    (s.requires ?? []).every((c) => needed.includes(c)) &&
+    (q.phases ?? []).every((p) => !s.phases || s.phases.includes(p));
   return CUTS.find(fits) ?? RAW;
 }
 

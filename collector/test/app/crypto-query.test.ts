@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VALUE_FILTERS } from '@tlsrum/shared/query';
 import { CRYPTO_ROLLUP_COLUMNS, DIMENSION_SQL } from '../../src/query/dimensions';
 import { MIGRATIONS_DIR } from '../../src/platform/store/migrate';
 import { expectSameAsRaw, insertRecords, makeRecords, removeDir, startApp, type TestApp } from '../support/helpers';
@@ -229,6 +230,22 @@ describe('crypto dimensions', () => {
     },
   );
 
+  it.each(['group', 'pq', 'browser', 'source', 'versionEvidence', 'evidence', 'cryptoSource'])(
+    "%s with country, every site together: countries compared by it (their handshake and every phase) and the map under each of its values (where it is a filter) read the rollup, with the raw table's counts, suppression and mixes, p50 within the histogram bound",
+    async (d) => {
+      const [byCountry] = await sameAsRaw([
+        `/v1/compare?${days}&dimensions=country,${d}`,
+        `/v1/phases?${days}&dimensions=country,${d}`,
+      ]);
+      expect(new Set(byCountry!.cells.map((c) => c.key.country))).toEqual(new Set(['DE', 'FR']));
+      if (!(VALUE_FILTERS as readonly string[]).includes(d)) return;
+      const values = [...new Set(byCountry!.cells.map((c) => c.key[d]!))];
+      const maps = await sameAsRaw(values.map((v) => `/v1/map?${days}&${d}=${encodeURIComponent(v)}`));
+      // Every value's map shows a country (the check can fail).
+      expect(maps.every((m) => m.cells.some((c) => !c.suppressed))).toBe(true);
+    },
+  );
+
   it.each([...Object.keys(expected), 'versionEvidence'])(
     "%s under a source or a browser filter (a site's view on its own pages): read from the rollup over whole days, with the raw table's counts, suppression and mixes, p50 within the histogram bound",
     async (d) => {
@@ -343,5 +360,13 @@ describe('crypto dimensions', () => {
     const country = readFileSync(`${MIGRATIONS_DIR}/0029_country_crypto_cuts.sql`, 'utf8');
     const { group: _, ...others } = CRYPTO_ROLLUP_COLUMNS;
     for (const c of [...Object.values(others), signature]) expect(holds(country, c), c[1]).toBe(true);
+    // 0036 holds each of the five, the evidence and the crypto facts' source, each with country alone.
+    const pairs = readFileSync(`${MIGRATIONS_DIR}/0036_country_pairs.sql`, 'utf8');
+    const evidence = [
+      [DIMENSION_SQL.versionEvidence.raw, 'versionEvidence'],
+      [DIMENSION_SQL.cryptoSource.raw, 'cryptoSource'],
+    ] as const;
+    for (const c of [...Object.values(CRYPTO_ROLLUP_COLUMNS), signature, ...evidence])
+      expect(holds(pairs, c), c[1]).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ import { CLIENT_SAMPLE_SHARE, CLIENT_SAMPLE_TABLE } from '../../src/whatif/query
 import { BUCKETS, BUCKET_STATE_TYPE } from '../../src/query/histogram';
 import { CUTS, hourlyCutNumber } from '../../src/query/sources';
 import { DIMENSION_SQL } from '../../src/query/dimensions';
+import { ALL_PHASES } from '../../src/query/percentiles';
 import { ROLLUP_CLIENT_HASH, ROLLUP_CLIENTS, ROLLUP_CLIENTS_CAP } from '../../src/query/clients';
 import type { Store } from '../../src/platform/store/clients';
 import {
@@ -266,9 +267,11 @@ describe('store', { timeout: 180_000 }, () => {
           format: 'JSONEachRow',
         })
       ).json<{ table: string; name: string; codec: string }>();
-      // Three counts and five phases' states in every rollup, and the four mixes where it keeps them.
+      // Three counts and each phase's states in every rollup (the five, or the handshake's three where its cuts say
+      // so), and the four mixes where it keeps them.
+      const phases = (table: string) => CUTS.find((c) => c.table === table)?.phases?.length ?? ALL_PHASES.length;
       for (const target of targets)
-        expect(columns.filter((c) => c.table === target).length, target).toBeGreaterThanOrEqual(8);
+        expect(columns.filter((c) => c.table === target).length, target).toBeGreaterThanOrEqual(3 + phases(target));
       // Integers only (counts, bucket numbers) take T64 first; the mixes' keys are text.
       for (const c of columns)
         expect(c.codec, `${c.table}.${c.name}`).toBe(
@@ -395,6 +398,12 @@ describe('store', { timeout: 180_000 }, () => {
       // Rollups of every site together without per-site twins: each group counts the sites its raw rows hold.
       { what: 'the crypto columns by the hour (0028)', table: 'handshakes_crypto_per_hour', count: 5, sites: true },
       { what: 'the country and crypto cuts (0029)', table: 'handshakes_country_crypto_cuts', count: 4, sites: true },
+      {
+        what: 'country with one other column, without the mix columns (0036)',
+        table: 'handshakes_country_pairs',
+        count: 9,
+        sites: true,
+      },
     ];
     /** The hourly grain's cuts of every site by browser and by source alone (0027). */
     const HOURLY_ALL_SITES_CUTS = (['browser', 'source'] as const).map((c) =>

@@ -9,6 +9,7 @@ import {
   type ReadTableNeeds,
 } from '../../src/query/sources';
 import type { Dimension } from '../../src/query/dimensions';
+import { ALL_PHASES, HANDSHAKE_PHASES } from '../../src/query/percentiles';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -65,8 +66,8 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['stack', 'mode'], filters: ['country'] })).name).toBe(
       'rollup-all-sites-by-country-protocol-tlsVersion-resumed-handshakeClass',
     );
-    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['browser'] })).name).toBe(
-      'rollup-all-sites-by-country-browser-source',
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['browser'], site: 'a.example.com' })).name).toBe(
+      'rollup-site-by-country-browser-source',
     );
     expect(chooseReadTable(needs({ bucket: 'hour', dimensions: ['stack'] }))).toMatchObject({
       name: 'rollup-all-sites-by-hour-protocol-tlsVersion',
@@ -141,7 +142,7 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'source', 'mode'], site: 'a.example.com' }))).toMatchObject({
       where: `cut = ${0b00011}`,
     });
-    expect(chooseReadTable(needs({ dimensions: ['country', 'evidence'] }))).toMatchObject({
+    expect(chooseReadTable(needs({ dimensions: ['country', 'evidence', 'stack'] }))).toMatchObject({
       name: `rollup-all-sites-by-${['country', 'versionEvidence', ...mixes].join('-')}`,
       where: `cut = ${0b11101}`,
     });
@@ -149,8 +150,10 @@ describe('chooseReadTable', () => {
       name: `rollup-all-sites-by-${['country', 'cryptoSource', ...mixes].join('-')}`,
       where: `cut = ${0b11110}`,
     });
-    // Country with a browser alone (no mix columns): the smaller daily cut of migration 0011.
-    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['browser'] })).table).toBe('handshakes_cuts');
+    // One site's country with a browser alone (no mix columns): the smaller daily cut of migration 0011.
+    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['browser'], site: 'a.example.com' })).table).toBe(
+      'handshakes_cuts',
+    );
     // Not whole days: these cuts are daily.
     expect(chooseReadTable(needs({ dimensions: ['country', 'evidence'], from: month.from + HOUR })).name).toBe('raw');
   });
@@ -202,7 +205,7 @@ describe('chooseReadTable', () => {
 
   it("reads country with the key-exchange group or post-quantum use, and such a cell's mix columns, from the country and group cuts", () => {
     const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
-    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['pq'] }))).toMatchObject({
+    expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['pq'] }))).toMatchObject({
       table: 'handshakes_country_group_cuts',
       name: `rollup-all-sites-by-${['country', 'kxGroup', ...mixes].join('-')}`,
       where: 'cut = 1',
@@ -213,7 +216,7 @@ describe('chooseReadTable', () => {
     // The group without country: the smaller crypto cuts (0015).
     expect(chooseReadTable(needs({ dimensions: ['pq'] })).table).toBe('handshakes_crypto_cuts');
     // Country with another crypto column: the country and crypto cuts (0029).
-    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['certKey'] })).table).toBe(
+    expect(chooseReadTable(needs({ dimensions: ['country', 'mode'], filters: ['certKey'] })).table).toBe(
       'handshakes_country_crypto_cuts',
     );
   });
@@ -221,7 +224,7 @@ describe('chooseReadTable', () => {
   it("reads country with the certificate key, chain length, cipher or signature scheme, and such a cell's mix columns, for every site together from the country and crypto cuts over whole days", () => {
     // cut = grouping(certKey, chainLength, cipherSuite, sigScheme): a bit for each column aggregated away.
     const mixes = ['protocol', 'tlsVersion', 'resumed', 'handshakeClass'];
-    expect(chooseReadTable(needs({ dimensions: ['country'], filters: ['certKey'] }))).toMatchObject({
+    expect(chooseReadTable(needs({ dimensions: ['country', 'stack', 'mode'], filters: ['certKey'] }))).toMatchObject({
       table: 'handshakes_country_crypto_cuts',
       name: 'rollup-all-sites-by-country-certKey',
       cut: ['country', 'certKey', ...mixes],
@@ -234,7 +237,9 @@ describe('chooseReadTable', () => {
     expect(chooseReadTable(needs({ dimensions: ['country', 'stack'], filters: ['cipher'] })).where).toBe(
       `cut = ${0b1101}`,
     );
-    expect(chooseReadTable(needs({ dimensions: ['country', 'signatureScheme'] })).where).toBe(`cut = ${0b1110}`);
+    expect(chooseReadTable(needs({ dimensions: ['country', 'signatureScheme', 'stack'] })).where).toBe(
+      `cut = ${0b1110}`,
+    );
     // The crypto column without country: the smaller crypto and signature cuts.
     expect(chooseReadTable(needs({ dimensions: ['cipher'] })).table).toBe('handshakes_crypto_cuts');
     expect(chooseReadTable(needs({ dimensions: ['signatureScheme'] })).table).toBe('handshakes_signature_cuts');
@@ -248,6 +253,72 @@ describe('chooseReadTable', () => {
       'raw',
     );
     expect(chooseReadTable(needs({ dimensions: ['country', 'cipher'], filters: ['certKey'] })).name).toBe('raw');
+  });
+
+  it('reads the cells of country with one browser, source, evidence or crypto column, and nothing else, from the country pairs of every site together over whole days', () => {
+    // cut = grouping(browser, source, versionEvidence, cryptoSource, kxGroup, certKey, chainLength, cipherSuite,
+    // sigScheme): a bit for each column aggregated away, the first the highest.
+    const pairs: [Dimension, string, number][] = [
+      ['browser', 'browser', 0b011111111],
+      ['source', 'source', 0b101111111],
+      ['versionEvidence', 'versionEvidence', 0b110111111],
+      ['evidence', 'versionEvidence', 0b110111111],
+      ['cryptoSource', 'cryptoSource', 0b111011111],
+      ['group', 'kxGroup', 0b111101111],
+      ['pq', 'kxGroup', 0b111101111],
+      ['certKey', 'certKey', 0b111110111],
+      ['chainLength', 'chainLength', 0b111111011],
+      ['cipher', 'cipherSuite', 0b111111101],
+      ['signatureScheme', 'sigScheme', 0b111111110],
+    ];
+    for (const [dimension, column, cut] of pairs) {
+      const pair = {
+        table: 'handshakes_country_pairs',
+        name: `rollup-all-sites-by-country-${column}-alone`,
+        cut: ['country', column],
+        where: `cut = ${cut}`,
+        sites: 'all',
+        siteCounts: true,
+      };
+      // Countries compared by it, the map under a filter on it, a column under a country filter, by day.
+      expect(chooseReadTable(needs({ dimensions: ['country', dimension] })), dimension).toMatchObject(pair);
+      expect(chooseReadTable(needs({ dimensions: ['country'], filters: [dimension] })), dimension).toMatchObject(pair);
+      expect(chooseReadTable(needs({ dimensions: [dimension], filters: ['country'] })), dimension).toMatchObject(pair);
+      expect(chooseReadTable(needs({ dimensions: ['country', dimension], bucket: 'day' })), dimension).toMatchObject(
+        pair,
+      );
+      // Not with a mix column (a cell's mix protection), another column, for one site, read one site each, by
+      // the hour or over a range not in whole days; nor for one of the two alone, which smaller cuts hold.
+      const not = (n: Partial<ReadTableNeeds>) =>
+        expect(chooseReadTable(needs(n)).table, dimension).not.toBe(pair.table);
+      not({ dimensions: ['country', dimension, 'stack'] });
+      not({ dimensions: ['country', dimension], filters: [dimension === 'browser' ? 'source' : 'browser'] });
+      not({ dimensions: ['country', dimension], site: 'a.example.com' });
+      not({ dimensions: ['country', dimension], perSite: true });
+      not({ dimensions: ['country', dimension], bucket: 'hour' });
+      not({ dimensions: ['country', dimension], from: month.from + HOUR });
+      not({ dimensions: [dimension] });
+      not({ dimensions: ['country'] });
+      // The phases chart: its rows keep the handshake's phases only, not DNS and TCP.
+      expect(chooseReadTable(needs({ dimensions: ['country', dimension], phases: HANDSHAKE_PHASES })).table).toBe(
+        pair.table,
+      );
+      not({ dimensions: ['country', dimension], phases: ALL_PHASES });
+    }
+    // Every site together answered without a token counts its sites from the same rows (no join of a per-site cut).
+    const { sql } = buildCellSql(
+      {
+        table: 'rollup',
+        filters: { ...month, site: null, clientCap: 0, minSites: 3 },
+        dimensions: ['country', 'cipher'],
+        metrics: 'handshake',
+        limit: 100,
+      },
+      20,
+    );
+    expect(sql).toContain('FROM handshakes_country_pairs');
+    expect(sql).toContain('uniqUpToMerge(99)(sites) AS n_sites');
+    expect(sql).not.toContain('JOIN');
   });
 
   it("reads the evidence or the crypto facts' source without country, and such a cell's mix columns, from the evidence cuts over whole days", () => {
