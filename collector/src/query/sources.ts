@@ -60,11 +60,11 @@ export interface ReadTable {
   /** Fixed condition selecting this cut's rows within its table. */
   where?: string;
   /**
-   * Columns a question must read for this cut to answer it: a cut sized for exactly those columns is not the
-   * smallest for fewer (the country pairs, whose cut of country and the browser is larger than the cut of
-   * the browser alone).
+   * Answers only a question that reads every column of `cut`: a cut sized for exactly those columns is not the
+   * smallest for fewer (the country pairs, whose cut of country and the browser is larger than the cut of the
+   * browser alone).
    */
-  requires?: readonly RollupColumn[];
+  exact?: boolean;
   /** The phases whose histograms its rows keep (absent: every phase). */
   phases?: readonly Phase[];
   /**
@@ -418,7 +418,7 @@ const countryCryptoCut = (column: RollupColumn) =>
 /**
  * Country with one other column, without the mix columns, per day, of every site together (migration 0036): the
  * cells of countries compared by that column, and of the map under a filter on it, over whole days, from one row
- * per country, value and day. Only a question holding both columns reads it (`requires`), and only for the
+ * per country, value and day. Only a question holding both columns reads it (`exact`), and only for the
  * handshake's phases (the phases chart's DNS and TCP read a cut with the mix columns); its cells' mix protection
  * still reads a cut with the mix columns (cells.ts, jointMixCells). Its number is grouping() over the nine columns.
  */
@@ -437,7 +437,7 @@ const countryPairCut = (column: RollupColumn): ReadTable => ({
   grain: 'day',
   expressions: 'rollup',
   cut: ['country', column],
-  requires: ['country', column],
+  exact: true,
   phases: HANDSHAKE_PHASES,
   sites: 'all',
   where: `cut = ${cutNumber([column], COUNTRY_PAIR_COLUMNS)}`,
@@ -508,7 +508,7 @@ export function chooseReadTable(q: ReadTableNeeds): ReadTable {
   const fits = (s: ReadTable) =>
     (q.site === null && !q.perSite ? s.sites === 'all' || s.sumsSites === true : s.sites === 'one') &&
     needed.every((c) => s.cut !== null && s.cut.includes(c)) &&
-    (s.requires ?? []).every((c) => needed.includes(c)) &&
+    (!s.exact || s.cut!.every((c) => needed.includes(c))) &&
     (q.phases ?? []).every((p) => !s.phases || s.phases.includes(p));
   return CUTS.find(fits) ?? RAW;
 }

@@ -4,7 +4,7 @@
 -- columns too (0016, 0018, 0029), which a cell's mix protection reads (query/cells.ts, jointMixCells); a cell's
 -- own figures read the same rows there, about twenty times this table's for the same question, and merging their
 -- histograms was most of the comparison's time (a month of ten million records: 130 000 rows, 90-190 ms,
--- against 8 000 here). Only questions holding country and that column read it (query/sources.ts, `requires`):
+-- against 8 000 here). Only questions holding country and that column read it (query/sources.ts, `exact`):
 -- for fewer columns a smaller cut answers.
 -- Of every site together only, as 0029: one site's such figures read its site's cuts. Its `site` is always ''
 -- (every site together), as in the other rollups' rows of every site: a cluster shards the tables that have one
