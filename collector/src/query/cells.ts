@@ -12,7 +12,7 @@ import { VALUE_FILTERS, widenedRange, type ValueFilterName } from '@tlsrum/share
 import type { Cell, Quantiles } from '@tlsrum/shared/query/schemas';
 import { dimensionSql, filterDimension, MIXES, type Dimension, type MixName, type Table } from './dimensions';
 import { JOINT_COLUMNS, jointComboSql, MIX_VALUES, protectMix, type JointCells } from './mix-protection';
-import { ALL_PHASES, HANDSHAKE_PHASES } from './percentiles';
+import { ALL_PHASES, HANDSHAKE_PHASES, type Phase } from './percentiles';
 import { cappedPerCell, countedRows } from './counted';
 import { chooseReadTable, RAW, rangeColumn, type ReadTable, type ReadTableNeeds } from './sources';
 import { heavyWhen } from '../platform/store/query-pool';
@@ -45,6 +45,10 @@ export interface Filters extends ValueFilters {
 
 /** `counts`: records and clients only (the joint cells behind a handshake cell's mixes). */
 export type MetricSet = 'handshake' | 'phases' | 'counts';
+
+/** The phases whose percentiles a metric set shows: every phase, the handshake's, or none (counts only). */
+const phasesOf = (metrics: MetricSet): readonly Phase[] =>
+  metrics === 'phases' ? ALL_PHASES : metrics === 'handshake' ? HANDSHAKE_PHASES : [];
 export type Bucket = 'hour' | 'day';
 
 /**
@@ -104,7 +108,7 @@ export function buildCellSql(
     to: q.filters.to,
     minClients,
     ownSynthetic: q.filters.ownSynthetic,
-    phases: q.metrics === 'phases' ? ALL_PHASES : q.metrics === 'handshake' ? HANDSHAKE_PHASES : [],
+    phases: phasesOf(q.metrics),
   };
   const perSite = chooseReadTable({ ...needs, perSite: spanSites });
   // The k-sites count needs the sites behind each group. On the larger rollups the cells' metrics come from
@@ -124,8 +128,7 @@ export function buildCellSql(
   const metrics = [`${a.records} AS n_records`, `${a.clients} AS n_clients`];
   // Registered sites behind the cell (unregistered records have site ''): the k-sites rule's count.
   if (spanSites && !sitesApart) metrics.push(`${sitesInRows ? ROLLUP_SITES : SITES_SQL} AS n_sites`);
-  if (q.metrics !== 'counts')
-    for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) metrics.push(`${a.quantiles(p)} AS q_${p}`);
+  for (const p of phasesOf(q.metrics)) metrics.push(`${a.quantiles(p)} AS q_${p}`);
   // A handshake cell's mixes come from its joint cells (jointMixCells), which protect its small sub-groups.
   if (q.metrics === 'handshake') metrics.push(`${a.evidenced} AS n_evidenced`, `${a.inferred} AS n_inferred`);
 
@@ -276,7 +279,7 @@ export function toCell(
   cell.clients = clients;
   if (clientsCap !== undefined && clients >= clientsCap) cell.clientsCapped = true;
   if (fewClients(records, clients, minClients, cap)) cell.fewClients = true;
-  for (const p of q.metrics === 'phases' ? ALL_PHASES : HANDSHAKE_PHASES) cell[p] = quantiles(row[`q_${p}`]);
+  for (const p of phasesOf(q.metrics)) cell[p] = quantiles(row[`q_${p}`]);
   if (q.metrics === 'handshake') {
     cell.mix = mix?.(records) ?? emptyMix();
     cell.evidence = {

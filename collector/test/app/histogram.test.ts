@@ -27,16 +27,13 @@ import {
   withSortedBuckets,
 } from '../../src/query/histogram';
 import { ALL_PHASES, PERCENTILES } from '../../src/query/percentiles';
-import { CUTS } from '../../src/query/sources';
 import { openStore, type Store } from '../../src/platform/store/clients';
 import { migrate, rollupViewsInForce } from '../../src/platform/store/migrate';
-import { freshStoreDir, removeDir } from '../support/helpers';
+import { freshStoreDir, keptPhases, removeDir } from '../support/helpers';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
 const DAYS = 8;
-/** The phases whose histograms a rollup keeps: every phase, or those its cuts declare (sources.ts). */
-const keptPhases = (table: string) => CUTS.find((c) => c.table === table)?.phases ?? ALL_PHASES;
 const end = Math.floor(Date.now() / DAY) * DAY;
 const from = end - DAYS * DAY;
 

@@ -13,6 +13,8 @@ import { toRow } from '../../src/ingest/to-row';
 import { loadConfig } from '../../src/platform/config';
 import { openStore, type Store } from '../../src/platform/store/clients';
 import { viewsInForce } from '../../src/platform/store/migrate';
+import { ALL_PHASES, type Phase } from '../../src/query/percentiles';
+import { CUTS } from '../../src/query/sources';
 import { freshStoreDir } from './store-template';
 
 export interface TestApp {
@@ -193,3 +195,7 @@ export function metricValue(text: string, series: string): number | undefined {
   }
   return undefined;
 }
+
+/** The phases whose histograms a rollup table keeps: those its cuts declare (query/sources.ts), else every phase. */
+export const keptPhases = (table: string): readonly Phase[] =>
+  CUTS.find((c) => c.table === table)?.phases ?? ALL_PHASES;
