@@ -1,23 +1,23 @@
--- Country with one other column, per day, for every site together, without the columns a handshake cell's
--- mixes come from: the cells of countries compared by a browser, source, evidence or crypto column, and of the
--- map under a filter on one of them, over whole days. The cuts that hold country with such a column keep the mix
--- columns too (0016, 0018, 0029), which a cell's mix protection reads (query/cells.ts, jointMixCells); a cell's
--- own figures read the same rows there, about twenty times this table's for the same question, and merging their
--- histograms was most of the comparison's time (a month of ten million records: 130 000 rows, 90-190 ms,
--- against 8 000 here). Only questions holding country and that column read it (query/sources.ts, `exact`):
--- for fewer columns a smaller cut answers.
--- Of every site together only, as 0029: one site's such figures read its site's cuts. Its `site` is always ''
--- (every site together), as in the other rollups' rows of every site: a cluster shards the tables that have one
--- (platform/store/cluster.ts), and this one is filled on each shard from that shard's records.
--- The same rows and normalised values as the other cuts (plausible, not `capped`); percentiles in the same
--- log-scale buckets, kept sparse, of the handshake's phases only (TLS, connect, TTFB: what a comparison and the map
--- show; the phases chart's DNS and TCP read the cuts with the mix columns, and were a third of this table's bytes); counts and buckets with T64 (0031); distinct clients as 4-byte hashes (0020);
--- the registered sites behind each row (0024), which the k-sites rule of answers without a token counts. `cut`
--- is grouping() over the nine columns, a bit set for each column aggregated away (query/sources.ts derives it).
--- Sorted by those columns before country and the day, in granules of 256 rows (a cut holds a few thousand rows a
--- month): a filter on one value, or on one country, reads the granules holding its rows, not the cut's whole month.
--- The columns are in the order of the view's SELECT: the migration runner's backfill inserts it by position,
--- filling this table from the records already stored (days whose raw records have expired stay empty here).
+-- Country with one other column, per day, for every site together, without the columns a handshake cell's mixes come
+-- from: the cells of countries compared by a browser, source, evidence or crypto column, and of the map under a
+-- filter on one of them, over whole days. The cuts that hold country with such a column keep the mix columns too
+-- (0016, 0018, 0029), which a cell's mix protection reads (query/cells.ts, jointMixCells); a cell's own figures read
+-- the same rows there, about twenty times this table's for the same question, and merging their histograms was most
+-- of the comparison's time (a month of ten million records: 130 000 rows, 90-190 ms, against 8 000 here). Only
+-- questions holding country and that column read it (query/sources.ts, `exact`): for fewer columns a smaller cut
+-- answers. Of every site together only, as 0029: one site's such figures read its site's cuts. Its `site` is always
+-- '' (every site together), as in the other rollups' rows of every site: a cluster shards the tables that have one
+-- (platform/store/cluster.ts), and this one is filled on each shard from that shard's records. The same rows and
+-- normalised values as the other cuts (plausible, not `capped`); percentiles in the same log-scale buckets, kept
+-- sparse, of the handshake's phases only (TLS, connect, TTFB: what a comparison and the map show; the phases chart's
+-- DNS and TCP read the cuts with the mix columns, and were a third of this table's bytes); counts and buckets with
+-- T64 (0031); distinct clients as 4-byte hashes (0020); the registered sites behind each row (0024), which the
+-- k-sites rule of answers without a token counts. `cut` is grouping() over the nine columns, a bit set for each
+-- column aggregated away (query/sources.ts derives it). Sorted by those columns before country and the day, in
+-- granules of 256 rows (a cut holds a few thousand rows a month): a filter on one value, or on one country, reads the
+-- granules holding its rows, not the cut's whole month. The columns are in the order of the view's SELECT: the
+-- migration runner's backfill inserts it by position, filling this table from the records already stored (days whose
+-- raw records have expired stay empty here).
 CREATE TABLE IF NOT EXISTS handshakes_country_pairs
 (
     cut                UInt16,
