@@ -14,7 +14,7 @@ import { HANDSHAKE_CLASSES, type HandshakeClass } from '@tlsrum/shared';
 import { SCENARIOS, type ScenarioName } from '@tlsrum/shared/query';
 import type { WhatIfAccounting, WhatIfResult, WhatIfScenario } from '@tlsrum/shared/query/schemas';
 import { median, quantilesInPlace } from './order-statistics';
-import { runNow, SLICE, type Work } from './work';
+import { runNow, SLICE, type Work } from '../platform/work';
 
 export interface Connection {
   dns: number;
@@ -314,7 +314,7 @@ export function model(
   return runNow(modelling(all, regionOf, profile));
 }
 
-/** `model` as work that may pause between slices of its loops (work.ts): the collector runs it so. */
+/** `model` as work that may pause between slices of its loops (platform/work.ts): the collector runs it so. */
 export function* modelling(
   all: readonly Connection[],
   regionOf: (c: Connection) => string = () => '',
@@ -452,7 +452,7 @@ export function summarise(
   return runNow(summarising(m, start, end, quicRoundTrips));
 }
 
-/** `summarise` as work that may pause between its passes over the connections (work.ts). */
+/** `summarise` as work that may pause between its passes over the connections (platform/work.ts). */
 export function* summarising(
   m: Modelled,
   start = 0,

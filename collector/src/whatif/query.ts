@@ -18,7 +18,7 @@ import type { Connection } from './model';
 import { countedRows } from '../query/counted';
 import { answerText } from '../platform/store/answer-text';
 import { CLIENT_SAMPLE_TABLE } from '../platform/store/migrate';
-import { runBetweenRequests, SLICE, type Work } from './work';
+import { runBetweenRequests, SLICE, type Work } from '../platform/work';
 import { heavyQuery, heavyWhen } from '../platform/store/query-pool';
 import { RAW } from '../query/sources';
 
@@ -211,7 +211,7 @@ export async function queryConnections(
     }),
   );
   // Up to `limit` rows: read as text and turned into connections a slice at a time, pausing for the
-  // collector's other requests (work.ts), instead of all at once.
+  // collector's other requests (platform/work.ts), instead of all at once.
   return runBetweenRequests(connectionsOf(await answerText(rs)));
 }
 

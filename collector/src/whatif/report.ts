@@ -18,7 +18,7 @@ import {
 } from './model';
 import { backgroundQuery } from '../platform/store/query-pool';
 import { probeCertFacts } from './profile';
-import { runBetweenRequests, SLICE, type Work } from './work';
+import { runBetweenRequests, SLICE, type Work } from '../platform/work';
 import {
   queryConnections,
   queryRegionClients,
@@ -69,7 +69,7 @@ export async function whatIf(client: ClickHouseClient, q: WhatIfQuery, minClient
   const short = fewConnections <= total / 2 ? few : [];
   // Each connection is modelled once, with its own region's RTT; the whole and each region are then
   // summarised from the same per-connection figures (a region read again whole, from that read's). This is
-  // synchronous work over up to `limit` connections: it pauses for the collector's other requests (work.ts),
+  // synchronous work over up to `limit` connections: it pauses for the collector's other requests (platform/work.ts),
   // so a what-if never holds every other reader until it is done. For a reader, every region that may be
   // shown is modelled while the small ones are read again (the store reads in threads of its own), and only
   // the ones shown are kept: regions are modelled apart, so that gives what modelling the shown ones alone

@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { HandshakeRecord } from '@tlsrum/shared';
-import { ClientCapCounter } from '../../src/ingest/client-cap';
+import { ClientCapCounter, type StoredCount } from '../../src/ingest/client-cap';
+import { runBetweenRequests, runNow, SLICE } from '../../src/platform/work';
 import { makeBatch, makeRecords, postBatch, removeDir, startApp, storedRows } from '../support/helpers';
 
 const DAY = 86_400_000;
@@ -81,6 +82,55 @@ describe('ClientCapCounter: K per token, UTC day and site', () => {
   });
 });
 
+describe('the counts stored before a start (seeding)', () => {
+  // Tokens 0–2 are at K or over, 3–5 one under it, the rest have one record: smallest counts first, as the store gives them.
+  const counts: StoredCount[] = Array.from({ length: 3 * SLICE + 17 }, (_, i): StoredCount => {
+    const token = 3 * SLICE + 16 - i;
+    return {
+      clientToken: `seeded-${token}`,
+      day: D / DAY,
+      site: 'shop.example',
+      n: token < 3 ? K + token : token < 6 ? K - 1 : 1,
+    };
+  });
+  /** How many more records each of a few tokens may count after the seed (counting them). */
+  const room = (c: ClientCapCounter) =>
+    [0, 1, 2, 3, 4, 5, 6, 3 * SLICE + 16].map((t) =>
+      counted(
+        c,
+        Array.from({ length: K + 1 }, () => record(`seeded-${t}`, D + 1000)),
+      ),
+    );
+
+  it('hands the thread back between slices of the counts, and counts exactly what counting them at once does', async () => {
+    const now = new ClientCapCounter({ perCell: K, maxEntries: 100_000 });
+    runNow(now.seeding(counts));
+    const paused = new ClientCapCounter({ perCell: K, maxEntries: 100_000 });
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    // A budget of 0 ms pauses at every point it may: one per slice of counts.
+    await runBetweenRequests(paused.seeding(counts), 0);
+    ticking = false;
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(counts.length / SLICE));
+    expect(paused.size).toBe(now.size);
+    // Counting more records changes the counter: each is asked once.
+    const left = room(now);
+    expect(room(paused)).toEqual(left);
+    expect(left).toEqual([0, 0, 0, 1, 1, 1, K - 1, K - 1]);
+  });
+
+  it('seeds nothing at K = 0', () => {
+    const c = new ClientCapCounter({ perCell: 0, maxEntries: 100 });
+    runNow(c.seeding(counts));
+    expect(c.size).toBe(0);
+  });
+});
+
 describe('the marks across a restart (real embedded store)', () => {
   it('a restarted collector goes on counting from the records stored before it started', async () => {
     const env = { CLIENT_RECORDS_PER_CELL_DAY: String(K), TOKENS_PER_ADDRESS: '0' };
@@ -103,6 +153,8 @@ describe('the marks across a restart (real embedded store)', () => {
       try {
         await second.app.clientCapSeeded;
         expect(second.logs()).toContain('per-client cap: counts of the open days taken from the store');
+        // Read as background work: no reader of the freshly started collector waits behind it.
+        expect(second.app.store.queryPool.counts.background).toBeGreaterThanOrEqual(1);
         await send(second.app, 4);
         const stored = await storedRows(second.app);
         expect(stored).toHaveLength(8);

@@ -14,7 +14,7 @@ import {
   type Connection,
   type Modelled,
 } from '../../src/whatif/model';
-import { runBetweenRequests, runNow, SLICE } from '../../src/whatif/work';
+import { runBetweenRequests, runNow, SLICE } from '../../src/platform/work';
 import { querySignal } from '../../src/platform/store/query-pool';
 
 /** Connections of three regions, of every transport, class and repeat, with spread timings. */

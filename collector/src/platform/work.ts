@@ -2,11 +2,11 @@
  * Long synchronous work written once, run two ways. A step is a generator that `yield`s wherever it may
  * pause (between slices of its loops); `runNow` runs it to the end at once (the pure API, tests, the lab),
  * `runBetweenRequests` hands the thread back to the collector's other requests whenever `budgetMs` of work
- * has passed since it last did, so a what-if over half a million connections never holds a light reader
- * for longer than that; and stops there when the request it works for is gone (the reader left), as its
- * queries do (query-pool.ts).
+ * has passed since it last did, so neither a what-if over half a million connections nor the per-client
+ * cap's start-up counts (ingest/client-cap.ts) hold a light reader for longer than that; and stops there
+ * when the request it works for is gone (the reader left), as its queries do (store/query-pool.ts).
  */
-import { querySignal } from '../platform/store/query-pool';
+import { querySignal } from './store/query-pool';
 
 export type Work<T> = Generator<void, T, void>;
 
