@@ -73,6 +73,12 @@ afterAll(async () => {
 });
 
 describe('site profiles', () => {
+  it('a rebuild reads as background work: no reader waits behind it', async () => {
+    const before = t.app.store.queryPool.counts.background;
+    await t.app.profiles.refresh();
+    expect(t.app.store.queryPool.counts.background).toBeGreaterThanOrEqual(before + 2);
+  });
+
   it('GET /v1/sites keeps its list and adds each site’s profile', async () => {
     const body = (await t.app.inject({ url: '/v1/sites' })).json();
     expect(body.sites).toEqual([SITE, SPLIT]);

@@ -14,6 +14,7 @@ import {
   type ProfileClaims,
   type SiteProfile,
 } from '@tlsrum/shared';
+import { backgroundQuery } from '../../platform/store/query-pool';
 import { readProfileSources } from './store';
 
 export class SiteProfiles {
@@ -63,12 +64,10 @@ export class SiteProfiles {
   private async rebuild(): Promise<void> {
     const sites = this.sites();
     const now = this.now();
-    const { probes, observations } = await readProfileSources(
-      this.client,
-      sites,
-      now,
-      PROFILE_MAX_PROBE_AGE_MS,
-      PROFILE_WINDOW_MS,
+    // Work no reader waits for (at the collector's start, every few minutes, after each probe cycle): it
+    // reads the sites' raw rows of the profile window, so it goes after the readers (store/query-pool.ts).
+    const { probes, observations } = await backgroundQuery.run(true, () =>
+      readProfileSources(this.client, sites, now, PROFILE_MAX_PROBE_AGE_MS, PROFILE_WINDOW_MS),
     );
     const profiles = new Map<string, SiteProfile>();
     const claims = new Map<string, { tls13: ProfileClaims | null; older: ProfileClaims | null }>();
