@@ -24,7 +24,7 @@ import { MAX_CLOCK_SKEW_MS } from './steps';
 import { LruMap } from './lru-map';
 import { answerText } from '../platform/store/answer-text';
 import { backgroundQuery } from '../platform/store/query-pool';
-import { runBetweenRequests, SLICE, type Work } from '../platform/work';
+import { compactRows, runBetweenRequests, SLICE, type Work } from '../platform/work';
 
 export interface ClientCapOptions {
   /** Records counted per client, UTC day and site (CLIENT_RECORDS_PER_CELL_DAY); 0: none marked. */
@@ -180,22 +180,14 @@ export async function seedClientCap(
       }),
     ),
   );
-  const counts = await runBetweenRequests(storedCounts(text));
+  const counts = await runBetweenRequests(
+    compactRows(text, ([clientToken, day, site, n]): StoredCount => ({
+      clientToken: String(clientToken),
+      day: Number(day),
+      site: String(site),
+      n: Number(n),
+    })),
+  );
   await runBetweenRequests(counter.seeding(counts));
   return counts.length;
-}
-
-/** The seed query's rows (JSONCompactEachRow: one JSON array per line), a slice at a time. */
-function* storedCounts(text: string): Work<StoredCount[]> {
-  const out: StoredCount[] = [];
-  for (let at = 0, line = 0; at < text.length; line++) {
-    if (line % SLICE === 0) yield;
-    const end = text.indexOf('\n', at);
-    const row = text.slice(at, end === -1 ? text.length : end);
-    at = end === -1 ? text.length : end + 1;
-    if (!row) continue;
-    const [clientToken, day, site, n] = JSON.parse(row) as [string, number, string, number];
-    out.push({ clientToken, day: Number(day), site, n: Number(n) });
-  }
-  return out;
 }

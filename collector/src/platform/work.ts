@@ -43,3 +43,19 @@ export async function runBetweenRequests<T>(work: Work<T>, budgetMs = 10): Promi
     }
   }
 }
+
+/**
+ * The rows of a store's answer in JSONCompactEachRow (one JSON array per line), each turned into a `T` by
+ * `row`, a slice of lines at a time: tens of thousands of rows parse in tens of milliseconds.
+ */
+export function* compactRows<T>(text: string, row: (values: unknown[]) => T): Work<T[]> {
+  const out: T[] = [];
+  for (let at = 0, line = 0; at < text.length; line++) {
+    if (line % SLICE === 0) yield;
+    const end = text.indexOf('\n', at);
+    const values = text.slice(at, end === -1 ? text.length : end);
+    at = end === -1 ? text.length : end + 1;
+    if (values) out.push(row(JSON.parse(values) as unknown[]));
+  }
+  return out;
+}

@@ -18,7 +18,7 @@ import type { Connection } from './model';
 import { countedRows } from '../query/counted';
 import { answerText } from '../platform/store/answer-text';
 import { CLIENT_SAMPLE_TABLE } from '../platform/store/migrate';
-import { runBetweenRequests, SLICE, type Work } from '../platform/work';
+import { compactRows, runBetweenRequests } from '../platform/work';
 import { heavyQuery, heavyWhen } from '../platform/store/query-pool';
 import { RAW } from '../query/sources';
 
@@ -212,20 +212,7 @@ export async function queryConnections(
   );
   // Up to `limit` rows: read as text and turned into connections a slice at a time, pausing for the
   // collector's other requests (platform/work.ts), instead of all at once.
-  return runBetweenRequests(connectionsOf(await answerText(rs)));
-}
-
-/** The connections of the query's rows (JSONCompactEachRow: one JSON array per line). */
-function* connectionsOf(text: string): Work<RegionConnection[]> {
-  const out: RegionConnection[] = [];
-  for (let at = 0, line = 0; at < text.length; line++) {
-    if (line % SLICE === 0) yield;
-    const end = text.indexOf('\n', at);
-    const row = text.slice(at, end === -1 ? text.length : end);
-    at = end === -1 ? text.length : end + 1;
-    if (row) out.push(connectionOf(JSON.parse(row) as Row));
-  }
-  return out;
+  return runBetweenRequests(compactRows(await answerText(rs), (values) => connectionOf(values as Row)));
 }
 
 function connectionOf([

@@ -9,6 +9,7 @@ import type { HandshakeRecord } from '@tlsrum/shared';
 import { ClientCapCounter, type StoredCount } from '../../src/ingest/client-cap';
 import { runBetweenRequests, runNow, SLICE } from '../../src/platform/work';
 import { makeBatch, makeRecords, postBatch, removeDir, startApp, storedRows } from '../support/helpers';
+import { countTurns } from '../support/turns';
 
 const DAY = 86_400_000;
 const K = 5;
@@ -106,17 +107,10 @@ describe('the counts stored before a start (seeding)', () => {
     const now = new ClientCapCounter({ perCell: K, maxEntries: 100_000 });
     runNow(now.seeding(counts));
     const paused = new ClientCapCounter({ perCell: K, maxEntries: 100_000 });
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countTurns();
     // A budget of 0 ms pauses at every point it may: one per slice of counts.
     await runBetweenRequests(paused.seeding(counts), 0);
-    ticking = false;
-    expect(turns).toBeGreaterThanOrEqual(Math.floor(counts.length / SLICE));
+    expect(turns.stop()).toBeGreaterThanOrEqual(Math.floor(counts.length / SLICE));
     expect(paused.size).toBe(now.size);
     // Counting more records changes the counter: each is asked once.
     const left = room(now);

@@ -16,6 +16,7 @@ import {
 } from '../../src/whatif/model';
 import { runBetweenRequests, runNow, SLICE } from '../../src/platform/work';
 import { querySignal } from '../../src/platform/store/query-pool';
+import { countTurns } from '../support/turns';
 
 /** Connections of three regions, of every transport, class and repeat, with spread timings. */
 function connections(n: number): (Connection & { country: string })[] {
@@ -57,20 +58,13 @@ const profile = {
 describe('the what-if between requests', () => {
   it('pauses between slices for what waits: other callbacks run while it models and summarises', async () => {
     const conns = connections(4 * SLICE);
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countTurns();
     // A budget of 0 ms pauses at every point it may: the passes over 4 slices of connections.
     const m = await runBetweenRequests(modelling(conns, regionOf, null), 0);
-    const afterModel = turns;
+    const afterModel = turns.count;
     await runBetweenRequests(summarisingAll(m), 0);
-    ticking = false;
     expect(afterModel).toBeGreaterThanOrEqual(4 * m.effects.length);
-    expect(turns - afterModel).toBeGreaterThanOrEqual(4);
+    expect(turns.stop() - afterModel).toBeGreaterThanOrEqual(4);
   });
 
   it('gives the figures it gives run at once, for the whole and each region', async () => {
