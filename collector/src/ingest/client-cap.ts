@@ -95,8 +95,8 @@ export class ClientCapCounter {
   /**
    * Adds stored counts (records that arrived before this process started) to the counts of the records
    * since, in the order given: the caller gives the largest last, so the least recently seen keys forgotten
-   * first are the smallest. Work that may pause between slices (platform/work.ts): each count is a keyed
-   * hash of its token.
+   * first are the smallest. Work that may pause between slices (platform/work.ts): each count hashes its
+   * token with the secret.
    */
   *seeding(counts: readonly StoredCount[]): Work<void> {
     if (this.o.perCell <= 0) return;
