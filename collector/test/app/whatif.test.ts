@@ -373,6 +373,47 @@ describe('GET /v1/whatif on a real store', () => {
     expect(accounting('US')?.repeatShare).toBe(0);
   });
 
+  it('counts a repeat only after an earlier connection within the ticket lifetime: connections opened in the same millisecond are not repeats of each other', async () => {
+    // 40 clients in DE, 50 h back (apart from the other tests' records), each opening two connections in the
+    // same millisecond (a page's parallel connections), one 10 minutes later and one 2 hours after that.
+    const from = now - 50 * hour;
+    const [base] = generate({
+      from,
+      to: from + 1,
+      clients: 1,
+      records: 1,
+      rtt: 30,
+      fullTls: 60,
+      resumedTls: 30,
+      resumedShare: 0,
+      tls13Share: 0,
+      h3Share: 0,
+      jitter: 0,
+      dnsShare: 0,
+      site: 'ties.example',
+      country: 'DE',
+      seed: 23,
+    });
+    const offsets = [0, 0, 10 * 60_000, 130 * 60_000];
+    await insertRows(
+      t.app.store.ingest,
+      Array.from({ length: 40 }, (_, client) =>
+        offsets.map((offset) => ({ ...base!, ts: from + client * 1000 + offset, clientToken: `ties-${client}` })),
+      ).flat(),
+    );
+    const report = await whatIf(
+      t.app.store.query,
+      { site: 'ties.example', from, to: from + 3 * hour, filters: {}, ticketLifetimeMs: hour, limit: 200_000 },
+      20,
+    );
+    const region = report.regions.find((r) => r.country === 'DE');
+    const accounting = region && 'result' in region ? region.result?.accounting : undefined;
+    expect(accounting?.connections).toBe(160);
+    // Per client: the pair (neither earlier than the other) and the one 2 h on (past the hour) are first
+    // visits; the one 10 minutes on repeats. The same records give the same answer every time.
+    expect(accounting?.repeatShare).toBe(0.25);
+  });
+
   it('answers every field the report computes (the response schema serialises, it drops nothing)', async () => {
     const range = { from: now - 3 * hour, to: now + 1000 };
     const res = await get(`site=lab.example&from=${range.from}&to=${range.to}`);
