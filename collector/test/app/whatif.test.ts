@@ -46,6 +46,24 @@ const savings = (r: ReturnType<typeof analyse>) =>
     { p50: number; p75: number }
   >;
 
+/** Full TLS 1.2 handshakes on a 30 ms path, nothing resumed, no DNS, no jitter (the repeat tests' traffic). */
+const STEADY_TLS12 = {
+  rtt: 30,
+  fullTls: 60,
+  resumedTls: 30,
+  resumedShare: 0,
+  tls13Share: 0,
+  h3Share: 0,
+  jitter: 0,
+  dnsShare: 0,
+};
+
+/** A shown region's accounting in a report, or undefined. */
+function accountingOf(report: Awaited<ReturnType<typeof whatIf>>, country: string) {
+  const region = report.regions.find((r) => r.country === country);
+  return region && 'result' in region ? region.result?.accounting : undefined;
+}
+
 describe('what-if model', () => {
   it('saves round-trip counts × RTT for TLS 1.2 full handshakes', () => {
     // 80 % repeat connections, so p50 and p75 both fall on repeat connections.
@@ -341,20 +359,7 @@ describe('GET /v1/whatif on a real store', () => {
     // 40 clients × 10 connections within 2 h in each region, 30 h back (apart from the other tests' records):
     // in DE to a registered site, in US to sites that are not registered (stored without a hostname).
     const from = now - 30 * hour;
-    const traffic = {
-      from,
-      to: from + 2 * hour,
-      clients: 40,
-      records: 400,
-      rtt: 30,
-      fullTls: 60,
-      resumedTls: 30,
-      resumedShare: 0,
-      tls13Share: 0,
-      h3Share: 0,
-      jitter: 0,
-      dnsShare: 0,
-    };
+    const traffic = { ...STEADY_TLS12, from, to: from + 2 * hour, clients: 40, records: 400 };
     await insertRows(t.app.store.ingest, [
       ...generate({ ...traffic, site: 'repeat.example', country: 'DE', seed: 21 }),
       ...generate({ ...traffic, site: '', country: 'US', seed: 22 }),
@@ -364,10 +369,7 @@ describe('GET /v1/whatif on a real store', () => {
       { site: null, from, to: from + 2 * hour, filters: {}, ticketLifetimeMs: 24 * hour, limit: 200_000 },
       20,
     );
-    const accounting = (c: string) => {
-      const region = report.regions.find((r) => r.country === c);
-      return region && 'result' in region ? region.result?.accounting : undefined;
-    };
+    const accounting = (c: string) => accountingOf(report, c);
     expect(accounting('DE')?.repeatShare).toBe(0.9);
     expect(accounting('US')?.connections).toBe(400);
     expect(accounting('US')?.repeatShare).toBe(0);
@@ -378,18 +380,11 @@ describe('GET /v1/whatif on a real store', () => {
     // same millisecond (a page's parallel connections), one 10 minutes later and one 2 hours after that.
     const from = now - 50 * hour;
     const [base] = generate({
+      ...STEADY_TLS12,
       from,
       to: from + 1,
       clients: 1,
       records: 1,
-      rtt: 30,
-      fullTls: 60,
-      resumedTls: 30,
-      resumedShare: 0,
-      tls13Share: 0,
-      h3Share: 0,
-      jitter: 0,
-      dnsShare: 0,
       site: 'ties.example',
       country: 'DE',
       seed: 23,
@@ -406,8 +401,7 @@ describe('GET /v1/whatif on a real store', () => {
       { site: 'ties.example', from, to: from + 3 * hour, filters: {}, ticketLifetimeMs: hour, limit: 200_000 },
       20,
     );
-    const region = report.regions.find((r) => r.country === 'DE');
-    const accounting = region && 'result' in region ? region.result?.accounting : undefined;
+    const accounting = accountingOf(report, 'DE');
     expect(accounting?.connections).toBe(160);
     // Per client: the pair (neither earlier than the other) and the one 2 h on (past the hour) are first
     // visits; the one 10 minutes on repeats. The same records give the same answer every time.
