@@ -97,7 +97,7 @@ const repeatKeys = (rows: string) => `
  * The clients sampled: a client token is in when the hash of the token falls in the first `share` of its
  * range, with `share` = SAMPLE_HEADROOM × limit / the range's connections (all of them when that is 1 or
  * more). All of a sampled client's connections are read, so its repeats are exact, and only theirs go
- * through the window below: the work grows with `limit`. The raw table is read whole over the range to hash
+ * through the repeats' window: the work grows with `limit`. The raw table is read whole over the range to hash
  * its tokens; a share of at most CLIENT_SAMPLE_SHARE reads the client sample's table instead, whose sort key
  * (site, the token's hash) holds the sampled clients first: the read grows with `limit`, not with the records
  * stored. `countries`, when not empty, keeps only those regions (the report reads small regions again whole:
