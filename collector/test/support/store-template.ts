@@ -7,8 +7,9 @@
  * point (store.test.ts, upgrade.test.ts), on folders of their own.
  *
  * `global-setup.ts` builds the template in a child process (the test runner's own process never loads the
- * store) and provides its path; where a project provides none, a fresh folder stays empty and the collector
- * applies the migrations itself, as in production.
+ * store) and provides its path; where a project provides none, or outside a test run (`pnpm lab:accuracy` starts
+ * the extension's test collector for its extension arm), a fresh folder stays empty and the collector applies
+ * the migrations itself, as in production.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +26,8 @@ declare module 'vitest' {
 
 /** Makes `dir` (created when absent, else empty) a store with the migrations applied, when the run has a template. */
 export function seedStore(dir: string): string {
-  const template = inject('storeTemplate');
+  // Outside a test run `inject` throws: Vitest sets VITEST in its workers' environment.
+  const template = process.env.VITEST ? inject('storeTemplate') : undefined;
   mkdirSync(dir, { recursive: true });
   if (template) cpSync(template, dir, { recursive: true, verbatimSymlinks: true });
   return dir;
