@@ -7,4 +7,5 @@ export const PROBE_LAB_FILES = [
   'test/probe-main-lab.test.ts',
   'test/cert-key.test.ts',
   'test/crypto-lab.test.ts',
+  'test/cli-args.test.ts',
 ] as const;

@@ -47,10 +47,16 @@ if (family === 'bench' && (!name || name === '--help' || name === 'help')) {
       .map((m) => `  ${m}`)
       .join('\n')}`,
   );
-  console.log('\nWhat each measures and its latest figures: BENCHMARKS.md.');
+  console.log('\n`pnpm bench <name> --help`: what it measures, against what, its goal and its settings.');
+  console.log('What each measures and its latest figures: BENCHMARKS.md.');
   process.exit(name ? 0 : 1);
 }
-if (f.systemDeps) run('node', [new URL('./ensure-system-deps.mjs', import.meta.url).pathname]);
+const help = rest.includes('--help') || rest.includes('-h');
+// A bench's help is its entry in the benches' catalogue (bench/help.ts); the lab's commands print their own.
+if (family === 'bench' && help) run('pnpm', ['--silent', '--filter', '@tlsrum/bench', 'exec', 'tsx', 'help.ts', name]);
+if (family === 'bench' && help) process.exit(0);
+if (f.systemDeps && !help && name !== '--help' && name !== '-h')
+  run('node', [new URL('./ensure-system-deps.mjs', import.meta.url).pathname]);
 const script = members[name] ?? f.fallback;
 if (!script || !scripts[script]) {
   console.error(`pnpm ${family}: no "${name}" — one of: ${Object.keys(members).join(', ')}`);

@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { benchHelp } from '../help';
 import { BENCHES } from '../lib/catalogue';
 import { appendResult, commitOf, RESULTS_FILE } from '../lib/results';
 import { BENCHMARKS_FILE, currentResults, parseResults, renderBenchmarks } from '../report';
@@ -74,6 +76,32 @@ describe('the bench catalogue', () => {
   it('describes every bench script of bench/package.json', () => {
     for (const name of scripts('bench'))
       expect(BENCHES.map((b) => b.command).join('\n'), name).toContain(`pnpm bench ${name}`);
+  });
+  it('is what `pnpm bench <name> --help` prints for every bench script: its command, what it measures, its goal, its settings', () => {
+    const words = (text: string) => text.replace(/\s+/g, ' ');
+    for (const name of scripts('bench')) {
+      const help = words(benchHelp(name));
+      const entries = BENCHES.filter((b) => b.file === `${name}.ts`);
+      expect(entries.length, name).toBeGreaterThan(0);
+      for (const b of entries) {
+        expect(help, name).toContain(`usage: ${b.command}`);
+        for (const text of [b.measures, b.goal, ...(b.options ?? [])]) expect(help, name).toContain(words(text));
+      }
+    }
+  });
+  it('`pnpm bench <name> --help` prints the help and starts nothing; an unknown name is refused', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [join(root, 'scripts', 'run-named.mjs'), 'bench', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const help = run('query', '--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toBe(`${benchHelp('query')}\n`);
+    const unknown = run('nothing', '--help');
+    expect(unknown.status).not.toBe(0);
+    expect(unknown.stderr).toContain('pnpm bench: no bench "nothing"');
   });
 });
 

@@ -1,20 +1,14 @@
 /**
- * pnpm lab:accuracy [--quick] [--runs N] [--profiles a,b] [--servers x,y] [--browsers chromium,firefox]
- *                   [--no-extension] [--no-beacon] [--no-crypto] [--out FILE] [--keep] [--no-firefox] [--save-samples FILE]
- * pnpm lab:accuracy --render FILE [--out FILE]   re-render a report from saved samples (no lab, no browser)
- *
- * Starts the lab in a temporary folder, runs the matrix in Chromium and Firefox (synthetic runner; in
- * Chromium also the extension's RUM rules on the same entries; and the built extension itself against
- * the real collector), joins every connection to the servers' and the proxy's logs, writes
- * the report (default e2e/reports/accuracy.md; --quick: e2e/reports/accuracy-quick.md) and prints, as
- * its last line, the summary JSON object.
+ * `pnpm lab:accuracy`: how accurately every arm measures the lab's connections. Its options and what it does,
+ * for the person running it: USAGE below (`--help`).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { handleArgs } from '../lab/cli-args';
 import { startLab } from '../lab/lab';
-import { profileByName } from '../lab/profiles';
+import { profileByName, RTT_PROFILES } from '../lab/profiles';
 import { renderReport, type ReportMeta } from './report';
 import { classDerivationOf, expectedOf } from './samples';
 import type { ServerId } from '../lab/servers';
@@ -23,7 +17,45 @@ import { FULL_MATRIX, QUICK_MATRIX } from './matrices';
 import { CRYPTO_SERVER_IDS, type CryptoServerId } from '../lab/crypto-servers';
 import { ALL_SERVERS, runMatrix, type Browser, type MatrixResult } from './run';
 
+const USAGE = `usage: pnpm lab:accuracy [--quick] [options]
+       pnpm lab:accuracy --render FILE [--out FILE]
+
+Checks how accurately tlsrum measures secure connections. It starts the lab (real nginx and Caddy servers
+behind proxies that add network delay, in a temporary folder), visits the lab's pages in Chromium and Firefox
+the three ways tlsrum measures (the synthetic runner, the browser extension sending to a real collector, and
+the site beacon), and compares what each reported for every connection with what the servers and proxies
+logged: TLS version, resumption, handshake class and the time of each phase. It writes a report
+(e2e/reports/accuracy.md, or accuracy-quick.md with --quick) and prints a summary as JSON on its last line.
+The full matrix takes about an hour on a quiet 2-core machine, --quick about four minutes; other work on the
+machine stretches the timings it compares.
+
+options:
+  --quick                  the reduced matrix pnpm test runs: one network profile (continent), one visit per cell
+  --runs N                 visits per cell, 1 to 50 (default: 2, --quick 1)
+  --profiles a,b           network profiles, by round-trip time: ${RTT_PROFILES.map((p) => `${p.name} (${p.rttMs} ms)`).join(', ')}
+  --servers x,y            lab servers: ${[...ALL_SERVERS].join(', ')} (t12/t13: TLS 1.2/1.3; h3: HTTP/3),
+                           and the certificate and key-exchange servers ${CRYPTO_SERVER_IDS.join(', ')}
+  --browsers a,b           chromium, firefox (default: both; --quick: Chromium, Firefox for HTTP/3)
+  --no-firefox             Chromium only
+  --no-extension           without the browser extension's visits
+  --no-beacon              without the site beacon's visits
+  --no-crypto              without the certificate and key-exchange servers' visits
+  --out FILE               where the report goes
+  --save-samples FILE      also save every compared connection, for --render
+  --render FILE            write the report again from saved samples (no lab, no browser)
+  --keep                   keep the lab's folder (server logs, certificates) afterwards
+  --help                   this text`;
+
 const args = process.argv.slice(2);
+handleArgs(
+  args,
+  {
+    usage: USAGE,
+    flags: ['--quick', '--no-firefox', '--no-extension', '--no-beacon', '--no-crypto', '--keep'],
+    values: ['--runs', '--profiles', '--servers', '--browsers', '--out', '--save-samples', '--render'],
+  },
+  'lab:accuracy',
+);
 const flag = (name: string) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;

@@ -1,14 +1,35 @@
 /**
- * pnpm lab [start] [--dir DIR] [--no-quic]   start the lab in the foreground; Ctrl-C (or `pnpm lab stop`) stops it
- * pnpm lab stop [--dir DIR]                  stop a lab started by `pnpm lab` (SIGTERM to its pid)
- * pnpm lab status [--dir DIR]                print the running lab's state (ports, pids, URLs)
+ * `pnpm lab`: the lab itself, in the foreground. Its commands and options, for the person running it: USAGE
+ * below (`--help`).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { handleArgs } from './cli-args';
 import { DEFAULT_LAB_DIR, isAlive, startLab, stateFile, type LabState } from './lab';
 
+const USAGE = `usage: pnpm lab [start] [--dir DIR] [--no-quic]   start the lab; Ctrl-C (or pnpm lab stop) stops it
+       pnpm lab stop [--dir DIR]                  stop a lab started by pnpm lab
+       pnpm lab status [--dir DIR]                print the running lab's ports, processes and addresses
+       pnpm lab:accuracy --help, pnpm lab:seeds --help   the lab's two reports
+
+The lab is a set of real HTTPS servers on this machine (nginx for TLS 1.2 and 1.3, Caddy for HTTP/3, Node for
+post-quantum key exchange) behind proxies that add a chosen network delay (a round-trip time per profile, from 0 to 300 ms), with its own
+certificate authority and the servers' own logs of every handshake: the ground truth tlsrum's measurements are
+checked against. \`pnpm lab\` prints each server's address, the delaying proxies to point a browser at and
+the certificate to trust, and keeps running until stopped.
+
+options:
+  --dir DIR    the lab's folder: configuration, certificates, logs (default e2e/.lab)
+  --no-quic    without the HTTP/3 server and its delaying relays
+  --help       this text`;
+
 const args = process.argv.slice(2);
-const cmd = args[0] && !args[0].startsWith('-') ? args[0] : 'start';
+const cmd =
+  handleArgs(
+    args,
+    { usage: USAGE, flags: ['--no-quic'], values: ['--dir'], commands: ['start', 'stop', 'status'] },
+    'lab',
+  ).command ?? 'start';
 const flag = (name: string) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;

@@ -1,16 +1,13 @@
 /**
- * pnpm lab:seeds [--out FILE] [--keep] [--save-data FILE]
- *
- * Starts the lab (temporary folder) with RTT profiles matching the seeds' conditions, runs the
- * measurements each headline claim needs (Chromium synthetic runner, `openssl s_time`, the collector's
- * alert engine and what-if model on lab records), writes e2e/reports/seeds.md and prints, last, a
- * summary JSON object (verdict counts). About 10–15 minutes on a quiet 2-core machine.
+ * `pnpm lab:seeds`: the seeds' headline claims against the lab. Its options and what it does, for the person
+ * running it: USAGE below (`--help`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HandshakeRecord } from '@tlsrum/shared';
+import { handleArgs } from '../lab/cli-args';
 import { startLab } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import type { ServerId } from '../lab/servers';
@@ -20,7 +17,24 @@ import { renderSeeds } from './report';
 import { sTime } from './s-time';
 import { rows, type SeedsData } from './verdicts';
 
+const USAGE = `usage: pnpm lab:seeds [--out FILE] [--save-data FILE] [--keep]
+
+Checks the headline claims of the papers and posts tlsrum grew from (shared/seeds/) against the lab: it starts
+the lab (real nginx and Caddy servers behind proxies that add network delay, in a temporary folder), makes the
+measurements each claim needs (visits in Chromium, \`openssl s_time\`, the collector's alerts and what-if on
+the lab's records), and writes e2e/reports/seeds.md: per claim, the seed's figure, the lab's figure under the
+closest conditions, and a verdict (reproduced, differs, not testable here). The last line printed is a
+summary as JSON. About 10 to 15 minutes on a quiet 2-core machine; other work on the machine stretches the
+timings, and the report says so.
+
+options:
+  --out FILE         where the report goes (default e2e/reports/seeds.md)
+  --save-data FILE   also save the measurements as JSON
+  --keep             keep the lab's folder (server logs, certificates) afterwards
+  --help             this text`;
+
 const args = process.argv.slice(2);
+handleArgs(args, { usage: USAGE, flags: ['--keep'], values: ['--out', '--save-data'] }, 'lab:seeds');
 const flag = (name: string) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
