@@ -4,9 +4,22 @@
  * exiting 0; what the store did not take stays in the spool and is replayed at the next start.
  */
 import { buildApp } from './app';
+import { environmentOnly } from './platform/command-line';
 import { adminRoutesNotice, ConfigError, loadConfig } from './platform/config';
 
+const USAGE = `usage: pnpm start
+
+Starts the tlsrum collector and serves the dashboard, on http://127.0.0.1:8787/ unless HOST and PORT say
+otherwise. It takes the records the browser extension, the site beacon and the synthetic runner send, keeps
+them in an embedded ClickHouse store in ./data (DATA_DIR; CLICKHOUSE_URL for a ClickHouse server or cluster)
+and answers the dashboard's and the API's questions (the API's reference is at /docs). Ctrl-C stops it:
+records it acknowledged but has not stored yet wait in its spool on disk for the next start.
+
+Every setting is an environment variable: \`pnpm collector config\` lists each with its default and meaning
+(docs/configuration.md). To look around with generated data: \`pnpm demo\`.`;
+
 async function main(): Promise<void> {
+  environmentOnly(process.argv.slice(2), USAGE, 'start');
   let config;
   try {
     config = loadConfig();

@@ -1,7 +1,10 @@
 /**
  * The collector as operators run it: a real process, real HTTP, SIGTERM, restart.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
@@ -59,6 +62,35 @@ describe('collector process', () => {
     expect(code).toBe(2);
     expect(err).toContain('configuration error: PORT must be a whole number');
   });
+
+  it.each([
+    ['start', 'src/server.ts'],
+    ['demo', 'src/demo/main.ts'],
+  ])(
+    'pnpm %s --help says what it does and where its settings are, and starts nothing; an argument is refused',
+    (command, file) => {
+      // A data folder that must stay absent: neither the help nor the refusal opens a store (the demo would
+      // generate its month of data there).
+      const parent = mkdtempSync(join(tmpdir(), 'tlsrum-help-'));
+      dirs.push(parent);
+      const dataDir = join(parent, 'data');
+      const run = (...args: string[]) =>
+        spawnSync(process.execPath, ['--import', 'tsx', file, ...args], {
+          cwd: collectorDir,
+          env: { ...process.env, DATA_DIR: dataDir, PORT: '0' },
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+      const help = run('--help');
+      expect(help.status).toBe(0);
+      expect(help.stdout).toMatch(new RegExp(`^usage: pnpm ${command}\\n`));
+      expect(help.stdout).toContain('`pnpm collector config`');
+      const refused = run('--port', '9000');
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toContain(`pnpm ${command} takes no arguments (got "--port" "9000")`);
+      expect(existsSync(dataDir)).toBe(false);
+    },
+  );
 
   it('without a reachable store: 503 + Retry-After on ingest and readiness, alive on healthz', async () => {
     const deadPort = await freePort();
