@@ -184,7 +184,7 @@ export async function attachPartitions(client: ClickHouseClient, from: string, t
 const RAW_TABLE_READ = /\bFROM handshakes\b/g;
 
 /** How many times a view's SELECT reads the raw table: `rawRowsSelect` can point only a single read elsewhere. */
-const rawTableReads = (view: MaterializedView): number => view.select.match(RAW_TABLE_READ)?.length ?? 0;
+export const rawTableReads = (view: MaterializedView): number => view.select.match(RAW_TABLE_READ)?.length ?? 0;
 const DAY_S = 86_400;
 
 /**
