@@ -7,14 +7,14 @@
  *   tsx bench/lib/store-worker.ts '{"dataDir": "...", "targetRows": 10000000, "rounds": 50, ...}'
  */
 import { Readable } from 'node:stream';
-import { generateDemoData } from '@tlsrum/collector/demo';
+import { loadDemoData } from '@tlsrum/collector/demo/bulk-load';
 import { DEMO_AGENT } from '@tlsrum/collector/demo/profiles';
 import { encodeRowsTsv, TSV_INSERT_QUERY } from '@tlsrum/collector/ingest/encode-rows';
 import type { HandshakeRow } from '@tlsrum/collector/ingest/columns';
 import { toRow } from '@tlsrum/collector/ingest/to-row';
 import { openStore } from '@tlsrum/collector/store/clients';
 import { closedPartitionsToMerge, compactClosedMonths } from '@tlsrum/collector/store/compaction';
-import { attachPartitions, dayRuns, migrate, rawRowsSelect, viewsInForce } from '@tlsrum/collector/store/migrate';
+import { migrate } from '@tlsrum/collector/store/migrate';
 import { MIN_ROUNDS, QUERY_SPECS, TABLES, directSql } from './query-specs';
 import type { Table } from '@tlsrum/collector/query/dimensions';
 import { makeBenchBatch, rng } from './records';
@@ -65,9 +65,6 @@ export interface WorkerResult {
 }
 
 const input = JSON.parse(process.argv[2]!) as WorkerInput;
-/** The staging copy of the raw table that a size's new records are generated into (no views read it). */
-const STAGING = 'handshakes_bench_staging';
-const DAY = 86_400_000;
 const store = openStore({ dataDir: input.dataDir, clickhouse: null });
 
 async function scalar(sql: string, params: Record<string, string> = {}): Promise<number> {
@@ -146,48 +143,17 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   let rollupSeconds = 0;
   if (missing > 0) {
-    // The rollups' materialized views would make every generated chunk several times slower (their aggregate
-    // states, one view after another). For the bulk load the new records are written to a staging copy of the
-    // raw table, which has no views; each rollup then gets those records' rows from its view's SELECT over the
-    // copy (as the migration runner fills a rollup from the raw table for a store that predates it), and
-    // the copy's partitions are attached to the raw table. So each size adds its own records to the rollups,
-    // as inserts do, instead of rebuilding them from every record stored.
-    // The views of the current schema, each by its last definition (a later migration may re-create or drop one).
-    const live = await (
-      await store.query.query({
-        query: "SELECT name FROM system.tables WHERE database = currentDatabase() AND engine = 'MaterializedView'",
-        format: 'JSONEachRow',
-      })
-    ).json<{ name: string }>();
-    const views = viewsInForce().filter((v) => live.some((l) => l.name === v.name));
-    await store.ingest.command({ query: `DROP TABLE IF EXISTS ${STAGING}` });
-    await store.ingest.command({ query: `CREATE TABLE ${STAGING} AS handshakes` });
-    await generateDemoData(store.ingest, {
+    // Each size adds its own records to the rollups, as inserts do, instead of rebuilding them from every record
+    // stored: in bulk, each rollup's groups of the new records written once (collector/src/demo/bulk-load.ts).
+    const load = await loadDemoData(store.ingest, {
       records: missing,
       days: input.days,
       end: input.end,
       seed: input.seed,
-      chunk: 1_000_000,
-      table: STAGING,
       visitRecords: input.visitRecords ?? 1,
     });
-    const r0 = performance.now();
-    // A few whole days of records at a time, as the migration runner fills a rollup (`dayRuns`, `rawRowsSelect`):
-    // every rollup groups by the day or the hour, so a run's rows are whole groups.
-    const firstDay = Math.floor((input.end - input.days * DAY) / DAY) * DAY;
-    const outside = await scalar(
-      `SELECT count() AS n FROM ${STAGING} WHERE ts < fromUnixTimestamp64Milli(toInt64(${firstDay}), 'UTC') OR ts >= fromUnixTimestamp64Milli(toInt64(${input.end}), 'UTC')`,
-    );
-    if (outside > 0) throw new Error(`${outside} generated records fall outside the days rolled up`);
-    const runs = await dayRuns(store.ingest, STAGING);
-    // rawRowsSelect refuses a view that does not read the raw table exactly once: no staging SELECT for it.
-    for (const v of views) {
-      for (const run of runs)
-        await store.ingest.command({ query: `INSERT INTO ${v.target} ${rawRowsSelect(v, STAGING, run)}` });
-    }
-    rollupSeconds = (performance.now() - r0) / 1000;
-    await attachPartitions(store.ingest, STAGING, 'handshakes');
-    await store.ingest.command({ query: `DROP TABLE ${STAGING}` });
+    if (!load.bulk) throw new Error('the store took the records through its views, not in bulk');
+    rollupSeconds = load.rollupMs / 1000;
   }
   const generateSeconds = (performance.now() - t0) / 1000;
   // Background merges of the freshly written parts would slow the first queries down: let them finish
