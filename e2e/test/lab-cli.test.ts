@@ -1,6 +1,7 @@
 /**
  * `pnpm lab` as a user runs it: start in the foreground, `pnpm lab stop` from another shell, twice in a
- * row; every process it started is gone afterwards and nothing is left listening.
+ * row (the second time after its supervisor was killed); every process it started is gone afterwards and
+ * nothing is left listening.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,20 +10,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LabState } from '../lab/lab';
+import { isAlive, type LabState } from '../lab/lab';
 
 const e2e = fileURLToPath(new URL('..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'tlsrum-lab-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const listening = (port: number) =>
   new Promise<boolean>((res) => {
     const s = connect(port, '127.0.0.1');
@@ -48,7 +41,7 @@ function run(args: string[]): Promise<{ status: number | null; stdout: string; s
 }
 
 describe('pnpm lab', () => {
-  it('starts and stops cleanly twice in a row', async () => {
+  it('starts and stops cleanly twice in a row, refuses a second lab in its folder, and stops the servers of a lab whose supervisor was killed', async () => {
     for (let round = 0; round < 2; round++) {
       const lab = spawn(process.execPath, ['--import', 'tsx', 'lab/cli.ts', 'start', '--dir', dir], {
         cwd: e2e,
@@ -75,13 +68,30 @@ describe('pnpm lab', () => {
       const status = await run(['status', '--dir', dir]);
       expect(status.status).toBe(0);
 
-      // Not spawnSync: the lab is our child, and a blocked event loop could not reap it.
-      const stop = await run(['stop', '--dir', dir]);
-      expect(stop.stdout + stop.stderr).toContain('lab: stopped');
-      expect(stop.status).toBe(0);
-      expect(await exited).toBe(0);
+      if (round === 0) {
+        // A second lab in the same folder is refused while the first runs, before it starts anything.
+        const second = await run(['start', '--dir', dir]);
+        expect(second.stderr).toContain(`lab: already running from ${dir} (pid ${lab.pid})`);
+        expect(second.status).toBe(1);
+        // Not spawnSync: the lab is our child, and a blocked event loop could not reap it.
+        const stop = await run(['stop', '--dir', dir]);
+        expect(stop.stdout + stop.stderr).toContain('lab: stopped');
+        expect(stop.status).toBe(0);
+        expect(await exited).toBe(0);
+      } else {
+        // The supervisor killed without its clean-up (a closed terminal): its servers keep running, and stop
+        // stops them.
+        lab.kill('SIGKILL');
+        await exited;
+        expect(Object.values(state.pids).some(isAlive)).toBe(true);
+        const stop = await run(['stop', '--dir', dir]);
+        expect(stop.stdout).toContain(`lab: its supervisor (pid ${lab.pid}) is gone; stopping what it left running:`);
+        expect(stop.stdout).toContain('lab: stopped');
+        expect(stop.status).toBe(0);
+      }
+      // isAlive: an exited server not yet reaped by its new parent (its supervisor killed) is a zombie, not alive.
       for (const [name, pid] of Object.entries(state.pids))
-        expect({ name, alive: alive(pid) }).toEqual({ name, alive: false });
+        expect({ name, alive: isAlive(pid) }).toEqual({ name, alive: false });
       for (const port of [...Object.values(state.ports), ...Object.values(state.socks)])
         expect(await listening(port)).toBe(false);
     }
