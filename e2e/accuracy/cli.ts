@@ -7,7 +7,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handleArgs } from '../lab/cli-args';
-import { startLab } from '../lab/lab';
+import { startLab, stopOnSignals } from '../lab/lab';
 import { profileByName, RTT_PROFILES } from '../lab/profiles';
 import { renderReport, type ReportMeta } from './report';
 import { classDerivationOf, expectedOf } from './samples';
@@ -149,6 +149,9 @@ const startedAt = new Date().toISOString();
 const t0 = Date.now();
 const loadBefore = loadavg();
 const lab = await startLab({ dir });
+stopOnSignals(lab, 'accuracy', () => {
+  if (!args.includes('--keep')) rmSync(dir, { recursive: true, force: true });
+});
 let code = 0;
 try {
   const result = await runMatrix(lab, {

@@ -59,6 +59,26 @@ export interface RunningLab extends LabState {
   stop(): Promise<void>;
 }
 
+/**
+ * Stops `lab` when the command running it is interrupted (Ctrl-C, SIGTERM) and exits 130 or 143, running
+ * `cleanUp` (synchronous) on the way out: its servers would otherwise outlive the command, in a temporary folder
+ * no `pnpm lab stop` knows.
+ * The servers get their SIGTERM at once (the first step of `stop`, before it waits for them), so they stop
+ * even when a browser library exits the process on the same signal first.
+ */
+export function stopOnSignals(lab: RunningLab, name: string, cleanUp: () => void = () => undefined): void {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)
+    process.once(signal, () => {
+      console.error(`${name}: ${signal}: stopping the lab`);
+      // On exit, whoever calls it: a browser library's own handler may exit before the servers have.
+      process.once('exit', cleanUp);
+      void lab.stop().finally(() => process.exit(code));
+    });
+}
+
 export function stateFile(dir: string): string {
   return join(dir, 'state.json');
 }

@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { HandshakeRecord } from '@tlsrum/shared';
 import { handleArgs } from '../lab/cli-args';
-import { startLab } from '../lab/lab';
+import { startLab, stopOnSignals } from '../lab/lab';
 import type { RttProfile } from '../lab/profiles';
 import type { ServerId } from '../lab/servers';
 import { resumptionAlertRun } from './alert-run';
@@ -74,6 +74,9 @@ const t0 = Date.now();
 const loadBefore = loadavg();
 const dir = mkdtempSync(join(tmpdir(), 'tlsrum-seeds-'));
 const lab = await startLab({ dir, profiles: Object.values(SEED_PROFILES) });
+stopOnSignals(lab, 'seeds', () => {
+  if (!args.includes('--keep')) rmSync(dir, { recursive: true, force: true });
+});
 let code = 0;
 try {
   const handshakes: Record<string, Handshake[]> = {};

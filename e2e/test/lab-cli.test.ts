@@ -4,7 +4,7 @@
  * nothing is left listening.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -97,5 +97,49 @@ describe('pnpm lab', () => {
     }
     const again = await run(['stop', '--dir', dir]);
     expect(again.stdout).toContain('not running');
+  });
+
+  it("a command running its own lab stops it when interrupted: the lab's servers do not outlive it", async () => {
+    // As pnpm lab:accuracy and pnpm lab:seeds run one: startLab in a temporary folder, stopOnSignals.
+    const script = join(dir, 'own-lab.mts');
+    const labDir = join(dir, 'own-lab');
+    const lab = fileURLToPath(new URL('../lab/lab.ts', import.meta.url));
+    const profiles = fileURLToPath(new URL('../lab/profiles.ts', import.meta.url));
+    writeFileSync(
+      script,
+      [
+        `import { startLab, stopOnSignals } from ${JSON.stringify(lab)};`,
+        `import { profileByName } from ${JSON.stringify(profiles)};`,
+        `import { rmSync } from 'node:fs';`,
+        `const lab = await startLab({ dir: ${JSON.stringify(labDir)}, quic: false, profiles: [profileByName('local')] });`,
+        `stopOnSignals(lab, 'own-lab', () => rmSync(${JSON.stringify(labDir)}, { recursive: true, force: true }));`,
+        'console.log(JSON.stringify(lab.pids));',
+        'setInterval(() => {}, 1 << 30);',
+      ].join('\n'),
+    );
+    const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: e2e, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+    const pids = await new Promise<Record<string, number>>((res, rej) => {
+      const t = setInterval(() => {
+        const line = out.split('\n').find((l) => l.startsWith('{'));
+        if (line) {
+          clearInterval(t);
+          res(JSON.parse(line) as Record<string, number>);
+        } else if (child.exitCode !== null) {
+          clearInterval(t);
+          rej(new Error(`exited: ${out}`));
+        }
+      }, 100);
+    });
+    expect(Object.values(pids).every(isAlive)).toBe(true);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    expect(out).toContain('own-lab: SIGTERM: stopping the lab');
+    for (const [name, pid] of Object.entries(pids))
+      expect({ name, alive: isAlive(pid) }).toEqual({ name, alive: false });
+    expect(existsSync(labDir)).toBe(false);
   });
 });
