@@ -12,11 +12,12 @@ const USAGE = `usage: pnpm lab [start] [--dir DIR] [--no-quic]   start the lab; 
        pnpm lab status [--dir DIR]                print the running lab's ports, processes and addresses
        pnpm lab:accuracy --help, pnpm lab:seeds --help   the lab's two reports
 
-The lab is a set of real HTTPS servers on this machine (nginx for TLS 1.2 and 1.3, Caddy for HTTP/3, Node for
-post-quantum key exchange) behind proxies that add a chosen network delay (a round-trip time per profile, from 0 to 300 ms), with its own
-certificate authority and the servers' own logs of every handshake: the ground truth tlsrum's measurements are
-checked against. \`pnpm lab\` prints each server's address, the delaying proxies to point a browser at and
-the certificate to trust, and keeps running until stopped.
+The lab is a set of real HTTPS servers on this machine (nginx for TLS 1.2 and 1.3, Caddy for HTTP/3, Node
+for post-quantum key exchange) behind proxies that add a chosen network delay (a round-trip time per
+profile, from 0 to 300 ms), with its own certificate authority and the servers' own logs of every
+handshake: the ground truth tlsrum's measurements are checked against. \`pnpm lab\` prints each server's
+address, the delaying proxies to point a browser at and the certificate to trust, and keeps running until
+stopped.
 
 options:
   --dir DIR    the lab's folder: configuration, certificates, logs (default e2e/.lab)
@@ -46,10 +47,10 @@ function leftovers(st: LabState): [string, number][] {
   return Object.entries(st.pids).filter(([, pid]) => isAlive(pid) && runsIn(pid, st.dir));
 }
 
-/** Whether process `pid`'s command line names the lab folder `dir` (each lab server is started with its files there). */
+/** Whether process `pid`'s command line names a file in the lab folder `dir` (each server is started with its files there). */
 function runsIn(pid: number, dir: string): boolean {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(dir);
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').includes(`${dir}/`);
   } catch {
     return false;
   }
