@@ -3,9 +3,7 @@
  * taking requests, seals the spool and moves it into the store for up to SHUTDOWN_DRAIN_MS before
  * exiting 0; what the store did not take stays in the spool and is replayed at the next start.
  */
-import { buildApp } from './app';
 import { environmentOnly } from './platform/command-line';
-import { adminRoutesNotice, ConfigError, loadConfig } from './platform/config';
 
 const USAGE = `usage: pnpm start
 
@@ -20,6 +18,8 @@ Every setting is an environment variable: \`pnpm collector config\` lists each w
 
 async function main(): Promise<void> {
   environmentOnly(process.argv.slice(2), USAGE, 'start');
+  // Loaded once the arguments are known good: --help answers at once.
+  const { adminRoutesNotice, ConfigError, loadConfig } = await import('./platform/config');
   let config;
   try {
     config = loadConfig();
@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  const { buildApp } = await import('./app');
   const app = await buildApp(config);
   let closing = false;
   const shutdown = (signal: string) => {

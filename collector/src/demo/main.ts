@@ -5,7 +5,6 @@
  * demo sites are loaded on the first run only; later runs start at once.
  */
 import { Type } from 'typebox';
-import { buildApp } from '../app';
 import { environmentOnly } from '../platform/command-line';
 import { ConfigError, loadConfig } from '../platform/config';
 import { nullable, parseEnv } from '../platform/env-schema';
@@ -64,6 +63,8 @@ async function main(): Promise<void> {
     throw err;
   }
 
+  // Loaded once the arguments and the configuration are known good: --help answers without loading the store.
+  const { buildApp } = await import('../app');
   const app = await buildApp(config);
   await app.storeStatus.whenReady;
   if (!(await hasDemoData(app.store.query))) {
