@@ -78,7 +78,7 @@ beforeAll(async () => {
     // collector); the demo's sites each have their own certificate, so this test reads them one site at a time.
     MIN_SITES_PER_CELL: '1',
   });
-  await generateDemoData(app.store.ingest, { records: 80_000, days: 30, seed: 3 });
+  await generateDemoData(app.store.ingest, { records: 40_000, days: 30, seed: 3 });
   await app.listen({ host: '127.0.0.1', port: 0 });
   base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   mkdirSync(artifacts, { recursive: true });
