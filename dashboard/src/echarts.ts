@@ -2,12 +2,12 @@
  * ECharts, tree-shaken: `echarts/core` with only the charts and components the dashboard draws. The map
  * chart is registered here with the others because a chart instance takes the data processors and visuals
  * registered before its init (registering MapChart later broke the map); only the map data (world.ts)
- * loads on demand, and the map panel registers it here.
+ * loads on demand, and the map panel registers it here. No AriaComponent: a chart's words for a screen reader
+ * are the dashboard's own (chart-text.ts), not ECharts' generated description.
  */
 import * as echarts from 'echarts/core';
 import { BarChart, LineChart, MapChart } from 'echarts/charts';
 import {
-  AriaComponent,
   GridComponent,
   LegendPlainComponent,
   TooltipComponent,
@@ -19,7 +19,6 @@ echarts.use([
   BarChart,
   LineChart,
   MapChart,
-  AriaComponent,
   GridComponent,
   LegendPlainComponent,
   TooltipComponent,

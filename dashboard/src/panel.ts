@@ -6,6 +6,7 @@
 import type { EChartsType } from './echarts';
 import { download, type Row } from './csv';
 import { importAgainOnFailure } from './lazy';
+import { chartText } from './chart-text';
 import type { AlertsAnswer, ProbesAnswer, QueryAnswer, WhatIfAnswer } from '@tlsrum/shared/query/schemas';
 import type { Filters } from './state';
 
@@ -180,6 +181,7 @@ export function createPanel(
       // Nothing from the previous filters may stay on screen or in the download.
       if (state === 'empty' || state === 'error') {
         for (const c of charts) c.clear();
+        boxes.forEach((el, i) => el.setAttribute('aria-label', opts.charts[i]!.label));
         table.replaceChildren();
         setRows([]);
       }
@@ -188,7 +190,11 @@ export function createPanel(
     draw(i, option) {
       // No entry animation: a chart shows its figures at once, and fourteen charts animating together
       // would hold the page's main thread for a second after their answers came.
-      charts[i]!.setOption({ aria: { enabled: true }, animation: false, ...option }, true);
+      charts[i]!.setOption({ animation: false, ...option }, true);
+      // A screen reader hears the chart's label, then its figures in words (chart-text.ts).
+      const label = opts.charts[i]!.label;
+      const text = chartText(option);
+      boxes[i]!.setAttribute('aria-label', text ? `${label}${/[.!?]$/.test(label) ? '' : '.'} ${text}` : label);
     },
   };
 }

@@ -730,6 +730,33 @@ describe('dashboard', () => {
     expect(await places()).toEqual(before);
   });
 
+  it('tells a screen reader what each chart shows: its plain label, then its figures in words, with dates, never timestamps', async () => {
+    await page.goto(`${base}/?range=7d`);
+    await waitForRenders(page, 1);
+    const charts = await page.$$eval('section.panel .chart[role=img]', (els) =>
+      els.map((e) => ({ panel: e.closest('section')!.id, name: e.getAttribute('aria-label') ?? '' })),
+    );
+    expect(charts.length).toBeGreaterThanOrEqual(14);
+    for (const { panel, name } of charts) {
+      // No epoch milliseconds, no ECharts boilerplate.
+      expect(name, panel).not.toMatch(/\d{10,}|This is a chart/);
+      // Every chart but the map (whose figures are in its table) says figures in the chart's unit.
+      if (panel !== 'map') expect(name, panel).toMatch(/\. .+: .*\d (ms|%)/);
+    }
+    const named = (panel: string) => charts.filter((c) => c.panel === panel).map((c) => c.name);
+    // Bars: each group with its value in the tooltip's unit.
+    expect(named('compare')[0]).toMatch(
+      /^Bar chart: p75 TLS handshake time per protocol and handshake mode\. TLS 1\.2 · full: [\d.]+ ms; /,
+    );
+    // Lines over time: the latest value with its date, and the period's lowest and highest.
+    expect(named('trends')[0]).toMatch(
+      /TLS 1\.3: [\d.]+ ms on \d{1,2} [A-Z][a-z]{2}(, between [\d.]+ ms and [\d.]+ ms over the period)?[;.]/,
+    );
+    expect(named('shares')[0]).toMatch(/HTTP\/2: \d+ % on \d{1,2} [A-Z][a-z]{2}/);
+    // The map's figures are in its table beside it: its name is its label.
+    expect(named('map')).toEqual(['World map: p75 time per country']);
+  });
+
   it('fits a phone screen and can be used with the keyboard', async () => {
     await page.setViewport({ width: 390, height: 844, isMobile: true });
     await page.goto(`${base}/?range=7d`);
