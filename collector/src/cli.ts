@@ -32,26 +32,52 @@ import { loadMigrations, migrate } from './platform/store/migrate';
 const USAGE = `usage: pnpm collector migrate [--cluster NAME] [--database DB] [--print] [--out FILE]\n       pnpm collector config\n       ${DATASET_USAGE}\n${SPOOL_USAGE.replace('usage: ', '       ')}`;
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
+/**
+ * The command line read, or what is wrong with it in a few words: Node's own message for a misspelt option
+ * ("Unknown option '--bogus'. To specify a positional argument starting with a '-', place it at the end of the
+ * command after '--', as in '-- \"--bogus\"") explains the parser, not the command.
+ */
+function parsedArgs(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        cluster: { type: 'string' },
+        database: { type: 'string' },
+        print: { type: 'boolean', default: false },
+        out: { type: 'string' },
+        all: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
+        'spool-dir': { type: 'string' },
+        month: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS')) throw err;
+    const option = /'(-[^' ]+)/.exec((err as Error).message)?.[1];
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option}`;
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+      return /does not take an argument/.test((err as Error).message)
+        ? `${option} takes no value`
+        : `${option} needs a value`;
+    return (err as Error).message;
+  }
+}
+
 export async function main(
   argv: string[],
   env: NodeJS.ProcessEnv = process.env,
   out: (s: string) => void = (s) => process.stdout.write(s),
 ): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      cluster: { type: 'string' },
-      database: { type: 'string' },
-      print: { type: 'boolean', default: false },
-      out: { type: 'string' },
-      all: { type: 'boolean', default: false },
-      json: { type: 'boolean', default: false },
-      'spool-dir': { type: 'string' },
-      month: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
+  const parsed = parsedArgs(argv);
+  if (typeof parsed === 'string') {
+    out(`pnpm collector: ${parsed}\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
   if (positionals[0] === 'config' && positionals.length === 1) {
     out(`${configTable()}\n`);
     return 0;
