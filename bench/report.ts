@@ -101,9 +101,27 @@ export function renderBenchmarks(lines: readonly ResultLine[]): string {
   return out.join('\n');
 }
 
+const USAGE = `usage: pnpm bench:report [--check]
+
+Writes BENCHMARKS.md from bench/results.jsonl (the JSON line each bench appends when it finishes) and the
+benches' catalogue (bench/lib/catalogue.ts): the newest line of each bench and variant, with its goal.
+  --check   only say whether BENCHMARKS.md is up to date (exit code 1 if not); write nothing`;
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  if (args.some((a) => a === '--help' || a === '-h')) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const unknown = args.filter((a) => a !== '--check');
+  if (unknown.length) {
+    console.error(
+      `pnpm bench:report: unknown argument ${unknown[0]}; \`pnpm bench:report --help\` lists what it accepts`,
+    );
+    process.exit(2);
+  }
   const text = renderBenchmarks(parseResults(readFileSync(RESULTS_FILE, 'utf8')));
-  if (process.argv.includes('--check')) {
+  if (args.includes('--check')) {
     const same = readFileSync(BENCHMARKS_FILE, 'utf8') === text;
     console.log(same ? 'BENCHMARKS.md is up to date' : 'BENCHMARKS.md is stale: run `pnpm bench:report`');
     process.exit(same ? 0 : 1);

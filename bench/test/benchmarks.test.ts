@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -102,6 +102,22 @@ describe('the bench catalogue', () => {
     const unknown = run('nothing', '--help');
     expect(unknown.status).not.toBe(0);
     expect(unknown.stderr).toContain('pnpm bench: no bench "nothing"');
+  });
+  it('`pnpm bench:report --help` prints its usage and writes nothing; an unknown argument is refused', () => {
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, ['--import', 'tsx', join(root, 'bench', 'report.ts'), ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const before = statSync(join(root, 'BENCHMARKS.md')).mtimeMs;
+    const help = run('--help');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^usage: pnpm bench:report \[--check\]\n/);
+    const unknown = run('--chek');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('pnpm bench:report: unknown argument --chek');
+    expect(statSync(join(root, 'BENCHMARKS.md')).mtimeMs).toBe(before);
   });
 });
 

@@ -100,6 +100,16 @@ export function renderRecordFields(): string {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const args = process.argv.slice(2);
+  if (args.length) {
+    const help = args.some((a) => a === '--help' || a === '-h');
+    (help ? console.log : console.error)(
+      help
+        ? `usage: pnpm docs:fields\n\nWrites docs/record-fields.md from the record schema (shared/src/schema.ts): every field of a handshake record, its type and meaning.`
+        : `pnpm docs:fields takes no arguments (got ${args[0]}); \`pnpm docs:fields --help\` says what it does`,
+    );
+    process.exit(help ? 0 : 2);
+  }
   writeFileSync(RECORD_FIELDS_FILE, renderRecordFields());
   console.log(`wrote ${RECORD_FIELDS_FILE}`);
 }
