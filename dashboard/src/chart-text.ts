@@ -83,7 +83,9 @@ function timeText(series: Series[], format: Formatter, axis: Axis): string {
     const values = points.map(([, v]) => v);
     const [low, high] = [Math.min(...values), Math.max(...values)];
     const spread = format(low) === format(high) ? '' : `, between ${format(low)} and ${format(high)} over the period`;
-    return [`${s.name ?? ''}: ${format(last)} on ${when(t)}${spread}`];
+    // "on 7 Dec", "at 14:00" (a one-day range's axis names hours).
+    const date = when(t);
+    return [`${s.name ?? ''}: ${format(last)} ${/^\d\d:\d\d$/.test(date) ? 'at' : 'on'} ${date}${spread}`];
   });
   return lines.length ? `${lines.join('; ')}.` : '';
 }

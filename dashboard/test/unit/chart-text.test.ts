@@ -63,7 +63,7 @@ it('says a time chart per line: its latest value and date, and its range over th
       xAxis: timeAxis('24h'),
       series: [{ name: 'h3', type: 'line', data: [[T + 14 * 3_600_000, 86]] }],
     }),
-  ).toBe('h3: 86 ms on 14:00.');
+  ).toBe('h3: 86 ms at 14:00.');
 });
 
 it('says nothing more than the label for a chart it cannot read (the map), and caps a long list of groups', () => {
