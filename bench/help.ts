@@ -13,7 +13,7 @@ export function entriesOf(name: string): BenchEntry[] {
 const WIDTH = 100;
 
 /** `text` in lines of at most WIDTH characters (a longer word stands alone), each after `indent`. */
-export function wrap(text: string, indent = ''): string {
+function wrap(text: string, indent = ''): string {
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(/\s+/).filter(Boolean)) {
